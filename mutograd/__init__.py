@@ -1,0 +1,55 @@
+"""mutograd: eager tensors, autograd, nn and optim on NumPy, where in-place and view operations
+are correct, cheap, measurable and easy to debug.
+
+    >>> import mutograd as mg
+    >>> a = mg.randn([3, 4], requires_grad=True)
+    >>> x = a * 2            # ordinary op: new storage
+    >>> y = x.mul_(2)        # in-place op: same object, same storage
+    >>> y is x
+    True
+    >>> v = x[1:, ::2]       # view: shares x's storage and version counter
+"""
+from . import dtypes, errors, memory, places
+from .autograd import (Function, backward, enable_grad, grad, inference_mode, is_grad_enabled,
+                       no_grad, set_grad_enabled)
+from .dtypes import (bool, complex64, complex128, float16, float32, float64, get_default_dtype,
+                     int8, int16, int32, int64, set_default_dtype, uint8)
+from .errors import (BackwardError, DTypeError, InplaceError, MutogradError, OverlapError,
+                     PlaceError, ShapeError, VersionError)
+from .places import CPU, Place
+from .printing import set_printoptions
+from .random import seed
+from .tensor import Size, Tensor
+from . import ops as _ops
+from . import tensor_methods  # noqa: F401
+from .ops.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full,
+                           full_like, linspace, normal, ones, ones_like, rand, rand_like, randint,
+                           randint_like, randn, randn_like, randperm, tensor, to_tensor, uniform,
+                           zeros, zeros_like)
+
+globals().update(_ops.PUBLIC)
+manual_seed = seed
+float_ = float32
+double = float64
+half = float16
+long = int64
+
+__version__ = "0.1.0"
+
+
+def numel(x):
+    return x.numel()
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def set_device(device):
+    """Choose where new tensors go; ``'cpu'`` (a GPU place raises PlaceError if unavailable)."""
+    places.get(device)
+    return places.get(device)
+
+
+def get_device():
+    return "cpu"

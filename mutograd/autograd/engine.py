@@ -1,0 +1,241 @@
+"""The backward pass: run the nodes reachable from the outputs in dependency order.
+
+Gradients travel as backend arrays. A gradient array is *owned* when nothing else refers to it
+(a fresh result of a formula); owned arrays are accumulated into in place and become a leaf's
+``.grad`` without a copy. A formula that passes its incoming gradient through, or returns a view,
+gives an array that is not owned, which is copied before anything writes into it.
+"""
+
+from ..errors import BackwardError
+from .grad_mode import _state
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, inputs=None, scalar_only=False):
+    """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves (or of ``inputs``)."""
+    from ..tensor import Tensor
+    tensors = list(tensors) if isinstance(tensors, (list, tuple)) else [tensors]
+    roots = _roots(tensors, grad_tensors, scalar_only)
+    only = None if inputs is None else list(inputs) if isinstance(inputs, (list, tuple)) \
+        else [inputs]
+    results = _run(roots, bool(retain_graph), only, accumulate=True)
+    del results
+    return None
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=None, only_inputs=True, allow_unused_default=False):
+    """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``.
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> x = mg.tensor([1., 2.], requires_grad=True)
+        >>> (gx,) = mg.grad((x * x).sum(), [x])
+        >>> gx.tolist()
+        [2.0, 4.0]
+    """
+    from ..tensor import Tensor, _wrap
+    if create_graph:
+        raise BackwardError("create_graph=True (higher-order gradients) is not supported")
+    single = isinstance(inputs, Tensor)
+    inputs = [inputs] if single else list(inputs)
+    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    roots = _roots(outputs, grad_outputs, False)
+    found = _run(roots, bool(retain_graph), inputs, accumulate=False)
+    allow = allow_unused_default if allow_unused is None else allow_unused
+    res = []
+    for t in inputs:
+        g = found.get(t)
+        if g is None:
+            if not allow:
+                raise BackwardError("One of the differentiated Tensors appears to not have been "
+                                    "used in the graph. Set allow_unused=True if this is the "
+                                    "desired behavior.")
+            res.append(None)
+        else:
+            res.append(_wrap(g[0] if g[1] else g[0].copy(), t))
+    return res
+
+
+def _roots(tensors, grads, scalar_only):
+    from ..tensor import Tensor
+    if grads is not None and not isinstance(grads, (list, tuple)):
+        grads = [grads]
+    roots = []
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"backward() expects tensors, got {type(t).__name__}")
+        if not t.requires_grad:
+            raise BackwardError("element 0 of tensors does not require grad and does not have a "
+                                "grad_fn")
+        g = None if grads is None else grads[i]
+        xp = t._place.xp
+        if g is None:
+            if scalar_only and t._data.size != 1:
+                raise BackwardError(f"grad can be implicitly created only for scalar outputs; "
+                                    f"got shape {list(t.shape)}")
+            arr = xp.ones_like(t._data)
+        else:
+            arr = g._data if isinstance(g, Tensor) else xp.asarray(g, dtype=t._data.dtype)
+            if arr.shape != t._data.shape:
+                raise BackwardError(f"Mismatch in shape: grad_output has a shape of "
+                                    f"{list(arr.shape)} and output has a shape of "
+                                    f"{list(t.shape)}")
+            arr = arr.astype(t._data.dtype, copy=True)
+        roots.append((t.grad_fn if t.grad_fn is not None else t, arr))
+    return roots
+
+
+def _dependencies(roots):
+    """How many edges point at each node reachable from the roots."""
+    from ..tensor import Tensor
+    deps = {}
+    stack = [n for n, _ in roots if not isinstance(n, Tensor)]
+    seen = set(stack)
+    while stack:
+        node = stack.pop()
+        for e in node.next:
+            if e is None or isinstance(e, Tensor):
+                continue
+            deps[e] = deps.get(e, 0) + 1
+            if e not in seen:
+                seen.add(e)
+                stack.append(e)
+    return deps, seen
+
+
+def _needed(nodes, targets):
+    """The nodes from which some target (node or leaf) can be reached."""
+    from ..tensor import Tensor
+    memo = {}
+
+    def reach(n):
+        if n in memo:
+            return memo[n]
+        memo[n] = False
+        hit = n in targets or any(
+            e is not None and (e in targets if isinstance(e, Tensor) else reach(e))
+            for e in n.next)
+        memo[n] = hit
+        return hit
+    return {n for n in nodes if reach(n)}
+
+
+def _run(roots, retain_graph, only, accumulate):
+    from ..tensor import Tensor
+    deps, nodes = _dependencies(roots)
+    buf = {}
+    for node, g in roots:
+        _add(buf, node, g, True)
+    targets = None
+    if only is not None:
+        targets = {}
+        for t in only:
+            if not isinstance(t, Tensor):
+                raise TypeError("inputs must be tensors")
+            targets[t.grad_fn if t.grad_fn is not None else t] = t
+        needed = _needed(nodes, targets)
+    found = {}
+    ready = [n for n, _ in roots if not isinstance(n, Tensor) and deps.get(n, 0) == 0]
+    ready = list(dict.fromkeys(ready))
+    prev = _state.enabled
+    _state.enabled = False
+    try:
+        while ready:
+            node = ready.pop()
+            entry = buf.pop(node, None)
+            if entry is None:
+                continue
+            g, owned = entry
+            if node.pre_hooks:
+                g, owned = _run_hooks(node.pre_hooks, g, owned)
+            if node.retained is not None:
+                t = node.retained()
+                if t is not None:
+                    _keep_grad(t, g, owned)
+                    owned = False
+            if targets is not None and node in targets:
+                found[targets[node]] = (g, owned)
+                owned = False
+            skip = targets is not None and node not in needed
+            if not skip:
+                grads = node.apply(g)
+                passed = False
+                for e, gi in zip(node.next, grads):
+                    if e is None or gi is None:
+                        continue
+                    if targets is not None and not isinstance(e, Tensor) and e not in needed:
+                        continue
+                    if gi is g:
+                        mine = owned and not passed
+                        passed = True
+                    else:
+                        mine = gi.base is None
+                    _add(buf, e, gi, mine)
+            if not retain_graph:
+                node.release()
+            for e in node.next:
+                if e is not None and not isinstance(e, Tensor):
+                    left = deps[e] - 1
+                    deps[e] = left
+                    if left == 0:
+                        ready.append(e)
+        for leaf, (g, owned) in list(buf.items()):
+            if not isinstance(leaf, Tensor):
+                continue
+            hooks = leaf.__dict__.get("_hooks")
+            if hooks:
+                g, owned = _run_hooks(hooks, g, owned)
+            if targets is not None:
+                if leaf in targets:
+                    found[targets[leaf]] = (g, owned)
+                continue
+            if accumulate:
+                _accumulate(leaf, g, owned)
+    finally:
+        _state.enabled = prev
+    return found
+
+
+def _add(buf, key, g, owned):
+    entry = buf.get(key)
+    if entry is None:
+        buf[key] = (g, owned)
+    elif entry[1] and entry[0].shape == g.shape and entry[0].dtype == g.dtype:
+        acc = entry[0]
+        acc += g
+    else:
+        buf[key] = (entry[0] + g, True)
+
+
+def _run_hooks(hooks, g, owned):
+    from ..tensor import Tensor, _wrap
+    for hook in list(hooks):
+        r = hook(_wrap(g))
+        if r is not None:
+            g = r._data if isinstance(r, Tensor) else r
+            owned = False
+    return g, owned
+
+
+def _keep_grad(t, g, owned):
+    from ..tensor import _wrap
+    t.__dict__["_grad"] = _wrap(g if owned else g.copy(), t)
+
+
+def _accumulate(leaf, g, owned):
+    """Add ``g`` into ``leaf.grad`` (in place when it exists), as PyTorch's AccumulateGrad."""
+    from ..tensor import _wrap
+    if g.dtype != leaf._data.dtype:
+        g, owned = g.astype(leaf._data.dtype), True
+    if g.shape != leaf._data.shape:
+        raise BackwardError(f"gradient of shape {list(g.shape)} for a leaf of shape "
+                            f"{list(leaf.shape)}")
+    cur = leaf.__dict__.get("_grad")
+    if cur is None:
+        leaf.__dict__["_grad"] = _wrap(g if owned else g.copy(), leaf)
+    else:
+        cur._data += g
+        cur._counter.bump("grad accumulation")
+
+

@@ -1,0 +1,120 @@
+"""Custom differentiable functions: ``torch.autograd.Function`` / ``paddle.autograd.PyLayer``.
+
+    >>> import mutograd as mg
+    >>> class Cube(mg.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x * x * x
+    ...     @staticmethod
+    ...     def backward(ctx, g):
+    ...         (x,) = ctx.saved_tensors
+    ...         return g * 3 * x * x
+    >>> x = mg.tensor([2.0], requires_grad=True)
+    >>> Cube.apply(x).backward()
+    >>> x.grad.tolist()
+    [12.0]
+
+Saved tensors are version-checked like every other saved value (Note [Saved versions]).
+"""
+from .grad_mode import _state, no_grad
+from .node import Node, save
+
+
+class FunctionCtx:
+    def __init__(self):
+        self._saved = ()
+        self.needs_input_grad = ()
+        self.materialize_grads = True
+        self._node = None
+
+    def save_for_backward(self, *tensors):
+        from ..tensor import Tensor
+        self._saved = tuple(save(t) if isinstance(t, Tensor) else t for t in tensors)
+
+    save_for_forward = save_for_backward
+
+    @property
+    def saved_tensors(self):
+        from .node import stale_error
+        out = []
+        for rec in self._saved:
+            if type(rec) is tuple:
+                if rec[1].value != rec[2]:
+                    raise stale_error(self._node, rec)
+                out.append(_from_record(rec))
+            else:
+                out.append(rec)
+        return tuple(out)
+
+    def saved_tensor(self):
+        return self.saved_tensors
+
+    def mark_dirty(self, *tensors):
+        pass
+
+    def mark_non_differentiable(self, *tensors):
+        pass
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = value
+
+
+def _from_record(rec):
+    from ..tensor import _borrow
+    return _borrow(rec[0], rec[1])
+
+
+class FunctionNode(Node):
+    __slots__ = ("fn", "ctx", "shapes", "xp")
+
+    def name(self):
+        return self.fn.__name__ + "Backward"
+
+    def apply(self, g):
+        from ..tensor import Tensor, _wrap
+        grads = self.fn.backward(self.ctx, _wrap(g))
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        res = []
+        for e, gi, shape in zip(self.next, grads, self.shapes):
+            if e is None or gi is None:
+                res.append(None)
+            else:
+                arr = gi._data if isinstance(gi, Tensor) else self.xp.asarray(gi)
+                from ..ops.registry import unbroadcast
+                res.append(unbroadcast(self.xp, arr, shape) if arr.shape != shape else arr)
+        return res
+
+    def release(self):
+        pass
+
+
+class Function:
+    """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grads)``."""
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        from ..tensor import Tensor
+        ctx = FunctionCtx()
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        with no_grad():
+            out = cls.forward(ctx, *args, **kwargs)
+        if _state.enabled and any(t._rg for t in tensors):
+            if not isinstance(out, Tensor):
+                raise TypeError(f"{cls.__name__}.forward must return one Tensor")
+            edges = tuple((a.grad_fn or a) if isinstance(a, Tensor) and a._rg else None
+                          for a in args)
+            node = FunctionNode(edges, None)
+            node.fn = cls
+            node.ctx = ctx
+            node.shapes = tuple(a.shape if isinstance(a, Tensor) else () for a in args)
+            node.xp = tensors[0]._place.xp
+            ctx._node = node
+            out.grad_fn = node
+            out._rg = True
+        return out
+
+
+PyLayer = Function

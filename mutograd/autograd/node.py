@@ -1,0 +1,156 @@
+"""Backward nodes, saved values and the version counter.
+
+Note [Saved versions]
+    A node keeps each saved value as ``(array, counter, version, name)``: the raw backend array,
+    the version counter it shares with its base and views, and the counter's value when it was
+    saved. An in-place op that saves its own output saves it *after* bumping the counter, so the
+    saved version is the written one. At backward, a saved value whose counter moved on is stale:
+    :func:`stale_error` names the tensor, the node, both versions and the writes since.
+    A node never keeps a Tensor: that would make reference cycles (tensor -> grad_fn -> tensor)
+    and delay freeing memory until the garbage collector runs.
+"""
+import os
+import sys
+
+from ..errors import BackwardError, VersionError
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_MAX_WRITES = 8
+
+
+def user_location(depth=2):
+    """``file:line`` of the innermost caller outside the mutograd package."""
+    f = sys._getframe(depth)
+    while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+        f = f.f_back
+    if f is None:
+        return "<unknown>"
+    return f"{f.f_code.co_filename}:{f.f_lineno}"
+
+
+class VersionCounter:
+    """Shared by a base, its views and its ``detach()``/``.data`` aliases; every write bumps it.
+
+    Writers are recorded (op name and the caller's file:line) only once some node saved a tensor
+    that uses this counter (``watched``), so unwatched writes cost one increment.
+    """
+
+    __slots__ = ("value", "watched", "writes")
+
+    def __init__(self):
+        self.value = 0
+        self.watched = False
+        self.writes = None
+
+    def bump(self, op_name="write"):
+        self.value += 1
+        if self.watched:
+            self.record(op_name)
+
+    def record(self, op_name):
+        if self.writes is None:
+            self.writes = []
+        self.writes.append((self.value, op_name, user_location(3)))
+        del self.writes[:-_MAX_WRITES]
+
+
+def save(tensor):
+    """The saved record of a tensor: its array, counter and current version (Note [Saved versions])."""
+    counter = tensor._counter
+    counter.watched = True
+    return (tensor._data, counter, counter.value, tensor.__dict__.get("name"))
+
+
+def save_copy(array, storage, name=None):
+    """A private copy kept for backward (with its counted storage); nobody else can write it."""
+    return (array, None, None, name, storage)
+
+
+def stale_error(node, rec):
+    array, counter, version, name = rec[:4]
+    what = f"tensor '{name}'" if name else "tensor"
+    writes = [w for w in (counter.writes or []) if w[0] > version]
+    lines = [
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: {what} of shape {list(array.shape)} and dtype {array.dtype}, saved by "
+        f"{node.name()}{_created(node)}, is at version {counter.value}; expected version "
+        f"{version} instead."]
+    if writes:
+        lines.append("It was modified by:")
+        lines += [f"  {op} at {where} (version {v})" for v, op, where in writes]
+    lines.append("Fix: clone() the tensor before the in-place write, or move the write after "
+                 "backward().")
+    return VersionError("\n".join(lines))
+
+
+def _created(node):
+    where = getattr(node, "created_at", None)
+    return f" (created at {where})" if where else ""
+
+
+_FREED = object()
+
+
+class Node:
+    """A backward node. ``next`` holds one edge per input: a Node, a leaf Tensor, or None."""
+
+    __slots__ = ("next", "saved", "pre_hooks", "retained", "created_at", "__weakref__")
+
+    def __init__(self, next_edges, saved=None):
+        self.next = next_edges
+        self.saved = saved
+        self.pre_hooks = None
+        self.retained = None
+        self.created_at = None
+
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{self.name()}>"
+
+    @property
+    def next_functions(self):
+        from ..tensor import Tensor
+        return tuple((AccumulateGrad(e) if isinstance(e, Tensor) else e, 0) for e in self.next)
+
+    def unpack(self, key):
+        """The array saved under ``key``, after checking its version (Note [Saved versions])."""
+        saved = self.saved
+        if saved is _FREED:
+            raise BackwardError(
+                f"Trying to backward through the graph a second time (or directly access saved "
+                f"tensors after they have already been freed): {self.name()} freed its saved "
+                f"values after the first backward. Pass retain_graph=True to the first "
+                f"backward() if you need to run it again.")
+        rec = saved[key]
+        if type(rec) is not tuple:
+            return rec
+        counter = rec[1]
+        if counter is not None and counter.value != rec[2]:
+            raise stale_error(self, rec)
+        return rec[0]
+
+    def release(self):
+        if self.saved:
+            self.saved = _FREED
+
+    def register_prehook(self, hook):
+        if self.pre_hooks is None:
+            self.pre_hooks = []
+        self.pre_hooks.append(hook)
+
+
+class AccumulateGrad:
+    """What ``next_functions`` shows for a leaf edge, as in PyTorch."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        self.variable = variable
+
+    def name(self):
+        return "AccumulateGrad"
+
+    def __repr__(self):
+        return "<AccumulateGrad>"

@@ -1,0 +1,37 @@
+"""Error classes of mutograd.
+
+Each class also subclasses what PyTorch and Paddle raise in the same situation (``RuntimeError``
+for PyTorch, ``ValueError`` for Paddle), so ``except`` clauses written for either framework work.
+"""
+
+
+class MutogradError(Exception):
+    """Base class of every error mutograd raises on purpose."""
+
+
+class InplaceError(MutogradError, RuntimeError, ValueError):
+    """An in-place write that autograd cannot allow (a leaf that requires grad, or its view)."""
+
+
+class VersionError(MutogradError, RuntimeError, ValueError):
+    """A tensor saved for backward was modified in place after it was saved."""
+
+
+class BackwardError(MutogradError, RuntimeError, ValueError):
+    """Backward cannot run: freed graph, non-scalar output in strict dialects, bad gradient."""
+
+
+class ShapeError(MutogradError, RuntimeError, ValueError):
+    """Shapes that do not broadcast, or an in-place result that would change the written shape."""
+
+
+class DTypeError(MutogradError, RuntimeError, TypeError):
+    """A dtype that cannot be used: an in-place result that cannot be cast to the written tensor."""
+
+
+class OverlapError(MutogradError, RuntimeError, ValueError):
+    """An element-wise write into a tensor whose elements share memory (an expanded tensor)."""
+
+
+class PlaceError(MutogradError, RuntimeError, ValueError):
+    """Tensors on different places used together, or a place that is not available."""

@@ -1,0 +1,111 @@
+"""The op declarations, and the step that turns them into functions, methods and operators."""
+from ..tensor import Tensor
+from . import elementwise, reduction, linalg, views, shaping, indexing, creation  # noqa: F401
+from . import composite
+from .registry import OPS, call, call_inplace, defop  # noqa: F401
+
+# Public names that differ from the op's declared name
+ALIASES = {
+    "clip": "clamp", "multiply": "mul", "subtract": "sub", "divide": "div",
+    "true_divide": "div", "mod": "remainder", "floor_mod": "remainder", "greater_than": "gt",
+    "greater_equal": "ge", "less_than": "lt", "less_equal": "le", "equal": "eq",
+    "not_equal": "ne", "negative": "neg", "absolute": "abs", "arctan2": "atan2", "concat": "cat",
+    "swapdims": "swapaxes", "moveaxis": None, "cast": "astype", "expand_dims": "unsqueeze",
+    "greater": "gt", "less": "lt", "fix": "trunc",
+}
+ALIASES = {k: v for k, v in ALIASES.items() if v is not None}
+
+# Functions the registry does not make (composites and helpers), by public name
+FUNCTIONS = {
+    "transpose": views.transpose, "expand_as": views.expand_as, "split": views.split,
+    "chunk": views.chunk, "unbind": views.unbind, "cat": shaping.cat, "stack": shaping.stack,
+    "contiguous": shaping.contiguous, "max": composite.max, "min": composite.min,
+    "var": composite.var, "std": composite.std, "softmax": composite.softmax,
+    "log_softmax": composite.log_softmax, "einsum": composite.einsum,
+    "index_put_": indexing.index_put_, "uniform_": creation.uniform_,
+    "normal_": creation.normal_,
+}
+
+
+def _public():
+    """Every public function: name -> callable (out-of-place and ``_`` in-place forms)."""
+    names = {}
+    for name, op in OPS.items():
+        if not hasattr(op, "function"):
+            continue
+        if op.method is not False and op.method != "inplace" and name not in (
+                "getitem", "index", "values_at", "index_put"):
+            names[name] = op.function
+        if op.inplace_function is not None and op.method is not False:
+            names[name + "_"] = op.inplace_function
+    names.update(FUNCTIONS)
+    for alias, target in ALIASES.items():
+        for suffix in ("", "_"):
+            if target + suffix in names:
+                names[alias + suffix] = names[target + suffix]
+    return names
+
+
+PUBLIC = _public()
+_NOT_METHODS = {"cat", "stack", "einsum", "where", "broadcast_to"}
+
+for _name, _fn in PUBLIC.items():
+    if _name not in _NOT_METHODS and not hasattr(Tensor, _name):
+        setattr(Tensor, _name, _fn)
+Tensor.broadcast_to = lambda self, *shape: call(
+    OPS["expand"], [self], {"shape": tuple(shape[0]) if len(shape) == 1 else shape})
+
+
+def _swap(op):
+    return lambda self, other: call(OPS[op], [other, self], OPS[op].defaults)
+
+
+def _binary(op):
+    f = OPS[op].function
+    return lambda self, other: f(self, other)
+
+
+def _inplace(op):
+    f = OPS[op].inplace_function
+    return lambda self, other: f(self, other)
+
+
+for _dunder, _op in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"),
+                     ("floordiv", "floor_divide"), ("mod", "remainder"), ("pow", "pow"),
+                     ("matmul", "matmul")):
+    setattr(Tensor, f"__{_dunder}__", _binary(_op))
+    setattr(Tensor, f"__r{_dunder}__", _swap(_op))
+    setattr(Tensor, f"__i{_dunder}__", _inplace(_op))
+
+for _dunder, _op in (("eq", "eq"), ("ne", "ne"), ("lt", "lt"), ("le", "le"), ("gt", "gt"),
+                     ("ge", "ge")):
+    setattr(Tensor, f"__{_dunder}__", _binary(_op))
+
+
+def _logic(logical, bitwise):
+    def f(self, other):
+        o = other._data.dtype if isinstance(other, Tensor) else None
+        is_bool = self._data.dtype.kind == "b" and (o is None or o.kind == "b")
+        return call(OPS[logical if is_bool else bitwise], [self, other], {})
+    return f
+
+
+def _ilogic(logical, bitwise):
+    def f(self, other):
+        op = logical if self._data.dtype.kind == "b" else bitwise
+        return call_inplace(OPS[op], [self, other], {})
+    return f
+
+
+for _dunder, _lo, _bw in (("and", "logical_and", "bitwise_and"),
+                          ("or", "logical_or", "bitwise_or"),
+                          ("xor", "logical_xor", "bitwise_xor")):
+    setattr(Tensor, f"__{_dunder}__", _logic(_lo, _bw))
+    setattr(Tensor, f"__r{_dunder}__", _logic(_lo, _bw))
+    setattr(Tensor, f"__i{_dunder}__", _ilogic(_lo, _bw))
+
+Tensor.__neg__ = OPS["neg"].function
+Tensor.__abs__ = OPS["abs"].function
+Tensor.__pos__ = lambda self: self
+Tensor.__invert__ = lambda self: call(
+    OPS["logical_not" if self._data.dtype.kind == "b" else "bitwise_not"], [self], {})

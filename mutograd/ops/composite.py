@@ -1,0 +1,72 @@
+"""Public functions composed from declared ops (their gradients come from those ops)."""
+from collections import namedtuple
+
+from ..tensor import Tensor
+from .registry import OPS, call
+
+_ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
+
+
+def _extreme(x, axis, keepdim, reduce, arg, other_op, name):
+    if isinstance(axis, Tensor):          # max(x, y): the element-wise maximum
+        return call(OPS[other_op], [x, axis], {})
+    if axis is None or not isinstance(axis, int):
+        return call(OPS[reduce], [x], {"axis": axis, "keepdim": keepdim})
+    idx = call(OPS[arg], [x], {"axis": axis, "keepdim": keepdim})
+    vals = call(OPS["values_at"], [x, idx], {"axis": axis, "keepdim": keepdim})
+    return _ValuesIndices(vals, idx)
+
+
+def max(x, axis=None, keepdim=False, dim=None, other=None):
+    """The largest value (``axis=None``), ``(values, indices)`` along an int ``axis``, or the
+    element-wise maximum with a tensor."""
+    if other is not None:
+        axis = other
+    return _extreme(x, axis if dim is None else dim, keepdim, "amax", "argmax", "maximum", "max")
+
+
+def min(x, axis=None, keepdim=False, dim=None, other=None):
+    """As :func:`max`, for the smallest value."""
+    if other is not None:
+        axis = other
+    return _extreme(x, axis if dim is None else dim, keepdim, "amin", "argmin", "minimum", "min")
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased in (None, True) else 0
+
+
+def var(x, axis=None, unbiased=None, keepdim=False, dim=None, correction=None):
+    """Variance (unbiased by default, as both frameworks)."""
+    return call(OPS["var"], [x], {"axis": axis if dim is None else dim, "keepdim": keepdim,
+                                  "correction": _correction(unbiased, correction)})
+
+
+def std(x, axis=None, unbiased=None, keepdim=False, dim=None, correction=None):
+    """Standard deviation (unbiased by default)."""
+    return call(OPS["std"], [x], {"axis": axis if dim is None else dim, "keepdim": keepdim,
+                                  "correction": _correction(unbiased, correction)})
+
+
+def softmax(x, axis=-1, dtype=None, dim=None):
+    """``exp(x) / sum(exp(x))`` along ``axis`` (default the last)."""
+    if dtype is not None:
+        x = call(OPS["astype"], [x], {"dtype": dtype})
+    return call(OPS["softmax"], [x], {"axis": axis if dim is None else dim})
+
+
+def log_softmax(x, axis=-1, dtype=None, dim=None):
+    """``log(softmax(x))`` computed stably."""
+    if dtype is not None:
+        x = call(OPS["astype"], [x], {"dtype": dtype})
+    return call(OPS["log_softmax"], [x], {"axis": axis if dim is None else dim})
+
+
+def einsum(equation, *operands):
+    """Einstein summation, with gradients for every operand."""
+    from .registry import call_var
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = operands[0]
+    return call_var(OPS["einsum"], list(operands), {"equation": equation})

@@ -1,0 +1,345 @@
+"""Making tensors: from data, filled, ranges, and random; and the in-place fills."""
+import numpy as np
+
+from .. import dtypes, random
+from ..places import get as get_place
+from ..tensor import Size, Tensor, _wrap
+from .registry import OPS, call_inplace, defop
+
+
+def _array_from(data, dtype=None, copy=True):
+    """A NumPy array from Python data, arrays or tensors; Python floats become float32."""
+    npd = dtypes.to_numpy(dtype)
+    if isinstance(data, Tensor):
+        arr = data._data
+        return arr.astype(npd) if npd is not None and npd != arr.dtype else (
+            arr.copy() if copy else arr)
+    if isinstance(data, np.ndarray) or hasattr(data, "__array_interface__"):
+        return np.array(data, dtype=npd, copy=copy)
+    if isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in _flat(data)):
+        data = _unwrap(data)
+    arr = np.array(data, dtype=npd)
+    if npd is None and arr.dtype == np.float64 and not _has_numpy_float64(data):
+        arr = arr.astype(dtypes.default_float.np)
+    if npd is None and arr.dtype == np.complex128:
+        arr = arr.astype(np.complex64) if dtypes.default_float.np == np.float32 else arr
+    return arr
+
+
+def _flat(data):
+    for d in data:
+        if isinstance(d, (list, tuple)):
+            yield from _flat(d)
+        else:
+            yield d
+
+
+def _unwrap(data):
+    return [_unwrap(d) if isinstance(d, (list, tuple)) else
+            (d._data if isinstance(d, Tensor) else d) for d in data]
+
+
+def _has_numpy_float64(data):
+    return isinstance(data, np.float64)
+
+
+def _finish(t, requires_grad=False, stop_gradient=None, place=None, device=None):
+    place = get_place(place if place is not None else device)
+    if place.kind != "cpu":
+        t = t.to(place)
+    if stop_gradient is not None:
+        requires_grad = not stop_gradient
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def tensor(data, dtype=None, place=None, device=None, requires_grad=False, stop_gradient=None,
+           pin_memory=False):
+    """A new tensor holding a copy of ``data`` (Python numbers, nested lists, arrays, tensors).
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> mg.tensor([[1., 2.], [3., 4.]]).shape
+        [2, 2]
+    """
+    return _finish(_wrap(_array_from(data, dtype, copy=True)), requires_grad, stop_gradient,
+                   place, device)
+
+
+def to_tensor(data, dtype=None, place=None, stop_gradient=True):
+    """Paddle's name for :func:`tensor`; ``stop_gradient=True`` by default."""
+    return tensor(data, dtype=dtype, place=place, stop_gradient=stop_gradient)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """A tensor sharing memory with a NumPy array when dtype allows, else a copy."""
+    if isinstance(data, Tensor) and dtype is None:
+        return data
+    return _wrap(_array_from(data, dtype, copy=False)) if isinstance(data, np.ndarray) \
+        else tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(array):
+    """A tensor sharing memory with ``array`` (writes through either are seen by the other)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy expects a numpy.ndarray, got {type(array).__name__}")
+    dtypes.from_numpy(array.dtype)
+    return _wrap(array)
+
+
+def shape_args(args, kw=None, key="shape"):
+    """A shape from varargs (``zeros(2, 3)``), a list or tuple (``zeros([2, 3])``) or a keyword."""
+    if kw is not None:
+        for k in (key, "size", "shape"):
+            if k in kw:
+                args = (kw.pop(k),)
+                break
+    if len(args) == 1 and isinstance(args[0], (list, tuple, Size)):
+        args = tuple(args[0])
+    elif len(args) == 1 and isinstance(args[0], Tensor):
+        args = tuple(args[0].tolist()) if args[0].ndim else (int(args[0]),)
+    return tuple(int(a) for a in args)
+
+
+def _factory(fill):
+    def make(*shape, dtype=None, place=None, device=None, requires_grad=False,
+             stop_gradient=None, name=None, **kw):
+        shape = shape_args(shape, kw)
+        _no_extra(kw, fill.__name__)
+        npd = dtypes.to_numpy(dtype) or dtypes.default_float.np
+        return _finish(_wrap(fill(shape, npd)), requires_grad, stop_gradient, place, device)
+    make.__name__ = fill.__name__
+    return make
+
+
+def _no_extra(kw, name):
+    kw.pop("out", None)
+    kw.pop("layout", None)
+    kw.pop("pin_memory", None)
+    if kw:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
+
+
+def zeros(shape, npd):
+    return np.zeros(shape, npd)
+
+
+def ones(shape, npd):
+    return np.ones(shape, npd)
+
+
+def empty(shape, npd):
+    return np.empty(shape, npd)
+
+
+zeros, ones, empty = _factory(zeros), _factory(ones), _factory(empty)
+
+
+def full(shape, fill_value, dtype=None, place=None, device=None, requires_grad=False,
+         stop_gradient=None, name=None):
+    """A tensor of ``shape`` filled with ``fill_value`` (dtype inferred from the value)."""
+    shape = shape_args((shape,))
+    if dtype is None:
+        dtype = (dtypes.default_float.np if isinstance(fill_value, float) else
+                 np.bool_ if isinstance(fill_value, bool) else
+                 np.int64 if isinstance(fill_value, int) else None)
+    fv = fill_value._data if isinstance(fill_value, Tensor) else fill_value
+    arr = np.full(shape, fv, dtypes.to_numpy(dtype))
+    return _finish(_wrap(arr), requires_grad, stop_gradient, place, device)
+
+
+def _like(make):
+    def like(x, dtype=None, place=None, device=None, requires_grad=False, stop_gradient=None,
+             name=None, **kw):
+        _no_extra(kw, make.__name__ + "_like")
+        return make(tuple(x.shape), dtype=dtype or x.dtype, place=place or x.place,
+                    device=device, requires_grad=requires_grad, stop_gradient=stop_gradient)
+    like.__name__ = make.__name__ + "_like"
+    return like
+
+
+zeros_like, ones_like, empty_like = _like(zeros), _like(ones), _like(empty)
+
+
+def full_like(x, fill_value, dtype=None, place=None, device=None, requires_grad=False,
+              stop_gradient=None, name=None):
+    return full(tuple(x.shape), fill_value, dtype=dtype or x.dtype, place=place or x.place,
+                requires_grad=requires_grad, stop_gradient=stop_gradient)
+
+
+def arange(start=0, end=None, step=1, dtype=None, place=None, device=None,
+           requires_grad=False, stop_gradient=None, name=None):
+    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 for int arguments."""
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if dtype is None:
+        dtype = np.int64 if all(isinstance(v, int) for v in vals) else dtypes.default_float.np
+    arr = np.arange(*vals, dtype=dtypes.to_numpy(dtype))
+    return _finish(_wrap(arr), requires_grad, stop_gradient, place, device)
+
+
+def linspace(start, stop, num, dtype=None, place=None, device=None, requires_grad=False,
+             stop_gradient=None, name=None):
+    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive."""
+    arr = np.linspace(start, stop, int(num),
+                      dtype=dtypes.to_numpy(dtype) or dtypes.default_float.np)
+    return _finish(_wrap(arr), requires_grad, stop_gradient, place, device)
+
+
+def eye(n, m=None, dtype=None, place=None, device=None, requires_grad=False,
+        stop_gradient=None, name=None, num_columns=None):
+    """The identity matrix (``n`` x ``m``)."""
+    m = m if m is not None else num_columns
+    arr = np.eye(n, m, dtype=dtypes.to_numpy(dtype) or dtypes.default_float.np)
+    return _finish(_wrap(arr), requires_grad, stop_gradient, place, device)
+
+
+# ---- random -------------------------------------------------------------------------------
+def _float(dtype):
+    return dtypes.to_numpy(dtype) or dtypes.default_float.np
+
+
+def _random(sample):
+    def make(*shape, dtype=None, place=None, device=None, requires_grad=False,
+             stop_gradient=None, name=None, generator=None, **kw):
+        shape = shape_args(shape, kw)
+        _no_extra(kw, sample.__name__)
+        arr = sample(random.generator(), shape, _float(dtype))
+        return _finish(_wrap(arr), requires_grad, stop_gradient, place, device)
+    make.__name__ = sample.__name__
+    return make
+
+
+def rand(gen, shape, npd):
+    return _sample(gen.random, shape, npd)
+
+
+def randn(gen, shape, npd):
+    return _sample(gen.standard_normal, shape, npd)
+
+
+def _sample(fn, shape, npd):
+    if npd in (np.float32, np.float64):
+        return fn(shape, dtype=npd)
+    return fn(shape).astype(npd)
+
+
+rand, randn = _random(rand), _random(randn)
+
+
+def randint(low=0, high=None, shape=None, dtype=None, size=None, place=None, device=None,
+            requires_grad=False, name=None, generator=None):
+    """Integers in ``[low, high)``; ``randint(high, shape)`` draws from ``[0, high)``."""
+    if high is None:
+        low, high = 0, low
+    shape = shape_args((shape if shape is not None else size if size is not None else [1],))
+    arr = random.generator().integers(low, high, shape).astype(
+        dtypes.to_numpy(dtype) or np.int64)
+    return _finish(_wrap(arr), requires_grad, None, place, device)
+
+
+def randint_like(x, low=0, high=None, dtype=None):
+    return randint(low, high, tuple(x.shape), dtype=dtype or x.dtype)
+
+
+def rand_like(x, dtype=None):
+    return rand(tuple(x.shape), dtype=dtype or x.dtype)
+
+
+def randn_like(x, dtype=None):
+    return randn(tuple(x.shape), dtype=dtype or x.dtype)
+
+
+def normal(mean=0.0, std=1.0, shape=None, size=None, dtype=None, name=None, generator=None):
+    """Normal samples; ``mean``/``std`` may be tensors (element-wise parameters)."""
+    m = mean._data if isinstance(mean, Tensor) else mean
+    s = std._data if isinstance(std, Tensor) else std
+    shape = shape if shape is not None else size
+    if shape is None:
+        shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+    shape = shape_args((shape,))
+    like = mean if isinstance(mean, Tensor) else std if isinstance(std, Tensor) else None
+    npd = _float(dtype or (like.dtype if like is not None else None))
+    arr = (random.generator().standard_normal(shape) * s + m).astype(npd)
+    return _wrap(arr)
+
+
+def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
+    """Uniform samples in ``[min, max)`` (Paddle's ``uniform``)."""
+    shape = shape_args((shape,))
+    arr = random.generator().uniform(min, max, shape).astype(_float(dtype))
+    return _wrap(arr)
+
+
+def randperm(n, dtype=None, device=None, requires_grad=False, generator=None):
+    """A random permutation of ``0 .. n-1``."""
+    return _wrap(random.generator().permutation(int(n)).astype(dtypes.to_numpy(dtype)
+                                                               or np.int64))
+
+
+# In-place fills: declared ops without a gradient (a tensor that requires grad gets a zero
+# gradient for what it held before), so they bump the version and obey the leaf rule.
+def _fill_from(out, r):
+    out[...] = r
+    return out
+
+
+def _normal_fill(xp, x, out=None, mean=0.0, std=1.0):
+    return _fill_from(out, random.generator().standard_normal(x.shape) * std + mean)
+
+
+def _uniform_fill(xp, x, out=None, low=0.0, high=1.0):
+    return _fill_from(out, random.generator().uniform(low, high, x.shape))
+
+
+def _bernoulli_fill(xp, x, out=None, p=0.5):
+    pa = p._data if isinstance(p, Tensor) else p
+    return _fill_from(out, random.generator().random(x.shape) < pa)
+
+
+def _exponential_fill(xp, x, out=None, lambd=1.0):
+    return _fill_from(out, random.generator().exponential(1.0 / lambd, x.shape))
+
+
+defop("normal", _normal_fill, result="same", method="inplace")
+defop("uniform", _uniform_fill, result="same", method="inplace")
+defop("bernoulli", _bernoulli_fill, result="same", method="inplace")
+defop("exponential", _exponential_fill, result="same", method="inplace")
+
+
+def _fill(xp, x, value, out=None):
+    if out is None:
+        return xp.full_like(x, value)
+    out[...] = value
+    return out
+
+
+def _zero(xp, x, out=None):
+    if out is None:
+        return xp.zeros_like(x)
+    out[...] = 0
+    return out
+
+
+defop("fill", _fill, result="same", fill=True, method="inplace",
+      grad=(lambda g, xp: xp.zeros_like(g), lambda g: g.sum()))
+defop("zero", _zero, result="same", fill=True, method="inplace",
+      grad=lambda g, xp: xp.zeros_like(g))
+
+
+def uniform_(x, low=0.0, high=1.0, *, a=None, b=None, min=None, max=None, **kw):
+    """Fill ``x`` in place with samples from ``[low, high)`` (``from``/``to``, ``a``/``b``)."""
+    low = kw.pop("from", a if a is not None else min if min is not None else low)
+    high = kw.pop("to", b if b is not None else max if max is not None else high)
+    kw.pop("seed", None)
+    kw.pop("generator", None)
+    _no_extra(kw, "uniform_")
+    return call_inplace(OPS["uniform"], [x], {"low": low, "high": high})
+
+
+def normal_(x, mean=0.0, std=1.0, generator=None):
+    """Fill ``x`` in place with normal samples."""
+    return call_inplace(OPS["normal"], [x], {"mean": mean, "std": std})

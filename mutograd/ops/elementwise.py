@@ -1,0 +1,298 @@
+"""Element-wise ops: one declaration each (forward writing into ``out``, gradient, what is saved).
+
+Gradients that use only ``out`` keep no extra memory when run in place (exp, sigmoid, tanh, relu,
+sqrt, ...); those that use the overwritten ``x`` keep a copy of it when run in place (sin, log,
+pow, ...). See Note [In-place saving] in registry.py.
+"""
+import math
+
+from .registry import defop
+
+
+def _zero(g, xp):
+    return xp.zeros_like(g)
+
+
+def _scalar_mul(xp, x, c, out):
+    return xp.multiply(x, c, out=out)
+
+
+# ---- unary ---------------------------------------------------------------------------------
+defop("neg", lambda xp, x, out=None: xp.negative(x, out=out), grad=lambda g: -g)
+defop("abs", lambda xp, x, out=None: xp.absolute(x, out=out), grad=lambda g, x, xp: g * xp.sign(x))
+defop("sign", lambda xp, x, out=None: xp.sign(x, out=out), grad=_zero)
+defop("exp", lambda xp, x, out=None: xp.exp(x, out=out), grad=lambda g, out: g * out,
+      result="float")
+defop("exp2", lambda xp, x, out=None: xp.exp2(x, out=out),
+      grad=lambda g, out: g * out * math.log(2), result="float")
+defop("expm1", lambda xp, x, out=None: xp.expm1(x, out=out), grad=lambda g, out: g * (out + 1),
+      result="float")
+defop("log", lambda xp, x, out=None: xp.log(x, out=out), grad=lambda g, x: g / x, result="float")
+defop("log1p", lambda xp, x, out=None: xp.log1p(x, out=out), grad=lambda g, x: g / (x + 1),
+      result="float")
+defop("log2", lambda xp, x, out=None: xp.log2(x, out=out),
+      grad=lambda g, x: g / (x * math.log(2)), result="float")
+defop("log10", lambda xp, x, out=None: xp.log10(x, out=out),
+      grad=lambda g, x: g / (x * math.log(10)), result="float")
+defop("sqrt", lambda xp, x, out=None: xp.sqrt(x, out=out), grad=lambda g, out: g / (2 * out),
+      result="float")
+defop("rsqrt", lambda xp, x, out=None: xp.divide(1, xp.sqrt(x), out=out),
+      grad=lambda g, out: g * (-0.5) * out ** 3, result="float")
+defop("square", lambda xp, x, out=None: xp.square(x, out=out), grad=lambda g, x: g * 2 * x)
+defop("reciprocal", lambda xp, x, out=None: xp.reciprocal(x, out=out), result="float",
+      grad=lambda g, out: -g * out * out)
+defop("sin", lambda xp, x, out=None: xp.sin(x, out=out), grad=lambda g, x, xp: g * xp.cos(x),
+      result="float")
+defop("cos", lambda xp, x, out=None: xp.cos(x, out=out), grad=lambda g, x, xp: -g * xp.sin(x),
+      result="float")
+defop("tan", lambda xp, x, out=None: xp.tan(x, out=out), grad=lambda g, out: g * (1 + out * out),
+      result="float")
+defop("tanh", lambda xp, x, out=None: xp.tanh(x, out=out), grad=lambda g, out: g * (1 - out * out),
+      result="float")
+
+
+def _sigmoid(xp, x, out=None):
+    # 1 / (1 + exp(-x)) in one buffer: safe for large |x| (exp overflows to inf, 1/inf = 0)
+    out = xp.negative(x, out=out)
+    xp.exp(out, out=out)
+    out += 1
+    return xp.reciprocal(out, out=out)
+
+
+defop("sigmoid", _sigmoid, grad=lambda g, out: g * out * (1 - out), result="float")
+defop("relu", lambda xp, x, out=None: xp.maximum(x, 0, out=out), grad=lambda g, out: g * (out > 0))
+defop("relu6", lambda xp, x, out=None: xp.clip(x, 0, 6, out=out),
+      grad=lambda g, out: g * ((out > 0) & (out < 6)))
+
+
+def _into(out, r, x):
+    """Return ``r`` as the result (in ``x``'s dtype), or write it into ``out``."""
+    if out is None:
+        return r.astype(x.dtype, copy=False) if x.dtype.kind == "f" else r
+    out[...] = r
+    return out
+
+
+def _leaky_relu(xp, x, out=None, negative_slope=0.01):
+    return _into(out, xp.where(x > 0, x, x * negative_slope), x)
+
+
+defop("leaky_relu", _leaky_relu,
+      grad=lambda g, out, negative_slope, xp: g * xp.where(out > 0, 1.0, negative_slope))
+
+
+def _elu(xp, x, out=None, alpha=1.0):
+    return _into(out, xp.where(x > 0, x, alpha * xp.expm1(xp.minimum(x, 0))), x)
+
+
+# for alpha > 0, out > 0 exactly where x > 0, and out + alpha = alpha * exp(x) there
+defop("elu", _elu, grad=lambda g, out, alpha, xp: g * xp.where(out > 0, 1.0, out + alpha),
+      result="float")
+
+
+def _gelu(xp, x, out=None, approximate="none"):
+    from ..backend_special import erf
+    if approximate == "tanh":
+        inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)
+        r = 0.5 * x * (1 + xp.tanh(inner))
+    else:
+        r = 0.5 * x * (1 + erf(xp, x / math.sqrt(2)))
+    return _into(out, r, x)
+
+
+def _gelu_grad(g, x, approximate, xp):
+    from ..backend_special import erf
+    if approximate == "tanh":
+        k = math.sqrt(2 / math.pi)
+        inner = k * (x + 0.044715 * x ** 3)
+        t = xp.tanh(inner)
+        d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x)
+    else:
+        cdf = 0.5 * (1 + erf(xp, x / math.sqrt(2)))
+        pdf = xp.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+        d = cdf + x * pdf
+    return g * d
+
+
+defop("gelu", _gelu, grad=_gelu_grad, result="float")
+
+
+def _silu(xp, x, out=None):
+    s = _sigmoid(xp, x)
+    return xp.multiply(x, s, out=out)
+
+
+def _silu_grad(g, x, xp):
+    s = _sigmoid(xp, x)
+    return g * s * (1 + x * (1 - s))
+
+
+defop("silu", _silu, grad=_silu_grad, result="float")
+
+
+def _softplus(xp, x, out=None, beta=1.0, threshold=20.0):
+    bx = x * beta
+    return _into(out, xp.where(bx > threshold, x, xp.logaddexp(0, bx) / beta), x)
+
+
+defop("softplus", _softplus, result="float",
+      grad=lambda g, x, beta, threshold, xp: g * xp.where(
+          x * beta > threshold, 1.0, _sigmoid(xp, x * beta)))
+
+
+def _clamp(xp, x, out=None, min=None, max=None):
+    if min is None and max is None:
+        raise ValueError("clamp: at least one of 'min' and 'max' must be given")
+    if min is None:
+        return xp.minimum(x, max, out=out)
+    if max is None:
+        return xp.maximum(x, min, out=out)
+    return xp.clip(x, min, max, out=out)
+
+
+def _clamp_grad(g, x, min, max):
+    keep = True
+    if min is not None:
+        keep = keep & (x >= min)
+    if max is not None:
+        keep = keep & (x <= max)
+    return g * keep
+
+
+defop("clamp", _clamp, grad=_clamp_grad)
+defop("floor", lambda xp, x, out=None: xp.floor(x, out=out), grad=_zero)
+defop("ceil", lambda xp, x, out=None: xp.ceil(x, out=out), grad=_zero)
+defop("trunc", lambda xp, x, out=None: xp.trunc(x, out=out), grad=_zero)
+
+
+def _round(xp, x, out=None, decimals=0):
+    return xp.round(x, decimals, out=out)
+
+
+defop("round", _round, grad=_zero)
+
+
+def _scale(xp, x, out=None, scale=1.0, bias=0.0, bias_after_scale=True):
+    if bias_after_scale:
+        r = xp.multiply(x, scale, out=out)
+        return xp.add(r, bias, out=r) if bias else r
+    r = xp.add(x, bias, out=out)
+    return xp.multiply(r, scale, out=r)
+
+
+defop("scale", _scale, grad=lambda g, scale: g * scale)
+
+
+# ---- binary --------------------------------------------------------------------------------
+def _add(xp, x, y, out=None, alpha=1):
+    return xp.add(x, y if alpha == 1 else xp.multiply(y, alpha), out=out)
+
+
+def _sub(xp, x, y, out=None, alpha=1):
+    return xp.subtract(x, y if alpha == 1 else xp.multiply(y, alpha), out=out)
+
+
+defop("add", _add, grad=(lambda g: g, lambda g, alpha: g if alpha == 1 else g * alpha))
+defop("sub", _sub, grad=(lambda g: g, lambda g, alpha: -g if alpha == 1 else g * -alpha))
+defop("mul", lambda xp, x, y, out=None: xp.multiply(x, y, out=out),
+      grad=(lambda g, y: g * y, lambda g, x: g * x))
+defop("div", lambda xp, x, y, out=None: xp.true_divide(x, y, out=out), result="float",
+      grad=(lambda g, y: g / y, lambda g, out, y: -g * out / y))
+defop("floor_divide", lambda xp, x, y, out=None: xp.floor_divide(x, y, out=out),
+      grad=(_zero, _zero))
+defop("remainder", lambda xp, x, y, out=None: xp.remainder(x, y, out=out),
+      grad=(lambda g: g, lambda g, x, y, xp: -g * xp.floor_divide(x, y)))
+defop("fmod", lambda xp, x, y, out=None: xp.fmod(x, y, out=out),
+      grad=(lambda g: g, lambda g, x, y, xp: -g * xp.trunc(x / y)))
+
+
+def _pow_grad_y(g, x, out, xp):
+    safe = xp.where(x > 0, x, 1)
+    return g * out * xp.log(safe) * (x > 0)
+
+
+defop("pow", lambda xp, x, y, out=None: xp.power(x, y, out=out),
+      grad=(lambda g, x, y: g * y * x ** (y - 1) if not _is_zero(y) else g * 0, _pow_grad_y))
+
+
+def _is_zero(y):
+    return isinstance(y, (int, float)) and y == 0
+
+
+defop("maximum", lambda xp, x, y, out=None: xp.maximum(x, y, out=out),
+      grad=(lambda g, x, y: g * ((x > y) + 0.5 * (x == y)),
+            lambda g, x, y: g * ((y > x) + 0.5 * (x == y))))
+defop("minimum", lambda xp, x, y, out=None: xp.minimum(x, y, out=out),
+      grad=(lambda g, x, y: g * ((x < y) + 0.5 * (x == y)),
+            lambda g, x, y: g * ((y < x) + 0.5 * (x == y))))
+defop("atan2", lambda xp, x, y, out=None: xp.arctan2(x, y, out=out), result="float",
+      grad=(lambda g, x, y: g * y / (x * x + y * y), lambda g, x, y: -g * x / (x * x + y * y)))
+
+
+def _where(xp, cond, x, y, out=None):
+    r = xp.where(cond, x, y)
+    if out is None:
+        return r
+    out[...] = r
+    return out
+
+
+defop("where", _where, grad=(None, lambda g, cond: g * cond, lambda g, cond: g * ~cond),
+      inplace=False)
+
+
+def _lerp(xp, x, y, weight, out=None):
+    d = xp.subtract(y, x)
+    d *= weight
+    return xp.add(x, d, out=out)
+
+
+defop("lerp", _lerp, grad=(lambda g, weight: g * (1 - weight), lambda g, weight: g * weight,
+                           lambda g, x, y: g * (y - x)))
+
+
+def _masked_fill(xp, x, mask, value, out=None):
+    if out is None:
+        return xp.where(mask, value, x).astype(x.dtype, copy=False)
+    xp.copyto(out, value, where=xp.broadcast_to(mask, out.shape), casting="unsafe")
+    return out
+
+
+defop("masked_fill", _masked_fill, result="same",
+      grad=(lambda g, mask: g * ~mask, None, lambda g, mask: (g * mask).sum()))
+
+
+def _addcmul(xp, x, t1, t2, out=None, value=1):
+    p = xp.multiply(t1, t2)
+    if value != 1:
+        p *= value
+    return xp.add(x, p, out=out)
+
+
+def _addcdiv(xp, x, t1, t2, out=None, value=1):
+    p = xp.true_divide(t1, t2)
+    if value != 1:
+        p *= value
+    return xp.add(x, p, out=out)
+
+
+defop("addcmul", _addcmul, grad=(lambda g: g, lambda g, t2, value: g * value * t2,
+                                 lambda g, t1, value: g * value * t1))
+defop("addcdiv", _addcdiv, grad=(lambda g: g, lambda g, t2, value: g * value / t2,
+                                 lambda g, t1, t2, value: -g * value * t1 / (t2 * t2)))
+
+# ---- comparisons and logic (no gradient; in place they keep the written dtype) -------------
+for _name, _ufunc in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"),
+                      ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal"),
+                      ("logical_and", "logical_and"), ("logical_or", "logical_or"),
+                      ("logical_xor", "logical_xor")):
+    defop(_name, (lambda f: lambda xp, x, y, out=None: getattr(xp, f)(x, y, out=out))(_ufunc),
+          result="bool")
+defop("logical_not", lambda xp, x, out=None: xp.logical_not(x, out=out), result="bool")
+defop("isnan", lambda xp, x: xp.isnan(x), inplace=False)
+defop("isinf", lambda xp, x: xp.isinf(x), inplace=False)
+defop("isfinite", lambda xp, x: xp.isfinite(x), inplace=False)
+for _name, _ufunc in (("bitwise_and", "bitwise_and"), ("bitwise_or", "bitwise_or"),
+                      ("bitwise_xor", "bitwise_xor")):
+    defop(_name, (lambda f: lambda xp, x, y, out=None: getattr(xp, f)(x, y, out=out))(_ufunc))
+defop("bitwise_not", lambda xp, x, out=None: xp.invert(x, out=out))

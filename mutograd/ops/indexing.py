@@ -1,0 +1,98 @@
+"""``x[index]`` and ``x[index] = value``.
+
+Basic indexes (ints, slices with steps, None, Ellipsis) give a view (op ``getitem``). Indexes with
+integer arrays, tensors or boolean masks give a copy (op ``index``) whose gradient scatters with
+accumulation of repeated indices. ``x[index] = value`` is an in-place op on ``x`` (op
+``index_put``): a write that bumps the version, refused on a leaf that requires grad, and through a
+view of a base it rewrites the base's history (Note [Writing through a view]).
+"""
+import numpy as np
+
+from ..tensor import Tensor
+from .registry import OPS, call, call_inplace, defop
+
+
+def _is_basic(index):
+    items = index if isinstance(index, tuple) else (index,)
+    for i in items:
+        if i is None or i is Ellipsis or isinstance(i, slice):
+            continue
+        if isinstance(i, (bool, np.bool_)):
+            return False
+        if isinstance(i, (int, np.integer)):
+            continue
+        if isinstance(i, Tensor) and i.ndim == 0 and i.dtype.np.kind in "iu":
+            continue
+        return False
+    return True
+
+
+def _plain(index, xp):
+    """The index with tensors replaced by backend arrays (and 0-d int tensors by ints)."""
+    if isinstance(index, tuple):
+        return tuple(_plain(i, xp) for i in index)
+    if isinstance(index, Tensor):
+        if index.ndim == 0 and index._data.dtype.kind in "iu":
+            return int(index._data)
+        return index._data
+    if isinstance(index, list):
+        return xp.asarray([_plain(i, xp) if isinstance(i, Tensor) else i for i in index])
+    return index
+
+
+def _index(xp, x, *, index):
+    return x[index]
+
+
+def _index_grad(g, x_shape, index, xp):
+    z = xp.zeros(x_shape, g.dtype)
+    xp.add.at(z, index, g)      # repeated indices accumulate
+    return z
+
+
+defop("index", _index, kind="other", inplace=False, grad=_index_grad, method=False)
+
+
+def _index_put(xp, x, value, *, index, accumulate=False, out=None):
+    if out is None:
+        out = x.copy()
+    if accumulate:
+        xp.add.at(out, index, value)
+    else:
+        out[index] = value
+    return out
+
+
+defop("index_put", _index_put, kind="index", result="same", method=False,
+      grad=(lambda g, index, accumulate: _zero_region(g, index) if not accumulate else g,
+            lambda g, index: g[index]))
+
+
+def _zero_region(g, index):
+    g = g.copy()
+    g[index] = 0
+    return g
+
+
+def getitem(x, index):
+    xp = x._place.xp
+    if _is_basic(index):
+        return call(OPS["getitem"], [x], {"index": _plain(index, xp)})
+    return call(OPS["index"], [x], {"index": _plain(index, xp)})
+
+
+def setitem(x, index, value):
+    """``x[index] = value``: an in-place write into ``x`` (see the module docstring)."""
+    call_inplace(OPS["index_put"], [x, value],
+                 {"index": _plain(index, x._place.xp), "accumulate": False})
+
+
+def index_put_(x, indices, value, accumulate=False):
+    """``x[indices] = value`` (or ``+=`` with ``accumulate=True``, summing repeated indices)."""
+    xp = x._place.xp
+    return call_inplace(OPS["index_put"], [x, value],
+                        {"index": _plain(tuple(indices), xp), "accumulate": accumulate})
+
+
+Tensor.__getitem__ = getitem
+Tensor.__setitem__ = setitem

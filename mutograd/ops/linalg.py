@@ -1,0 +1,116 @@
+"""Matrix products: matmul (broadcasting, 1-D operands), mm, bmm, dot, outer, einsum."""
+from .. import memory
+from ..errors import ShapeError
+from .registry import defop, defvar
+
+
+def _swap(a):
+    return a.swapaxes(-1, -2)
+
+
+def _matmul(xp, x, y, out=None):
+    r = xp.matmul(x, y)
+    if out is None:
+        return r
+    # in place: the product needs a workspace (counted) before it can replace x
+    work = memory.Storage(r.nbytes)
+    if r.shape != out.shape:
+        raise ShapeError(f"matmul_(): the product has shape {list(r.shape)} but the tensor "
+                         f"written in place has shape {list(out.shape)}")
+    out[...] = r
+    del work
+    return out
+
+
+def _matmul_grad_x(g, x_shape, y, xp):
+    if len(x_shape) == 1 and y.ndim == 1:
+        return g * y
+    if y.ndim == 1:
+        return xp.expand_dims(g, -1) * y                # x (..., m, k), g (..., m)
+    if len(x_shape) == 1:
+        return (y @ xp.expand_dims(g, -1))[..., 0]      # y (..., k, n), g (..., n)
+    return g @ _swap(y)
+
+
+def _matmul_grad_y(g, x, y_shape, xp):
+    if x.ndim == 1 and len(y_shape) == 1:
+        return g * x
+    if x.ndim == 1:
+        return xp.expand_dims(x, -1) * xp.expand_dims(g, -2)   # (k,1)*(...,1,n)
+    if len(y_shape) == 1:
+        return (_swap(x) @ xp.expand_dims(g, -1))[..., 0]
+    return _swap(x) @ g
+
+
+defop("matmul", _matmul, kind="matmul", grad=(_matmul_grad_x, _matmul_grad_y))
+
+
+def _mm(xp, x, y, out=None):
+    if x.ndim != 2 or y.ndim != 2:
+        raise ShapeError(f"mm(): expected 2-D tensors, got {x.ndim}-D and {y.ndim}-D")
+    return _matmul(xp, x, y, out)
+
+
+def _bmm(xp, x, y, out=None):
+    if x.ndim != 3 or y.ndim != 3:
+        raise ShapeError(f"bmm(): expected 3-D tensors, got {x.ndim}-D and {y.ndim}-D")
+    return _matmul(xp, x, y, out)
+
+
+defop("mm", _mm, kind="matmul", inplace=False, grad=(_matmul_grad_x, _matmul_grad_y))
+defop("bmm", _bmm, kind="matmul", inplace=False, grad=(_matmul_grad_x, _matmul_grad_y))
+
+
+def _dot(xp, x, y):
+    if x.ndim != 1 or y.ndim != 1:
+        raise ShapeError(f"dot(): expected 1-D tensors, got {x.ndim}-D and {y.ndim}-D")
+    return xp.dot(x, y)
+
+
+defop("dot", _dot, kind="matmul", inplace=False, grad=(lambda g, y: g * y, lambda g, x: g * x))
+defop("outer", lambda xp, x, y: xp.outer(x, y), kind="matmul", inplace=False,
+      grad=(lambda g, y: g @ y, lambda g, x: x @ g))
+
+
+def _parse(equation, n):
+    eq = equation.replace(" ", "")
+    if "..." in eq:
+        raise ValueError("einsum: ellipsis ('...') is not supported; name the dimensions")
+    ins, _, out = eq.partition("->")
+    subs = ins.split(",")
+    if len(subs) != n:
+        raise ValueError(f"einsum: the equation has {len(subs)} operands but {n} were given")
+    if not _:
+        letters = "".join(subs)
+        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    return subs, out
+
+
+def _einsum(xp, xs, equation):
+    return xp.einsum(equation, *xs)
+
+
+def _einsum_grad(g, xs, equation, xp):
+    subs, out = _parse(equation, len(xs))
+    grads = []
+    for k, (s, x) in enumerate(zip(subs, xs)):
+        others = [o for j, o in enumerate(xs) if j != k]
+        other_subs = [t for j, t in enumerate(subs) if j != k]
+        uniq = "".join(dict.fromkeys(s))
+        avail = set(out).union(*other_subs) if other_subs else set(out)
+        target = "".join(c for c in uniq if c in avail)
+        part = xp.einsum(",".join([out] + other_subs) + "->" + target, g, *others)
+        # letters of x that appear nowhere else were summed: broadcast the gradient over them
+        shape = [x.shape[s.index(c)] for c in uniq]
+        part = part.reshape([shape[i] if c in target else 1 for i, c in enumerate(uniq)])
+        full = xp.broadcast_to(part, shape)
+        if uniq == s:
+            grads.append(xp.ascontiguousarray(full))
+        else:   # repeated letters (a diagonal): write into the diagonal view of zeros
+            z = xp.zeros(x.shape, g.dtype)
+            xp.einsum(s + "->" + uniq, z)[...] += full
+            grads.append(z)
+    return grads
+
+
+defvar("einsum", _einsum, grad=_einsum_grad, saves_inputs=True)

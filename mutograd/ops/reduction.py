@@ -1,0 +1,272 @@
+"""Reductions, scans and normalisations over ``axis`` (alias ``dim``) with ``keepdim``."""
+import math
+
+from .registry import defop
+
+
+def _axes(axis, ndim):
+    """``axis`` as a sorted tuple of non-negative ints (None: every axis)."""
+    if axis is None or axis == [] or axis == ():
+        return tuple(range(ndim))
+    if isinstance(axis, int):
+        axis = (axis,)
+    return tuple(sorted(a % ndim if ndim else 0 for a in axis))
+
+
+def _np_axis(axis):
+    if axis is None or isinstance(axis, int):
+        return axis
+    axis = tuple(axis)
+    return None if not axis else axis
+
+
+def expand_back(xp, g, x_shape, axis, keepdim):
+    """Broadcast a reduced gradient back to the input's shape (a view: no copy)."""
+    if not keepdim:
+        for a in _axes(axis, len(x_shape)):
+            g = xp.expand_dims(g, a)
+    return xp.broadcast_to(g, x_shape)
+
+
+def _count(x_shape, axis):
+    n = 1
+    for a in _axes(axis, len(x_shape)):
+        n *= x_shape[a] if x_shape else 1
+    return n
+
+
+def _sum(xp, x, axis=None, keepdim=False, dtype=None):
+    if dtype is None and x.dtype.kind in "bui" and x.dtype != xp.uint64:
+        dtype = xp.int64   # PyTorch and Paddle sum integers and bools as int64
+    return xp.sum(x, axis=_np_axis(axis), keepdims=keepdim, dtype=dtype)
+
+
+defop("sum", _sum, kind="reduction", inplace=False,
+      grad=lambda g, x_shape, axis, keepdim, xp: expand_back(xp, g, x_shape, axis, keepdim))
+
+
+def _mean(xp, x, axis=None, keepdim=False, dtype=None):
+    if x.dtype.kind not in "fc" and dtype is None:
+        raise TypeError(f"mean(): could not infer output dtype; input dtype is {x.dtype}, "
+                        f"use a floating tensor or pass dtype=")
+    return xp.mean(x, axis=_np_axis(axis), keepdims=keepdim, dtype=dtype)
+
+
+defop("mean", _mean, kind="reduction", inplace=False,
+      grad=lambda g, x_shape, axis, keepdim, xp: expand_back(
+          xp, g / _count(x_shape, axis), x_shape, axis, keepdim))
+
+
+def _prod_grad(g, x, axis, keepdim, xp):
+    """Product of all other elements, exact with zeros: exclusive cumprods from both ends."""
+    if axis is None:
+        flat = x.reshape(-1)
+        left = xp.concatenate([xp.ones(1, x.dtype), xp.cumprod(flat[:-1])])
+        right = xp.concatenate([xp.cumprod(flat[::-1][:-1])[::-1], xp.ones(1, x.dtype)])
+        return (g.reshape(()) * left * right).reshape(x.shape) if x.size else xp.zeros_like(x)
+    a = axis % x.ndim
+    ones = xp.ones_like(xp.take(x, [0], axis=a))
+    left = xp.concatenate([ones, xp.cumprod(xp.take(x, range(x.shape[a] - 1), axis=a), a)], a)
+    rev = xp.flip(x, a)
+    right = xp.flip(xp.concatenate(
+        [ones, xp.cumprod(xp.take(rev, range(x.shape[a] - 1), axis=a), a)], a), a)
+    return expand_back(xp, g, x.shape, axis, keepdim) * left * right
+
+
+def _prod(xp, x, axis=None, keepdim=False, dtype=None):
+    if not (axis is None or isinstance(axis, int)):
+        raise TypeError("prod(): axis must be an int or None")
+    return xp.prod(x, axis=axis, keepdims=keepdim, dtype=dtype)
+
+
+defop("prod", _prod, kind="reduction", inplace=False, grad=_prod_grad)
+
+
+def _extreme_grad(g, x, out, axis, keepdim, xp):
+    """Gradient of amax/amin: shared evenly among the elements equal to the extreme."""
+    o = expand_back(xp, out, x.shape, axis, keepdim)
+    hit = x == o
+    n = hit.sum(axis=_np_axis(axis), keepdims=True)
+    return expand_back(xp, g, x.shape, axis, keepdim) * hit / n
+
+
+defop("amax", lambda xp, x, axis=None, keepdim=False: xp.amax(x, axis=_np_axis(axis),
+                                                              keepdims=keepdim),
+      kind="reduction", inplace=False, grad=_extreme_grad)
+defop("amin", lambda xp, x, axis=None, keepdim=False: xp.amin(x, axis=_np_axis(axis),
+                                                              keepdims=keepdim),
+      kind="reduction", inplace=False, grad=_extreme_grad)
+defop("argmax", lambda xp, x, axis=None, keepdim=False: xp.argmax(
+    x, axis=axis, keepdims=keepdim), kind="reduction", inplace=False)
+defop("argmin", lambda xp, x, axis=None, keepdim=False: xp.argmin(
+    x, axis=axis, keepdims=keepdim), kind="reduction", inplace=False)
+defop("all", lambda xp, x, axis=None, keepdim=False: xp.all(x, axis=_np_axis(axis),
+                                                            keepdims=keepdim),
+      kind="reduction", inplace=False)
+defop("any", lambda xp, x, axis=None, keepdim=False: xp.any(x, axis=_np_axis(axis),
+                                                            keepdims=keepdim),
+      kind="reduction", inplace=False)
+
+
+def _take_along(xp, x, index, axis, keepdim):
+    """The values of ``x`` at ``index`` (from argmax/argmin along ``axis``)."""
+    idx = index if keepdim else xp.expand_dims(index, axis)
+    v = xp.take_along_axis(x, idx, axis)
+    return v if keepdim else v.squeeze(axis)
+
+
+def _select_grad(g, x_shape, index, axis, keepdim, xp):
+    """Gradient of max/min with an axis: all of it to the chosen index (as PyTorch)."""
+    z = xp.zeros(x_shape, g.dtype)
+    idx = index if keepdim else xp.expand_dims(index, axis)
+    xp.put_along_axis(z, idx, g if keepdim else xp.expand_dims(g, axis), axis)
+    return z
+
+
+defop("values_at", lambda xp, x, index, *, axis, keepdim=True: _take_along(
+    xp, x, index, axis, keepdim), kind="reduction", inplace=False,
+    grad=(_select_grad, None), node_name="MaxBackward", method=False)
+
+
+def _var(xp, x, axis=None, keepdim=False, correction=1):
+    return xp.var(x, axis=_np_axis(axis), keepdims=keepdim, ddof=correction)
+
+
+def _var_grad(g, x, axis, keepdim, correction, xp):
+    mean = xp.mean(x, axis=_np_axis(axis), keepdims=True)
+    n = _count(x.shape, axis) - correction
+    return expand_back(xp, g, x.shape, axis, keepdim) * (2 / n) * (x - mean)
+
+
+defop("var", _var, kind="reduction", inplace=False, grad=_var_grad)
+
+
+def _std(xp, x, axis=None, keepdim=False, correction=1):
+    return xp.std(x, axis=_np_axis(axis), keepdims=keepdim, ddof=correction)
+
+
+def _std_grad(g, x, out, axis, keepdim, correction, xp):
+    mean = xp.mean(x, axis=_np_axis(axis), keepdims=True)
+    n = _count(x.shape, axis) - correction
+    o = expand_back(xp, out, x.shape, axis, keepdim)
+    return expand_back(xp, g, x.shape, axis, keepdim) * (x - mean) / (n * o)
+
+
+defop("std", _std, kind="reduction", inplace=False, grad=_std_grad)
+
+
+def _norm(xp, x, p=2, axis=None, keepdim=False):
+    ax = _np_axis(axis)
+    a = xp.abs(x)
+    if p in ("fro", 2, 2.0):
+        return xp.sqrt(xp.sum(a * a, axis=ax, keepdims=keepdim))
+    if p in (math.inf, "inf"):
+        return xp.amax(a, axis=ax, keepdims=keepdim)
+    if p in (-math.inf, "-inf"):
+        return xp.amin(a, axis=ax, keepdims=keepdim)
+    if p == 0:
+        return xp.sum(a != 0, axis=ax, keepdims=keepdim).astype(x.dtype)
+    if p == 1:
+        return xp.sum(a, axis=ax, keepdims=keepdim)
+    return xp.sum(a ** p, axis=ax, keepdims=keepdim) ** (1.0 / p)
+
+
+def _norm_grad(g, x, out, p, axis, keepdim, xp):
+    o = expand_back(xp, out, x.shape, axis, keepdim)
+    ge = expand_back(xp, g, x.shape, axis, keepdim)
+    if p in ("fro", 2, 2.0):
+        return ge * xp.where(o == 0, 0, x / xp.where(o == 0, 1, o))
+    if p == 1:
+        return ge * xp.sign(x)
+    if p in (math.inf, "inf", -math.inf, "-inf"):
+        hit = xp.abs(x) == o
+        return ge * xp.sign(x) * hit / hit.sum(axis=_np_axis(axis), keepdims=True)
+    if p == 0:
+        return xp.zeros_like(x)
+    a = xp.abs(x)
+    return ge * xp.sign(x) * a ** (p - 1) / xp.where(o == 0, 1, o ** (p - 1))
+
+
+defop("norm", _norm, kind="reduction", inplace=False, grad=_norm_grad)
+
+
+def _logsumexp(xp, x, axis=None, keepdim=False):
+    ax = _np_axis(axis)
+    m = xp.amax(x, axis=ax, keepdims=True)
+    m = xp.where(xp.isfinite(m), m, 0)
+    r = xp.log(xp.sum(xp.exp(x - m), axis=ax, keepdims=True)) + m
+    return r if keepdim else r.squeeze(ax) if ax is not None else r.reshape(())
+
+
+defop("logsumexp", _logsumexp, kind="reduction", inplace=False,
+      grad=lambda g, x, out, axis, keepdim, xp: expand_back(xp, g, x.shape, axis, keepdim)
+      * xp.exp(x - expand_back(xp, out, x.shape, axis, keepdim)))
+
+
+def _softmax(xp, x, axis=-1, out=None):
+    m = xp.amax(x, axis=axis, keepdims=True)
+    e = xp.subtract(x, m, out=out)
+    xp.exp(e, out=e)
+    e /= e.sum(axis=axis, keepdims=True)
+    return e
+
+
+def _log_softmax(xp, x, axis=-1, out=None):
+    m = xp.amax(x, axis=axis, keepdims=True)
+    s = xp.subtract(x, m, out=out)
+    s -= xp.log(xp.exp(s).sum(axis=axis, keepdims=True))
+    return s
+
+
+defop("softmax", _softmax, kind="scan", result="float",
+      grad=lambda g, out, axis: out * (g - (g * out).sum(axis=axis, keepdims=True)))
+defop("log_softmax", _log_softmax, kind="scan", result="float",
+      grad=lambda g, out, axis, xp: g - xp.exp(out) * g.sum(axis=axis, keepdims=True))
+
+
+def _scan_axis(x, axis):
+    if axis is None:
+        raise TypeError("cumsum/cumprod need an axis (dim=)")
+    return axis
+
+
+def _cumsum(xp, x, axis=None, out=None, dtype=None):
+    if axis is None:
+        return xp.cumsum(x.reshape(-1), dtype=dtype)
+    return xp.cumsum(x, axis=axis, dtype=dtype, out=out)
+
+
+def _cumsum_grad(g, x_shape, axis, xp):
+    if axis is None:
+        return xp.flip(xp.cumsum(xp.flip(g, 0), 0), 0).reshape(x_shape)
+    return xp.flip(xp.cumsum(xp.flip(g, axis), axis), axis)
+
+
+defop("cumsum", _cumsum, kind="scan", grad=_cumsum_grad)
+
+
+def _cumprod(xp, x, axis=None, out=None, dtype=None):
+    if axis is None:
+        return xp.cumprod(x.reshape(-1), dtype=dtype)
+    return xp.cumprod(x, axis=axis, dtype=dtype, out=out)
+
+
+def _cumprod_grad(g, x, out, axis, xp):
+    """d out_j / d x_i = prod_{k<=j, k!=i} x_k for j >= i; exact with zeros."""
+    flat = axis is None
+    if flat:
+        x, g, out, axis = x.reshape(-1), g.reshape(-1), out.reshape(-1), 0
+    xm = xp.moveaxis(x, axis, -1)
+    gm = xp.moveaxis(g, axis, -1)
+    n = xm.shape[-1]
+    res = xp.zeros_like(xm)
+    for i in range(n):   # a loop over the scanned axis, not over elements
+        others = xm.copy()
+        others[..., i] = 1
+        prods = xp.cumprod(others[..., i:], axis=-1)
+        res[..., i] = (gm[..., i:] * prods).sum(-1)
+    res = xp.moveaxis(res, -1, axis)
+    return res.reshape(-1) if flat else res
+
+
+defop("cumprod", _cumprod, kind="scan", grad=_cumprod_grad)

@@ -1,0 +1,564 @@
+"""Declaring an op once: ``defop`` turns a forward and its gradient into every public form.
+
+    defop("mul", lambda xp, x, y, out=None: xp.multiply(x, y, out=out),
+          grad=(lambda g, y: g * y, lambda g, x: g * x))
+
+gives ``mutograd.mul``, ``mutograd.mul_``, ``Tensor.mul``, ``Tensor.mul_`` and a backward node
+class ``MulBackward``. The forward's parameters say what the op takes: after ``xp``, the leading
+parameters without a default are its inputs (tensors or scalars), ``out`` is where an in-place or
+pre-allocated result goes, and the rest are attributes (``axis``, ``alpha``, ...). A gradient's
+parameter names are the save contract: ``out`` is the result, input names are inputs, ``x_shape``
+is only metadata, attributes and ``xp`` are passed in. What is saved follows from those names, per
+call, for the inputs that need a gradient (STYLE.md, "One declaration per op").
+
+Note [In-place saving]
+    For ``op_(x, ...)`` the written tensor ``x`` is both input and output. A gradient that uses
+    ``out`` saves ``x`` after the write, with the bumped version (no copy). A gradient that uses the
+    overwritten input ``x`` needs its old value: a copy is taken before the write, and only when
+    that gradient will be needed; the copy is a counted storage. Other inputs are saved by
+    reference and version-checked.
+"""
+import inspect
+
+import numpy as np
+
+from .. import memory
+from ..autograd.grad_mode import _state
+from ..autograd.node import Node, save, save_copy
+from ..errors import DTypeError, InplaceError, OverlapError, ShapeError
+from ..tensor import Tensor, _alias, _wrap
+
+_EMPTY = inspect.Parameter.empty
+_SCALARS = (int, float, bool, complex)
+_KW_ALIASES = {"dim": "axis", "keepdims": "keepdim", "keep_dim": "keepdim"}
+_INPUT_ALIASES = ("input", "other")
+
+OPS = {}
+
+
+class OpNode(Node):
+    """Backward node of a declared op; one subclass per op, named ``<Op>Backward``."""
+
+    __slots__ = ("attrs", "shapes", "dtypes", "xp")
+    op = None
+
+    def apply(self, g):
+        op = self.op
+        grads = []
+        for i, edge in enumerate(self.next):
+            if edge is None:
+                grads.append(None)
+                continue
+            fn, params, all_attrs = op.grad_fns[i]
+            if all_attrs:   # a gradient taking **attrs gets every attribute
+                gi = fn(g, *[self.arg(p) for p in params], **self.attrs)
+            else:
+                gi = fn(g, *[self.arg(p) for p in params])
+            grads.append(fit(self.xp, gi, self.shapes[i], self.dtypes[i]))
+        return grads
+
+    def arg(self, name):
+        kind = self.op.sources[name]
+        if kind == "saved":
+            return self.unpack(name)
+        if kind == "attr":
+            return self.attrs[name]
+        if kind == "xp":
+            return self.xp
+        if kind == "shape":
+            return self.shapes[self.op.index[name[:-6]]]
+        return self.dtypes[self.op.index[name[:-6]]]
+
+
+def _zeros_like(g, xp):
+    return xp.zeros_like(g)
+
+
+def unbroadcast(xp, g, shape):
+    """Sum ``g`` down to ``shape`` (the gradient of broadcasting)."""
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
+    g = g.sum(axis=axes, keepdims=True) if axes else g
+    return g.reshape(shape)
+
+
+def fit(xp, g, shape, dtype):
+    """A gradient as an array of the input's shape and dtype."""
+    if type(g) is not xp.ndarray:
+        g = xp.asarray(g)
+    if g.shape != shape:
+        g = unbroadcast(xp, g, shape) if g.size != 1 or len(shape) else g.reshape(shape)
+        if g.shape != shape:
+            g = xp.broadcast_to(g, shape)
+    if g.dtype != dtype:
+        g = g.astype(dtype)
+    return g
+
+
+class OpDef:
+    """One op's declaration. See the module docstring for how it is read."""
+
+    def __init__(self, name, fwd, grad, kind, inplace, varargs, result, fill, node_name):
+        self.name = name
+        self.fwd = fwd
+        self.kind = kind
+        self.has_inplace = inplace
+        self.varargs = varargs
+        self.result = result
+        self.fill = fill
+        params = list(inspect.signature(fwd).parameters.values())[1:]
+        self.inputs, self.attrs = [], []
+        self.takes_out = False
+        for p in params:
+            if p.name == "out":
+                self.takes_out = True
+            elif (p.kind == p.POSITIONAL_OR_KEYWORD and p.default is _EMPTY
+                  and not self.attrs and not self.takes_out):
+                self.inputs.append(p.name)
+            elif p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                self.attrs.append((p.name, p.default))
+        self.n_in = len(self.inputs)
+        self.index = {n: i for i, n in enumerate(self.inputs)}
+        self.attr_names = [a for a, _ in self.attrs]
+        self.defaults = {a: d for a, d in self.attrs if d is not _EMPTY}
+        self.required = [a for a, d in self.attrs if d is _EMPTY]
+        if grad is not None and not isinstance(grad, (tuple, list)):
+            grad = (grad,)
+        self.differentiable = grad is not None
+        self.grad_fns = []
+        self.sources = {}
+        for fn in grad or ():
+            if fn is None:
+                self.grad_fns.append(None)
+                continue
+            ps = list(inspect.signature(fn).parameters.values())[1:]
+            names = [p.name for p in ps if p.kind != p.VAR_KEYWORD]
+            self.grad_fns.append((fn, names, len(names) < len(ps)))
+            for p in names:
+                self.sources[p] = self._source(p)
+        self.grad_fns += [None] * (self.n_in - len(self.grad_fns))
+        if not self.differentiable and self.n_in:
+            self.grad_fns[0] = (_zeros_like, ["xp"], False)   # used only by the in-place form
+            self.sources["xp"] = "xp"
+        self.uses = [set() if gf is None else {p for p in gf[1] if self.sources[p] == "saved"}
+                     for gf in self.grad_fns]
+        self.plans = {}
+        self.node_cls = type(node_name or _camel(name) + "Backward", (OpNode,),
+                             {"__slots__": (), "op": self})
+
+    def _source(self, p):
+        if p == "out" or p in self.index:
+            return "saved"
+        if p == "xp":
+            return "xp"
+        if p.endswith("_shape") and p[:-6] in self.index:
+            return "shape"
+        if p.endswith("_dtype") and p[:-6] in self.index:
+            return "dtype"
+        if p in self.attr_names:
+            return "attr"
+        raise TypeError(f"gradient of {self.name!r} takes an unknown parameter {p!r}")
+
+    def plan(self, mask):
+        """Names to save when the inputs in ``mask`` need a gradient (cached per mask)."""
+        names = self.plans.get(mask)
+        if names is None:
+            names = set()
+            for i, uses in enumerate(self.uses):
+                if mask >> i & 1:
+                    names |= uses
+            names = self.plans[mask] = tuple(sorted(names))
+        return names
+
+    def bind(self, args, kw):
+        """Inputs and attributes from a call's arguments (the slow path: attrs or keywords)."""
+        n = self.n_in
+        inputs = list(args[:n])
+        extra = args[n:]
+        attrs = dict(self.defaults)
+        if extra:
+            if self.varargs:
+                attrs[self.varargs] = (tuple(extra[0]) if len(extra) == 1
+                                       and isinstance(extra[0], (list, tuple)) else tuple(extra))
+            else:
+                if len(extra) > len(self.attrs):
+                    raise TypeError(f"{self.name}() takes at most {n + len(self.attrs)} "
+                                    f"arguments ({len(args)} given)")
+                attrs.update(zip(self.attr_names, extra))
+        for k, v in kw.items():
+            k = _KW_ALIASES.get(k, k)
+            if k in self.index:
+                _put_input(self, inputs, self.index[k], v)
+            elif k in _INPUT_ALIASES and _INPUT_ALIASES.index(k) < n:
+                _put_input(self, inputs, _INPUT_ALIASES.index(k), v)
+            elif k in attrs or k in self.required:
+                attrs[k] = v
+            elif k == "name":
+                continue
+            else:
+                raise TypeError(f"{self.name}() got an unexpected keyword argument '{k}'")
+        if len(inputs) < n or any(i is _MISSING for i in inputs):
+            raise TypeError(f"{self.name}() missing required argument(s): "
+                            f"{', '.join(self.inputs[len(args):])}")
+        for a in self.required:
+            if a not in attrs:
+                raise TypeError(f"{self.name}() missing required argument '{a}'")
+        return inputs, attrs
+
+
+_MISSING = object()
+
+
+def _put_input(op, inputs, i, v):
+    while len(inputs) <= i:
+        inputs.append(_MISSING)
+    inputs[i] = v
+
+
+def _camel(name):
+    return "".join(p[:1].upper() + p[1:] for p in name.split("_"))
+
+
+def _as_array(xp, v):
+    if isinstance(v, Tensor):
+        return v._data
+    if v is None or type(v) in _SCALARS or isinstance(v, (np.generic, slice, str)):
+        return v
+    return xp.asarray(v)
+
+
+def _refresh(t):
+    """Bring a view's grad_fn up to date after a write to its base (see tensor.py)."""
+    if t._base is not None and t._view_version != t._counter.value:
+        t._refresh_view()
+
+
+# --------------------------------------------------------------------------------------------
+# Calling an op
+
+
+def call(op, inputs, attrs):
+    """Run ``op`` out of place and record its backward node when an input requires grad."""
+    rg = False
+    arrays = []
+    x0 = None
+    for t in inputs:
+        if isinstance(t, Tensor):
+            if t._base is not None:
+                _refresh(t)
+            if t._rg:
+                rg = True
+            if x0 is None:
+                x0 = t
+            arrays.append(t._data)
+        else:
+            arrays.append(_as_array(np, t))
+    xp = x0._place.xp if x0 is not None else np
+    out = op.fwd(xp, *arrays, **attrs)
+    if op.kind == "view":
+        result = _view_result(op, x0, out, attrs)
+    else:
+        result = _wrap(out, x0)
+    if rg and op.differentiable and _state.enabled:
+        result.grad_fn = _record(op, inputs, arrays, result, attrs, xp, None)
+        result._rg = True
+    return result
+
+
+def _view_result(op, x, out, attrs):
+    if op.result == "maybe_view" and not x._place.xp.may_share_memory(out, x._data):
+        return _wrap(out, x)
+    v = _alias(x, out)
+    v._base = x._base if x._base is not None else x
+    v._view_chain = (x._view_chain if x._base is not None else ()) + ((op, attrs),)
+    v._view_version = x._counter.value
+    return v
+
+
+def _record(op, inputs, arrays, result, attrs, xp, x_copy):
+    """Attach op's backward node to ``result`` (Note [In-place saving] for ``x_copy``)."""
+    mask = 0
+    edges = []
+    for i, t in enumerate(inputs):
+        if isinstance(t, Tensor) and t._rg and op.grad_fns[i] is not None:
+            edges.append(t.grad_fn or t)
+            mask |= 1 << i
+        else:
+            edges.append(None)
+    saved = {}
+    for name in op.plan(mask):
+        if name == "out":
+            saved[name] = save(result)
+        elif x_copy is not None and op.index[name] == 0:
+            saved[name] = x_copy
+        else:
+            t = inputs[op.index[name]]
+            saved[name] = save(t) if isinstance(t, Tensor) else arrays[op.index[name]]
+    node = op.node_cls(tuple(edges), saved)
+    node.attrs = attrs
+    node.xp = xp
+    node.shapes = tuple(getattr(a, "shape", None) for a in arrays)
+    node.dtypes = tuple(getattr(a, "dtype", None) for a in arrays)
+    return node
+
+
+def call_inplace(op, inputs, attrs):
+    """Run ``op`` writing into its first input, which is returned (``y is x``)."""
+    x = inputs[0]
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op.name}_() writes into its first argument, which must be a Tensor, "
+                        f"not {type(x).__name__}")
+    rg = False
+    arrays = []
+    for t in inputs:
+        if isinstance(t, Tensor):
+            if t._base is not None:
+                _refresh(t)
+            rg = rg or t._rg
+            arrays.append(t._data)
+        else:
+            arrays.append(_as_array(x._place.xp, t))
+    if _state.enabled:
+        check_leaf(x, op.name + "_")
+    check_writable(op, x, arrays)
+    xp = x._place.xp
+    x_copy = None
+    # A write without a gradient formula into a tensor that requires grad gets a zero gradient.
+    record = rg and _state.enabled and (op.differentiable or x._rg)
+    if record:
+        mask = 0
+        for i, t in enumerate(inputs):
+            if isinstance(t, Tensor) and t._rg and op.grad_fns[i] is not None:
+                mask |= 1 << i
+        if op.inputs[0] in op.plan(mask):   # Note [In-place saving]
+            arr = x._data.copy()
+            x_copy = save_copy(arr, memory.Storage(arr.nbytes, str(x._place)),
+                               x.__dict__.get("name"))
+    op.fwd(xp, *arrays, out=x._data, **attrs)
+    x._counter.bump(op.name + "_")
+    if record:
+        rebase(x, op, inputs, arrays, attrs, xp, x_copy)
+    return x
+
+
+def check_leaf(x, what):
+    """DESIGN.md rule 4: no in-place write to a leaf that requires grad (or its view)."""
+    base = x._base
+    if base is None:
+        if x._rg and x.grad_fn is None:
+            raise InplaceError(
+                f"a leaf Variable that requires grad is being used in an in-place operation "
+                f"({what} on a leaf tensor of shape {list(x.shape)}{_named(x)}). Leaf Var that "
+                f"doesn't stop gradient can't use inplace strategy. Write it under no_grad() "
+                f"(parameter init, optimizer steps) or write into a clone().")
+    elif base._rg and base.grad_fn is None:
+        view_op = x._view_chain[-1][0].name if x._view_chain else "a view"
+        raise InplaceError(
+            f"a view of a leaf Variable that requires grad is being used in an in-place "
+            f"operation ({what} on a view made by {view_op} of a leaf tensor of shape "
+            f"{list(base.shape)}{_named(base)}). Write it under no_grad(), or write into a "
+            f"clone() of the leaf.")
+
+
+def _named(t):
+    name = t.__dict__.get("name")
+    return f" named '{name}'" if name else ""
+
+
+def check_writable(op, x, arrays):
+    """DESIGN.md rule 10: refuse a write that cannot be done safely, before any data changes."""
+    xa = x._data
+    shape = xa.shape
+    if op.kind == "elementwise":
+        for a in arrays[1:]:
+            s = getattr(a, "shape", None)
+            if s is not None and s != shape:
+                try:
+                    b = np.broadcast_shapes(shape, s)
+                except ValueError:
+                    raise ShapeError(f"{op.name}_(): the shapes {list(shape)} and {list(s)} do "
+                                     f"not broadcast") from None
+                if b != shape:
+                    raise ShapeError(
+                        f"{op.name}_(): output with shape {list(shape)} doesn't match the "
+                        f"broadcast shape {list(b)}; an in-place op cannot change the shape of "
+                        f"the tensor it writes")
+        if op.result != "same":
+            rt = result_dtype(op, xa, arrays)
+            if rt != xa.dtype and not np.can_cast(rt, xa.dtype, "same_kind"):
+                raise DTypeError(f"{op.name}_(): result type {rt} can't be cast to the desired "
+                                 f"output type {xa.dtype} of the tensor written in place")
+    if not op.fill and 0 in xa.strides and xa.size > 1 and _overlaps(xa):
+        raise OverlapError(
+            f"{op.name}_(): unsupported operation: more than one element of the written-to "
+            f"tensor refers to a single memory location (an expanded tensor, shape "
+            f"{list(shape)}, strides {list(xa.strides)}). Please clone() the tensor before "
+            f"performing the operation.")
+
+
+def _overlaps(a):
+    return any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
+
+
+def result_dtype(op, xa, arrays):
+    """The dtype an element-wise op's result would have, without computing it."""
+    if op.result == "bool":
+        return np.dtype(bool)
+    same = True
+    for a in arrays[1:]:
+        d = getattr(a, "dtype", None)
+        if d is None:
+            if a is None or isinstance(a, (slice, str)):
+                continue
+            same = same and (isinstance(a, (bool, int)) or xa.dtype.kind in "fc") and not (
+                isinstance(a, complex) and xa.dtype.kind != "c")
+        elif d != xa.dtype:
+            same = False
+    rt = xa.dtype if same else np.result_type(*[a for a in arrays if a is not None
+                                                and not isinstance(a, (slice, str))])
+    if op.result == "float" and rt.kind not in "fc":
+        rt = np.dtype("float64")
+    return rt
+
+
+def rebase(x, op, inputs, arrays, attrs, xp, x_copy):
+    """DESIGN.md rules 5 and 6: an in-place op becomes the new history of ``x`` (or its base)."""
+    if x._base is not None:
+        from ..autograd.view_write import rebase_view
+        return rebase_view(x, op, inputs, arrays, attrs, xp, x_copy)
+    old = x.grad_fn
+    inputs = list(inputs)
+    node = _record(op, inputs, arrays, x, attrs, xp, x_copy)
+    if old is None and x._rg:
+        node.next = (x,) + node.next[1:]   # cannot happen for leaves (rule 4); kept for safety
+    if old is not None and old.retained is not None:
+        node.retained, old.retained = old.retained, None
+    x.grad_fn = node
+    x._rg = True
+    return node
+
+
+# --------------------------------------------------------------------------------------------
+# Ops over a variable number of inputs (cat, stack, einsum)
+
+
+class VarNode(Node):
+    """Backward node of a variadic op: one gradient function returns every input's gradient."""
+
+    __slots__ = ("attrs", "shapes", "dtypes", "xp")
+    op = None
+
+    def apply(self, g):
+        op = self.op
+        if op.saves_inputs:
+            xs = [self.unpack(i) for i in range(len(self.next))]
+        else:
+            xs = self.shapes
+        grads = op.grad(g, xs, xp=self.xp, **self.attrs)
+        return [None if e is None or gi is None else fit(self.xp, gi, s, d)
+                for e, gi, s, d in zip(self.next, grads, self.shapes, self.dtypes)]
+
+
+class VarOp:
+    def __init__(self, name, fwd, grad, saves_inputs):
+        self.name = name
+        self.fwd = fwd
+        self.grad = grad
+        self.saves_inputs = saves_inputs
+        self.node_cls = type(_camel(name) + "Backward", (VarNode,), {"__slots__": (), "op": self})
+
+
+def defvar(name, fwd, grad, saves_inputs=False):
+    """Declare an op over a list of tensors: ``fwd(xp, arrays, **attrs)``, and
+    ``grad(g, xs, xp, **attrs)`` returning one gradient per input, where ``xs`` is the saved
+    input arrays (``saves_inputs``) or their shapes."""
+    op = VarOp(name, fwd, grad, saves_inputs)
+    OPS[name] = op
+    return op
+
+
+def call_var(op, inputs, attrs):
+    """Run a variadic op over ``inputs`` (tensors or array-likes)."""
+    x0 = next((t for t in inputs if isinstance(t, Tensor)), None)
+    xp = x0._place.xp if x0 is not None else np
+    rg = False
+    arrays = []
+    for t in inputs:
+        if isinstance(t, Tensor):
+            if t._base is not None:
+                _refresh(t)
+            rg = rg or t._rg
+            arrays.append(t._data)
+        else:
+            arrays.append(xp.asarray(t))
+    result = _wrap(op.fwd(xp, arrays, **attrs), x0)
+    if rg and _state.enabled:
+        edges = tuple((t.grad_fn or t) if isinstance(t, Tensor) and t._rg else None
+                      for t in inputs)
+        saved = None
+        if op.saves_inputs:
+            saved = {i: save(t) if isinstance(t, Tensor) else a
+                     for i, (t, a) in enumerate(zip(inputs, arrays))}
+        node = op.node_cls(edges, saved)
+        node.attrs = attrs
+        node.xp = xp
+        node.shapes = tuple(a.shape for a in arrays)
+        node.dtypes = tuple(a.dtype for a in arrays)
+        result.grad_fn = node
+        result._rg = True
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# Public forms
+
+
+def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, result=None,
+          fill=False, method=True, node_name=None, aliases=()):
+    """Declare an op; returns the OpDef. See the module docstring."""
+    op = OpDef(name, fwd, grad, kind, inplace, varargs, result, fill, node_name)
+    OPS[name] = op
+    op.function = _make_function(op, call)
+    op.function.__name__ = op.function.__qualname__ = name
+    op.inplace_function = None
+    if inplace and op.takes_out:
+        op.inplace_function = _make_function(op, call_inplace)
+        op.inplace_function.__name__ = op.inplace_function.__qualname__ = name + "_"
+    op.method = method
+    op.aliases = aliases
+    return op
+
+
+def _make_function(op, runner):
+    n = op.n_in
+    defaults = op.defaults
+    takes_out = op.takes_out and runner is call
+
+    def fn(*args, **kw):
+        if len(args) == n and not kw:
+            return runner(op, args, defaults)
+        out = kw.pop("out", None) if takes_out else None
+        inputs, attrs = op.bind(args, kw)
+        if out is not None:
+            return write_out(op, inputs, attrs, out)
+        return runner(op, inputs, attrs)
+    fn.__doc__ = f"``{op.name}`` (declared in mutograd.ops; see docs/ops.md)."
+    return fn
+
+
+def write_out(op, inputs, attrs, out):
+    """``op(..., out=t)``: compute, then write into ``t`` (a write: it bumps t's version)."""
+    if _state.enabled and any(isinstance(t, Tensor) and t._rg for t in inputs):
+        raise InplaceError(f"{op.name}(): functions with out=... arguments don't support "
+                           f"automatic differentiation, but one of the arguments requires grad")
+    result = call(op, inputs, attrs)
+    if tuple(out.shape) != tuple(result.shape):
+        raise ShapeError(f"{op.name}(): out= has shape {list(out.shape)} but the result has "
+                         f"shape {list(result.shape)}")
+    check_leaf(out, op.name + "(out=)")
+    out._data[...] = result._data
+    out._counter.bump(op.name + "(out=)")
+    return out

@@ -1,0 +1,286 @@
+"""View ops: results share storage and the version counter with their input (DESIGN.md table).
+
+Each view op's forward returns a view of its input array, so the same forward replays a view's
+chain on a gradient buffer (Note [Writing through a view]). ``reshape``/``flatten`` are views when
+the strides allow and copies otherwise, as in PyTorch; ``view`` refuses to copy.
+"""
+from ..errors import ShapeError
+from ..tensor import Tensor
+from .registry import call, defop, OPS
+
+
+def _reshape(xp, x, *, shape):
+    try:
+        return xp.reshape(x, shape, copy=False)
+    except ValueError as e:
+        if "copy" not in str(e):
+            raise ShapeError(f"reshape: shape {list(shape)} is invalid for input of size "
+                             f"{x.size}") from None
+        return xp.reshape(x, shape)
+
+
+def _view(xp, x, *, shape):
+    if len(shape) == 1 and not isinstance(shape[0], int):
+        raise TypeError("view(dtype) is not supported; use astype()")
+    try:
+        return xp.reshape(x, shape, copy=False)
+    except ValueError as e:
+        if "copy" in str(e):
+            raise ShapeError(
+                "view size is not compatible with input tensor's size and stride (at least one "
+                "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+            ) from None
+        raise ShapeError(f"shape {list(shape)} is invalid for input of size {x.size}") from None
+
+
+_back = lambda g, x_shape: g.reshape(x_shape)  # noqa: E731  (the gradient of every reshape)
+
+defop("reshape", _reshape, kind="view", varargs="shape", result="maybe_view", grad=_back,
+      inplace=False)
+defop("view", _view, kind="view", varargs="shape", grad=_back, inplace=False)
+
+
+def _flatten(xp, x, start_axis=0, stop_axis=-1):
+    if x.ndim == 0:
+        return _reshape(xp, x, shape=(1,))
+    a, b = start_axis % x.ndim, stop_axis % x.ndim
+    n = 1
+    for d in x.shape[a:b + 1]:
+        n *= d
+    return _reshape(xp, x, shape=x.shape[:a] + (n,) + x.shape[b + 1:])
+
+
+defop("flatten", _flatten, kind="view", result="maybe_view", grad=_back, inplace=False)
+
+
+def _unflatten(xp, x, *, axis, shape):
+    a = axis % x.ndim
+    return xp.reshape(x, x.shape[:a] + tuple(shape) + x.shape[a + 1:], copy=False)
+
+
+defop("unflatten", _unflatten, kind="view", grad=_back, inplace=False)
+defop("permute", lambda xp, x, *, perm: xp.transpose(x, perm), kind="view", varargs="perm",
+      inplace=False, grad=lambda g, perm, xp: xp.transpose(g, _inverse(perm, g.ndim)))
+
+
+def _inverse(perm, n):
+    inv = [0] * n
+    for i, p in enumerate(perm):
+        inv[p % n] = i
+    return inv
+
+
+defop("swapaxes", lambda xp, x, *, axis0, axis1: xp.swapaxes(x, axis0, axis1), kind="view",
+      inplace=False, grad=lambda g, axis0, axis1, xp: xp.swapaxes(g, axis0, axis1),
+      node_name="TransposeBackward")
+
+
+def _t(xp, x):
+    if x.ndim > 2:
+        raise ShapeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
+    return x.T
+
+
+defop("t", _t, kind="view", inplace=False, grad=lambda g: g.T)
+
+
+def _squeeze(xp, x, axis=None):
+    if axis is None:
+        return xp.squeeze(x)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = tuple(a % x.ndim for a in axes if x.ndim and x.shape[a] == 1)
+    return xp.squeeze(x, axes) if axes else x[...]
+
+
+def _unsqueeze(xp, x, *, axis):
+    if isinstance(axis, int):
+        return xp.expand_dims(x, axis)
+    for a in axis:                 # Paddle: a list, applied in order
+        x = xp.expand_dims(x, a)
+    return x
+
+
+defop("squeeze", _squeeze, kind="view", grad=_back, inplace=False)
+defop("unsqueeze", _unsqueeze, kind="view", grad=_back, inplace=False)
+
+
+def _expand(xp, x, *, shape):
+    lead = len(shape) - x.ndim
+    if lead < 0:
+        raise ShapeError(f"expand: the number of sizes provided ({len(shape)}) must be greater "
+                         f"or equal to the number of dimensions in the tensor ({x.ndim})")
+    full = tuple(x.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(shape))
+    try:
+        return xp.broadcast_to(x, full)
+    except ValueError:
+        raise ShapeError(f"expand: the expanded size {list(full)} must match the existing size "
+                         f"{list(x.shape)} at non-singleton dimensions") from None
+
+
+# broadcast_to's result is read-only in NumPy; writes into it are refused by the overlap rule
+defop("expand", _expand, kind="view", varargs="shape", grad=lambda g: g, inplace=False)
+defop("broadcast_to", _expand, kind="view", grad=lambda g: g, inplace=False, method=False)
+
+
+def _narrow(xp, x, *, axis, start, length):
+    a = axis % x.ndim
+    start = start % x.shape[a] if start < 0 else start
+    if start + length > x.shape[a] or length < 0:
+        raise ShapeError(f"narrow: start ({start}) + length ({length}) exceeds dimension size "
+                         f"({x.shape[a]})")
+    return x[(slice(None),) * a + (slice(start, start + length),)]
+
+
+def _region_grad(fwd):
+    """Gradient of a view that picks a region: zeros with the region set to ``g``."""
+    def grad(g, x_shape, xp, **attrs):
+        z = xp.zeros(x_shape, g.dtype)
+        fwd(xp, z, **attrs)[...] = g
+        return z
+    return grad
+
+
+def _select(xp, x, *, axis, index):
+    a = axis % x.ndim
+    n = x.shape[a]
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(x.shape)} at dimension {a}")
+    return x[(slice(None),) * a + (index,)]
+
+
+def _diagonal(xp, x, offset=0, axis1=0, axis2=1):
+    """A writable diagonal view (NumPy's own is read-only)."""
+    a1, a2 = axis1 % x.ndim, axis2 % x.ndim
+    rest = [i for i in range(x.ndim) if i not in (a1, a2)]
+    m = xp.transpose(x, rest + [a1, a2])
+    m = m[..., :, offset:] if offset >= 0 else m[..., -offset:, :]
+    n = max(0, min(m.shape[-2], m.shape[-1]))
+    return xp.lib.stride_tricks.as_strided(m, m.shape[:-2] + (n,),
+                                           m.strides[:-2] + (m.strides[-2] + m.strides[-1],))
+
+
+def _getitem(xp, x, *, index):
+    return x[index]
+
+
+for _name, _fwd in (("narrow", _narrow), ("select", _select), ("diagonal", _diagonal),
+                    ("getitem", _getitem)):
+    defop(_name, _fwd, kind="view", inplace=False, grad=_region_grad(_fwd),
+          method=_name != "getitem",
+          node_name={"getitem": "SliceBackward"}.get(_name))
+
+
+def _as_strided(xp, x, *, size, stride, storage_offset=0):
+    """Strides and offset in elements, relative to the first element of a contiguous ``x``."""
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise ShapeError(f"as_strided: size {list(size)} and stride {list(stride)} differ in "
+                         f"length")
+    if not x.flags.c_contiguous:
+        raise ShapeError("as_strided needs a contiguous tensor; call .contiguous() first")
+    last = storage_offset + sum((n - 1) * s for n, s in zip(size, stride) if n > 0)
+    if storage_offset < 0 or min(stride, default=0) < 0 or (x.size and last >= x.size) or (
+            not x.size and any(size)):
+        raise ShapeError(f"as_strided: size {list(size)}, stride {list(stride)} and offset "
+                         f"{storage_offset} reach outside the tensor's {x.size} elements")
+    flat = x.reshape(-1)[storage_offset:]
+    return xp.lib.stride_tricks.as_strided(flat, size, [s * x.itemsize for s in stride])
+
+
+def _as_strided_grad(g, x_shape, size, stride, storage_offset, xp):
+    n = 1
+    for d in x_shape:
+        n *= d
+    idx = _as_strided(xp, xp.arange(n), size=size, stride=stride, storage_offset=storage_offset)
+    z = xp.zeros(n, g.dtype)
+    xp.add.at(z, idx, g)          # overlapping windows accumulate
+    return z.reshape(x_shape)
+
+
+defop("as_strided", _as_strided, kind="view", inplace=False, grad=_as_strided_grad)
+
+
+# ---- public helpers built on the view ops ---------------------------------------------------
+def transpose(x, *args, **kw):
+    """``transpose(x, perm)`` (Paddle) or ``transpose(x, dim0, dim1)`` (PyTorch)."""
+    perm = kw.pop("perm", None)
+    if perm is None and len(args) == 1:
+        perm = args[0]
+    if perm is not None:
+        return call(OPS["permute"], [x], {"perm": tuple(perm)})
+    if len(args) == 2:
+        d0, d1 = args
+    else:
+        d0, d1 = kw.get("dim0", kw.get("axis0")), kw.get("dim1", kw.get("axis1"))
+    return call(OPS["swapaxes"], [x], {"axis0": d0, "axis1": d1})
+
+
+def expand_as(x, y):
+    """``x`` expanded to the shape of ``y`` (a view)."""
+    return call(OPS["expand"], [x], {"shape": tuple(y.shape)})
+
+
+def _sizes(n, sections, axis):
+    if isinstance(sections, int):
+        if sections <= 0:
+            raise ValueError(f"split size must be positive, got {sections}")
+        return [min(sections, n - i) for i in range(0, n, sections)] or [0]
+    sections = list(sections)
+    if -1 in sections:
+        known = sum(s for s in sections if s != -1)
+        sections[sections.index(-1)] = n - known
+    if sum(sections) != n:
+        raise ShapeError(f"split: sections {sections} do not add up to the size {n} of "
+                         f"dimension {axis}")
+    return sections
+
+
+def split(x, split_size_or_sections, axis=0, dim=None):
+    """Views of consecutive pieces along ``axis``: an int is each piece's size (PyTorch)."""
+    axis = dim if dim is not None else axis
+    a = axis % x.ndim
+    out, start = [], 0
+    for s in _sizes(x.shape[a], split_size_or_sections, a):
+        out.append(call(OPS["narrow"], [x], {"axis": a, "start": start, "length": s}))
+        start += s
+    return tuple(out)
+
+
+def split_sections(x, num_or_sections, axis=0):
+    """Paddle's ``split``: an int is the number of equal pieces."""
+    a = axis % x.ndim
+    if isinstance(num_or_sections, int):
+        n = x.shape[a]
+        if n % num_or_sections:
+            raise ShapeError(f"split: the size {n} of dimension {a} is not divisible by "
+                             f"{num_or_sections}")
+        num_or_sections = [n // num_or_sections] * num_or_sections
+    return list(split(x, list(num_or_sections), a))
+
+
+def chunk(x, chunks, axis=0, dim=None):
+    """``chunks`` views of (nearly) equal size along ``axis``."""
+    axis = dim if dim is not None else axis
+    n = x.shape[axis % x.ndim]
+    size = -(-n // chunks) if n else 1
+    return split(x, size, axis)
+
+
+def unbind(x, axis=0, dim=None):
+    """Views of every index along ``axis``, with that axis removed."""
+    axis = dim if dim is not None else axis
+    a = axis % x.ndim
+    return tuple(call(OPS["select"], [x], {"axis": a, "index": i}) for i in range(x.shape[a]))
+
+
+def T(x):
+    return call(OPS["permute"], [x], {"perm": tuple(range(x.ndim - 1, -1, -1))})
+
+
+def mT(x):
+    return call(OPS["swapaxes"], [x], {"axis0": -2, "axis1": -1})
+
+
+Tensor.T = property(T)
+Tensor.mT = property(mT)

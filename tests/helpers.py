@@ -1,0 +1,48 @@
+"""Shared test helpers: sampling inputs, finite-difference gradients, byte counting."""
+import contextlib
+
+import numpy as np
+
+import mutograd as mg
+
+
+def sample(info, shape, rng, dtype=np.float64):
+    lo, hi = info.domain
+    a = rng.uniform(lo, hi, shape)
+    if info.positive:   # keep away from kinks/poles at 0, keep the sign
+        a = np.where(np.abs(a) < 0.1, np.copysign(0.1, a) + a, a)
+    return a.astype(dtype)
+
+
+def inputs(info, rng, dtype=np.float64):
+    return [sample(info, s, rng, dtype) for s in info.shapes[:info.nargs]]
+
+
+def numeric_grad(f, arrays, eps=1e-6):
+    """Central finite differences of scalar ``f(*arrays)`` w.r.t. each array (float64)."""
+    grads = []
+    for a in arrays:
+        g = np.zeros_like(a)
+        it = np.nditer(a, flags=["multi_index"])
+        for _ in it:
+            i = it.multi_index
+            old = a[i]
+            a[i] = old + eps
+            hi = f(*arrays)
+            a[i] = old - eps
+            lo = f(*arrays)
+            a[i] = old
+            g[i] = (hi - lo) / (2 * eps)
+        grads.append(g)
+    return grads
+
+
+@contextlib.contextmanager
+def counting():
+    """Yields a dict whose 'bytes' and 'allocations' are filled with what the block allocated."""
+    res = {}
+    before = mg.memory.allocated()
+    n = mg.memory.num_allocations()
+    yield res
+    res["bytes"] = mg.memory.allocated() - before
+    res["allocations"] = mg.memory.num_allocations() - n
