@@ -135,6 +135,9 @@ def _write_atomically(path, data):
     fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".",
                                suffix=".tmp")
     try:
+        # mkstemp makes the file private (0600); give it the mode a plain open() would
+        mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o666 & ~_umask()
+        os.chmod(tmp, mode)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -144,6 +147,12 @@ def _write_atomically(path, data):
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 # ---- loading -------------------------------------------------------------------------------
