@@ -78,7 +78,7 @@ def _put(arrays, path, arr):
     name = path or "tensor"
     while name in arrays:
         name += "#"
-    arrays[name] = np.ascontiguousarray(arr)
+    arrays[name] = _contiguous(arr)
     return name
 
 
@@ -98,8 +98,13 @@ def _decode(enc, arrays):
     return enc
 
 
+def _contiguous(arr):
+    # not np.ascontiguousarray: it turns a 0-d array into a 1-d one
+    return arr if arr.flags.c_contiguous else arr.copy(order="C")
+
+
 def _crc(arr):
-    return zlib.crc32(memoryview(np.ascontiguousarray(arr)).cast("B"))
+    return zlib.crc32(_contiguous(arr).tobytes())
 
 
 # ---- saving --------------------------------------------------------------------------------
