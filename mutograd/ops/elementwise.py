@@ -6,6 +6,7 @@ pow, ...). See Note [In-place saving] in registry.py.
 """
 import math
 
+from ..errors import DTypeError
 from .registry import defop
 
 
@@ -211,7 +212,18 @@ def _pow_grad_y(g, x, out, xp):
     return g * out * xp.log(safe) * (x > 0)
 
 
-defop("pow", lambda xp, x, y, out=None: xp.power(x, y, out=out),
+def _pow(xp, x, y, out=None):
+    if getattr(x, "dtype", None) is not None and x.dtype.kind in "iu":
+        yk = getattr(y, "dtype", None)
+        neg = (y < 0) if isinstance(y, int) else (
+            yk is not None and yk.kind == "i" and bool((y < 0).any()))
+        if neg:
+            raise DTypeError("pow(): integers to negative integer powers are not allowed; "
+                             "use a floating tensor")
+    return xp.power(x, y, out=out)
+
+
+defop("pow", _pow,
       grad=(lambda g, x, y: g * y * x ** (y - 1) if not _is_zero(y) else g * 0, _pow_grad_y))
 
 

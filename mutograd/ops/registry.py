@@ -30,7 +30,8 @@ from ..tensor import Tensor, _alias, _wrap
 
 _EMPTY = inspect.Parameter.empty
 _SCALARS = (int, float, bool, complex)
-_KW_ALIASES = {"dim": "axis", "keepdims": "keepdim", "keep_dim": "keepdim"}
+_KW_ALIASES = {"dim": "axis", "keepdims": "keepdim", "keep_dim": "keepdim",
+               "start_dim": "start_axis", "end_dim": "stop_axis"}
 _INPUT_ALIASES = ("input", "other")
 
 OPS = {}
