@@ -82,7 +82,7 @@ def reshape_(x, *shape, **kw):
         >>> x.reshape_(2, 3) is x, x.shape
         (True, [2, 3])
     """
-    return _apply(x, "view", {"shape": _shape(shape, kw)}, "reshape_", _reshape_back)
+    return _apply(x, "reshape", {"shape": _shape(shape, kw)}, "reshape_", _reshape_back)
 
 
 def flatten_(x, start_axis=0, stop_axis=-1, start_dim=None, end_dim=None):

@@ -260,11 +260,14 @@ def _cumprod_grad(g, x, out, axis, xp):
     gm = xp.moveaxis(g, axis, -1)
     n = xm.shape[-1]
     res = xp.zeros_like(xm)
+    prefix = xp.ones_like(xm[..., 0])     # prod_{k<i} x_k
     for i in range(n):   # a loop over the scanned axis, not over elements
-        others = xm.copy()
-        others[..., i] = 1
-        prods = xp.cumprod(others[..., i:], axis=-1)
-        res[..., i] = (gm[..., i:] * prods).sum(-1)
+        # prod_{i<k<=j} x_k for every j >= i (1 at j == i), times the prefix before i
+        after = xp.cumprod(xm[..., i:], axis=-1)
+        after[..., 1:] = xp.cumprod(xm[..., i + 1:], axis=-1)
+        after[..., 0] = 1
+        res[..., i] = prefix * (gm[..., i:] * after).sum(-1)
+        prefix = prefix * xm[..., i]
     res = xp.moveaxis(res, -1, axis)
     return res.reshape(-1) if flat else res
 

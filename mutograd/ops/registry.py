@@ -387,11 +387,11 @@ def check_writable(op, x, arrays):
                         f"{op.name}_(): output with shape {list(shape)} doesn't match the "
                         f"broadcast shape {list(b)}; an in-place op cannot change the shape of "
                         f"the tensor it writes")
-        if op.result != "same":
-            rt = result_dtype(op, xa, arrays)
-            if rt != xa.dtype and not np.can_cast(rt, xa.dtype, "same_kind"):
-                raise DTypeError(f"{op.name}_(): result type {rt} can't be cast to the desired "
-                                 f"output type {xa.dtype} of the tensor written in place")
+    if op.result != "same" and op.kind != "index":
+        rt = result_dtype(op, xa, arrays)
+        if rt != xa.dtype and not np.can_cast(rt, xa.dtype, "same_kind"):
+            raise DTypeError(f"{op.name}_(): result type {rt} can't be cast to the desired "
+                             f"output type {xa.dtype} of the tensor written in place")
     if not op.fill and 0 in xa.strides and xa.size > 1 and _overlaps(xa):
         raise OverlapError(
             f"{op.name}_(): unsupported operation: more than one element of the written-to "
