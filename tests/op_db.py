@@ -6,8 +6,9 @@ of ``shapes`` sampled from ``domain``; ops that need integer indices, masks or a
 give a ``make(rng) -> Sample`` instead, and ``call`` when the public function is not called as
 ``fn(*args, **kwargs)``.
 """
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, NamedTuple, Optional
+from typing import NamedTuple
 
 import numpy as np
 import scipy.special
@@ -34,11 +35,11 @@ class OpInfo:
     positive: bool = False            # inputs kept away from 0 (|x| >= 0.1, sign preserved)
     int_ok: bool = True               # accepts integer tensors out of place
     atol: float = 1e-6
-    torch_name: Optional[str] = None  # name in PyTorch when it differs (None: same)
+    torch_name: str | None = None  # name in PyTorch when it differs (None: same)
     kind: str = "elementwise"         # elementwise | reduction | scan | linalg | view | copy
     variant: str = ""                 # test id suffix for an attribute variant
-    make: Optional[Callable] = None   # rng -> Sample, for inputs that are not plain floats
-    call: Optional[Callable] = None   # (fn, *args, **kw) -> result, when not fn(*args, **kw)
+    make: Callable | None = None   # rng -> Sample, for inputs that are not plain floats
+    call: Callable | None = None   # (fn, *args, **kw) -> result, when not fn(*args, **kw)
     method: bool = True               # Tensor.<name> exists
     torch: object = True              # False: no PyTorch counterpart; or (torch, *args, **kw)
     float_out: bool = False           # result is floating for integer inputs (x_ on int raises)

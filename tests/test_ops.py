@@ -3,10 +3,10 @@ import inspect
 
 import numpy as np
 import pytest
-
-import mutograd as mg
 from helpers import counting, numeric_grad
 from op_db import OPS
+
+import mutograd as mg
 
 WRITES = ("elementwise", "scan", "linalg")   # kinds whose ``_`` form writes data
 
