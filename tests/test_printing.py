@@ -12,29 +12,29 @@ def _default_print_options():
 
 @pytest.mark.parametrize("make, text", [
     (lambda: mg.tensor([[1.0, 2.0], [3.0, 4.0]]),
-     "Tensor(shape=[2, 2], dtype=float32, place=Place(cpu), stop_gradient=True,\n"
+     ("Tensor(shape=[2, 2], dtype=float32, place=Place(cpu), stop_gradient=True,\n"
      "       [[1., 2.],\n"
-     "        [3., 4.]])"),
+     "        [3., 4.]])")),
     (lambda: mg.tensor(3),
      "Tensor(shape=[], dtype=int64, place=Place(cpu), stop_gradient=True,\n       3)"),
     (lambda: mg.ones(2, requires_grad=True),
-     "Tensor(shape=[2], dtype=float32, place=Place(cpu), stop_gradient=False,\n"
-     "       [1., 1.])"),
+     ("Tensor(shape=[2], dtype=float32, place=Place(cpu), stop_gradient=False,\n"
+      "       [1., 1.])")),
     (lambda: mg.ones(2, requires_grad=True) * 2,
-     "Tensor(shape=[2], dtype=float32, place=Place(cpu), stop_gradient=False,\n"
-     "       [2., 2.])"),
+     ("Tensor(shape=[2], dtype=float32, place=Place(cpu), stop_gradient=False,\n"
+      "       [2., 2.])")),
     (lambda: mg.tensor([True, False]),
-     "Tensor(shape=[2], dtype=bool, place=Place(cpu), stop_gradient=True,\n"
-     "       [True , False])"),
+     ("Tensor(shape=[2], dtype=bool, place=Place(cpu), stop_gradient=True,\n"
+      "       [True , False])")),
     (lambda: mg.tensor([1.5, -0.25], dtype="float64"),
-     "Tensor(shape=[2], dtype=float64, place=Place(cpu), stop_gradient=True,\n"
-     "       [ 1.50000000, -0.25000000])"),
+     ("Tensor(shape=[2], dtype=float64, place=Place(cpu), stop_gradient=True,\n"
+      "       [ 1.50000000, -0.25000000])")),
     (lambda: mg.zeros(0, 3),
-     "Tensor(shape=[0, 3], dtype=float32, place=Place(cpu), stop_gradient=True,\n"
-     "       [])"),
+     ("Tensor(shape=[0, 3], dtype=float32, place=Place(cpu), stop_gradient=True,\n"
+      "       [])")),
     (lambda: mg.arange(10)[::4],
-     "Tensor(shape=[3], dtype=int64, place=Place(cpu), stop_gradient=True,\n"
-     "       [0, 4, 8])"),
+     ("Tensor(shape=[3], dtype=int64, place=Place(cpu), stop_gradient=True,\n"
+      "       [0, 4, 8])")),
 ], ids=["2d", "scalar", "requires-grad", "non-leaf", "bool", "float64", "empty", "view"])
 def test_repr_is_paddles_layout(make, text):
     t = make()
