@@ -1,7 +1,17 @@
 """The op declarations, and the step that turns them into functions, methods and operators."""
 from ..tensor import Tensor
-from . import elementwise, reduction, linalg, views, shaping, indexing, creation  # noqa: F401
-from . import composite, conventions, metadata
+from . import (  # noqa: F401
+    composite,
+    conventions,
+    creation,
+    elementwise,
+    indexing,
+    linalg,
+    metadata,
+    reduction,
+    shaping,
+    views,
+)
 from .registry import OPS, call, call_inplace, defop  # noqa: F401
 
 # Public names that differ from the op's declared name

@@ -294,17 +294,21 @@ defop("addcdiv", _addcdiv, grad=(lambda g: g, lambda g, t2, value: g * value / t
                                  lambda g, t1, t2, value: -g * value * t1 / (t2 * t2)))
 
 # ---- comparisons and logic (no gradient; in place they keep the written dtype) -------------
+def _ufunc2(name):
+    """A binary forward calling the backend's ufunc ``name``."""
+    return lambda xp, x, y, out=None: getattr(xp, name)(x, y, out=out)
+
+
 for _name, _ufunc in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"),
                       ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal"),
                       ("logical_and", "logical_and"), ("logical_or", "logical_or"),
                       ("logical_xor", "logical_xor")):
-    defop(_name, (lambda f: lambda xp, x, y, out=None: getattr(xp, f)(x, y, out=out))(_ufunc),
-          result="bool")
+    defop(_name, _ufunc2(_ufunc), result="bool")
 defop("logical_not", lambda xp, x, out=None: xp.logical_not(x, out=out), result="bool")
 defop("isnan", lambda xp, x: xp.isnan(x), inplace=False)
 defop("isinf", lambda xp, x: xp.isinf(x), inplace=False)
 defop("isfinite", lambda xp, x: xp.isfinite(x), inplace=False)
 for _name, _ufunc in (("bitwise_and", "bitwise_and"), ("bitwise_or", "bitwise_or"),
                       ("bitwise_xor", "bitwise_xor")):
-    defop(_name, (lambda f: lambda xp, x, y, out=None: getattr(xp, f)(x, y, out=out))(_ufunc))
+    defop(_name, _ufunc2(_ufunc))
 defop("bitwise_not", lambda xp, x, out=None: xp.invert(x, out=out))

@@ -6,7 +6,7 @@ the strides allow and copies otherwise, as in PyTorch; ``view`` refuses to copy.
 """
 from ..errors import ShapeError
 from ..tensor import Tensor
-from .registry import call, defop, OPS
+from .registry import OPS, call, defop
 
 
 def _reshape(xp, x, *, shape):
@@ -33,7 +33,7 @@ def _view(xp, x, *, shape):
         raise ShapeError(f"shape {list(shape)} is invalid for input of size {x.size}") from None
 
 
-_back = lambda g, x_shape: g.reshape(x_shape)  # noqa: E731  (the gradient of every reshape)
+_back = lambda g, x_shape: g.reshape(x_shape)   # the gradient of every reshape
 
 defop("reshape", _reshape, kind="view", varargs="shape", result="maybe_view", grad=_back,
       inplace=False)
