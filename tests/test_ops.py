@@ -318,3 +318,34 @@ def test_no_grad_records_nothing(info):
     assert all(p.grad_fn is None and not p.requires_grad for p in _parts(r))
     r = _run(info, _function(info), ts, s.kwargs)
     assert all(p.requires_grad for p in _float_parts(r))
+
+
+@_select(lambda o: o.nargs >= 2 and not o.make and o.kind in ("elementwise", "linalg")
+         and o.name != "outer")
+def test_out_of_place_shapes_that_do_not_fit_raise_shape_error(info):
+    args = [mg.tensor(np.full((3,), 0.5)), mg.tensor(np.full((2,), 0.7))] + [
+        mg.tensor(np.full((3,), 0.6))] * (info.nargs - 2)
+    with pytest.raises(mg.ShapeError, match=rf"{info.name}\(\)") as e:
+        _function(info)(*args, **info.attrs)
+    assert isinstance(e.value, ValueError) and isinstance(e.value, RuntimeError)
+    assert args[0].tolist() == [0.5] * 3 and args[0]._version == 0
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: mg.bitwise_and(mg.ones(2), mg.ones(2)), mg.DTypeError, "bitwise_and"),
+    (lambda: mg.mean(mg.tensor([1, 2])), mg.DTypeError, "could not infer output dtype"),
+    (lambda: mg.cat([mg.ones(2, 3), mg.ones(2, 2)]), mg.ShapeError, r"cat\(\)"),
+    (lambda: mg.stack([mg.ones(2), mg.ones(3)]), mg.ShapeError, "same shape"),
+    (lambda: mg.ones(2, 3).reshape(4), mg.ShapeError, "invalid for input of size 6"),
+    (lambda: mg.ones(2, 3).expand(3, 3), mg.ShapeError, "must match the existing size"),
+    (lambda: mg.ones(2, 3).permute(1, 0, 2), mg.ShapeError, "permute"),
+    (lambda: mg.ones(2, 3).narrow(1, 2, 2), mg.ShapeError, "exceeds dimension size"),
+    (lambda: mg.ones(2, 3).select(1, 3), IndexError, "out of range"),
+    (lambda: mg.ones(3).sum(axis=2), IndexError, "out of bounds"),
+    (lambda: mg.ones(2, 3).cumsum_(), mg.ShapeError, "pass axis="),
+    (lambda: mg.mm(mg.ones(2), mg.ones(2)), mg.ShapeError, "expected 2-D"),
+    (lambda: mg.ones(2, 3, 4).t(), mg.ShapeError, "<= 2 dimensions"),
+], ids=lambda v: None)
+def test_bad_input_raises_our_error_classes(call, error, message):
+    with pytest.raises(error, match=message):
+        call()

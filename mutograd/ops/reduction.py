@@ -1,6 +1,7 @@
 """Reductions, scans and normalisations over ``axis`` (alias ``dim``) with ``keepdim``."""
 import math
 
+from ..errors import DTypeError, ShapeError
 from .registry import defop
 
 
@@ -47,7 +48,7 @@ defop("sum", _sum, kind="reduction", inplace=False,
 
 def _mean(xp, x, axis=None, keepdim=False, dtype=None):
     if x.dtype.kind not in "fc" and dtype is None:
-        raise TypeError(f"mean(): could not infer output dtype; input dtype is {x.dtype}, "
+        raise DTypeError(f"mean(): could not infer output dtype; input dtype is {x.dtype}, "
                         f"use a floating tensor or pass dtype=")
     return xp.mean(x, axis=_np_axis(axis), keepdims=keepdim, dtype=dtype)
 
@@ -230,7 +231,18 @@ def _scan_axis(x, axis):
     return axis
 
 
+def _flat_scan_into(x, out, name):
+    """A scan without an axis runs over the flattened tensor: in place only on 0-d/1-D ones."""
+    if out is not None and x.ndim > 1:
+        raise ShapeError(f"{name}_(): without an axis the result is flattened to "
+                         f"[{x.size}] and cannot be written into a tensor of shape "
+                         f"{list(x.shape)}; pass axis= (dim=)")
+    return 0 if out is not None else None
+
+
 def _cumsum(xp, x, axis=None, out=None, dtype=None):
+    if axis is None and out is not None:
+        axis = _flat_scan_into(x, out, "cumsum")
     if axis is None:
         return xp.cumsum(x.reshape(-1), dtype=dtype)
     return xp.cumsum(x, axis=axis, dtype=dtype, out=out)
@@ -246,6 +258,8 @@ defop("cumsum", _cumsum, kind="scan", grad=_cumsum_grad)
 
 
 def _cumprod(xp, x, axis=None, out=None, dtype=None):
+    if axis is None and out is not None:
+        axis = _flat_scan_into(x, out, "cumprod")
     if axis is None:
         return xp.cumprod(x.reshape(-1), dtype=dtype)
     return xp.cumprod(x, axis=axis, dtype=dtype, out=out)

@@ -25,7 +25,7 @@ import numpy as np
 from .. import memory
 from ..autograd.grad_mode import _state
 from ..autograd.node import Node, save, save_copy
-from ..errors import DTypeError, InplaceError, OverlapError, ShapeError
+from ..errors import DTypeError, InplaceError, MutogradError, OverlapError, ShapeError
 from ..tensor import Tensor, _alias, _wrap
 
 _EMPTY = inspect.Parameter.empty
@@ -258,7 +258,10 @@ def call(op, inputs, attrs):
         else:
             arrays.append(_as_array(np, t))
     xp = x0._place.xp if x0 is not None else np
-    out = op.fwd(xp, *arrays, **attrs)
+    try:
+        out = op.fwd(xp, *arrays, **attrs)
+    except (ValueError, TypeError) as e:
+        raise bad_input(op, arrays, e) from None
     if op.kind == "view":
         result = _view_result(op, x0, out, attrs)
     else:
@@ -267,6 +270,21 @@ def call(op, inputs, attrs):
         result.grad_fn = _record(op, inputs, arrays, result, attrs, xp, None)
         result._rg = True
     return result
+
+
+def bad_input(op, arrays, e):
+    """Our error class for a backend's complaint about shapes or dtypes (else ``e`` itself)."""
+    if isinstance(e, (MutogradError, IndexError)):
+        return e      # already ours, or an axis out of range (IndexError and ValueError)
+    shapes = ", ".join(str(list(getattr(a, "shape", ()))) for a in arrays
+                       if hasattr(a, "shape"))
+    if isinstance(e, ValueError):
+        return ShapeError(f"{op.name}(): {e} (input shapes {shapes})")
+    msg = str(e)
+    if "not supported for the input types" in msg or "Cannot cast" in msg:
+        kinds = ", ".join(str(a.dtype) for a in arrays if hasattr(a, "dtype"))
+        return DTypeError(f"{op.name}(): {msg} (input dtypes {kinds})")
+    return e
 
 
 def _view_result(op, x, out, attrs):
@@ -338,7 +356,10 @@ def call_inplace(op, inputs, attrs):
             arr = x._data.copy()
             x_copy = save_copy(arr, memory.Storage(arr.nbytes, str(x._place)),
                                x.__dict__.get("name"))
-    op.fwd(xp, *arrays, out=x._data, **attrs)
+    try:
+        op.fwd(xp, *arrays, out=x._data, **attrs)
+    except (ValueError, TypeError) as e:
+        raise bad_input(op, arrays, e) from None
     x._counter.bump(op.name + "_")
     if record:
         rebase(x, op, inputs, arrays, attrs, xp, x_copy)
@@ -495,7 +516,10 @@ def call_var(op, inputs, attrs):
             arrays.append(t._data)
         else:
             arrays.append(xp.asarray(t))
-    result = _wrap(op.fwd(xp, arrays, **attrs), x0)
+    try:
+        result = _wrap(op.fwd(xp, arrays, **attrs), x0)
+    except (ValueError, TypeError) as e:
+        raise bad_input(op, arrays, e) from None
     if rg and _state.enabled:
         edges = tuple((t.grad_fn or t) if isinstance(t, Tensor) and t._rg else None
                       for t in inputs)
