@@ -176,6 +176,32 @@ def test_inplace_gradient_on_non_leaf_equals_out_of_place(info):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
 
 
+@_select(lambda o: o.grad and o.inplace and o.kind in WRITES)
+def test_inplace_gradient_through_a_view_equals_out_of_place(info):
+    rng = np.random.default_rng(14)
+    s = info.sample(rng)
+    x = s.args[0]
+    rest = rng.uniform(0.5, 1.5, x.shape)           # the part of the base that is not written
+    w = mg.tensor(rng.standard_normal((2 * x.shape[0],) + x.shape[1:]))
+    n = x.shape[0]
+
+    def run(inplace):
+        base = mg.tensor(np.concatenate([x, rest]), requires_grad=True)
+        ts = _tensors(s.args, grad=s.diff)
+        h = base * 1.0
+        if inplace:
+            v = h[:n]                                 # a view of a non-leaf
+            assert _run(info, _inplace(info), [v] + ts[1:], s.kwargs) is v
+            out = h
+        else:
+            out = mg.cat([_run(info, _function(info), [h[:n]] + ts[1:], s.kwargs), h[n:]])
+        (out * w).sum().backward()
+        return [base.grad.numpy()] + [ts[i].grad.numpy() for i in s.diff[1:]]
+
+    for a, b in zip(run(True), run(False)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
 @_select(lambda o: o.inplace and o.kind in WRITES)
 def test_inplace_is_same_object_bumps_version_and_allocates_as_declared(info):
     s = info.sample(np.random.default_rng(5))
