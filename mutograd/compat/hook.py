@@ -31,18 +31,20 @@ def _modules(name):
 def importing_as(name):
     """Inside the block, ``import <name>`` (``'torch'`` or ``'paddle'``) gives the compat namespace
     and the dialect is ``name``."""
-    from .dialect import DIALECTS, dialect
+    from .dialect import DIALECTS, get_dialect, set_dialect
     if name not in DIALECTS:
         raise ValueError(f"unknown dialect {name!r}; expected one of {DIALECTS}")
+    prev = get_dialect()        # before the first import of the namespace sets it
     mods = _modules(name)
     saved = {k: v for k, v in sys.modules.items() if k == name or k.startswith(name + ".")}
     for k in saved:
         del sys.modules[k]
     sys.modules.update(mods)
+    set_dialect(name)
     try:
-        with dialect(name):
-            yield mods[name]
+        yield mods[name]
     finally:
+        set_dialect(prev)
         for k in [k for k in sys.modules if k == name or k.startswith(name + ".")]:
             del sys.modules[k]
         sys.modules.update(saved)
