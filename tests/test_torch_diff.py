@@ -11,8 +11,8 @@ import re
 import numpy as np
 import pytest
 
-import mutograd.compat as compat
 import mutograd.compat.torch as mtorch
+from mutograd import compat
 from mutograd.errors import VersionError
 
 torch = pytest.importorskip("torch")
@@ -471,7 +471,7 @@ def to_np(v):
 def execute(prog, t):
     try:
         out = prog(t)
-    except Exception as e:   # compared below: the kind, and that both are RuntimeErrors
+    except Exception as e:  # noqa: BLE001 (compared below: the kind and the class)
         return e, None
     return None, [to_np(v) for v in out or []]
 
