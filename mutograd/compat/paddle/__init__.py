@@ -76,6 +76,9 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
 
 def transpose(x, perm, name=None):
     """Permute the dimensions of ``x`` by ``perm`` (a view)."""
+    if not isinstance(perm, (list, tuple)):
+        raise TypeError(f"paddle.transpose(x, perm): perm must list every dimension, such as "
+                        f"[1, 0], got {perm!r}")
     return _views.transpose(x, list(perm))
 
 
