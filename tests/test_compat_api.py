@@ -301,3 +301,19 @@ def test_importing_as_aliases_modules_and_restores_them():
         assert compat.get_dialect() == "torch"
     after = {k: v for k, v in sys.modules.items() if k == "torch" or k.startswith("torch.")}
     assert after == before and compat.get_dialect() is None
+
+
+def test_run_script_runs_an_unmodified_paddle_script(tmp_path, capsys):
+    script = tmp_path / "train.py"
+    script.write_text(
+        "import sys\n"
+        "import paddle\n"
+        "import paddle.nn.functional as F\n"
+        "x = paddle.to_tensor([[-1.0, 2.0]], stop_gradient=False)\n"
+        "y = F.relu(x * 2)\n"
+        "y.backward()\n"
+        "print(sys.argv[1:], x.grad.tolist(), y.split(2, axis=1)[0].shape)\n")
+    g = compat.run_script(script, "paddle", ["--epochs", "1"])
+    assert capsys.readouterr().out == "['--epochs', '1'] [[0.0, 2.0]] [1, 1]\n"
+    assert g["__name__"] == "__main__" and compat.get_dialect() is None
+    assert "paddle" not in sys.modules

@@ -14,11 +14,12 @@ importing a compat namespace sets it, :func:`set_dialect` and :func:`dialect` se
     >>> x.max(1).indices.tolist()
     [1, 1]
 
-:func:`importing_as` runs unmodified scripts: inside it ``import torch`` (or ``import paddle``)
-resolves to the compat namespace.
+:func:`importing_as` runs unmodified code: inside it ``import torch`` (or ``import paddle``)
+resolves to the compat namespace; :func:`run_script` runs a script file that way.
 """
 from . import tensor_ext  # noqa: F401  (Tensor.set_value, Tensor.gradient)
 from .dialect import DIALECTS, dialect, get_dialect, set_dialect
-from .hook import importing_as
+from .hook import importing_as, run_script
 
-__all__ = ["DIALECTS", "dialect", "get_dialect", "importing_as", "set_dialect"]
+__all__ = ["DIALECTS", "dialect", "get_dialect", "importing_as", "run_script",
+           "set_dialect"]

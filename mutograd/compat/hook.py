@@ -15,6 +15,7 @@
 import contextlib
 import importlib
 import pkgutil
+import runpy
 import sys
 
 
@@ -48,3 +49,22 @@ def importing_as(name):
         for k in [k for k in sys.modules if k == name or k.startswith(name + ".")]:
             del sys.modules[k]
         sys.modules.update(saved)
+
+
+def run_script(path, framework, argv=()):
+    """Run the script at ``path`` as ``__main__`` with ``import <framework>`` resolving to the
+    compat namespace (what ``python -m mutograd run --as torch script.py`` does); returns the
+    script's globals.
+
+    Example::
+
+        >>> import mutograd.compat as compat
+        >>> g = compat.run_script("train.py", "torch")       # doctest: +SKIP
+    """
+    old_argv = sys.argv
+    sys.argv = [str(path), *argv]
+    try:
+        with importing_as(framework):
+            return runpy.run_path(str(path), run_name="__main__")
+    finally:
+        sys.argv = old_argv
