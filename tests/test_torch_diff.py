@@ -54,7 +54,7 @@ INPLACE = {
     "pow": lambda y, b: y.pow_(2), "square": lambda y, b: y.square_(),
     "addcmul": lambda y, b: y.addcmul_(b, b, value=0.5), "lerp": lambda y, b: y.lerp_(b, 0.3),
     "fill": lambda y, b: y.fill_(2.0), "zero": lambda y, b: y.zero_(),
-    "leaky_relu": lambda y, b: y.clamp_(-1, 1).mul_(2),
+    "clamp_then_mul": lambda y, b: y.clamp_(-1, 1).mul_(2),
 }
 
 
@@ -521,3 +521,23 @@ def test_data_write_after_save_raises_where_pytorch_is_silently_wrong():
     assert not np.allclose(wrong, right)               # PyTorch used the overwritten d
     with compat.dialect("torch"), pytest.raises(VersionError, match="modified by an inplace"):
         _data_write_after_save(mtorch)
+
+
+def _split_piece_write(t, piece):
+    x = t.tensor(A, requires_grad=True)
+    y = x * 1
+    first = piece(y)
+    first.mul_(3)
+    loss(t, y * y).backward()
+    return [y.detach().numpy().copy(), x.grad.numpy().copy()]
+
+
+def test_split_output_write_works_where_pytorch_refuses():
+    with pytest.raises(RuntimeError, match="is a view and is being modified inplace"):
+        _split_piece_write(torch, lambda y: y.split(2, dim=1)[0])
+    # the same write through a plain slice, which PyTorch accepts, is the reference
+    ref = _split_piece_write(torch, lambda y: y[:, :2])
+    with compat.dialect("torch"):
+        got = _split_piece_write(mtorch, lambda y: y.split(2, dim=1)[0])
+    for g, r in zip(got, ref):
+        np.testing.assert_allclose(g, r, rtol=1e-12)
