@@ -444,6 +444,102 @@ def inplace_would_grow(t):
     y.add_(t.tensor(B))
 
 
+@program
+def expanded_write(t):
+    y = (leaf(t, A)[:1] * 1).expand(3, 4)
+    y.mul_(2)
+
+
+@program
+def bad_broadcast_out_of_place(t):
+    leaf(t, A) * t.tensor(C)
+
+
+@program
+def inplace_mul_by_itself(t):
+    y = leaf(t, A) * 1
+    y.mul_(y)
+    y.sum().backward()
+
+
+@program
+def expanded_fill_is_fine(t):
+    y = t.zeros(1, 4, dtype=t.float64).expand(3, 4)
+    y.fill_(2.0)
+    return [y]
+
+
+@program
+def softmax_and_log_softmax(t):
+    x = leaf(t, A)
+    F = t.nn.functional
+    y = F.softmax(x, dim=1) + F.log_softmax(x * 2, dim=0)
+    loss(t, y).backward()
+    return [y, x.grad]
+
+
+@program
+def cat_stack_and_pieces(t):
+    x, b = leaf(t, A), leaf(t, B)
+    y = t.cat([x, b * 2], dim=0)
+    z = t.stack([x, b], dim=1)
+    p, q = y.chunk(2, dim=1)
+    u = x.unbind(1)
+    (p * q * t.tensor(A.T.reshape(2, 6).T)).sum().backward(retain_graph=True)
+    (z.sum() + u[2].sum()).backward()
+    return [y, z, x.grad, b.grad]
+
+
+@program
+def reshape_view_inplace(t):
+    x = leaf(t, A)
+    y = x * 1
+    v = y.view(2, 6)
+    v.add_(1).mul_(v)
+    r = y.reshape(4, 3).transpose(0, 1)
+    loss(t, y).backward()
+    return [y, v, r, x.grad, y._version]
+
+
+@program
+def masked_fill_and_where(t):
+    x = leaf(t, A)
+    y = x * 1
+    y.masked_fill_(y > 0.5, 0.0)
+    z = t.where(y < 0, y * 2, y.exp())
+    loss(t, z).backward()
+    return [y, z, x.grad]
+
+
+@program
+def detach_inplace_cuts_history(t):
+    x = leaf(t, A)
+    y = x * 2
+    y.detach_()
+    return [y.requires_grad, y.is_leaf, y.grad_fn is None, y]
+
+
+@program
+def data_replaced(t):
+    x = leaf(t, A)
+    x.data = t.tensor(B)
+    loss(t, x * x).backward()
+    return [x, x.grad, x.is_leaf]
+
+
+@program
+def requires_grad_flags(t):
+    x = t.tensor(A)
+    x.requires_grad_()
+    y = x * 2
+    return [x.is_leaf, x.requires_grad, y.is_leaf, y.requires_grad, y.detach().requires_grad]
+
+
+@program
+def requires_grad_on_integer_tensor(t):
+    t.tensor([1, 2]).requires_grad_()
+
+
 # ---- running the table ------------------------------------------------------------------------
 KINDS = [("view-leaf", "view of a leaf Variable"), ("leaf", "a leaf Variable that requires grad"),
          ("version", "modified by an inplace operation"),
@@ -451,7 +547,9 @@ KINDS = [("view-leaf", "view of a leaf Variable"), ("leaf", "a leaf Variable tha
          ("unused", "appears to not have been used in the graph"),
          ("freed", "backward through the graph a second time"),
          ("no-grad", "does not require grad"),
-         ("shape", "must match the size|do not broadcast|doesn't match the broadcast shape")]
+         ("shape", "must match the size|do not broadcast|doesn't match the broadcast shape"),
+         ("overlap", "more than one element of the written-to tensor refers to a single"),
+         ("dtype", "only Tensors of floating point")]
 
 
 def kind(exc):
@@ -481,7 +579,16 @@ def run_ours(prog):
         return execute(prog, mtorch)
 
 
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
+# Known gaps of the core, kept visible here until they are fixed (see the branch report).
+KNOWN = {
+    "bad_broadcast_out_of_place": "ops/registry.py call(): NumPy's ValueError, not ShapeError",
+    "expanded_fill_is_fine": "ops/views.py _expand: NumPy's broadcast_to view is read-only",
+}
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN[n], strict=True)) if n in KNOWN else n
+    for n in sorted(PROGRAMS)])
 def test_same_as_pytorch(name):
     prog = PROGRAMS[name]
     ref_err, ref = execute(prog, torch)
