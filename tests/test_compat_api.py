@@ -75,6 +75,14 @@ CLASHES = [
     ("paddle.matmul_-shape", lambda: P.matmul_(x34(), mg.ones([4, 2])),
      (ShapeError, "product has shape")),
     ("paddle.in_dynamic_mode", lambda: P.in_dynamic_mode(), True),
+    ("torch.allclose", lambda: T.allclose(x34(), x34() + 1e-9), True),
+    ("torch.allclose-far", lambda: T.allclose(x34(), x34() + 1e-3), False),
+    ("paddle.allclose", lambda: (P.allclose(x34(), x34()).dtype, P.allclose(x34(), x34()).item()),
+     (mg.bool, True)),
+    ("torch.equal", lambda: (T.equal(x34(), x34()), T.equal(x34(), x34().t())), (True, False)),
+    ("torch.cuda", lambda: (T.cuda.is_available(), T.cuda.device_count()), (False, 0)),
+    ("paddle.device", lambda: (P.device.get_device(), P.is_compiled_with_cuda()), ("cpu", False)),
+    ("paddle.enable_static", lambda: P.enable_static(), (NotImplementedError, "eagerly")),
 ]
 
 
@@ -224,6 +232,9 @@ DIALECT = [  # (method, dialect, expected)
     (lambda x: repr(x.shape), "paddle", "[4, 1000]"),
     (lambda x: str(x.dtype), None, "float32"), (lambda x: str(x.dtype), "torch", "torch.float32"),
     (lambda x: str(x.dtype), "paddle", "paddle.float32"),
+    (lambda x: x.type(), None, "mutograd.float32"), (lambda x: x.type(), "torch", "torch.FloatTensor"),
+    (lambda x: x.type(T.DoubleTensor).dtype, "torch", mg.float64),
+    (lambda x: x.type("torch.LongTensor").dtype, "torch", mg.int64),
 ]
 
 

@@ -11,6 +11,7 @@ method                 ``'torch'``                  ``'paddle'``                
 ``x.uniform_()``       samples in [0, 1)            samples in [-1, 1)          as torch
 ``x.backward()``       needs a scalar output        ones for any shape          as paddle
 ``repr(x)``            ``tensor([...])``            ``Tensor(shape=...)``       as paddle
+``x.type()``           ``'torch.FloatTensor'``      as main                     ``'mutograd.float32'``
 ``x.shape``/``dtype``  ``torch.Size([2])``,         ``[2]``, ``paddle.float32``  ``[2]``,
                        ``torch.float32``                                        ``float32``
 =====================  ===========================  ==========================  ===============
@@ -68,7 +69,12 @@ def dialect(name):
 # Each keeps the main namespace's implementation and departs from it only for its dialect.
 
 _split, _max, _min = Tensor.split, Tensor.max, Tensor.min
-_uniform_, _backward = Tensor.uniform_, Tensor.backward
+_uniform_, _backward, _type = Tensor.uniform_, Tensor.backward, Tensor.type
+_TORCH_TYPES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+                "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
+                "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
+                "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}
+_BY_TORCH_TYPE = {v: k for k, v in _TORCH_TYPES.items()}
 
 
 def split(self, split_size_or_sections, axis=0, dim=None, name=None):
@@ -113,6 +119,18 @@ def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=
     return _backward(self, gradient, retain_graph, create_graph, inputs)
 
 
+def type_(self, dtype=None, non_blocking=False, **kw):
+    """PyTorch: ``x.type()`` is ``'torch.FloatTensor'``; ``x.type(torch.DoubleTensor)`` casts."""
+    if _current != "torch":
+        return _type(self, dtype, non_blocking)
+    if dtype is None:
+        return "torch." + _TORCH_TYPES[self.dtype.name]
+    name = getattr(dtype, "__name__", dtype) if not isinstance(dtype, dtypes.DType) else dtype
+    if isinstance(name, str) and name.rsplit(".", 1)[-1] in _BY_TORCH_TYPE:
+        dtype = _BY_TORCH_TYPE[name.rsplit(".", 1)[-1]]
+    return _type(self, dtype, non_blocking)
+
+
 def _size_repr(self):
     dims = ", ".join(map(str, self))
     return f"torch.Size([{dims}])" if _current == "torch" else f"[{dims}]"
@@ -127,5 +145,6 @@ Tensor.max = _paddle_extreme(lambda x, a, k: x.amax(a, k), _max)
 Tensor.min = _paddle_extreme(lambda x, a, k: x.amin(a, k), _min)
 Tensor.uniform_ = uniform_
 Tensor.backward = backward
+Tensor.type = type_
 Size.__repr__ = _size_repr
 dtypes.DType.__repr__ = _dtype_repr

@@ -13,6 +13,8 @@ accepts any output shape.
     >>> float(a.grad.mean())
     4.0
 """
+import builtins as _builtins
+
 import mutograd as _mg
 
 from ...ops import views as _views
@@ -131,13 +133,19 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                     allow_unused=allow_unused)
 
 
-def set_device(device):
-    """Choose the device for new tensors: ``'cpu'`` (a GPU raises PlaceError when unavailable)."""
-    return _mg.set_device(device)
+def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
+    """Whether all elements are close, as a bool Tensor (Paddle's convention)."""
+    xp = x._place.xp
+    return _mg.tensor(_builtins.bool(xp.allclose(x._data, _mg.tensor(y)._data, rtol, atol, equal_nan)))
 
 
-def get_device():
-    return "cpu"
+def disable_static(place=None):
+    """mutograd always runs eagerly (dynamic graph mode); nothing to switch."""
+
+
+def enable_static():
+    raise NotImplementedError("mutograd runs eagerly only; Paddle's static graph mode is not "
+                              "part of it")
 
 
 def CPUPlace():
@@ -159,6 +167,7 @@ def in_dynamic_mode():
     return True
 
 
-from . import autograd, nn  # noqa: F401  (paddle.autograd, paddle.nn)
+from . import autograd, device, nn  # noqa: F401  (paddle.autograd, paddle.device, paddle.nn)
+from .device import get_device, is_compiled_with_cuda, set_device  # noqa: F401
 
 _set_dialect("paddle")

@@ -71,6 +71,17 @@ def split(tensor, split_size_or_sections, dim=0):
     return _views.split(tensor, split_size_or_sections, dim)
 
 
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether all elements are close, as a Python bool (PyTorch's convention)."""
+    return _builtins.bool(input._place.xp.allclose(input._data, other._data, rtol, atol,
+                                                   equal_nan))
+
+
+def equal(input, other):
+    """Whether both tensors have the same shape and elements."""
+    return input.shape == other.shape and _builtins.bool((input._data == other._data).all())
+
+
 # ---- legacy constructors: torch.Tensor(2, 3), torch.FloatTensor([[1., 2.]]) -----------------
 class _LegacyType(type):
     """``FloatTensor(10)`` is 10 zeros, ``FloatTensor([[1., 2.]])`` is a copy of the data, and
@@ -114,6 +125,6 @@ CharTensor = _legacy("CharTensor", _mg.int8)
 ByteTensor = _legacy("ByteTensor", _mg.uint8)
 BoolTensor = _legacy("BoolTensor", _mg.bool)
 
-from . import autograd, nn  # noqa: F401  (torch.autograd, torch.nn)
+from . import autograd, cuda, nn  # noqa: F401  (torch.autograd, torch.cuda, torch.nn)
 
 _set_dialect("torch")
