@@ -232,7 +232,8 @@ DIALECT = [  # (method, dialect, expected)
     (lambda x: repr(x.shape), "paddle", "[4, 1000]"),
     (lambda x: str(x.dtype), None, "float32"), (lambda x: str(x.dtype), "torch", "torch.float32"),
     (lambda x: str(x.dtype), "paddle", "paddle.float32"),
-    (lambda x: x.type(), None, "mutograd.float32"), (lambda x: x.type(), "torch", "torch.FloatTensor"),
+    (lambda x: x.type(), None, "mutograd.float32"),
+    (lambda x: x.type(), "torch", "torch.FloatTensor"),
     (lambda x: x.type(T.DoubleTensor).dtype, "torch", mg.float64),
     (lambda x: x.type("torch.LongTensor").dtype, "torch", mg.int64),
 ]

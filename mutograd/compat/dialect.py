@@ -3,18 +3,15 @@
 Tensor is one class for every namespace, and nearly all of its methods mean the same in PyTorch
 and Paddle. A handful do not; only those consult the dialect:
 
-=====================  ===========================  ==========================  ===============
-method                 ``'torch'``                  ``'paddle'``                ``None`` (main)
-=====================  ===========================  ==========================  ===============
-``x.split(n)``         pieces of size ``n``         ``n`` equal pieces (list)   as torch
-``x.max(dim)``/min     ``(values, indices)``        values                      as torch
-``x.uniform_()``       samples in [0, 1)            samples in [-1, 1)          as torch
-``x.backward()``       needs a scalar output        ones for any shape          as paddle
-``repr(x)``            ``tensor([...])``            ``Tensor(shape=...)``       as paddle
-``x.type()``           ``'torch.FloatTensor'``      as main                     ``'mutograd.float32'``
-``x.shape``/``dtype``  ``torch.Size([2])``,         ``[2]``, ``paddle.float32``  ``[2]``,
-                       ``torch.float32``                                        ``float32``
-=====================  ===========================  ==========================  ===============
+- ``x.split(n)``: pieces of size ``n`` (torch, and the main namespace); ``n`` equal pieces, as a
+  list (paddle).
+- ``x.max(dim)`` / ``x.min(dim)``: ``(values, indices)`` (torch, main); the values (paddle).
+- ``x.uniform_()``: samples in [0, 1) (torch, main); in [-1, 1) (paddle).
+- ``x.backward()``: needs a scalar output (torch); ones for any output shape (paddle, main).
+- ``repr(x)``: ``tensor([...])`` (torch); ``Tensor(shape=..., place=...)`` (paddle, main).
+- ``repr(x.shape)`` / ``str(x.dtype)``: ``torch.Size([2])``, ``torch.float32`` (torch);
+  ``[2]``, ``paddle.float32`` (paddle); ``[2]``, ``float32`` (main).
+- ``x.type()``: ``'torch.FloatTensor'`` (torch); ``'mutograd.float32'`` (paddle, main).
 
 Importing ``mutograd.compat.torch`` or ``mutograd.compat.paddle`` sets the dialect (the last
 import wins); :func:`set_dialect` and the :func:`dialect` context manager set it explicitly.

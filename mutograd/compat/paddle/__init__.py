@@ -136,7 +136,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     """Whether all elements are close, as a bool Tensor (Paddle's convention)."""
     xp = x._place.xp
-    return _mg.tensor(_builtins.bool(xp.allclose(x._data, _mg.tensor(y)._data, rtol, atol, equal_nan)))
+    close = xp.allclose(x._data, _mg.tensor(y)._data, rtol, atol, equal_nan)
+    return _mg.tensor(_builtins.bool(close))
 
 
 def disable_static(place=None):
