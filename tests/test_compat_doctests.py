@@ -7,7 +7,7 @@ import pytest
 from mutograd import compat
 
 MODULES = [  # (module, the dialect its examples are written in)
-    ("mutograd.compat", None), ("mutograd.compat.dialect", None), ("mutograd.compat.hook", None),
+    ("mutograd.compat", "torch"), ("mutograd.compat.dialect", None), ("mutograd.compat.hook", None),
     ("mutograd.compat.tensor_ext", "paddle"), ("mutograd.compat.torch", "torch"),
     ("mutograd.compat.paddle", "paddle"), ("mutograd.compat.torch.nn.functional", "torch"),
     ("mutograd.compat.paddle.nn.functional", "paddle"), ("mutograd.compat.torch.cuda", "torch"),
