@@ -116,6 +116,8 @@ INPLACE = [
     ("paddle.scale_", lambda x: P.scale_(x, 2.0, 1.0), lambda a: 2 * a + 1),
     ("Tensor.scale_", lambda x: x.scale_(2.0), lambda a: 2 * a),
     ("Tensor.multiply_", lambda x: x.multiply_(x), np.square),
+    ("Tensor.matmul_", lambda x: x.matmul_(mg.tensor([[0.0, 2.0], [1.0, 0.0]])),
+     lambda a: a @ np.array([[0.0, 2.0], [1.0, 0.0]], np.float32)),
     ("F.relu-inplace", lambda x: TF.relu(x, inplace=True), lambda a: np.maximum(a, 0)),
     ("F.leaky_relu-inplace", lambda x: TF.leaky_relu(x, 0.1, inplace=True),
      lambda a: np.where(a > 0, a, 0.1 * a)),
