@@ -211,6 +211,42 @@ def test_pylayer_and_function():
     assert T.autograd.Function is mg.autograd.Function
 
 
+class Split3(P.autograd.PyLayer):
+    """Two outputs: 3x and x*x (the second saved through ctx)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * 3, x * x
+
+    @staticmethod
+    def backward(ctx, g3, gsq):
+        (x,) = ctx.saved_tensor()
+        return g3 * 3 + gsq * 2 * x
+
+
+@pytest.mark.parametrize("use,expected", [
+    (lambda a, b: a.sum() + b.sum(), [3.0 + 4.0, 3.0 - 2.0]),
+    (lambda a, b: b.sum(), [4.0, -2.0]),                    # a unused: its gradient is zero
+    (lambda a, b: (a * b).sum(), [36.0, 9.0]),             # d(3x^3)/dx = 9x^2
+])
+def test_pylayer_with_two_outputs(use, expected):
+    x = P.to_tensor([2.0, -1.0], stop_gradient=False)
+    a, b = Split3.apply(x)
+    assert not a.stop_gradient and not b.stop_gradient
+    use(a, b).backward()
+    assert x.grad.tolist() == expected
+
+
+def test_pylayer_output_modified_before_backward_raises():
+    x = P.to_tensor([2.0, -1.0], stop_gradient=False)
+    y = x * 1
+    a, b = Split3.apply(y)
+    y.add_(1)                       # saved by the PyLayer
+    with pytest.raises(ValueError, match="modified by an inplace operation"):
+        (a + b).sum().backward()
+
+
 # ---- the dialect ------------------------------------------------------------------------------
 def _split_count(x):
     return len(x.split(2))

@@ -403,6 +403,28 @@ def manual_sgd_steps(t):
     return [w, w.is_leaf, w._version, *history]
 
 
+@program
+def custom_function_two_outputs(t):
+    class SinCos(t.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            ctx.save_for_backward(x, y)
+            return x.sin() * y, x.cos()
+
+        @staticmethod
+        def backward(ctx, gs, gc):
+            x, y = ctx.saved_tensors
+            return gs * x.cos() * y - gc * x.sin(), gs * x.sin()
+
+    x, b = leaf(t, A), leaf(t, B)
+    s_, c = SinCos.apply(x * 1, b)
+    loss(t, s_ * 2 + c * c).backward()
+    out = [s_, c, x.grad, b.grad]
+    x.grad = None
+    SinCos.apply(x, b)[1].sum().backward()      # only one output used: the other's grad is 0
+    return [*out, x.grad]
+
+
 # ---- writes through views ---------------------------------------------------------------------
 @program
 def setitem_constant(t):
