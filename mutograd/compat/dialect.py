@@ -116,7 +116,7 @@ def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=
     return _backward(self, gradient, retain_graph, create_graph, inputs)
 
 
-def type_(self, dtype=None, non_blocking=False, **kw):
+def type_(self, dtype=None, non_blocking=False):
     """PyTorch: ``x.type()`` is ``'torch.FloatTensor'``; ``x.type(torch.DoubleTensor)`` casts."""
     if _current != "torch":
         return _type(self, dtype, non_blocking)
