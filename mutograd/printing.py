@@ -1,7 +1,7 @@
 """How tensors print: Paddle's layout by default, PyTorch's in the ``compat.torch`` dialect."""
 import numpy as np
 
-_options = {"style": "paddle", "precision": 8, "threshold": 1000, "edgeitems": 3,
+_options = {"style": "paddle", "precision": None, "threshold": 1000, "edgeitems": 3,
             "linewidth": 80, "sci_mode": None}
 
 
@@ -17,7 +17,14 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
 
 def _body(arr, prefix):
     if arr.dtype.kind in "fc":
-        kw = {"precision": _options["precision"], "floatmode": "maxprec"}
+        # Both frameworks print every element with the same number of decimals (8 in Paddle,
+        # 4 in PyTorch), except that integral values print as ``1.``.
+        precision = _options["precision"]
+        if precision is None:
+            precision = 4 if _options["style"] == "torch" else 8
+        finite = arr[np.isfinite(arr)]
+        integral = arr.dtype.kind == "f" and bool((finite == np.round(finite)).all())
+        kw = {"precision": precision, "floatmode": "maxprec" if integral else "fixed"}
         if _options["sci_mode"] is False:
             kw["suppress_small"] = True
     else:
