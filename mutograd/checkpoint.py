@@ -191,7 +191,7 @@ def load(path, map_location=None, weights_only=True):
         crcs = info["crc32"]
     except CheckpointError as e:
         raise CheckpointError(f"{path}: {e}") from None
-    except Exception as e:   # any parser error means a damaged file
+    except Exception as e:  # noqa: BLE001  (any parser error means a damaged file)
         raise CheckpointError(f"{path} is truncated or corrupted ({fmt}: "
                               f"{type(e).__name__}: {e})") from None
     bad = sorted(k for k, a in arrays.items() if crcs.get(k) != _crc(a))

@@ -102,46 +102,61 @@ def accuracy(model, dataset):
     return float((pred == y).float().mean().item())
 
 
-def train(label, inplace, train_set, test_set, epochs, seed, batch_size=32, lr=3e-3):
-    """One measured training run; returns its row of the table and the memory trace of one
-    step."""
-    mg.seed(seed)
-    model = build_model(inplace)
-    opt = mg.optim.Adam(model.parameters(), lr=lr, inplace=inplace)
-    loader = mg.data.DataLoader(train_set, batch_size=batch_size, shuffle=True, seed=seed)
-    times, trace = [], None
-    base = memory.allocated()
-    memory.reset_peak()
-    n0 = memory.num_allocations()
-    with _measure() as rec:
-        for epoch in range(epochs):
-            bar = _progress(loader, len(loader), f"{label} epoch {epoch + 1}/{epochs}")
+class Run:
+    """One of the two training runs, trained an epoch at a time and measured per epoch.
+
+    The two runs alternate epoch by epoch, so a change in the machine's load (other processes on
+    a shared machine) affects both alike and the time comparison stays fair.
+    """
+
+    def __init__(self, label, inplace, train_set, test_set, epochs, seed, batch_size=32,
+                 lr=3e-3):
+        self.label, self.epochs, self.test_set = label, epochs, test_set
+        mg.seed(seed)
+        self.model = build_model(inplace)
+        self.opt = mg.optim.Adam(self.model.parameters(), lr=lr, inplace=inplace)
+        self.sched = mg.optim.lr_scheduler.CosineAnnealingLR(self.opt, T_max=epochs)
+        self.loader = mg.data.DataLoader(train_set, batch_size=batch_size, shuffle=True,
+                                         seed=seed)
+        self.times, self.peak, self.allocations, self.bytes = [], 0, 0, 0
+        self.trace = None
+
+    def epoch(self, k):
+        """Train epoch ``k``; the second step of the first epoch has its memory traced (the
+        first step creates the optimizer's state)."""
+        bar = _progress(self.loader, len(self.loader), f"{self.label:>12} epoch "
+                                                         f"{k + 1}/{self.epochs}")
+        base = memory.allocated()
+        memory.reset_peak()
+        n0 = memory.num_allocations()
+        with _measure() as rec:
             t0 = time.perf_counter()
             for i, (xb, yb) in enumerate(bar):
-                traced = epoch == 0 and i == 1     # step 0 creates the optimizer's state
-                if traced:
+                if k == 0 and i == 1:
                     rec.trace = [memory.allocated()]
-                loss = F.cross_entropy(model(xb), yb)
-                opt.zero_grad()
+                loss = F.cross_entropy(self.model(xb), yb)
+                self.opt.zero_grad()
                 loss.backward()
-                opt.step()
+                self.opt.step()
                 if i % 10 == 0:
                     bar.set_postfix_str(f"loss {loss.item():.3f}")
                 del loss
-                if traced:
-                    trace, rec.trace = rec.trace, None
-            times.append(time.perf_counter() - t0)
-            acc = accuracy(model, test_set)
-            bar.set_postfix_str(f"test accuracy {acc:.2%}")
-            bar.close()
-    row = {
-        "run": label, "test_accuracy": accuracy(model, test_set),
-        "seconds_per_epoch": sum(times) / len(times),
-        "peak_bytes": memory.max_allocated() - base,
-        "allocations_per_epoch": (memory.num_allocations() - n0) / epochs,
-        "bytes_allocated_per_epoch": rec.allocated_bytes / epochs,
-    }
-    return row, trace, model
+                if rec.trace is not None and k == 0 and i == 1:
+                    self.trace, rec.trace = rec.trace, None
+            self.times.append(time.perf_counter() - t0)
+        self.sched.step()
+        self.peak = max(self.peak, memory.max_allocated() - base)
+        self.allocations += memory.num_allocations() - n0
+        self.bytes += rec.allocated_bytes
+        bar.set_postfix_str(f"test accuracy {accuracy(self.model, self.test_set):.2%}")
+        bar.close()
+
+    def row(self):
+        return {"run": self.label, "test_accuracy": accuracy(self.model, self.test_set),
+                "seconds_per_epoch": sum(self.times) / len(self.times),
+                "peak_bytes": self.peak,
+                "allocations_per_epoch": self.allocations / len(self.times),
+                "bytes_allocated_per_epoch": self.bytes / len(self.times)}
 
 
 def _fmt_bytes(n):
@@ -225,17 +240,20 @@ def run(argv=()):
           f"{len(test_set)} test images), {epochs} epochs per run, trained twice from seed "
           f"{args.seed}\n")
     _warm_up(train_set)
-    rows, traces, models = [], {}, {}
-    for label, inplace in (("in-place", True), ("out-of-place", False)):
-        row, trace, model = train(label, inplace, train_set, test_set, epochs, args.seed)
-        rows.append(row)
-        traces[label], models[label] = trace, model
-        print(f"{label:>12}: test accuracy {row['test_accuracy']:.2%}")
+    runs = [Run(label, inplace, train_set, test_set, epochs, args.seed)
+            for label, inplace in (("in-place", True), ("out-of-place", False))]
+    for k in range(epochs):
+        for r in runs:
+            r.epoch(k)
+    rows = [r.row() for r in runs]
+    traces = {r.label: r.trace for r in runs}
+    for row in rows:
+        print(f"{row['run']:>12}: test accuracy {row['test_accuracy']:.2%}")
     print()
     print(table(rows))
 
     ckpt = os.path.join(args.out, "digits_cnn.ckpt")
-    mg.save({"model": models["in-place"].state_dict(), "epochs": epochs, "seed": args.seed},
+    mg.save({"model": runs[0].model.state_dict(), "epochs": epochs, "seed": args.seed},
             ckpt)
     fresh = build_model(True)
     fresh.load_state_dict(mg.load(ckpt)["model"])

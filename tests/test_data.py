@@ -6,8 +6,17 @@ import numpy as np
 import pytest
 
 import mutograd as mg
-from mutograd.data import (DataFormatError, DataLoader, Dataset, TensorDataset, default_collate,
-                           digits_split, load_digits, load_mnist, read_idx)
+from mutograd.data import (
+    DataFormatError,
+    DataLoader,
+    Dataset,
+    TensorDataset,
+    default_collate,
+    digits_split,
+    load_digits,
+    load_mnist,
+    read_idx,
+)
 
 
 class Squares(Dataset):
@@ -28,7 +37,7 @@ def test_batches_in_order_with_a_short_last_batch_or_dropped():
     assert _epoch(DataLoader(ds, batch_size=4, drop_last=True)) == [[0, 1, 2, 3], [4, 5, 6, 7]]
     assert len(DataLoader(ds, batch_size=4)) == 3
     assert len(DataLoader(ds, batch_size=4, drop_last=True)) == 2
-    xb, yb = next(iter(DataLoader(ds, batch_size=3)))
+    _, yb = next(iter(DataLoader(ds, batch_size=3)))
     assert yb.tolist() == [0, 2, 4]
 
 
@@ -38,7 +47,7 @@ def test_seeded_shuffle_is_reproducible_and_changes_per_epoch():
     b = DataLoader(ds, batch_size=5, shuffle=True, seed=3)
     e1, e2 = _epoch(a), _epoch(a)
     assert e1 == _epoch(b) and e1 != e2
-    assert sorted(sum(e1, [])) == list(range(20))
+    assert sorted(i for b in e1 for i in b) == list(range(20))
     mg.seed(5)
     c = _epoch(DataLoader(ds, batch_size=5, shuffle=True))
     mg.seed(5)
@@ -71,7 +80,8 @@ def test_digits_are_shipped_with_their_attribution():
     assert y.dtype == mg.int64 and np.bincount(y.numpy()).tolist() == [
         178, 182, 177, 183, 181, 182, 181, 179, 174, 180]
     import os
-    lic = open(os.path.join(os.path.dirname(mg.data.__file__), "DIGITS_LICENSE.txt")).read()
+    with open(os.path.join(os.path.dirname(mg.data.__file__), "DIGITS_LICENSE.txt")) as f:
+        lic = f.read()
     assert "CC BY 4.0" in lic and "Alpaydin" in lic
     train, test = digits_split(0.2, seed=0)
     assert len(train) + len(test) == 1797 and len(test) == 359

@@ -38,7 +38,7 @@ def test_quick_demo_prints_the_table_and_in_place_allocates_less(quick_run):
 
 
 def test_quick_demo_checkpoint_reloads_to_the_same_accuracy(quick_run):
-    status, text, out = quick_run
+    _, text, out = quick_run
     assert (out / "digits_cnn.ckpt").exists()
     assert "reloaded into a new model" in text and "(the same)" in text
     res = json.loads((out / "results.json").read_text())
@@ -46,7 +46,7 @@ def test_quick_demo_checkpoint_reloads_to_the_same_accuracy(quick_run):
 
 
 def test_quick_demo_writes_the_memory_plot_or_says_how_to_get_it(quick_run):
-    status, text, out = quick_run
+    _, text, out = quick_run
     traces = json.loads((out / "results.json").read_text())["traces"]
     assert len(traces["in-place"]) > 10 and len(traces["out-of-place"]) > 10
     try:

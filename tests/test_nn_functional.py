@@ -4,10 +4,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
+from helpers import numeric_grad
 
 import mutograd as mg
 import mutograd.nn.functional as F
-from helpers import numeric_grad
 
 
 @dataclass

@@ -4,11 +4,11 @@ import math
 
 import numpy as np
 import pytest
+from helpers import counting
 
 import mutograd as mg
 from mutograd import nn, optim
 from mutograd.optim import lr_scheduler as sched
-from helpers import counting
 
 OPTIMS = [
     ("SGD", {"lr": 0.1}),

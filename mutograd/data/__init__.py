@@ -10,6 +10,17 @@ from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
 from .datasets import DataFormatError, digits_split, load_digits, load_mnist, read_idx
 from .loader import DataLoader, default_collate
 
-__all__ = ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "random_split", "DataLoader",
-           "default_collate", "load_digits", "digits_split", "read_idx", "load_mnist",
-           "DataFormatError"]
+__all__ = [
+           "ConcatDataset",
+           "DataFormatError",
+           "DataLoader",
+           "Dataset",
+           "Subset",
+           "TensorDataset",
+           "default_collate",
+           "digits_split",
+           "load_digits",
+           "load_mnist",
+           "random_split",
+           "read_idx",
+]

@@ -39,7 +39,7 @@ def digits_split(test_fraction=0.2, seed=0):
     x, y = load_digits()
     n = x.shape[0]
     order = np.random.default_rng(seed).permutation(n)
-    n_test = int(round(n * test_fraction))
+    n_test = round(n * test_fraction)
     test, train = order[:n_test], order[n_test:]
     xs = x._data[:, None]
     return (TensorDataset(_wrap(xs[train]), _wrap(y._data[train])),

@@ -13,17 +13,47 @@ op's in-place form (``relu_``, ...): the result is the input object, no new stor
 from .. import random
 from ..autograd.grad_mode import no_grad
 from ..errors import ShapeError
-from ..ops import OPS, call, call_inplace
-from ..ops import nn_ops  # noqa: F401  (registers conv2d, pooling, normalize, embedding)
-from ..ops.composite import log_softmax as _log_softmax, softmax as _softmax
+from ..ops import (
+    OPS,
+    call,
+    call_inplace,
+    nn_ops,  # noqa: F401  (registers conv2d, pooling, normalize, embedding)
+)
+from ..ops.composite import log_softmax as _log_softmax
+from ..ops.composite import softmax as _softmax
 from ..tensor import Tensor, _wrap
 
 __all__ = [
-    "linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm",
-    "layer_norm", "dropout", "embedding", "relu", "relu_", "relu6", "leaky_relu", "leaky_relu_",
-    "elu", "elu_", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "cross_entropy",
-    "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
-    "smooth_l1_loss", "one_hot",
+    "adaptive_avg_pool2d",
+    "avg_pool2d",
+    "batch_norm",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "conv2d",
+    "cross_entropy",
+    "dropout",
+    "elu",
+    "elu_",
+    "embedding",
+    "gelu",
+    "l1_loss",
+    "layer_norm",
+    "leaky_relu",
+    "leaky_relu_",
+    "linear",
+    "log_softmax",
+    "max_pool2d",
+    "mse_loss",
+    "nll_loss",
+    "one_hot",
+    "relu",
+    "relu6",
+    "relu_",
+    "sigmoid",
+    "silu",
+    "smooth_l1_loss",
+    "softmax",
+    "tanh",
 ]
 
 

@@ -70,7 +70,7 @@ def _conv2d_grad_x(g, x_shape, weight, stride, padding, dilation, groups, xp):
 
 
 def _conv2d_grad_w(g, x, weight_shape, stride, padding, dilation, groups, xp):
-    n, c = x.shape[:2]
+    n = x.shape[0]
     o, cg, kh, kw = weight_shape
     win = _windows(xp, x, (kh, kw), stride, padding, dilation)
     oh, ow = win.shape[2:4]

@@ -10,5 +10,13 @@ from . import lr_scheduler
 from .algorithms import SGD, Adagrad, Adam, AdamW, RMSprop
 from .optimizer import Optimizer, OptimizerStateError
 
-__all__ = ["Optimizer", "OptimizerStateError", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad",
-           "lr_scheduler"]
+__all__ = [
+           "SGD",
+           "Adagrad",
+           "Adam",
+           "AdamW",
+           "Optimizer",
+           "OptimizerStateError",
+           "RMSprop",
+           "lr_scheduler",
+]

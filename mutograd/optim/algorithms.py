@@ -76,9 +76,9 @@ class SGD(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
-                                      weight_decay=weight_decay, nesterov=nesterov,
-                                      maximize=maximize), inplace)
+        super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
+                                  "weight_decay": weight_decay, "nesterov": nesterov,
+                                  "maximize": maximize}, inplace)
 
     def _init_state(self, p, state, group):
         pass   # the momentum buffer is the first step's direction (made in _update)
@@ -125,9 +125,9 @@ class Adam(Optimizer):
                 raise ValueError(f"Invalid beta parameter at index {i}: {b}")
         if weight_decay < 0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
-                                      weight_decay=weight_decay, amsgrad=amsgrad,
-                                      maximize=maximize), inplace)
+        super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps,
+                                  "weight_decay": weight_decay, "amsgrad": amsgrad,
+                                  "maximize": maximize}, inplace)
 
     def _init_state(self, p, state, group):
         state["step"] = 0
@@ -184,8 +184,8 @@ class RMSprop(Optimizer):
             raise ValueError(f"Invalid epsilon value: {eps}")
         if momentum < 0:
             raise ValueError(f"Invalid momentum value: {momentum}")
-        super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
-                                      momentum=momentum, centered=centered, maximize=maximize),
+        super().__init__(params, {"lr": lr, "alpha": alpha, "eps": eps, "weight_decay": weight_decay,
+                                      "momentum": momentum, "centered": centered, "maximize": maximize},
                          inplace)
 
     def _init_state(self, p, state, group):
@@ -238,9 +238,9 @@ class Adagrad(Optimizer):
         if initial_accumulator_value < 0:
             raise ValueError(f"Invalid initial_accumulator_value value: "
                              f"{initial_accumulator_value}")
-        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
-                                      initial_accumulator_value=initial_accumulator_value,
-                                      eps=eps, maximize=maximize), inplace)
+        super().__init__(params, {"lr": lr, "lr_decay": lr_decay, "weight_decay": weight_decay,
+                                      "initial_accumulator_value": initial_accumulator_value,
+                                      "eps": eps, "maximize": maximize}, inplace)
 
     def _init_state(self, p, state, group):
         state["step"] = 0

@@ -12,7 +12,7 @@ Note [In-place optimizer steps]
     copies of the parameter and its state, which then replace the old storages: what an optimizer
     written without in-place updates allocates (used by the demo to measure the difference).
 """
-from ..autograd.grad_mode import no_grad, enable_grad
+from ..autograd.grad_mode import enable_grad, no_grad
 from ..errors import MutogradError
 from ..tensor import Tensor, _wrap
 
