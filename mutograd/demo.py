@@ -110,7 +110,7 @@ class Run:
     """
 
     def __init__(self, label, inplace, train_set, test_set, epochs, seed, batch_size=32,
-                 lr=3e-3):
+                 lr=5e-3):
         self.label, self.epochs, self.test_set = label, epochs, test_set
         mg.seed(seed)
         self.model = build_model(inplace)
