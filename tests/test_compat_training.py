@@ -159,3 +159,20 @@ def test_paddle_rmsprop_follows_paddles_formula(paddle):
         mom = 0.5 * mom + 0.1 * g / np.sqrt(ms + 1e-6)
         p = p - mom
         np.testing.assert_allclose(w.numpy(), p, rtol=1e-5)
+
+
+@pytest.mark.parametrize("clip,expected", [
+    ("ClipGradByGlobalNorm", [0.6, 0.8, 0.0]), ("ClipGradByNorm", [0.6, 0.8, 0.0]),
+    ("ClipGradByValue", [0.5, 0.5, 0.0])])
+def test_paddle_grad_clip_objects_clip_before_the_step(paddle, clip, expected):
+    w = paddle.nn.Parameter(paddle.zeros([3]))
+    arg = 1.0 if clip != "ClipGradByValue" else 0.5
+    opt = paddle.optimizer.SGD(learning_rate=1.0, parameters=[w],
+                               grad_clip=getattr(paddle.nn, clip)(arg))
+    w.grad = paddle.to_tensor([3.0, 4.0, 0.0])
+    g = w.grad
+    opt.step()
+    assert w.grad is g   # clipped in place
+    np.testing.assert_allclose(w.numpy(), [-e for e in expected], rtol=1e-6)
+    with pytest.raises(TypeError, match="grad_clip must be"):
+        paddle.optimizer.SGD(learning_rate=1.0, parameters=[w], grad_clip=1.0)

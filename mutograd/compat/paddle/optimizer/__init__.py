@@ -1,5 +1,5 @@
 """``paddle.optimizer``: mutograd's in-place optimizers with Paddle's arguments
-(``learning_rate=``, ``parameters=``, ``beta1``/``beta2``/``epsilon``) and methods
+(``learning_rate=``, ``parameters=``, ``beta1``/``beta2``/``epsilon``, ``grad_clip=``) and methods
 (``clear_grad``, ``minimize``, ``get_lr``, ``set_lr``, ``set_state_dict``).
 
 ``learning_rate`` may be a number or a scheduler from ``paddle.optimizer.lr``, read at every
@@ -20,7 +20,11 @@ from . import lr
 class _Paddle:
     """What every Paddle optimizer adds to the mutograd one it extends."""
 
-    def _paddle_setup(self, learning_rate, parameters):
+    def _paddle_setup(self, learning_rate, parameters, grad_clip=None):
+        if grad_clip is not None and not hasattr(grad_clip, "_clip"):
+            raise TypeError(f"grad_clip must be a paddle.nn.ClipGradByGlobalNorm, ClipGradByNorm "
+                            f"or ClipGradByValue, got {type(grad_clip).__name__}")
+        self._grad_clip = grad_clip
         if parameters is None:
             raise ValueError("parameters argument given to the optimizer should not be None "
                              "in dygraph mode (pass parameters=model.parameters())")
@@ -33,6 +37,9 @@ class _Paddle:
         if self._scheduler is not None:
             for g in self.param_groups:
                 g["lr"] = self._scheduler()
+        if self._grad_clip is not None:
+            self._grad_clip._clip([p for g in self.param_groups for p in g["params"]
+                                   if p.grad is not None])
         return super().step()
 
     def clear_grad(self, set_to_zero=True):
@@ -71,14 +78,14 @@ def _decay(weight_decay):
 class SGD(_Paddle, _optim.SGD):
     def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None,
                  name=None):
-        ps, base = self._paddle_setup(learning_rate, parameters)
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
         _optim.SGD.__init__(self, ps, lr=base, weight_decay=_decay(weight_decay))
 
 
 class Momentum(_Paddle, _optim.SGD):
     def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False,
                  weight_decay=None, grad_clip=None, name=None):
-        ps, base = self._paddle_setup(learning_rate, parameters)
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
         _optim.SGD.__init__(self, ps, lr=base, momentum=momentum, nesterov=use_nesterov,
                             weight_decay=_decay(weight_decay))
 
@@ -87,7 +94,7 @@ class Adam(_Paddle, _optim.Adam):
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  parameters=None, weight_decay=None, grad_clip=None, lazy_mode=False,
                  multi_precision=False, amsgrad=False, name=None):
-        ps, base = self._paddle_setup(learning_rate, parameters)
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
         _optim.Adam.__init__(self, ps, lr=base, betas=(beta1, beta2), eps=epsilon,
                              weight_decay=_decay(weight_decay), amsgrad=amsgrad)
 
@@ -97,7 +104,7 @@ class AdamW(_Paddle, _optim.AdamW):
                  parameters=None, weight_decay=0.01, lr_ratio=None, apply_decay_param_fun=None,
                  grad_clip=None, lazy_mode=False, multi_precision=False, amsgrad=False,
                  name=None):
-        ps, base = self._paddle_setup(learning_rate, parameters)
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
         _optim.AdamW.__init__(self, ps, lr=base, betas=(beta1, beta2), eps=epsilon,
                               weight_decay=_decay(weight_decay), amsgrad=amsgrad)
 
@@ -105,7 +112,7 @@ class AdamW(_Paddle, _optim.AdamW):
 class Adagrad(_Paddle, _optim.Adagrad):
     def __init__(self, learning_rate=0.001, epsilon=1e-6, parameters=None, weight_decay=None,
                  grad_clip=None, initial_accumulator_value=0.0, name=None):
-        ps, base = self._paddle_setup(learning_rate, parameters)
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
         _optim.Adagrad.__init__(self, ps, lr=base, eps=epsilon, weight_decay=_decay(weight_decay),
                                 initial_accumulator_value=initial_accumulator_value)
 
@@ -118,7 +125,7 @@ class RMSProp(_Paddle, _optim.Optimizer):
 
     def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-6, momentum=0.0,
                  centered=False, parameters=None, weight_decay=None, grad_clip=None, name=None):
-        ps, base = self._paddle_setup(learning_rate, parameters)
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
         _optim.Optimizer.__init__(self, ps, {"lr": base, "rho": rho, "epsilon": epsilon,
                                              "momentum": momentum, "centered": centered,
                                              "weight_decay": _decay(weight_decay)})
