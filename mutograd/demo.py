@@ -85,6 +85,36 @@ class _Plain:
         print(f"  {self.desc} {getattr(self, 'post', '')}", file=sys.stderr)
 
 
+def blas_threads(n):
+    """Set the number of OpenBLAS threads at run time (NumPy is loaded already, so the
+    environment variable would come too late); returns the previous number, or None where the
+    library cannot be found (not OpenBLAS, not Linux): then nothing changes.
+
+    The demo's matrices are small: a second BLAS thread mostly waits for the first, and on a
+    busy two-core machine it makes every product wait for a free core.
+    """
+    import ctypes
+    try:
+        with open("/proc/self/maps") as f:
+            libs = {line.split()[-1] for line in f if "openblas" in line.lower()}
+    except OSError:
+        return None
+    for path in sorted(libs):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for prefix, suffix in (("scipy_openblas_", "64_"), ("openblas_", ""), ("scipy_openblas_",
+                                                                            "")):
+            get = getattr(lib, f"{prefix}get_num_threads{suffix}", None)
+            put = getattr(lib, f"{prefix}set_num_threads{suffix}", None)
+            if get is not None and put is not None:
+                old = get()
+                put(ctypes.c_int(n))
+                return old
+    return None
+
+
 def _warm_up(train_set):
     """One untimed step, so that neither run pays for first-call costs (imports, BLAS setup)."""
     x, y = train_set.tensors
@@ -222,6 +252,8 @@ def parse(argv):
     p.add_argument("--quick", action="store_true", help="a few seconds: a subset of the data, "
                    "2 epochs (used by the tests)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--blas-threads", type=int, default=1, help="OpenBLAS threads (default 1: "
+                   "the matrices are small; 0 leaves the library's setting)")
     return p.parse_args(argv)
 
 
@@ -232,6 +264,15 @@ def run(argv=()):
     if epochs < 1:
         raise SystemExit("mutograd demo: --epochs must be at least 1")
     os.makedirs(args.out, exist_ok=True)
+    old_threads = blas_threads(args.blas_threads) if args.blas_threads > 0 else None
+    try:
+        return _run(args, epochs)
+    finally:
+        if old_threads is not None:
+            blas_threads(old_threads)
+
+
+def _run(args, epochs):
     train_set, test_set = mg.data.digits_split(test_fraction=0.2, seed=args.seed)
     if args.quick:
         x, y = train_set.tensors
