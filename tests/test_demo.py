@@ -67,3 +67,10 @@ def test_command_table_help(capsys):
     assert cli.main(["--help"]) == 0
     text = capsys.readouterr().out
     assert "demo" in text and "walkthrough" in text
+
+
+def test_blas_threads_can_be_set_and_restored():
+    old = demo.blas_threads(1)
+    if old is None:
+        pytest.skip("no OpenBLAS found in this process")
+    assert demo.blas_threads(old) == 1
