@@ -16,6 +16,7 @@ import numpy as np
 from . import dtypes, memory
 from .autograd.grad_mode import _state
 from .autograd.node import VersionCounter
+from .autograd.sites import here
 from .errors import BackwardError, InplaceError
 from .places import CPU
 
@@ -181,6 +182,8 @@ class Tensor:
                     "use a computed variable in a subgraph that doesn't require differentiation "
                     "use var_no_grad = var.detach().")
             return
+        if flag and not self._rg:   # where a leaf was made, for the leaf error (cheap: only here)
+            self.__dict__["_site"] = here(2)
         self._rg = flag
 
     def requires_grad_(self, requires_grad=True):

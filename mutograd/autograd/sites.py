@@ -1,0 +1,129 @@
+"""Source locations for diagnostics: where a write, a backward node or a leaf came from.
+
+Note [Recording source sites]
+    Errors about in-place writes are only useful if they point at the user's line. Recording a
+    site must be cheap because it happens on the per-op path (a node that saves something, a
+    write to a watched counter, a leaf that starts requiring grad), so a site is a plain tuple
+    ``(filename, lineno, inner)`` found by walking frames up from the op machinery; nothing is
+    formatted and no source is read until an error message is built.
+
+    Frames are classified once per file name: *machinery* (``mutograd/ops``, ``autograd``,
+    ``compat``, ``tensor.py``: the code every op goes through) is skipped; *package* code that is
+    not machinery (an ``nn`` layer, an optimizer, the walkthrough) is remembered as ``inner``;
+    interpreter frames such as ``<frozen runpy>`` are skipped; the first other frame is the
+    user's line. When the whole stack is inside the package (``python -m mutograd``), the
+    innermost package frame is the site.
+"""
+import linecache
+import os
+import sys
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_ROOT = os.path.dirname(_PKG_DIR)
+_MACHINERY_DIRS = tuple(os.path.join(_PKG_DIR, d) + os.sep for d in ("ops", "autograd", "compat"))
+_MACHINERY_FILES = frozenset(os.path.join(_PKG_DIR, f) for f in (
+    "tensor.py", "tensor_methods.py", "__init__.py", "memory.py", "dtypes.py", "random.py",
+    "strict.py"))
+
+# runpy is frozen in CPython 3.11+, a plain file in other builds: skipped either way
+_RUNPY = os.path.join(os.path.dirname(os.__file__), "runpy.py")
+
+USER, PACKAGE, MACHINERY, SKIP = 0, 1, 2, 3
+_kinds = {}
+
+
+class Flags:
+    """Process-wide diagnostic switches read on the per-op path (one attribute lookup each)."""
+
+    anomaly = False
+    check_nan = True
+
+
+def _classify(filename):
+    if filename.startswith(_PKG_DIR + os.sep):
+        kind = MACHINERY if (filename.startswith(_MACHINERY_DIRS)
+                             or filename in _MACHINERY_FILES) else PACKAGE
+    elif filename.startswith("<frozen ") or filename == _RUNPY:
+        kind = SKIP
+    else:
+        kind = USER
+    _kinds[filename] = kind
+    return kind
+
+
+def here(depth=1):
+    """The site of the running op: ``(filename, lineno, inner)`` (Note [Recording source sites]).
+
+    ``inner`` is ``(filename, lineno)`` of the innermost package frame that is not machinery
+    (an ``nn`` layer, say) or None. Returns None when no frame qualifies.
+    """
+    f = sys._getframe(depth)
+    inner = None
+    kinds = _kinds
+    while f is not None:
+        fn = f.f_code.co_filename
+        kind = kinds.get(fn)
+        if kind is None:
+            kind = _classify(fn)
+        if kind == USER:
+            return (fn, f.f_lineno, inner)
+        if kind == PACKAGE and inner is None:
+            inner = (fn, f.f_lineno)
+        f = f.f_back
+    if inner is not None:
+        return (inner[0], inner[1], None)
+    return None
+
+
+def stack(depth=1):
+    """The forward stack, outermost first, as ``(filename, lineno, function)`` without machinery
+    or interpreter frames (what anomaly mode keeps for every node)."""
+    f = sys._getframe(depth)
+    frames = []
+    kinds = _kinds
+    while f is not None:
+        fn = f.f_code.co_filename
+        kind = kinds.get(fn)
+        if kind is None:
+            kind = _classify(fn)
+        if kind <= PACKAGE:
+            frames.append((fn, f.f_lineno, f.f_code.co_name))
+        f = f.f_back
+    frames.reverse()
+    return frames
+
+
+def short(filename):
+    """A package file relative to the checkout (``mutograd/nn/linear.py``); others unchanged."""
+    if filename.startswith(_PKG_DIR + os.sep):
+        return os.path.relpath(filename, _ROOT)
+    return filename
+
+
+def fmt(site):
+    """``file:line`` of a site, with the package frame it went through: ``a.py:3 (in ...)``."""
+    if site is None:
+        return "<unknown>"
+    filename, lineno, inner = site
+    text = f"{short(filename)}:{lineno}"
+    if inner is not None:
+        text += f" (in {short(inner[0])}:{inner[1]})"
+    return text
+
+
+def source(site):
+    """The stripped source line of a site, or ''."""
+    if site is None:
+        return ""
+    return linecache.getline(site[0], site[1]).strip()
+
+
+def format_stack(frames, indent="  "):
+    """A recorded stack in the layout of a Python traceback."""
+    lines = []
+    for filename, lineno, func in frames:
+        lines.append(f'{indent}File "{filename}", line {lineno}, in {func}')
+        code = linecache.getline(filename, lineno).strip()
+        if code:
+            lines.append(f"{indent}  {code}")
+    return "\n".join(lines)
