@@ -20,6 +20,7 @@ from .errors import (BackwardError, DTypeError, InplaceError, MutogradError, Ove
 from .places import CPU, Place
 from .printing import set_printoptions
 from .random import seed
+from .strict import is_strict, set_strict, strict
 from .tensor import Size, Tensor
 from . import ops as _ops
 from . import tensor_methods  # noqa: F401

@@ -23,7 +23,7 @@ _ROOT = os.path.dirname(_PKG_DIR)
 _MACHINERY_DIRS = tuple(os.path.join(_PKG_DIR, d) + os.sep for d in ("ops", "autograd", "compat"))
 _MACHINERY_FILES = frozenset(os.path.join(_PKG_DIR, f) for f in (
     "tensor.py", "tensor_methods.py", "__init__.py", "memory.py", "dtypes.py", "random.py",
-    "strict.py"))
+    "strict.py", "check.py"))
 
 # runpy is frozen in CPython 3.11+, a plain file in other builds: skipped either way
 _RUNPY = os.path.join(os.path.dirname(os.__file__), "runpy.py")
@@ -49,6 +49,12 @@ def _classify(filename):
         kind = USER
     _kinds[filename] = kind
     return kind
+
+
+def kind(filename):
+    """USER, PACKAGE, MACHINERY or SKIP for a frame's file name."""
+    k = _kinds.get(filename)
+    return _classify(filename) if k is None else k
 
 
 def here(depth=1):
