@@ -75,7 +75,8 @@ class Node:
         self.retained = None
         # Only a node that saves something can raise a stale-value error, so only it pays for
         # finding the forward line (Note [Recording source sites]); anomaly mode keeps the stack.
-        self.created_at = sites.here(2) if saved else None
+        # The caller of Node() is op machinery (_record, Function.apply, ...): start above it.
+        self.created_at = sites.here(3) if saved else None
         if sites.Flags.anomaly:
             self.stack = sites.stack(2)
 

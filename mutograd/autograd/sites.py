@@ -4,8 +4,9 @@ Note [Recording source sites]
     Errors about in-place writes are only useful if they point at the user's line. Recording a
     site must be cheap because it happens on the per-op path (a node that saves something, a
     write to a watched counter, a leaf that starts requiring grad), so a site is a plain tuple
-    ``(filename, lineno, inner)`` found by walking frames up from the op machinery; nothing is
-    formatted and no source is read until an error message is built.
+    ``(code, lasti, inner)`` found by walking frames up from the op machinery: the code object
+    and bytecode offset of the user's frame. The line number is worked out from them only when a
+    message is built (``frame.f_lineno`` scans the line table and cost as much as the walk).
 
     Frames are classified once per file name: *machinery* (``mutograd/ops``, ``autograd``,
     ``compat``, ``tensor.py``: the code every op goes through) is skipped; *package* code that is
@@ -29,7 +30,9 @@ _MACHINERY_FILES = frozenset(os.path.join(_PKG_DIR, f) for f in (
 _RUNPY = os.path.join(os.path.dirname(os.__file__), "runpy.py")
 
 USER, PACKAGE, MACHINERY, SKIP = 0, 1, 2, 3
-_kinds = {}
+_kinds = {}                 # filename -> kind, filled on first sight
+_machinery_seen = set()     # the MACHINERY file names among them
+_getframe = sys._getframe
 
 
 class Flags:
@@ -48,6 +51,8 @@ def _classify(filename):
     else:
         kind = USER
     _kinds[filename] = kind
+    if kind == MACHINERY:
+        _machinery_seen.add(filename)
     return kind
 
 
@@ -58,23 +63,36 @@ def kind(filename):
 
 
 def here(depth=1):
-    """The site of the running op: ``(filename, lineno, inner)`` (Note [Recording source sites]).
+    """The site of the running op: ``(code, lasti, inner)`` (Note [Recording source sites]).
 
-    ``inner`` is ``(filename, lineno)`` of the innermost package frame that is not machinery
-    (an ``nn`` layer, say) or None. Returns None when no frame qualifies.
+    ``depth`` 1 starts at the caller of ``here``; start as deep as every call path allows, since
+    each frame walked costs. ``inner`` is ``(code, lasti)`` of the innermost package frame
+    that is not machinery (an ``nn`` layer, say) or None. Returns None when no frame qualifies.
     """
-    f = sys._getframe(depth)
+    f = _getframe(depth)
+    machinery = _machinery_seen
+    fn = f.f_code.co_filename
+    while fn in machinery:         # the hot loop: one set lookup per machinery frame
+        f = f.f_back
+        if f is None:
+            return None
+        fn = f.f_code.co_filename
+    if _kinds.get(fn) == USER:
+        return (f.f_code, f.f_lasti, None)
+    return _here_slow(f)
+
+
+def _here_slow(f):
     inner = None
-    kinds = _kinds
     while f is not None:
         fn = f.f_code.co_filename
-        kind = kinds.get(fn)
+        kind = _kinds.get(fn)
         if kind is None:
             kind = _classify(fn)
         if kind == USER:
-            return (fn, f.f_lineno, inner)
+            return (f.f_code, f.f_lasti, inner)
         if kind == PACKAGE and inner is None:
-            inner = (fn, f.f_lineno)
+            inner = (f.f_code, f.f_lasti)
         f = f.f_back
     if inner is not None:
         return (inner[0], inner[1], None)
@@ -106,14 +124,31 @@ def short(filename):
     return filename
 
 
+def lineno(code, lasti):
+    """The source line of bytecode offset ``lasti`` in ``code``."""
+    line = code.co_firstlineno
+    for start, end, ln in code.co_lines():
+        if start <= lasti < end:
+            return ln if ln is not None else line
+        if ln is not None:
+            line = ln
+    return line
+
+
+def where(site):
+    """``(filename, lineno)`` of a site."""
+    return site[0].co_filename, lineno(site[0], site[1])
+
+
 def fmt(site):
     """``file:line`` of a site, with the package frame it went through: ``a.py:3 (in ...)``."""
     if site is None:
         return "<unknown>"
-    filename, lineno, inner = site
-    text = f"{short(filename)}:{lineno}"
-    if inner is not None:
-        text += f" (in {short(inner[0])}:{inner[1]})"
+    filename, line = where(site)
+    text = f"{short(filename)}:{line}"
+    if site[2] is not None:
+        inner_file, inner_line = where(site[2])
+        text += f" (in {short(inner_file)}:{inner_line})"
     return text
 
 
@@ -121,7 +156,7 @@ def source(site):
     """The stripped source line of a site, or ''."""
     if site is None:
         return ""
-    return linecache.getline(site[0], site[1]).strip()
+    return linecache.getline(*where(site)).strip()
 
 
 def format_stack(frames, indent="  "):
