@@ -9,6 +9,7 @@ Measures (best of several repeats):
     forward, cross-entropy, backward, SGD update under no_grad.
 "Off" replaces the site lookup with a constant, i.e. the cost of everything else.
 """
+import itertools
 import sys
 import time
 import timeit
@@ -30,7 +31,7 @@ def mlp_step_time(steps=3, repeat=3):
     rng = np.random.default_rng(0)
     sizes = [784, 2048, 2048, 10]
     params = []
-    for i, o in zip(sizes[:-1], sizes[1:]):
+    for i, o in itertools.pairwise(sizes):
         w = mg.tensor((rng.standard_normal((i, o)) / np.sqrt(i)).astype("float32"),
                       requires_grad=True)
         b = mg.zeros([o], requires_grad=True)
