@@ -12,6 +12,15 @@ LEAF_FIX = ("do the write under `with mutograd.no_grad():` (parameter init, opti
             "write into a clone() if the new values belong in the graph")
 
 
+# how a write shows in messages when its op name alone would not say what the user wrote
+_SPELLED = {"index_put_": "x[index] = value (index_put_)"}
+
+
+def spell(op):
+    """The op name of a write as the user wrote it."""
+    return _SPELLED.get(op, op)
+
+
 def describe(name, array):
     """``tensor 'h' of shape [3, 4] and dtype float32`` (the name only when the user set one)."""
     what = f"tensor '{name}'" if name else "tensor"
@@ -40,7 +49,7 @@ def stale_error(node, rec, key=None):
     if writes:
         lines.append("It was modified by:")
         for v, op, site in writes:
-            lines.append(f"  {op} at {sites.fmt(site)} (version {v})")
+            lines.append(f"  {spell(op)} at {sites.fmt(site)} (version {v})")
             code = sites.source(site)
             if code:
                 lines.append(f"      {code}")
@@ -57,7 +66,7 @@ def stale_error(node, rec, key=None):
     err.node = node.name() if node is not None else None
     err.created_at = sites.fmt(getattr(node, "created_at", None))
     err.saved_version, err.version = version, counter.value
-    err.writes = [(v, op, sites.fmt(site), sites.source(site)) for v, op, site in writes]
+    err.writes = [(v, spell(op), sites.fmt(site), sites.source(site)) for v, op, site in writes]
     err.fix = fix
     return err
 
@@ -73,12 +82,12 @@ def leaf_error(x, what):
     if base is None:
         via = None
         head = "a leaf Variable that requires grad is being used in an in-place operation."
-        how = f"{what} writes directly into the leaf {describe(name, leaf._data)}{created}."
+        how = f"{spell(what)} writes directly into the leaf {describe(name, leaf._data)}{created}."
     else:
         via = " -> ".join(op.name for op, _ in x._view_chain) if x._view_chain else "a view"
         head = ("a view of a leaf Variable that requires grad is being used in an in-place "
                 "operation.")
-        how = (f"{what} writes through a view (made by {via}, shape {list(x.shape)}) into the "
+        how = (f"{spell(what)} writes through a view (made by {via}, shape {list(x.shape)}) into the "
                f"leaf {describe(name, leaf._data)}{created}.")
     msg = (f"{head} {how}\nLeaf Var that doesn't stop gradient can't use inplace strategy.\n"
            f"Fix: {LEAF_FIX}.")
