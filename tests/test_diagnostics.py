@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 import mutograd as mg
-from mutograd.autograd import sites
 from mutograd.autograd.node import VersionCounter
 
 HERE = os.path.abspath(__file__)
