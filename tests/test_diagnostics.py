@@ -523,7 +523,8 @@ def test_graph_text_tree_marks_in_place_nodes_and_stale_saves():
     assert lines[2].startswith("└── #2 MulBackward saves x v1, y v1 @ ")
     assert lines[3].startswith("    ├── #3 ExpBackward [in-place] saves out v1 @ ")
     assert lines[4].startswith("    │   └── #4 MulBackward")
-    assert lines[5].startswith("    │       └── #5 AccumulateGrad: leaf tensor 'a' [2] float32 @")
+    assert lines[5].startswith("    │       └── #5 AccumulateGrad: leaf tensor 'a' [2] "
+                               "float32 @")
     assert lines[6] == "    └── #3 ExpBackward (shown above)"
     y.add_(1)
     assert "saves out v1 STALE (now v2)" in str(mg.autograd.graph(z))

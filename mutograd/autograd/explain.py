@@ -87,8 +87,8 @@ def leaf_error(x, what):
         via = " -> ".join(op.name for op, _ in x._view_chain) if x._view_chain else "a view"
         head = ("a view of a leaf Variable that requires grad is being used in an in-place "
                 "operation.")
-        how = (f"{spell(what)} writes through a view (made by {via}, shape {list(x.shape)}) into the "
-               f"leaf {describe(name, leaf._data)}{created}.")
+        how = (f"{spell(what)} writes through a view (made by {via}, shape {list(x.shape)}) "
+               f"into the leaf {describe(name, leaf._data)}{created}.")
     msg = (f"{head} {how}\nLeaf Var that doesn't stop gradient can't use inplace strategy.\n"
            f"Fix: {LEAF_FIX}.")
     err = InplaceError(msg)
