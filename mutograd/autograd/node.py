@@ -12,6 +12,8 @@ Note [Saved versions]
 from ..errors import BackwardError
 from . import sites
 from .explain import stale_error
+from .sites import Flags as _flags
+from .sites import here
 
 _MAX_WRITES = 8
 
@@ -43,7 +45,7 @@ class VersionCounter:
     def record(self, op_name):
         if self.writes is None:
             self.writes = []
-        self.writes.append((self.value, op_name, sites.here(3)))
+        self.writes.append((self.value, op_name, here(3)))
         del self.writes[:-_MAX_WRITES]
 
 
@@ -76,8 +78,8 @@ class Node:
         # Only a node that saves something can raise a stale-value error, so only it pays for
         # finding the forward line (Note [Recording source sites]); anomaly mode keeps the stack.
         # The caller of Node() is op machinery (_record, Function.apply, ...): start above it.
-        self.created_at = sites.here(3) if saved else None
-        if sites.Flags.anomaly:
+        self.created_at = here(3) if saved else None
+        if _flags.anomaly:
             self.stack = sites.stack(2)
 
     def name(self):
