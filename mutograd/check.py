@@ -12,13 +12,14 @@ import traceback
 from .autograd import sites
 from .autograd.anomaly import set_detect_anomaly
 from .autograd.node import VersionCounter
-from .errors import MutogradError
+from .errors import DTypeError, InplaceError, MutogradError, OverlapError, ShapeError
 from .strict import set_strict
 
 USAGE = "usage: python -m mutograd check SCRIPT [ARGS...]"
 STRICT_FIX = ("write through the tensor (t[...] = v, t.copy_(...)) so that autograd sees the "
               "write, or write into a copy (t.numpy().copy())")
-_NOT_WRITES = ("grad accumulation",)   # the engine's own bumps of .grad, not the script's writes
+_NOT_WRITES = ("grad accumulation",)
+_WRITE_ERRORS = (InplaceError, OverlapError, ShapeError, DTypeError)   # raised at the write   # the engine's own bumps of .grad, not the script's writes
 
 
 class count_writes:
@@ -113,8 +114,10 @@ def report(e):
             lines.append(f"  write: {op} at {where} (version {v})")
             if src:
                 lines.append(f"      {src}")
-    elif isinstance(e, MutogradError) or _read_only(e):
+    elif isinstance(e, _WRITE_ERRORS) or _read_only(e):
         lines.append("  write: the failing line itself")
+    else:   # e.g. a NaN found by anomaly mode: the rest of the message names the node's stack
+        lines += [f"  {ln}" for ln in msg.splitlines()[1:]]
     fix = getattr(e, "fix", None)
     if fix is None and _read_only(e):
         fix = ("a NumPy array that aliases a tensor was written while strict mode was on; "
