@@ -427,8 +427,8 @@ SCRIPTS = {
              "x = mg.tensor([0.0, 1.0], requires_grad=True)\n"
              "y = x.sqrt()\n"
              "y.sum().backward()\n"),
-            "BackwardError", 4, ["  cause: Function 'SqrtBackward' returned inf values in its "
-                                 "0th output.",
+            "BackwardError", 4, [("  cause: Function 'SqrtBackward' returned inf values in "
+                                  "its 0th output."),
                                  '    File "{path}", line 3, in <module>']),
     "strict": (("import mutograd as mg\n"
                "t = mg.ones([3], requires_grad=True)\n"
