@@ -133,6 +133,24 @@ def test_custom_function_stale_error_names_its_node_and_line():
     assert e.value.writes[0][2] == at(scenario, "<- write")
 
 
+def step_before_backward():
+    w = mg.randn([3], requires_grad=True)  # <- param
+    w.name = "w"
+    loss = (w * w).sum()
+    with mg.no_grad():
+        w.sub_(0.1)  # <- step
+    loss.backward()
+
+
+def test_a_parameter_update_before_backward_is_named():
+    """The optimizer-step-before-backward mistake: allowed under no_grad, caught at backward."""
+    with pytest.raises(mg.VersionError) as e:
+        step_before_backward()
+    assert "tensor 'w' of shape [3]" in str(e.value)
+    assert e.value.writes == [(1, "sub_", at(step_before_backward, "<- step"),
+                               "w.sub_(0.1)  # <- step")]
+
+
 def test_sites_are_recorded_only_where_an_error_can_need_them():
     a = mg.randn([3], requires_grad=True)
     assert (a + 1).grad_fn.created_at is None          # add saves nothing
