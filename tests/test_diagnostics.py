@@ -268,7 +268,7 @@ def test_anomaly_switches_nest_and_restore():
     finally:
         mg.set_detect_anomaly(False)
     assert mg.autograd.detect_anomaly is mg.detect_anomaly
-    import mutograd.compat.torch as torch
+    from mutograd.compat import torch
     assert torch.autograd.set_detect_anomaly is mg.set_detect_anomaly
     assert torch.autograd.detect_anomaly is mg.detect_anomaly
 
