@@ -1,27 +1,26 @@
-"""``python -m mutograd [command]`` (and the ``mutograd`` console script).
-
-Commands are a small table: name -> (module, one-line help); each module has ``run(argv)``.
-Without a command, the walkthrough of the three kinds of operation runs.
-"""
+"""``python -m mutograd [COMMAND] ...``: the walkthrough, or one of the commands below (also the
+``mutograd`` console script)."""
 import importlib
 import sys
 
+# command -> module with ``main(argv)``; without a command, the walkthrough runs
 COMMANDS = {
-    "walkthrough": ("mutograd.walkthrough", "views, in-place and ordinary ops, measured"),
-    "demo": ("mutograd.demo", "train a CNN on the digits twice: in place vs not, measured"),
+    "check": "mutograd.check",
+    "demo": "mutograd.demo",
 }
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else list(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in COMMANDS:
+        return importlib.import_module(COMMANDS[argv[0]]).main(argv[1:])
     if argv and argv[0] in ("-h", "--help", "help"):
-        print("usage: python -m mutograd [command] [options]\n\ncommands:")
-        for name, (_, doc) in COMMANDS.items():
-            print(f"  {name:<12} {doc}")
+        print("usage: python -m mutograd [COMMAND] [options]\n\nwithout a command: the "
+              "walkthrough of views, in-place and ordinary ops\ncommands: "
+              + ", ".join(COMMANDS) + " (each takes --help)")
         return 0
-    name = argv[0] if argv and argv[0] in COMMANDS else "walkthrough"
-    rest = argv[1:] if argv and argv[0] in COMMANDS else argv
-    return importlib.import_module(COMMANDS[name][0]).run(rest)
+    from .walkthrough import run
+    return run(argv)
 
 
 if __name__ == "__main__":

@@ -257,7 +257,7 @@ def parse(argv):
     return p.parse_args(argv)
 
 
-def run(argv=()):
+def main(argv=()):
     """Entry point of ``python -m mutograd demo``; returns the exit status."""
     args = parse(list(argv))
     epochs = args.epochs or (2 if args.quick else 8)

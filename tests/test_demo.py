@@ -66,7 +66,7 @@ def test_plot_without_matplotlib_returns_false(tmp_path, monkeypatch):
 def test_command_table_help(capsys):
     assert cli.main(["--help"]) == 0
     text = capsys.readouterr().out
-    assert "demo" in text and "walkthrough" in text
+    assert "demo" in text and "check" in text and "walkthrough" in text
 
 
 def test_blas_threads_can_be_set_and_restored():
