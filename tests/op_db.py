@@ -49,7 +49,8 @@ class OpInfo:
     def id(self):
         return self.name + (f"-{self.variant}" if self.variant else "")
 
-    def sample(self, rng):
+    def draw(self, rng):
+        """A Sample: the ``make`` function's, or float inputs of ``shapes`` from ``domain``."""
         if self.make is not None:
             return self.make(rng)
         lo, hi = self.domain
