@@ -375,3 +375,31 @@ def test_out_of_place_shapes_that_do_not_fit_raise_shape_error(info):
 def test_bad_input_raises_our_error_classes(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+# Registry ops that the table covers elsewhere, and where
+ELSEWHERE = {
+    "values_at": "max/min with an int axis (op_db rows max-axis1, min-axis-1)",
+    "clamp_tensor": "clamp with tensor bounds (op_db row clamp-tensor-bounds)",
+    "index": "advanced getitem (op_db rows getitem-int-array, getitem-mask)",
+    "index_put": "item assignment (test_views.py on the views branch)",
+    "normal": "test_creation.py", "uniform": "test_creation.py", "bernoulli": "test_creation.py",
+    "exponential": "test_creation.py", "fill": "test_creation.py", "zero": "test_creation.py",
+}
+
+
+def test_every_declared_op_has_a_row_in_the_table():
+    from mutograd.ops import OPS as REGISTRY
+    rows = {o.name for o in OPS}
+    missing = sorted(n for n in REGISTRY if n not in rows and n not in ELSEWHERE)
+    assert missing == [], f"ops without a row in tests/op_db.py: {missing}"
+
+
+def test_aliases_are_the_same_functions_and_methods():
+    from mutograd.ops import ALIASES
+    for alias, target in ALIASES.items():
+        assert getattr(mg, alias) is getattr(mg, target), alias
+        if hasattr(mg, target + "_"):
+            assert getattr(mg, alias + "_") is getattr(mg, target + "_"), alias
+        if hasattr(mg.Tensor, target):
+            assert getattr(mg.Tensor, alias) is getattr(mg.Tensor, target), alias
