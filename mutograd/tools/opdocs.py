@@ -30,6 +30,12 @@ axis)`, `transpose(x, perm)` and `transpose(x, dim0, dim1)`. The in-place view o
 strides: no data moves, the version is not bumped, and the history is rebased onto the view op's
 node.
 
+Type promotion is NumPy's (NEP 50): Python scalars are weak (`float32 tensor + 1.5` stays
+float32, `int32 tensor + 1` stays int32), `int / int` gives a float, and two Python scalars given
+to `where` take the default dtypes (float32, int64). A shape or dtype the backend refuses raises
+`ShapeError` / `DTypeError` naming the op; an in-place op checks broadcasting and the result's
+dtype before it writes anything.
+
 """
 
 # public names that are composites of declared ops, and what they are built from
