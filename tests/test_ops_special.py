@@ -275,3 +275,48 @@ def test_retain_grad_follows_a_metadata_rebase():
     h.t_()
     (h * mg.arange(6.0).reshape(3, 2)).sum().backward()
     assert h.grad.shape == [3, 2] and h.grad.tolist() == [[0, 1], [2, 3], [4, 5]]
+
+
+# ---- both conventions where they do not clash ------------------------------------------------
+@pytest.mark.parametrize("name", ["sum", "mean", "amax", "amin", "prod", "argmax", "argmin",
+                                  "logsumexp", "norm", "var", "std", "max", "min", "all", "any"])
+def test_reductions_take_axis_or_dim_and_keepdim_or_keepdims(name):
+    x = mg.tensor(np.arange(1.0, 13.0).reshape(3, 4))
+    if name in ("all", "any"):
+        x = x > 6
+    ref = getattr(mg, name)(x, axis=1, keepdim=True)
+    for kw in ({"dim": 1, "keepdim": True}, {"axis": 1, "keepdims": True},
+               {"dim": 1, "keepdims": True}):
+        got = getattr(x, name)(**kw)
+        for a, b in zip(got if isinstance(got, tuple) else (got,),
+                        ref if isinstance(ref, tuple) else (ref,)):
+            assert a.shape == [3, 1]
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.reshape(4, 6), lambda x: x.reshape([4, 6]), lambda x: x.reshape((4, 6)),
+    lambda x: x.reshape(shape=[4, 6]), lambda x: x.view(4, 6), lambda x: x.view([4, 6]),
+    lambda x: mg.reshape(x, [4, 6]), lambda x: mg.reshape(x, 4, 6),
+])
+def test_shapes_as_a_list_or_varargs(call):
+    x = mg.tensor(np.arange(24.0).reshape(2, 3, 4))
+    assert call(x).shape == [4, 6]
+
+
+@pytest.mark.parametrize("call, shape", [
+    (lambda x: x.permute(2, 0, 1), [4, 2, 3]), (lambda x: x.permute([2, 0, 1]), [4, 2, 3]),
+    (lambda x: x.transpose(0, 2), [4, 3, 2]), (lambda x: x.transpose([2, 1, 0]), [4, 3, 2]),
+    (lambda x: mg.transpose(x, perm=[1, 0, 2]), [3, 2, 4]),
+    (lambda x: x[:, :1].expand(2, 5, 4), [2, 5, 4]),
+    (lambda x: x[:, :1].expand([2, 5, 4]), [2, 5, 4]), (lambda x: x.tile(1, 2, 1), [2, 6, 4]),
+    (lambda x: x.repeat([2, 1, 1]), [4, 3, 4]), (lambda x: x.flip(0, 1), [2, 3, 4]),
+    (lambda x: x.flatten(start_dim=1), [2, 12]), (lambda x: x.flatten(1, 2), [2, 12]),
+    (lambda x: x.squeeze(dim=0), [2, 3, 4]), (lambda x: x.unsqueeze(dim=-1), [2, 3, 4, 1]),
+    (lambda x: mg.unsqueeze(x, axis=[0, 1]), [1, 1, 2, 3, 4]),
+    (lambda x: x.cumsum(dim=2), [2, 3, 4]), (lambda x: mg.softmax(x, dim=0), [2, 3, 4]),
+    (lambda x: mg.concat([x, x], axis=2), [2, 3, 8]), (lambda x: mg.cat([x, x], dim=1), [2, 6, 4]),
+])
+def test_view_and_shape_ops_take_both_conventions(call, shape):
+    x = mg.tensor(np.arange(24.0).reshape(2, 3, 4))
+    assert call(x).shape == shape

@@ -25,7 +25,9 @@ Ops without a gradient are marked `-`.
 Both conventions are accepted where they do not clash: `axis=`/`dim=`, `keepdim`/`keepdims`,
 shapes as a list or as varargs, `gather(x, dim, index)` and `gather(x, index, axis)`,
 `index_select(x, dim, index)` and `index_select(x, index, axis)`, `take_along_axis(x, index,
-axis)`, `transpose(x, perm)` and `transpose(x, dim0, dim1)`. The in-place view ops (`reshape_`,
+axis)`, `transpose(x, perm)` and `transpose(x, dim0, dim1)`. Where they clash the main namespace
+follows PyTorch and `mutograd.compat.paddle` follows Paddle: `split(x, 2)` makes pieces of size 2,
+and `max(x, axis)` with an int axis returns `(values, indices)`. The in-place view ops (`reshape_`,
 `squeeze_`, `unsqueeze_`, `t_`, `transpose_`, `flatten_`) change the tensor's own shape and
 strides: no data moves, the version is not bumped, and the history is rebased onto the view op's
 node.
