@@ -94,7 +94,7 @@ def index_select(x, *args, axis=None, dim=None, index=None, **kw):
         [[3.0, 1.0]]
     """
     _no_kw(kw, "index_select")
-    if args and not isinstance(args[0], Tensor) and isinstance(args[0], int):
+    if args and _is_int(args[0]):
         a = args[0]
         index = args[1] if len(args) > 1 else index
     else:
@@ -111,6 +111,12 @@ def index_select(x, *args, axis=None, dim=None, index=None, **kw):
         raise IndexError(f"index_select(): index out of range for dimension {a % x.ndim} of "
                          f"size {n}")
     return call(OPS["index_select"], [x, index], {"axis": a})
+
+
+def _is_int(v):
+    """A Python or NumPy integer (an axis), not a tensor or a list (an index)."""
+    return not isinstance(v, (Tensor, bool)) and hasattr(v, "__index__") and not hasattr(
+        v, "__len__")
 
 
 def _no_kw(kw, what):
