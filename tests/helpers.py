@@ -1,5 +1,6 @@
 """Shared test helpers: sampling inputs, finite-difference gradients, byte counting."""
 import contextlib
+import gc
 
 import numpy as np
 
@@ -41,6 +42,7 @@ def numeric_grad(f, arrays, eps=1e-6):
 def counting():
     """Yields a dict whose 'bytes' and 'allocations' are filled with what the block allocated."""
     res = {}
+    gc.collect()   # garbage from earlier tests (cycles through tracebacks) must not be freed inside
     before = mg.memory.allocated()
     n = mg.memory.num_allocations()
     yield res
