@@ -388,10 +388,17 @@ ELSEWHERE = {
 }
 
 
+# The core op modules; ops declared in other modules have their own tables (op_db_surface, ...)
+CORE = {f"mutograd.ops.{m}" for m in ("elementwise", "reduction", "linalg", "views", "shaping",
+                                      "indexing", "creation", "conventions")}
+
+
 def test_every_declared_op_has_a_row_in_the_table():
     from mutograd.ops import OPS as REGISTRY
     rows = {o.name for o in OPS}
-    missing = sorted(n for n in REGISTRY if n not in rows and n not in ELSEWHERE)
+    core = [n for n, op in REGISTRY.items() if op.fwd.__module__ in CORE]
+    assert len(core) > 100
+    missing = sorted(n for n in core if n not in rows and n not in ELSEWHERE)
     assert missing == [], f"ops without a row in tests/op_db.py: {missing}"
 
 
