@@ -362,8 +362,22 @@ def call_inplace(op, inputs, attrs):
         raise bad_input(op, arrays, e) from None
     x._counter.bump(op.name + "_")
     if record:
-        rebase(x, op, inputs, arrays, attrs, xp, x_copy)
+        _stale_aliases(rebase(x, op, inputs, arrays, attrs, xp, x_copy), op, inputs, x)
     return x
+
+
+def _stale_aliases(node, op, inputs, x):
+    """An input that shares ``x``'s storage (``y.mul_(y)``) was saved after the write, so its
+    saved data is the result, not the input: mark it saved at the version before the write, so
+    that backward raises (as PyTorch does) instead of computing a wrong gradient."""
+    saved = node.saved
+    if not saved:
+        return
+    for i in range(1, len(inputs)):
+        t = inputs[i]
+        rec = saved.get(op.inputs[i]) if isinstance(t, Tensor) else None
+        if rec is not None and type(rec) is tuple and rec[1] is x._counter:
+            saved[op.inputs[i]] = rec[:2] + (rec[2] - 1,) + rec[3:]
 
 
 def check_leaf(x, what):
