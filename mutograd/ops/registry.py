@@ -279,6 +279,8 @@ def bad_input(op, arrays, e):
     shapes = ", ".join(str(list(getattr(a, "shape", ()))) for a in arrays
                        if hasattr(a, "shape"))
     if isinstance(e, ValueError):
+        if "could not be broadcast" in str(e):
+            return ShapeError(f"{op.name}(): the shapes {shapes} do not broadcast")
         return ShapeError(f"{op.name}(): {e} (input shapes {shapes})")
     msg = str(e)
     if "not supported for the input types" in msg or "Cannot cast" in msg:
