@@ -320,3 +320,19 @@ def test_shapes_as_a_list_or_varargs(call):
 def test_view_and_shape_ops_take_both_conventions(call, shape):
     x = mg.tensor(np.arange(24.0).reshape(2, 3, 4))
     assert call(x).shape == shape
+
+
+# ---- out= ------------------------------------------------------------------------------------
+def test_out_argument_writes_bumps_the_version_and_checks_shape_and_dtype():
+    x, y = mg.tensor([1.0, 2.0]), mg.tensor([3.0, 4.0])
+    out = mg.zeros(2)
+    assert mg.add(x, y, out=out) is out and out.tolist() == [4.0, 6.0] and out._version == 1
+    with pytest.raises(mg.ShapeError, match=r"out= has shape \[3\]"):
+        mg.add(x, y, out=mg.zeros(3))
+    iout = mg.zeros(2, dtype="int64")
+    with pytest.raises(mg.DTypeError, match="can't be cast to the desired output type int64"):
+        mg.div(x, y, out=iout)
+    assert iout.tolist() == [0, 0] and iout._version == 0
+    with pytest.raises(mg.InplaceError, match="don't support automatic differentiation"):
+        mg.mul(x.requires_grad_(), y, out=out)
+    assert out._version == 1

@@ -599,6 +599,10 @@ def write_out(op, inputs, attrs, out):
     if tuple(out.shape) != tuple(result.shape):
         raise ShapeError(f"{op.name}(): out= has shape {list(out.shape)} but the result has "
                          f"shape {list(result.shape)}")
+    rt, ot = result._data.dtype, out._data.dtype
+    if rt != ot and not np.can_cast(rt, ot, "same_kind"):
+        raise DTypeError(f"{op.name}(): result type {rt} can't be cast to the desired output "
+                         f"type {ot} of out=")
     check_leaf(out, op.name + "(out=)")
     out._data[...] = result._data
     out._counter.bump(op.name + "(out=)")
