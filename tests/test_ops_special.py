@@ -227,6 +227,20 @@ def test_metadata_ops_accept_both_conventions():
     assert x._version == 0
 
 
+def test_where_inplace_writes_into_x_with_gradients():
+    a = _f64([1, 2, 3]).requires_grad_()
+    b = _f64([10, 20, 30]).requires_grad_()
+    x = a * 1.0
+    c = mg.tensor([True, False, True])
+    assert mg.where_(c, x, b) is x and x.tolist() == [1, 20, 3] and x._version == 1
+    (x * _f64([1, 2, 3])).sum().backward()
+    assert a.grad.tolist() == [1, 0, 3] and b.grad.tolist() == [0, 2, 0]
+    with pytest.raises(mg.InplaceError, match="leaf Variable"):
+        mg.where_(c, a, 0.0)
+    with pytest.raises(mg.ShapeError, match="broadcast"):
+        mg.where_(mg.tensor([[True], [False]]), mg.ones(3), 0.0)
+
+
 def test_a_metadata_op_does_not_invalidate_saved_tensors():
     a = mg.ones(2, 3, requires_grad=True)
     h = a * 2
