@@ -381,6 +381,7 @@ def test_bad_input_raises_our_error_classes(call, error, message):
 ELSEWHERE = {
     "values_at": "max/min with an int axis (op_db rows max-axis1, min-axis-1)",
     "clamp_tensor": "clamp with tensor bounds (op_db row clamp-tensor-bounds)",
+    "where_x": "Paddle's where_ (test_ops_special.py)",
     "index": "advanced getitem (op_db rows getitem-int-array, getitem-mask)",
     "index_put": "item assignment (test_views.py on the views branch)",
     "normal": "test_creation.py", "uniform": "test_creation.py", "bernoulli": "test_creation.py",
