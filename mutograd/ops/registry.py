@@ -41,7 +41,7 @@ OPS = {}
 class OpNode(Node):
     """Backward node of a declared op; one subclass per op, named ``<Op>Backward``."""
 
-    __slots__ = ("attrs", "shapes", "dtypes", "xp")
+    __slots__ = ("attrs", "dtypes", "shapes", "xp")
     op = None
 
     def apply(self, g):
@@ -474,7 +474,7 @@ def rebase(x, op, inputs, arrays, attrs, xp, x_copy):
 class VarNode(Node):
     """Backward node of a variadic op: one gradient function returns every input's gradient."""
 
-    __slots__ = ("attrs", "shapes", "dtypes", "xp")
+    __slots__ = ("attrs", "dtypes", "shapes", "xp")
     op = None
 
     def apply(self, g):
