@@ -350,3 +350,19 @@ def test_out_argument_writes_bumps_the_version_and_checks_shape_and_dtype():
     with pytest.raises(mg.InplaceError, match="don't support automatic differentiation"):
         mg.mul(x.requires_grad_(), y, out=out)
     assert out._version == 1
+
+
+def test_a_metadata_op_under_no_grad_keeps_the_history_consistent():
+    a = _f64(np.arange(6.0).reshape(2, 3)).requires_grad_()
+    h = a * 1.0
+    with mg.no_grad():
+        h.t_()                                # still recorded: the history must match the shape
+    assert type(h.grad_fn).__name__ == "TBackward"
+    (h * _f64(np.arange(6.0).reshape(3, 2))).sum().backward()
+    assert a.grad.tolist() == [[0, 2, 4], [1, 3, 5]]
+    w = mg.ones(2, 3, requires_grad=True)
+    with mg.no_grad():
+        w.reshape_(6)                         # a leaf stays a leaf
+    assert w.is_leaf and w.shape == [6]
+    (w * 2).sum().backward()
+    assert w.grad.shape == [6]
