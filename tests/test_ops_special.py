@@ -127,6 +127,7 @@ def test_gather_in_both_conventions():
     assert mg.take_along_axis(x, idx, 1).tolist() == expected          # Paddle
     assert mg.take_along_axis(x, idx, axis=1).tolist() == expected
     # Paddle's gather: an index tensor second picks whole slices, as index_select
+    assert mg.gather(x, [1, 0]).tolist() == [[4.0, 5.0, 6.0], [1.0, 2.0, 3.0]]
     assert mg.gather(x, mg.tensor([1, 0]), axis=0).tolist() == [[4.0, 5.0, 6.0],
                                                                 [1.0, 2.0, 3.0]]
 

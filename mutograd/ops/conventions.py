@@ -52,8 +52,9 @@ def gather(x, *args, axis=None, dim=None, index=None, **kw):
         [[3.0, 4.0]]
     """
     _no_kw(kw, "gather")
-    if args and isinstance(args[0], Tensor) or (not args and index is not None and dim is None
-                                                and axis is not None):
+    paddle = args and not _is_int(args[0]) or (not args and index is not None and dim is None
+                                                and axis is not None)
+    if paddle:
         index = args[0] if args else index
         a = _axis(axis, args[1] if len(args) > 1 else dim, 0)
         return index_select(x, _int_index(index, "gather"), axis=a)
