@@ -238,6 +238,8 @@ def test_where_inplace_writes_into_x_with_gradients():
     assert a.grad.tolist() == [1, 0, 3] and b.grad.tolist() == [0, 2, 0]
     with pytest.raises(mg.InplaceError, match="leaf Variable"):
         mg.where_(c, a, 0.0)
+    z = mg.tensor([1.0, 2.0, 3.0])
+    assert z.where_(c, 0.0) is z and z.tolist() == [1.0, 0.0, 3.0]
     with pytest.raises(mg.ShapeError, match="broadcast"):
         mg.where_(mg.tensor([[True], [False]]), mg.ones(3), 0.0)
 

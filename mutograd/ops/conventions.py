@@ -273,4 +273,9 @@ FUNCTIONS = {"gather": gather, "take_along_axis": take_along_axis, "index_select
              "broadcast_to": broadcast_to, "where": where, "where_": where_, "clamp": clamp,
              "clamp_": clamp_,
              "clip": clamp, "clip_": clamp_}
-METHODS = {"where": _where_method}
+def _where_inplace_method(self, condition, y):
+    """``x.where_(condition, y)``: ``x`` keeps its values where ``condition`` holds, in place."""
+    return where_(condition, self, y)
+
+
+METHODS = {"where": _where_method, "where_": _where_inplace_method}
