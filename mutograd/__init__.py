@@ -49,13 +49,21 @@ def is_tensor(obj):
 
 
 def set_device(device):
-    """Choose where new tensors go; ``'cpu'`` (a GPU place raises PlaceError if unavailable)."""
-    places.get(device)
-    return places.get(device)
+    """Choose where new tensors go: ``'cpu'``, ``'gpu'``, ``'gpu:N'``, ``'cuda:N'`` (a GPU
+    without CuPy or without a visible device is a PlaceError saying which)."""
+    return places.set_default(device)
+
+
+set_default_device = set_device
 
 
 def get_device():
-    return "cpu"
+    """Where new tensors go, as Paddle names it: ``'cpu'`` or ``'gpu:0'``."""
+    return str(places.default())
 
-from . import data, nn, optim  # noqa: E402  (need the ops above)
+
+def get_default_device():
+    return places.default()
+
+from . import cuda, data, nn, optim, transfer  # noqa: E402,F401  (need the ops above)
 from .checkpoint import load, save  # noqa: E402

@@ -71,9 +71,15 @@ class Tensor:
     def __init__(self, data=None, dtype=None, place=None, requires_grad=False,
                  stop_gradient=None):
         from .ops.creation import _array_from
+        from .places import default, get
         arr = _array_from(data if data is not None else [], dtype, copy=True)
+        where = default() if place is None else get(place)
+        if where is not CPU:
+            from .transfer import copy_array
+            arr = copy_array(arr, CPU, where)
+            self._place = where
         self._data = arr
-        self._storage = memory.Storage(arr.nbytes)
+        self._storage = memory.Storage(arr.nbytes, str(where))
         self._counter = VersionCounter()
         self._rg = False
         self.grad_fn = None
@@ -344,9 +350,13 @@ class Tensor:
 
     def numpy(self):
         """The data as a NumPy array sharing memory with the tensor (read-only in strict mode)."""
+        if self._place is not CPU:
+            raise _host_error(self, "numpy()")
         return export(self._data)
 
     def __array__(self, dtype=None, copy=None):
+        if self._place is not CPU:
+            raise _host_error(self, "__array__ (NumPy conversion)")
         if dtype is not None and dtype != self._data.dtype:
             return self._data.astype(dtype)
         return self._data.copy() if copy else export(self._data)
@@ -410,6 +420,12 @@ class Tensor:
 
     def __reduce_ex__(self, protocol):
         raise TypeError("mutograd tensors are not pickled; use mutograd.save() (safetensors)")
+
+
+def _host_error(t, what):
+    from .errors import PlaceError
+    return PlaceError(f"{what} needs a tensor on the CPU, but this one is on {t._place}; copy "
+                      f"it first with .cpu() (e.g. t.cpu().numpy())")
 
 
 class _HookHandle:

@@ -25,3 +25,15 @@ def pytest_collection_modifyitems(config, items):
         for item in items:
             if "torch" in item.keywords:
                 item.add_marker(skip)
+
+
+@pytest.fixture
+def fake_gpu():
+    """A NumPy-backed fake GPU backend (tests/fake_gpu.py) for the length of one test."""
+    import fake_gpu as fg
+    fg.register()
+    try:
+        yield fg
+    finally:
+        mg.set_device("cpu")
+        fg.unregister()

@@ -2,7 +2,9 @@
 import numpy as np
 
 from .. import dtypes, random
+from ..places import Place
 from ..places import get as get_place
+from ..transfer import on_place, to_place
 from ..tensor import Size, Tensor, _wrap
 from .registry import OPS, call_inplace, defop
 
@@ -43,10 +45,15 @@ def _has_numpy_float64(data):
     return isinstance(data, np.float64)
 
 
+def _where(place, device):
+    """The Place a factory makes its tensor on (the default place when neither is given)."""
+    return get_place(place if place is not None else device)
+
+
 def _finish(t, requires_grad=False, stop_gradient=None, place=None, device=None):
-    place = get_place(place if place is not None else device)
-    if place.kind != "cpu":
-        t = t.to(place)
+    place = place if isinstance(place, Place) else _where(place, device)
+    if place is not t._place:
+        t = to_place(t, place)
     if stop_gradient is not None:
         requires_grad = not stop_gradient
     if requires_grad:
@@ -64,8 +71,9 @@ def tensor(data, dtype=None, place=None, device=None, requires_grad=False, stop_
         >>> mg.tensor([[1., 2.], [3., 4.]]).shape
         [2, 2]
     """
-    return _finish(_wrap(_array_from(data, dtype, copy=True)), requires_grad, stop_gradient,
-                   place, device)
+    src = data._place if isinstance(data, Tensor) else get_place("cpu")
+    return _finish(on_place(_array_from(data, dtype, copy=True), src), requires_grad,
+                   stop_gradient, place, device)
 
 
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
@@ -77,8 +85,11 @@ def as_tensor(data, dtype=None, device=None):
     """A tensor sharing memory with a NumPy array when dtype allows, else a copy."""
     if isinstance(data, Tensor) and dtype is None:
         return data
-    return _wrap(_array_from(data, dtype, copy=False)) if isinstance(data, np.ndarray) \
-        else tensor(data, dtype=dtype, device=device)
+    if isinstance(data, Tensor):
+        return data.to(device=device, dtype=dtype)
+    if isinstance(data, np.ndarray) and _where(None, device).kind == "cpu":
+        return _wrap(_array_from(data, dtype, copy=False))
+    return tensor(data, dtype=dtype, device=device)
 
 
 def from_numpy(array):
@@ -109,7 +120,8 @@ def _factory(fill):
         shape = shape_args(shape, kw)
         _no_extra(kw, fill.__name__)
         npd = dtypes.to_numpy(dtype) or dtypes.default_float.np
-        return _finish(_wrap(fill(shape, npd)), requires_grad, stop_gradient, place, device)
+        p = _where(place, device)
+        return _finish(on_place(fill(p.xp, shape, npd), p), requires_grad, stop_gradient, p)
     make.__name__ = fill.__name__
     return make
 
@@ -122,16 +134,16 @@ def _no_extra(kw, name):
         raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
 
 
-def zeros(shape, npd):
-    return np.zeros(shape, npd)
+def zeros(xp, shape, npd):
+    return xp.zeros(shape, npd)
 
 
-def ones(shape, npd):
-    return np.ones(shape, npd)
+def ones(xp, shape, npd):
+    return xp.ones(shape, npd)
 
 
-def empty(shape, npd):
-    return np.empty(shape, npd)
+def empty(xp, shape, npd):
+    return xp.empty(shape, npd)
 
 
 zeros, ones, empty = _factory(zeros), _factory(ones), _factory(empty)
@@ -146,16 +158,19 @@ def full(shape, fill_value, dtype=None, place=None, device=None, requires_grad=F
                  np.bool_ if isinstance(fill_value, bool) else
                  np.int64 if isinstance(fill_value, int) else None)
     fv = fill_value._data if isinstance(fill_value, Tensor) else fill_value
-    arr = np.full(shape, fv, dtypes.to_numpy(dtype))
-    return _finish(_wrap(arr), requires_grad, stop_gradient, place, device)
+    p = _where(place, device)
+    if isinstance(fill_value, Tensor) and fill_value._place is not p:
+        fv = fill_value.to(p)._data
+    arr = p.xp.full(shape, fv, dtypes.to_numpy(dtype))
+    return _finish(on_place(arr, p), requires_grad, stop_gradient, p)
 
 
 def _like(make):
     def like(x, dtype=None, place=None, device=None, requires_grad=False, stop_gradient=None,
              name=None, **kw):
         _no_extra(kw, make.__name__ + "_like")
-        return make(tuple(x.shape), dtype=dtype or x.dtype, place=place or x.place,
-                    device=device, requires_grad=requires_grad, stop_gradient=stop_gradient)
+        return make(tuple(x.shape), dtype=dtype or x.dtype, place=place or device or x.place,
+                    requires_grad=requires_grad, stop_gradient=stop_gradient)
     like.__name__ = make.__name__ + "_like"
     return like
 
@@ -165,8 +180,8 @@ zeros_like, ones_like, empty_like = _like(zeros), _like(ones), _like(empty)
 
 def full_like(x, fill_value, dtype=None, place=None, device=None, requires_grad=False,
               stop_gradient=None, name=None):
-    return full(tuple(x.shape), fill_value, dtype=dtype or x.dtype, place=place or x.place,
-                requires_grad=requires_grad, stop_gradient=stop_gradient)
+    return full(tuple(x.shape), fill_value, dtype=dtype or x.dtype,
+                place=place or device or x.place, requires_grad=requires_grad, stop_gradient=stop_gradient)
 
 
 def arange(start=0, end=None, step=1, dtype=None, place=None, device=None,
@@ -177,24 +192,27 @@ def arange(start=0, end=None, step=1, dtype=None, place=None, device=None,
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     if dtype is None:
         dtype = np.int64 if all(isinstance(v, int) for v in vals) else dtypes.default_float.np
-    arr = np.arange(*vals, dtype=dtypes.to_numpy(dtype))
-    return _finish(_wrap(arr), requires_grad, stop_gradient, place, device)
+    p = _where(place, device)
+    arr = p.xp.arange(*vals, dtype=dtypes.to_numpy(dtype))
+    return _finish(on_place(arr, p), requires_grad, stop_gradient, p)
 
 
 def linspace(start, stop, num, dtype=None, place=None, device=None, requires_grad=False,
              stop_gradient=None, name=None):
     """``num`` evenly spaced values from ``start`` to ``stop`` inclusive."""
-    arr = np.linspace(start, stop, int(num),
-                      dtype=dtypes.to_numpy(dtype) or dtypes.default_float.np)
-    return _finish(_wrap(arr), requires_grad, stop_gradient, place, device)
+    p = _where(place, device)
+    arr = p.xp.linspace(start, stop, int(num),
+                        dtype=dtypes.to_numpy(dtype) or dtypes.default_float.np)
+    return _finish(on_place(arr, p), requires_grad, stop_gradient, p)
 
 
 def eye(n, m=None, dtype=None, place=None, device=None, requires_grad=False,
         stop_gradient=None, name=None, num_columns=None):
     """The identity matrix (``n`` x ``m``)."""
     m = m if m is not None else num_columns
-    arr = np.eye(n, m, dtype=dtypes.to_numpy(dtype) or dtypes.default_float.np)
-    return _finish(_wrap(arr), requires_grad, stop_gradient, place, device)
+    p = _where(place, device)
+    arr = p.xp.eye(n, m, dtype=dtypes.to_numpy(dtype) or dtypes.default_float.np)
+    return _finish(on_place(arr, p), requires_grad, stop_gradient, p)
 
 
 # ---- random -------------------------------------------------------------------------------
@@ -207,8 +225,9 @@ def _random(sample):
              stop_gradient=None, name=None, generator=None, **kw):
         shape = shape_args(shape, kw)
         _no_extra(kw, sample.__name__)
-        arr = sample(random.generator(), shape, _float(dtype))
-        return _finish(_wrap(arr), requires_grad, stop_gradient, place, device)
+        p = _where(place, device)
+        arr = sample(random.generator(p), shape, _float(dtype))
+        return _finish(on_place(arr, p), requires_grad, stop_gradient, p)
     make.__name__ = sample.__name__
     return make
 
@@ -238,21 +257,22 @@ def randint(low=0, high=None, shape=None, dtype=None, size=None, place=None, dev
     if high is None:
         low, high = 0, low
     shape = shape_args((shape if shape is not None else size if size is not None else [1],))
-    arr = random.generator().integers(low, high, shape).astype(
+    p = _where(place, device)
+    arr = random.generator(p).integers(low, high, shape).astype(
         dtypes.to_numpy(dtype) or np.int64)
-    return _finish(_wrap(arr), requires_grad, None, place, device)
+    return _finish(on_place(arr, p), requires_grad, None, p)
 
 
-def randint_like(x, low=0, high=None, dtype=None):
-    return randint(low, high, tuple(x.shape), dtype=dtype or x.dtype)
+def randint_like(x, low=0, high=None, dtype=None, device=None):
+    return randint(low, high, tuple(x.shape), dtype=dtype or x.dtype, place=device or x.place)
 
 
-def rand_like(x, dtype=None):
-    return rand(tuple(x.shape), dtype=dtype or x.dtype)
+def rand_like(x, dtype=None, device=None):
+    return rand(tuple(x.shape), dtype=dtype or x.dtype, place=device or x.place)
 
 
-def randn_like(x, dtype=None):
-    return randn(tuple(x.shape), dtype=dtype or x.dtype)
+def randn_like(x, dtype=None, device=None):
+    return randn(tuple(x.shape), dtype=dtype or x.dtype, place=device or x.place)
 
 
 def normal(mean=0.0, std=1.0, shape=None, size=None, dtype=None, name=None, generator=None):
@@ -265,8 +285,20 @@ def normal(mean=0.0, std=1.0, shape=None, size=None, dtype=None, name=None, gene
     shape = shape_args((shape,))
     like = mean if isinstance(mean, Tensor) else std if isinstance(std, Tensor) else None
     npd = _float(dtype or (like.dtype if like is not None else None))
-    arr = (random.generator().standard_normal(shape) * s + m).astype(npd)
-    return _wrap(arr)
+    p = like.place if like is not None else _where(None, None)
+    if like is not None:
+        m, s = (_data_on(v, p) for v in (mean, std))
+    arr = (random.generator(p).standard_normal(shape) * s + m).astype(npd)
+    return on_place(arr, p)
+
+
+def _data_on(v, place):
+    if not isinstance(v, Tensor):
+        return v
+    if v._place is not place:
+        from ..places import check_same
+        raise check_same("normal", place, v._place)
+    return v._data
 
 
 def uniform(*args, dtype=None, min=-1.0, max=1.0, seed=0, name=None, shape=None,
@@ -281,14 +313,18 @@ def uniform(*args, dtype=None, min=-1.0, max=1.0, seed=0, name=None, shape=None,
     params = dict(zip(("dtype", "min", "max", "seed"), args))
     dtype, min, max = params.get("dtype", dtype), params.get("min", min), params.get("max", max)
     shape = shape_args((shape,))
-    arr = random.generator().uniform(min, max, shape).astype(_float(dtype))
-    return _finish(_wrap(arr), requires_grad, stop_gradient)
+    p = _where(None, None)
+    arr = random.generator(p).uniform(min, max, shape).astype(_float(dtype))
+    return _finish(on_place(arr, p), requires_grad, stop_gradient, p)
 
 
 def randperm(n, dtype=None, device=None, requires_grad=False, generator=None):
     """A random permutation of ``0 .. n-1``."""
-    return _wrap(random.generator().permutation(int(n)).astype(dtypes.to_numpy(dtype)
-                                                               or np.int64))
+    p = _where(None, device)
+    npd = dtypes.to_numpy(dtype) or np.int64
+    if p.kind == "cpu":
+        return _wrap(random.generator().permutation(int(n)).astype(npd))
+    return on_place(p.xp.argsort(random.generator(p).random(int(n))).astype(npd), p)
 
 
 # In-place fills: declared ops without a gradient (a tensor that requires grad gets a zero
@@ -299,20 +335,20 @@ def _fill_from(out, r):
 
 
 def _normal_fill(xp, x, out=None, mean=0.0, std=1.0):
-    return _fill_from(out, random.generator().standard_normal(x.shape) * std + mean)
+    return _fill_from(out, random.generator(xp).standard_normal(x.shape) * std + mean)
 
 
 def _uniform_fill(xp, x, out=None, low=0.0, high=1.0):
-    return _fill_from(out, random.generator().uniform(low, high, x.shape))
+    return _fill_from(out, random.generator(xp).uniform(low, high, x.shape))
 
 
 def _bernoulli_fill(xp, x, out=None, p=0.5):
     pa = p._data if isinstance(p, Tensor) else p
-    return _fill_from(out, random.generator().random(x.shape) < pa)
+    return _fill_from(out, random.generator(xp).random(x.shape) < pa)
 
 
 def _exponential_fill(xp, x, out=None, lambd=1.0):
-    return _fill_from(out, random.generator().exponential(1.0 / lambd, x.shape))
+    return _fill_from(out, random.generator(xp).exponential(1.0 / lambd, x.shape))
 
 
 defop("normal", _normal_fill, result="same", method="inplace")

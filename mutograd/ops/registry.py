@@ -247,6 +247,7 @@ def call(op, inputs, attrs):
     rg = False
     arrays = []
     x0 = None
+    mixed = False
     for t in inputs:
         if isinstance(t, Tensor):
             if t._base is not None:
@@ -255,10 +256,18 @@ def call(op, inputs, attrs):
                 rg = True
             if x0 is None:
                 x0 = t
+            elif t._place is not x0._place:
+                mixed = True
             arrays.append(t._data)
         else:
             arrays.append(_as_array(np, t))
+    if mixed:
+        x0 = _one_place(op, inputs, arrays, None)
     xp = x0._place.xp if x0 is not None else np
+    if xp is not np:   # array-likes given with device tensors go to the device
+        for i, a in enumerate(arrays):
+            if type(a) is np.ndarray and not isinstance(inputs[i], Tensor):
+                arrays[i] = xp.asarray(a)
     try:
         out = op.fwd(xp, *arrays, **attrs)
     except (ValueError, TypeError) as e:
@@ -271,6 +280,27 @@ def call(op, inputs, attrs):
         result.grad_fn = _record(op, inputs, arrays, result, attrs, xp, None)
         result._rg = True
     return result
+
+
+def _one_place(op, inputs, arrays, target):
+    """The input whose place an op mixing places runs on, after moving 0-d CPU tensors there
+    (allowed, as Python scalars are); any other mix is a PlaceError naming both places, raised
+    before anything is written. ``target`` is the tensor an in-place op writes."""
+    from ..places import CPU, check_same
+    x0 = target
+    if x0 is None:
+        x0 = next((t for t in inputs if isinstance(t, Tensor)
+                   and not (t._place is CPU and t._data.ndim == 0)), None)
+        if x0 is None:
+            return next(t for t in inputs if isinstance(t, Tensor))
+    place = x0._place
+    for i, t in enumerate(inputs):
+        if isinstance(t, Tensor) and t._place is not place:
+            if t._place is CPU and t._data.ndim == 0:
+                arrays[i] = place.xp.asarray(t._data)
+            else:
+                raise check_same(getattr(op, "name", "op"), place, t._place)
+    return x0
 
 
 def bad_input(op, arrays, e):
@@ -335,14 +365,18 @@ def call_inplace(op, inputs, attrs):
                         f"not {type(x).__name__}")
     rg = False
     arrays = []
+    mixed = False
     for t in inputs:
         if isinstance(t, Tensor):
             if t._base is not None:
                 _refresh(t)
             rg = rg or t._rg
+            mixed = mixed or t._place is not x._place
             arrays.append(t._data)
         else:
             arrays.append(_as_array(x._place.xp, t))
+    if mixed:
+        _one_place(op, inputs, arrays, x)
     if _state.enabled:
         check_leaf(x, op.name + "_")
     check_writable(op, x, arrays)
@@ -517,6 +551,9 @@ def call_var(op, inputs, attrs):
             if t._base is not None:
                 _refresh(t)
             rg = rg or t._rg
+            if t._place is not x0._place:
+                from ..places import check_same
+                raise check_same(op.name, x0._place, t._place)
             arrays.append(t._data)
         else:
             arrays.append(xp.asarray(t))
@@ -584,6 +621,9 @@ def write_out(op, inputs, attrs, out):
         raise InplaceError(f"{op.name}(): functions with out=... arguments don't support "
                            f"automatic differentiation, but one of the arguments requires grad")
     result = call(op, inputs, attrs)
+    if result._place is not out._place:
+        from ..places import check_same
+        raise check_same(op.name + "(out=)", result._place, out._place)
     if tuple(out.shape) != tuple(result.shape):
         raise ShapeError(f"{op.name}(): out= has shape {list(out.shape)} but the result has "
                          f"shape {list(result.shape)}")

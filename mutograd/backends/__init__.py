@@ -1,0 +1,1 @@
+"""Array backends other than NumPy; each registers itself with ``places.register_backend``."""

@@ -1,0 +1,69 @@
+"""Moving tensors between places: ``Tensor.to(place)``, ``.cuda()``, ``.cpu()``.
+
+A move is differentiable: its backward node brings the gradient back to the source place, so
+``x.to('gpu')`` used in a loss gives ``x.grad`` on ``x``'s own place. The copy is a new counted
+storage on the target place; nothing is shared between places.
+"""
+from . import places
+from .autograd.grad_mode import _state
+from .autograd.node import Node
+from .tensor import Tensor, _wrap
+
+
+def copy_array(arr, src, dst):
+    """``arr`` (on place ``src``) copied to place ``dst``, through the backends' own copies."""
+    if src.kind != "cpu" and dst.kind == "cpu":
+        return places.backend(src.kind).to_host(arr)
+    if dst.kind != "cpu":
+        return places.backend(dst.kind).to_device(arr, dst.index)
+    return arr.copy()
+
+
+class ToBackward(Node):
+    """Backward of a move: the gradient goes back to the place the tensor came from."""
+
+    __slots__ = ("src", "dst")
+
+    def apply(self, g):
+        return [copy_array(g, self.dst, self.src)]
+
+    def name(self):
+        return "ToCopyBackward0"
+
+
+def to_place(x, place):
+    """``x`` on ``place`` (``x`` itself when it is there already)."""
+    dst = places.get(place)
+    src = x._place
+    if dst is src:
+        return x
+    out = on_place(copy_array(x._data, src, dst), dst)
+    if x._rg and _state.enabled:
+        node = ToBackward(((x.grad_fn or x),))
+        node.src, node.dst = src, dst
+        out.grad_fn = node
+        out._rg = True
+    return out
+
+
+class _At:
+    """Stands for "a tensor on ``place``" where ``_wrap`` asks for one (it reads ``_place``)."""
+
+    __slots__ = ("_place",)
+
+    def __init__(self, place):
+        self._place = place
+
+
+def on_place(arr, place):
+    """A new tensor owning ``arr``, which already lives on ``place`` (counted there)."""
+    return _wrap(arr, _At(places.get(place)))
+
+
+def cuda(self, device=None, non_blocking=False):
+    """This tensor on GPU ``device`` (default: the current GPU)."""
+    return to_place(self, "gpu" if device is None else
+                    device if not isinstance(device, int) else f"gpu:{device}")
+
+
+Tensor.cuda = cuda
