@@ -69,7 +69,7 @@ CLASHES = [
     ("torch.Size", lambda: T.Size([3, 4]) == x34().shape, True),
     ("torch.is_tensor", lambda: (T.is_tensor(x34()), T.is_tensor([1])), (True, False)),
     ("paddle.set_device", lambda: str(P.set_device("cpu")), "cpu"),
-    ("paddle.set_device-gpu", lambda: P.set_device("gpu:0"), (PlaceError, "unavailable")),
+    ("paddle.set_device-npu", lambda: P.set_device("npu:0"), (PlaceError, "unknown place")),
     ("paddle.seed", lambda: P.seed(5), 5),
     ("paddle.matmul-transpose", lambda: P.matmul(x34(), x34(), transpose_y=True).shape, [3, 3]),
     ("paddle.matmul_-shape", lambda: P.matmul_(x34(), mg.ones([4, 2])),
