@@ -28,7 +28,8 @@ import zlib
 
 import numpy as np
 
-from .errors import MutogradError
+from . import places
+from .errors import MutogradError, PlaceError
 from .tensor import Tensor, _wrap
 
 _META_KEY = "mutograd"
@@ -51,6 +52,8 @@ def _safetensors():
 # ---- structure <-> JSON --------------------------------------------------------------------
 def _encode(obj, path, arrays):
     if isinstance(obj, Tensor):
+        if obj._place.kind != "cpu":   # stored from host memory, with the place it came from
+            return {"$tensor": _put(arrays, path, obj.cpu()._data), "place": str(obj._place)}
         return {"$tensor": _put(arrays, path, obj._data)}
     if isinstance(obj, np.ndarray):
         return {"$array": _put(arrays, path, obj)}
@@ -82,18 +85,38 @@ def _put(arrays, path, arr):
     return name
 
 
-def _decode(enc, arrays):
+def _target(saved, map_location):
+    """Where a tensor saved on place ``saved`` is loaded (``map_location`` as in PyTorch: None
+    keeps the saved place, a place moves everything there, a dict maps saved place names)."""
+    if isinstance(map_location, dict):
+        for k, v in map_location.items():
+            if places.get_name(k) == saved:
+                return v
+        return saved
+    return saved if map_location is None else map_location
+
+
+def _decode(enc, arrays, map_location=None):
     if isinstance(enc, list):
-        return [_decode(v, arrays) for v in enc]
+        return [_decode(v, arrays, map_location) for v in enc]
     if isinstance(enc, dict):
         if "$tensor" in enc:
-            return _wrap(arrays[enc["$tensor"]])
+            t = _wrap(arrays[enc["$tensor"]])
+            where = _target(enc.get("place", "cpu"), map_location)
+            if places.get_name(where) != "cpu":
+                try:
+                    t = t.to(where)
+                except PlaceError as e:
+                    raise PlaceError(f"{e}. The checkpoint holds a tensor saved on "
+                                     f"{enc.get('place', 'cpu')}; load it with "
+                                     f"map_location='cpu' on a machine without it") from None
+            return t
         if "$array" in enc:
             return arrays[enc["$array"]]
         if "$tuple" in enc:
-            return tuple(_decode(v, arrays) for v in enc["$tuple"])
+            return tuple(_decode(v, arrays, map_location) for v in enc["$tuple"])
         if "$dict" in enc:
-            return {k: _decode(v, arrays) for k, v in enc["$dict"]}
+            return {k: _decode(v, arrays, map_location) for k, v in enc["$dict"]}
         raise CheckpointError(f"unknown entry in the checkpoint structure: {sorted(enc)}")
     return enc
 
@@ -174,8 +197,9 @@ def load(path, map_location=None, weights_only=True):
     """Read a checkpoint written by :func:`save` (any file name; the format is detected).
 
     Raises :class:`CheckpointError` for a truncated, corrupted or foreign file.
-    ``map_location`` and ``weights_only`` are accepted for PyTorch-style calls; everything is
-    loaded on the CPU and nothing is ever unpickled.
+    Tensors come back on the place they were saved from, unless ``map_location`` says otherwise
+    (``'cpu'``, ``'cuda:0'``, a Place, or a dict such as ``{'gpu:0': 'cpu'}``).
+    ``weights_only`` is accepted for PyTorch-style calls: nothing is ever unpickled.
     """
     path = os.fspath(path)
     with open(path, "rb") as f:
@@ -199,7 +223,7 @@ def load(path, map_location=None, weights_only=True):
     if bad or missing:
         raise CheckpointError(f"{path} is corrupted: the data of {', '.join(bad + missing)} "
                               f"does not match its checksum")
-    return _decode(structure, arrays)
+    return _decode(structure, arrays, map_location)
 
 
 def _read_safetensors(data):

@@ -40,11 +40,8 @@ class Storage:
 def _key(place):
     if place is None:
         return "cpu"
-    if isinstance(place, str):   # 'cuda:1' and 'gpu:1' are one place; 'gpu' is the current one
-        from .places import _current, _parse
-        kind, index = _parse(place)
-        return "cpu" if kind == "cpu" else f"{kind}:{_current[0] if index is None else index}"
-    return str(place)
+    from .places import get_name   # 'cuda:1' and 'gpu:1' are one place
+    return get_name(place)
 
 
 def allocated(place=None):

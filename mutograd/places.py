@@ -176,6 +176,20 @@ def get(place):
 _current = [0]   # the current GPU index: what 'gpu' / 'cuda' without an index means
 
 
+def get_name(place):
+    """The canonical name (``'cpu'``, ``'gpu:0'``) of a place, without loading any backend."""
+    if place is None:
+        return "cpu"
+    if isinstance(place, Place):
+        return str(place)
+    kind, index = _parse(str(getattr(place, "type", place)))
+    if kind == "cpu":
+        return "cpu"
+    if index is None:
+        index = getattr(place, "index", None)
+    return f"{kind}:{_current[0] if index is None else index}"
+
+
 def _make(kind, index):
     if kind == "cpu":
         return CPU

@@ -329,6 +329,8 @@ class Tensor:
             raise TypeError(f"data must be set to a Tensor, not {type(value).__name__}")
         self._data = value._data
         self._storage = value._storage
+        if value._place is not self._place:   # module.to(place) moves storage this way
+            self._place = value._place
         self._counter.bump("data=")
 
     def _refresh_view(self):
@@ -402,6 +404,8 @@ class Tensor:
         return (self[i] for i in range(self._data.shape[0]))
 
     def __dlpack__(self, stream=None, **kwargs):
+        if self._place is not CPU:   # the consumer's stream matters on a GPU
+            return self._data.__dlpack__(stream=stream, **kwargs)
         return export(self._data).__dlpack__(**kwargs)
 
     def __dlpack_device__(self):

@@ -1,5 +1,5 @@
 """Tensor methods that are conversions rather than ops: dtype casts, places, ``clear_grad``."""
-from . import dtypes, places
+from . import dtypes
 from .ops import OPS, call
 from .tensor import Tensor
 

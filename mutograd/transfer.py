@@ -22,7 +22,7 @@ def copy_array(arr, src, dst):
 class ToBackward(Node):
     """Backward of a move: the gradient goes back to the place the tensor came from."""
 
-    __slots__ = ("src", "dst")
+    __slots__ = ("dst", "src")
 
     def apply(self, g):
         return [copy_array(g, self.dst, self.src)]

@@ -292,6 +292,9 @@ class Module:
                 new = t.to(*args, **kwargs)
                 if new is not t:
                     t.data = new
+                    g = t._grad
+                    if g is not None and (g._place is not t._place or g.dtype != t.dtype):
+                        t.__dict__["_grad"] = g.to(t._place, t.dtype)
         return self
 
     def float(self):
@@ -304,6 +307,11 @@ class Module:
 
     def cpu(self):
         return self.to("cpu")
+
+    def cuda(self, device=None):
+        """Move every parameter and buffer to GPU ``device`` (the same Parameter objects)."""
+        return self.to("gpu" if device is None else
+                       f"gpu:{device}" if isinstance(device, int) else device)
 
     # ---- printing ---------------------------------------------------------------------------
     def extra_repr(self):

@@ -4,8 +4,8 @@ import numpy as np
 from .. import dtypes, random
 from ..places import Place
 from ..places import get as get_place
-from ..transfer import on_place, to_place
 from ..tensor import Size, Tensor, _wrap
+from ..transfer import on_place, to_place
 from .registry import OPS, call_inplace, defop
 
 

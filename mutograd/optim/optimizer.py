@@ -98,6 +98,7 @@ class Optimizer:
                     if state is None:
                         state = self.state[p] = {}
                         self._init_state(p, state, group)
+                    _follow_place(p, state)
                     if not self.inplace:
                         _fresh_copies(p, state)
                     g = p.grad._data
@@ -117,7 +118,8 @@ class Optimizer:
         a = p._data
         need = a.size * self.n_workspace
         ws = self._ws
-        if ws is None or ws._data.dtype != a.dtype or ws._data.size < need:
+        if (ws is None or ws._data.dtype != a.dtype or ws._data.size < need
+                or ws._place is not p._place):
             size = max(need, ws._data.size if ws is not None and ws._data.dtype == a.dtype
                        else 0)
             ws = self._ws = _wrap(p._place.xp.empty(size, a.dtype), p)
@@ -205,3 +207,11 @@ def _fresh_copies(p, state):
     for k, v in state.items():
         if isinstance(v, Tensor):
             state[k] = _wrap(v._data.copy(), v)
+
+
+def _follow_place(p, state):
+    """Optimizer state lives on its parameter's place: a parameter moved after the optimizer
+    made its state (``model.to('cuda')`` between steps) takes the state along."""
+    for k, v in state.items():
+        if isinstance(v, Tensor) and v._place is not p._place:
+            state[k] = v.to(p._place)

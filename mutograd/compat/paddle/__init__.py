@@ -154,6 +154,11 @@ def CPUPlace():
     return _mg.places.CPU
 
 
+def CUDAPlace(id=0):
+    """GPU ``id`` (PlaceError when CuPy or the device is missing, saying which)."""
+    return _mg.places.get(f"gpu:{int(id)}")
+
+
 def seed(value):
     """Seed the random generator of every place; returns the seed."""
     return _mg.seed(value)

@@ -41,9 +41,40 @@ Size = _mg.Size
 dtype = _mg.dtypes.DType
 
 
-def device(type="cpu", index=None):
-    """A place: ``torch.device('cpu')``."""
-    return _mg.places.get(type)
+class device:
+    """``torch.device('cuda:0')`` / ``torch.device('cuda', 0)``: a device name, checked when a
+    tensor is put there (so it can be made on a machine without a GPU, as in PyTorch)."""
+
+    __slots__ = ("index", "type")
+
+    def __init__(self, type="cpu", index=None):
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        elif isinstance(type, _mg.Place):
+            type, index = type.type, None if type.kind == "cpu" else type.index
+        elif isinstance(type, _builtins.int):   # this namespace's ``int`` is a dtype
+            type, index = "cuda", type
+        kind, idx = _mg.places._parse(_builtins.str(type))
+        self.type = "cpu" if kind == "cpu" else "cuda"
+        self.index = idx if idx is not None else index
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self):
+        extra = "" if self.index is None else f", index={self.index}"
+        return f"device(type='{self.type}'{extra})"
+
+    def __eq__(self, other):
+        if isinstance(other, (device, _builtins.str, _mg.Place)):
+            try:
+                return _builtins.str(self) == _builtins.str(device(other))
+            except _mg.PlaceError:
+                return False
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(_builtins.str(self))
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):

@@ -1,26 +1,22 @@
-"""``torch.cuda``: what scripts ask before choosing a device. This build runs on the CPU.
+"""``torch.cuda``: asking about GPUs, seeding them and reading their memory counters.
 
     >>> import mutograd.compat.torch as torch
-    >>> "cuda" if torch.cuda.is_available() else "cpu"
-    'cpu'
+    >>> device = "cuda" if torch.cuda.is_available() else "cpu"
 """
-
-
-def is_available():
-    """Whether a CUDA device can be used: never, in this build."""
-    return False
-
-
-def device_count():
-    return 0
-
-
-def manual_seed(seed):
-    """Seeding the (absent) GPU generators does nothing; ``torch.manual_seed`` seeds all."""
-
-
-manual_seed_all = manual_seed
-
-
-def synchronize(device=None):
-    """Nothing to wait for on the CPU."""
+from mutograd.cuda import (  # noqa: F401
+                           current_device,
+                           device_count,
+                           empty_cache,
+                           is_available,
+                           manual_seed,
+                           manual_seed_all,
+                           max_memory_allocated,
+                           max_memory_reserved,
+                           memory_allocated,
+                           memory_reserved,
+                           memory_stats,
+                           reset_max_memory_allocated,
+                           reset_peak_memory_stats,
+                           set_device,
+                           synchronize,
+)
