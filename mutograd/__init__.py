@@ -67,3 +67,4 @@ def get_default_device():
 
 from . import cuda, data, nn, optim, transfer  # noqa: E402,F401  (need the ops above)
 from .checkpoint import load, save  # noqa: E402
+from .transfer import from_dlpack, to_dlpack  # noqa: E402

@@ -4,6 +4,8 @@ A move is differentiable: its backward node brings the gradient back to the sour
 ``x.to('gpu')`` used in a loss gives ``x.grad`` on ``x``'s own place. The copy is a new counted
 storage on the target place; nothing is shared between places.
 """
+import numpy as np
+
 from . import places
 from .autograd.grad_mode import _state
 from .autograd.node import Node
@@ -67,3 +69,57 @@ def cuda(self, device=None, non_blocking=False):
 
 
 Tensor.cuda = cuda
+
+
+def place_of_array(arr):
+    """The place of a backend array that is not a NumPy array (None for NumPy arrays)."""
+    if type(arr) is np.ndarray:
+        return None
+    for kind, b in places._backends.items():
+        if isinstance(arr, b.xp.ndarray):
+            device = getattr(arr, "device", None)
+            return places.get(f"{kind}:{getattr(device, 'id', 0)}")
+    return None
+
+
+# ---- zero-copy interop --------------------------------------------------------------------
+_KDL_CPU, _KDL_CUDA = 1, 2
+
+
+def from_dlpack(obj):
+    """A tensor sharing memory with ``obj`` (anything with ``__dlpack__``: NumPy and CuPy
+    arrays, PyTorch CPU or CUDA tensors, mutograd tensors). A CUDA producer gives a tensor on
+    ``gpu:N``; nothing is copied.
+
+        >>> import numpy as np, mutograd as mg
+        >>> a = np.arange(3.0)
+        >>> t = mg.from_dlpack(a)
+        >>> t.data_ptr() == a.ctypes.data
+        True
+    """
+    if isinstance(obj, Tensor):
+        return obj.detach()
+    dev_type, dev_id = obj.__dlpack_device__()
+    if dev_type == _KDL_CPU:
+        return _wrap(np.from_dlpack(obj))
+    if dev_type != _KDL_CUDA:
+        raise places.PlaceError(f"from_dlpack: device type {dev_type} is neither the CPU (1) "
+                                f"nor CUDA (2)")
+    place = places.get(f"gpu:{dev_id}")
+    return on_place(place.xp.from_dlpack(obj), place)
+
+
+def to_dlpack(t):
+    """A DLPack capsule of ``t``'s memory (shared, not copied)."""
+    return t.__dlpack__()
+
+
+def _cuda_array_interface(self):
+    """The CUDA array interface of a GPU tensor (shared memory; CuPy, Numba, PyTorch read it)."""
+    if self._place.kind != "gpu":
+        raise AttributeError("__cuda_array_interface__ exists only on GPU tensors; this one is "
+                             f"on {self._place}")
+    return self._data.__cuda_array_interface__
+
+
+Tensor.__cuda_array_interface__ = property(_cuda_array_interface)

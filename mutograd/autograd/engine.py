@@ -213,8 +213,10 @@ def _add(buf, key, g, owned):
 
 def _run_hooks(hooks, g, owned):
     from ..tensor import Tensor, _wrap
+    from ..transfer import on_place, place_of_array
+    where = place_of_array(g)   # a hook on a GPU tensor sees its gradient on the GPU
     for hook in list(hooks):
-        r = hook(_wrap(g))
+        r = hook(_wrap(g) if where is None else on_place(g, where))
         if r is not None:
             g = r._data if isinstance(r, Tensor) else r
             owned = False
