@@ -17,7 +17,7 @@ from .errors import PlaceError
 
 
 class Place:
-    __slots__ = ("kind", "index", "xp")
+    __slots__ = ("index", "kind", "xp")
 
     def __init__(self, kind, index=0, xp=np):
         self.kind = kind
@@ -132,6 +132,15 @@ def backend(kind="gpu", load=True):
 def backend_of(xp):
     """The Backend whose namespace is ``xp`` (None for NumPy, the CPU)."""
     return _by_xp.get(id(xp))
+
+
+def key_for(xp, arr=None):
+    """The memory-accounting name of the place an array of namespace ``xp`` lives on."""
+    b = _by_xp.get(id(xp))
+    if b is None:
+        return "cpu"
+    device = getattr(arr, "device", None)
+    return f"{b.kind}:{getattr(device, 'id', _current[0])}"
 
 
 def _parse(name):

@@ -82,6 +82,15 @@ def place_of_array(arr):
     return None
 
 
+def wrap_for_xp(arr, xp):
+    """A new tensor owning ``arr``, an array of namespace ``xp``, on its place."""
+    b = places.backend_of(xp)
+    if b is None:
+        return _wrap(arr)
+    where = place_of_array(arr) or places.get(f"{b.kind}:{places._current[0]}")
+    return on_place(arr, where)
+
+
 # ---- zero-copy interop --------------------------------------------------------------------
 _KDL_CPU, _KDL_CUDA = 1, 2
 

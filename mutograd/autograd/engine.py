@@ -214,7 +214,7 @@ def _add(buf, key, g, owned):
 def _run_hooks(hooks, g, owned):
     from ..tensor import Tensor, _wrap
     from ..transfer import on_place, place_of_array
-    where = place_of_array(g)   # a hook on a GPU tensor sees its gradient on the GPU
+    where = place_of_array(g)   # a hook on a CuPy array's tensor sees its gradient on the GPU
     for hook in list(hooks):
         r = hook(_wrap(g) if where is None else on_place(g, where))
         if r is not None:

@@ -67,17 +67,19 @@ def _from_record(rec):
 
 
 class FunctionNode(Node):
-    __slots__ = ("fn", "ctx", "shapes", "xp", "outputs")
+    __slots__ = ("ctx", "fn", "outputs", "shapes", "xp")
 
     def name(self):
         return self.fn.__name__ + "Backward"
 
     def apply(self, g):
-        from ..tensor import Tensor, _wrap
+        from ..tensor import Tensor
+        from ..transfer import wrap_for_xp as _wrap  # the gradient on its own place
+        xp = self.xp
         if self.outputs is None:
-            grads = self.fn.backward(self.ctx, _wrap(g))
+            grads = self.fn.backward(self.ctx, _wrap(g, xp))
         else:   # Note [Several outputs]: g is every output's gradient, packed
-            grads = self.fn.backward(self.ctx, *[_wrap(p) for p in _unpack(g, self.outputs)])
+            grads = self.fn.backward(self.ctx, *[_wrap(p, xp) for p in _unpack(g, self.outputs)])
         if not isinstance(grads, tuple):
             grads = (grads,)
         res = []

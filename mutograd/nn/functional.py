@@ -232,11 +232,11 @@ def dropout(x, p=0.5, training=True, inplace=False):
     if not training or p == 0:
         return x
     xp = x._place.xp
-    keep = random.generator().random(x.shape) >= p
+    keep = random.generator(x._place).random(x.shape) >= p   # drawn on x's place
     scale = keep.astype(x._data.dtype)
     if p < 1:
         scale /= 1 - p
-    mask = _wrap(xp.asarray(scale))
+    mask = _wrap(xp.asarray(scale), x)
     return call_inplace(OPS["mul"], [x, mask], {}) if inplace else call(OPS["mul"], [x, mask], {})
 
 
@@ -375,10 +375,10 @@ def _nll(logp, target, weight, ignore_index, reduction, smoothing):
         flat._data.dtype)
     wt = wc[safe] * valid               # the weight of each sample's target (0 when ignored)
     picked = call(OPS["index"], [flat], {"index": (xp.arange(m), safe)})
-    loss = picked * _wrap(-wt)
+    loss = picked * _wrap(-wt, flat)
     if smoothing:
-        smooth = call(OPS["sum"], [flat * _wrap(wc)], {"axis": -1, "keepdim": False})
-        smooth = smooth * _wrap(-valid.astype(wt.dtype))
+        smooth = call(OPS["sum"], [flat * _wrap(wc, flat)], {"axis": -1, "keepdim": False})
+        smooth = smooth * _wrap(-valid.astype(wt.dtype), flat)
         loss = loss * (1 - smoothing) + smooth * (smoothing / c)
     if reduction == "none":
         return call(OPS["reshape"], [loss], {"shape": batch})

@@ -114,7 +114,7 @@ def orthogonal_(t, gain=1.0):
     rows = t.shape[0]
     cols = t.numel() // rows
     xp = t._place.xp
-    flat = xp.asarray(random.generator().standard_normal((rows, cols)))
+    flat = xp.asarray(random.generator(t._place).standard_normal((rows, cols)))
     if rows < cols:
         flat = flat.T
     q, r = xp.linalg.qr(flat)

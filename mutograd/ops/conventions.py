@@ -159,7 +159,7 @@ def where(condition, x=None, y=None, name=None):
     """
     if x is None and y is None:
         from .creation import _wrap
-        return tuple(_wrap(i) for i in condition._data.nonzero())
+        return tuple(_wrap(i, condition) for i in condition._data.nonzero())
     if x is None or y is None:
         raise TypeError("where() takes a condition and both x and y, or the condition alone")
     if not isinstance(condition, Tensor):

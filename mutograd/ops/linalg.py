@@ -1,6 +1,7 @@
 """Matrix products: matmul (broadcasting, 1-D operands), mm, bmm, dot, outer, einsum."""
 from .. import memory
 from ..errors import ShapeError
+from ..places import key_for
 from .registry import defop, defvar
 
 
@@ -13,7 +14,7 @@ def _matmul(xp, x, y, out=None):
     if out is None:
         return r
     # in place: the product needs a workspace (counted) before it can replace x
-    work = memory.Storage(r.nbytes)
+    work = memory.Storage(r.nbytes, key_for(xp, out))
     if r.shape != out.shape:
         raise ShapeError(f"matmul_(): the product has shape {list(r.shape)} but the tensor "
                          f"written in place has shape {list(out.shape)}")

@@ -623,7 +623,7 @@ def write_out(op, inputs, attrs, out):
     result = call(op, inputs, attrs)
     if result._place is not out._place:
         from ..places import check_same
-        raise check_same(op.name + "(out=)", result._place, out._place)
+        raise check_same(op.name, result._place, out._place)
     if tuple(out.shape) != tuple(result.shape):
         raise ShapeError(f"{op.name}(): out= has shape {list(out.shape)} but the result has "
                          f"shape {list(result.shape)}")

@@ -8,7 +8,7 @@ implementations, so parameters match ``torch.optim`` step for step up to roundin
 """
 import math
 
-from ..tensor import _wrap
+from ..transfer import wrap_for_xp
 from .optimizer import Optimizer
 
 
@@ -89,7 +89,7 @@ class SGD(Optimizer):
         if m:
             buf = state.get("momentum_buffer")
             if buf is None:
-                buf = state["momentum_buffer"] = _wrap(d.copy())
+                buf = state["momentum_buffer"] = wrap_for_xp(d.copy(), xp)
             else:
                 b = buf._data
                 b *= m
