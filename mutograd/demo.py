@@ -115,10 +115,10 @@ def blas_threads(n):
     return None
 
 
-def _warm_up(train_set):
+def _warm_up(train_set, place="cpu"):
     """One untimed step, so that neither run pays for first-call costs (imports, BLAS setup)."""
     x, y = train_set.tensors
-    model = build_model(False)
+    model = build_model(False).to(place)
     F.cross_entropy(model(x[:32]), y[:32]).backward()
 
 
@@ -140,10 +140,11 @@ class Run:
     """
 
     def __init__(self, label, inplace, train_set, test_set, epochs, seed, batch_size=32,
-                 lr=5e-3):
+                 lr=5e-3, place="cpu"):
         self.label, self.epochs, self.test_set = label, epochs, test_set
+        self.place = place
         mg.seed(seed)
-        self.model = build_model(inplace)
+        self.model = build_model(inplace).to(place)
         self.opt = mg.optim.Adam(self.model.parameters(), lr=lr, inplace=inplace)
         self.sched = mg.optim.lr_scheduler.CosineAnnealingLR(self.opt, T_max=epochs)
         self.loader = mg.data.DataLoader(train_set, batch_size=batch_size, shuffle=True,
@@ -156,14 +157,15 @@ class Run:
         first step creates the optimizer's state)."""
         bar = _progress(self.loader, len(self.loader), f"{self.label:>12} epoch "
                                                          f"{k + 1}/{self.epochs}")
-        base = memory.allocated()
-        memory.reset_peak()
-        n0 = memory.num_allocations()
+        where = self.place          # memory is counted on the place the run trains on
+        base = memory.allocated(where)
+        memory.reset_peak(where)
+        n0 = memory.num_allocations(where)
         with _measure() as rec:
             t0 = time.perf_counter()
             for i, (xb, yb) in enumerate(bar):
                 if k == 0 and i == 1:
-                    rec.trace = [memory.allocated()]
+                    rec.trace = [memory.allocated(where)]
                 loss = F.cross_entropy(self.model(xb), yb)
                 self.opt.zero_grad()
                 loss.backward()
@@ -175,8 +177,8 @@ class Run:
                     self.trace, rec.trace = rec.trace, None
             self.times.append(time.perf_counter() - t0)
         self.sched.step()
-        self.peak = max(self.peak, memory.max_allocated() - base)
-        self.allocations += memory.num_allocations() - n0
+        self.peak = max(self.peak, memory.max_allocated(where) - base)
+        self.allocations += memory.num_allocations(where) - n0
         self.bytes += rec.allocated_bytes
         bar.set_postfix_str(f"test accuracy {accuracy(self.model, self.test_set):.2%}")
         bar.close()
@@ -252,6 +254,8 @@ def parse(argv):
     p.add_argument("--quick", action="store_true", help="a few seconds: a subset of the data, "
                    "2 epochs (used by the tests)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--device", default="cpu", help="where to train: cpu (default), gpu, "
+                   "gpu:N, cuda, cuda:N (a GPU needs CuPy: pip install 'mutograd[gpu]')")
     p.add_argument("--blas-threads", type=int, default=1, help="OpenBLAS threads (default 1: "
                    "the matrices are small; 0 leaves the library's setting)")
     return p.parse_args(argv)
@@ -274,14 +278,17 @@ def main(argv=()):
 
 def _run(args, epochs):
     train_set, test_set = mg.data.digits_split(test_fraction=0.2, seed=args.seed)
+    place = mg.places.get(args.device)   # PlaceError (how to get a GPU) before any work
     if args.quick:
         x, y = train_set.tensors
         train_set = mg.data.TensorDataset(x[:384], y[:384])
+    train_set, test_set = (mg.data.TensorDataset(*(t.to(place) for t in d.tensors))
+                           for d in (train_set, test_set))
     print(f"mutograd demo: a small CNN on the UCI digits (8x8, {len(train_set)} train / "
           f"{len(test_set)} test images), {epochs} epochs per run, trained twice from seed "
-          f"{args.seed}\n")
-    _warm_up(train_set)
-    runs = [Run(label, inplace, train_set, test_set, epochs, args.seed)
+          f"{args.seed}{'' if place.kind == 'cpu' else f' on {place}'}\n")
+    _warm_up(train_set, place)
+    runs = [Run(label, inplace, train_set, test_set, epochs, args.seed, place=place)
             for label, inplace in (("in-place", True), ("out-of-place", False))]
     for k in range(epochs):
         for r in runs:
@@ -296,7 +303,7 @@ def _run(args, epochs):
     ckpt = os.path.join(args.out, "digits_cnn.ckpt")
     mg.save({"model": runs[0].model.state_dict(), "epochs": epochs, "seed": args.seed},
             ckpt)
-    fresh = build_model(True)
+    fresh = build_model(True).to(place)
     fresh.load_state_dict(mg.load(ckpt)["model"])
     again = accuracy(fresh, test_set)
     same = again == rows[0]["test_accuracy"]

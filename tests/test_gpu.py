@@ -428,3 +428,34 @@ def test_cupy_dlpack_and_cuda_array_interface_share_memory():
         assert tt.data_ptr() == a.data.ptr
         back = mg.from_dlpack(torch.ones(3, device="cuda"))
         assert back.place == "gpu:0"
+
+
+def test_demo_trains_on_the_device(fake_gpu, tmp_path, capsys):
+    from mutograd import demo
+    n0 = memory.num_allocations("gpu:0")
+    assert demo.main(["--quick", "--epochs", "1", "--device", "cuda", "--out",
+                      str(tmp_path), "--blas-threads", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "trained twice from seed 0 on gpu:0" in out and "(the same)" in out
+    assert memory.num_allocations("gpu:0") - n0 > 100     # the training ran on the device
+
+
+def test_demo_without_cupy_says_how_to_get_it(monkeypatch, tmp_path):
+    from mutograd import demo
+    monkeypatch.setitem(sys.modules, "cupy", None)
+    mg.places.unregister_backend("gpu")
+    with pytest.raises(mg.PlaceError, match=r"pip install mutograd\[gpu\]"):
+        demo.main(["--quick", "--device", "gpu", "--out", str(tmp_path)])
+
+
+def test_gpu_benchmark_runs_on_the_device(fake_gpu, capsys):
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).parent.parent / "benchmarks" / "gpu.py"
+    spec = importlib.util.spec_from_file_location("gpu_bench", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.main(["--device", "cuda", "--quick", "--no-torch", "--elements", "4096"]) == 0
+    out = capsys.readouterr().out
+    assert '"device": "gpu:0"' in out and "0 B / 0 storages allocated" in out
+    assert out.count("0 B / 0 storages allocated") == 3      # copy, relu_, the chain
