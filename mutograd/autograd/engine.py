@@ -17,9 +17,26 @@ def backward(tensors, grad_tensors=None, retain_graph=None, inputs=None, scalar_
     roots = _roots(tensors, grad_tensors, scalar_only)
     only = None if inputs is None else list(inputs) if isinstance(inputs, (list, tuple)) \
         else [inputs]
-    results = _run(roots, bool(retain_graph), only, accumulate=True)
-    del results
+    try:
+        results = _run(roots, bool(retain_graph), only, accumulate=True)
+        del results
+        while _callbacks:   # queued during this backward (queue_callback)
+            _callbacks.pop(0)()
+    finally:
+        _callbacks.clear()
     return None
+
+
+_callbacks = []
+
+
+def queue_callback(fn):
+    """Run ``fn()`` once the backward now running has accumulated every gradient.
+
+    For code that acts on several final gradients together (distributed gradient reduction
+    waits for its in-flight reductions here); call it from a hook during backward.
+    """
+    _callbacks.append(fn)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -87,21 +104,25 @@ def _roots(tensors, grads, scalar_only):
 
 
 def _dependencies(roots):
-    """How many edges point at each node reachable from the roots."""
+    """How many edges point at each node (and each leaf) reachable from the roots."""
     from ..tensor import Tensor
     deps = {}
+    leaf_deps = {}
     stack = [n for n, _ in roots if not isinstance(n, Tensor)]
     seen = set(stack)
     while stack:
         node = stack.pop()
         for e in node.next:
-            if e is None or isinstance(e, Tensor):
+            if e is None:
+                continue
+            if isinstance(e, Tensor):
+                leaf_deps[e] = leaf_deps.get(e, 0) + 1
                 continue
             deps[e] = deps.get(e, 0) + 1
             if e not in seen:
                 seen.add(e)
                 stack.append(e)
-    return deps, seen
+    return deps, seen, leaf_deps
 
 
 def _needed(nodes, targets):
@@ -123,7 +144,7 @@ def _needed(nodes, targets):
 
 def _run(roots, retain_graph, only, accumulate):
     from ..tensor import Tensor
-    deps, nodes = _dependencies(roots)
+    deps, nodes, leaf_deps = _dependencies(roots)
     buf = {}
     for node, g in roots:
         _add(buf, node, g, True)
@@ -136,6 +157,10 @@ def _run(roots, retain_graph, only, accumulate):
             targets[t.grad_fn if t.grad_fn is not None else t] = t
         needed = _needed(nodes, targets)
     found = {}
+    # Note [Early leaf accumulation]: a leaf's gradient is final once every edge into it has
+    # been processed; accumulating it then (not after the whole graph) lets post-accumulate
+    # hooks start work, such as a distributed reduction, while the rest of backward runs.
+    early = accumulate and targets is None
     ready = [n for n, _ in roots if not isinstance(n, Tensor) and deps.get(n, 0) == 0]
     ready = list(dict.fromkeys(ready))
     prev = _state.enabled
@@ -175,26 +200,43 @@ def _run(roots, retain_graph, only, accumulate):
             if not retain_graph:
                 node.release()
             for e in node.next:
-                if e is not None and not isinstance(e, Tensor):
+                if e is None:
+                    continue
+                if not isinstance(e, Tensor):
                     left = deps[e] - 1
                     deps[e] = left
                     if left == 0:
                         ready.append(e)
+                elif early:
+                    left = leaf_deps[e] - 1
+                    leaf_deps[e] = left
+                    if left == 0 and e in buf:
+                        _finish_leaf(e, *buf.pop(e))
         for leaf, (g, owned) in list(buf.items()):
             if not isinstance(leaf, Tensor):
                 continue
-            hooks = leaf.__dict__.get("_hooks")
-            if hooks:
-                g, owned = _run_hooks(hooks, g, owned)
             if targets is not None:
+                hooks = leaf.__dict__.get("_hooks")
+                if hooks:
+                    g, owned = _run_hooks(hooks, g, owned)
                 if leaf in targets:
                     found[targets[leaf]] = (g, owned)
                 continue
             if accumulate:
-                _accumulate(leaf, g, owned)
+                _finish_leaf(leaf, g, owned)
     finally:
         _state.enabled = prev
     return found
+
+
+def _finish_leaf(leaf, g, owned):
+    """Run a leaf's gradient hooks, accumulate into ``.grad``, then its post-accumulate hooks."""
+    hooks = leaf.__dict__.get("_hooks")
+    if hooks:
+        g, owned = _run_hooks(hooks, g, owned)
+    _accumulate(leaf, g, owned)
+    for hook in list(leaf.__dict__.get("_post_acc_hooks", ())):
+        hook(leaf)
 
 
 def _add(buf, key, g, owned):
