@@ -1,0 +1,184 @@
+"""One rank of a test job: ``mpiexec -n 2 python tests/mpi_worker.py SCENARIO OUTDIR``.
+
+Checks that need every rank's values are asserted here (a failed assert aborts the job through
+``init()``'s handler, so the launching test sees the rank and the error); results the test
+compares with a one-process run are saved to ``OUTDIR/<scenario>_rank<r>.npz``.
+"""
+import sys
+
+import numpy as np
+
+import mutograd as mg
+import mutograd.distributed as dist
+
+# The problem shared with tests/test_distributed.py, which computes the one-process reference.
+IN, HID, OUT, BATCH, STEPS, LR = 4, 6, 3, 8, 3, 0.1
+
+
+class TwoLayer:
+    """A model without mutograd.nn: two weight tensors and tanh between them."""
+
+    def __init__(self, seed, hid=HID):
+        rng = np.random.default_rng(seed)
+        self.w1 = mg.tensor(rng.standard_normal((IN, hid)), requires_grad=True)
+        self.w2 = mg.tensor(rng.standard_normal((hid, OUT)), requires_grad=True)
+
+    def named_parameters(self):
+        return [("w1", self.w1), ("w2", self.w2)]
+
+    def parameters(self):
+        return [self.w1, self.w2]
+
+    def __call__(self, x):
+        return mg.tanh(x @ self.w1) @ self.w2
+
+
+def batch(step):
+    """The global batch of ``step`` (every rank makes the same, then takes its share)."""
+    rng = np.random.default_rng(100 + step)
+    return rng.standard_normal((BATCH, IN)), rng.standard_normal((BATCH, OUT))
+
+
+def loss_fn(pred, y):
+    d = pred - mg.tensor(y)
+    return (d * d).mean()
+
+
+def sgd(params):
+    with mg.no_grad():
+        for p in params:
+            p.sub_(p.grad * LR)
+
+
+def shard(a, r, n):
+    k = a.shape[0] // n
+    return a[r * k:(r + 1) * k]
+
+
+def scenario_collectives(r, n, out):
+    x = mg.tensor([1.0, 2.0, 3.0]) * (r + 1)
+    v0, bytes0, allocs0 = x._version, mg.memory.allocated(), mg.memory.num_allocations()
+    y = dist.all_reduce_(x)
+    assert y is x
+    assert mg.memory.allocated() == bytes0 and mg.memory.num_allocations() == allocs0
+    assert x._version == v0 + 1
+    tri = n * (n + 1) / 2
+    assert x.tolist() == [tri, 2 * tri, 3 * tri], x.tolist()
+    m = mg.tensor([float(r), 10.0 - r], dtype="float64")
+    dist.all_reduce_(m, op="mean")
+    assert np.allclose(m.numpy(), [(n - 1) / 2, 10 - (n - 1) / 2])
+    for op, want in (("max", n - 1), ("min", 0), ("prod", 0 if n > 1 else 0)):
+        t = mg.tensor([r, r], dtype="int64")
+        dist.all_reduce_(t, op=op)
+        assert t.tolist() == [want, want], (op, t.tolist())
+    # a view: the base sees the reduced values and the shared counter moves
+    base = mg.ones([2, 3], dtype="float64")
+    row = base[1]
+    dist.all_reduce_(row)
+    assert base.tolist() == [[1.0] * 3, [float(n)] * 3] and base._version == 1
+    # async
+    a = mg.full([4], float(r + 1), dtype="float64")
+    w = dist.all_reduce_(a, op="mean", async_op=True)
+    w.wait()
+    assert a.tolist() == [(n + 1) / 2] * 4 and w.is_completed()
+    # the leaf rule: refused under grad mode, data unchanged; allowed under no_grad
+    leaf = mg.tensor([float(r)], requires_grad=True)
+    try:
+        dist.all_reduce_(leaf)
+        raise AssertionError("no error")
+    except mg.InplaceError as e:
+        assert "all_reduce_ on a leaf tensor of shape [1]" in str(e), str(e)
+    assert leaf.tolist() == [float(r)] and leaf._version == 0
+    with mg.no_grad():
+        dist.all_reduce_(leaf)
+    assert leaf.tolist() == [tri - n]
+    # broadcast_
+    b = mg.full([2, 2], float(r + 7))
+    bytes0 = mg.memory.allocated()
+    assert dist.broadcast_(b, src=n - 1) is b and b._version == 1
+    assert mg.memory.allocated() == bytes0 and b.tolist() == [[float(n + 6)] * 2] * 2
+    # all_gather, reduce_scatter
+    g = dist.all_gather(mg.tensor([[r, 2 * r]]))
+    assert g.shape == [n, 1, 2] and g.tolist() == [[[k, 2 * k]] for k in range(n)]
+    rs = dist.reduce_scatter(mg.arange(2 * n, dtype="float64").reshape([2 * n, 1]) * (r + 1))
+    assert rs.tolist() == [[tri * (2 * r)], [tri * (2 * r + 1)]], rs.tolist()
+    rs = dist.reduce_scatter(mg.ones([n, 2], dtype="float64"), op="mean")
+    assert rs.tolist() == [[1.0, 1.0]]
+    # gradient through an all-reduce of a non-leaf: y = sum_r 2 x_r, L = sum_r sum(y * y)
+    xl = mg.tensor([1.0, -2.0], dtype="float64", requires_grad=True)
+    with mg.no_grad():
+        xl.mul_(r + 1)
+    yl = xl * 2
+    dist.all_reduce_(yl)
+    assert yl.grad_fn.name() == "AllReduceBackward"
+    (yl * yl).sum().backward()
+    total = 2 * np.array([1.0, -2.0]) * tri
+    assert np.allclose(xl.grad.numpy(), 2 * n * 2 * total), xl.grad.tolist()
+    print(f"rank {r}: collectives ok", flush=True)
+
+
+def run_training(r, n, out, name, bucket_cap_mb, micro=1):
+    model = TwoLayer(seed=r)          # different on each rank: construction broadcasts rank 0's
+    ddp = dist.DistributedDataParallel(model, bucket_cap_mb=bucket_cap_mb)
+    assert np.array_equal(model.w1.numpy(), TwoLayer(seed=0).w1.numpy())
+    saved = {}
+    for step in range(STEPS):
+        x, y = batch(step)
+        xs, ys = shard(x, r, n), shard(y, r, n)
+        for m in range(micro):
+            xm, ym = shard(xs, m, micro), shard(ys, m, micro)
+            if m < micro - 1:
+                with ddp.no_sync():
+                    loss_fn(ddp(mg.tensor(xm)), ym).backward()
+                saved[f"local{step}_{m}"] = model.w1.grad.numpy().copy()
+            else:
+                loss_fn(ddp(mg.tensor(xm)), ym).backward()
+        # gradients are views of the buckets: the same memory, no copy
+        for b in ddp.buckets:
+            for p in b.params:
+                assert np.shares_memory(p.grad.numpy(), b.flat.numpy())
+        saved[f"grad{step}_w1"] = model.w1.grad.numpy().copy()
+        sgd(model.parameters())
+        for p in model.parameters():
+            p.grad = None
+        saved[f"step{step}_w1"] = model.w1.numpy().copy()
+        saved[f"step{step}_w2"] = model.w2.numpy().copy()
+    saved["nbuckets"] = np.array(len(ddp.buckets))
+    np.savez(f"{out}/{name}_rank{r}.npz", **saved)
+    print(f"rank {r}: {name} ok", flush=True)
+
+
+def scenario_ddp(r, n, out):
+    run_training(r, n, out, "ddp", bucket_cap_mb=25)
+
+
+def scenario_ddp_buckets(r, n, out):
+    # 100 bytes per bucket: w2 (144 bytes) and w1 (192 bytes) each get their own
+    run_training(r, n, out, "ddp_buckets", bucket_cap_mb=100 / 2 ** 20)
+
+
+def scenario_no_sync(r, n, out):
+    run_training(r, n, out, "no_sync", bucket_cap_mb=25, micro=2)
+
+
+def scenario_mismatch(r, n, out):
+    try:
+        dist.DistributedDataParallel(TwoLayer(seed=r, hid=HID + r))
+    except mg.errors.DistributedError as e:
+        print(f"rank {r}: {e}", flush=True)
+
+
+def scenario_fault(r, n, out):
+    if r == 1:
+        raise ValueError("boom on purpose")
+    dist.barrier()       # would wait forever for rank 1 without the abort
+
+
+def main():
+    scenario, out = sys.argv[1], sys.argv[2]
+    dist.init()
+    globals()["scenario_" + scenario](dist.rank(), dist.world_size(), out)
+
+
+if __name__ == "__main__":
+    main()
