@@ -1,0 +1,294 @@
+"""mutograd.distributed: two-rank jobs under ``mpiexec -n 2`` plus in-process checks.
+
+The jobs run ``tests/mpi_worker.py`` (see its docstring); training results are compared here with
+a one-process run on the concatenated batch.
+"""
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import mutograd as mg
+import mutograd.distributed as dist
+from mutograd.distributed import comm
+from mutograd.errors import BackwardError, DistributedError, DTypeError, InplaceError
+from mpi_worker import LR, STEPS, TwoLayer, batch, loss_fn, shard
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORKER = os.path.join(ROOT, "tests", "mpi_worker.py")
+
+
+def _mpiexec():
+    here = os.path.join(os.path.dirname(sys.executable), "mpiexec")   # the extra's own launcher
+    return here if os.path.exists(here) else shutil.which("mpiexec")
+
+
+needs_mpi = pytest.mark.skipif(
+    importlib.util.find_spec("mpi4py") is None or _mpiexec() is None,
+    reason="the mpi extra (mpi4py, mpich's mpiexec) is not installed")
+
+
+def launch(scenario, out, n=2, timeout=60):
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    t0 = time.perf_counter()
+    p = subprocess.run([_mpiexec(), "-n", str(n), sys.executable, WORKER, scenario, str(out)],
+                       capture_output=True, text=True, timeout=timeout, env=env)
+    return p.returncode, p.stdout + p.stderr, time.perf_counter() - t0
+
+
+def reference(groups_of, micro=1):
+    """One process: per step, the summed gradient of the mean loss over each group of rows."""
+    model = TwoLayer(seed=0)
+    steps = []
+    for step in range(STEPS):
+        x, y = batch(step)
+        for m in range(micro):
+            # micro-batch m of the concatenated batch: micro-batch m of every rank's share
+            rows = np.concatenate([shard(shard(np.arange(len(x)), r, 2), m, micro)
+                                   for r in range(2)])
+            loss_fn(model(mg.tensor(x[rows])), y[rows]).backward()
+        grad = model.w1.grad.numpy().copy()
+        with mg.no_grad():
+            for p in model.parameters():
+                p.sub_(p.grad * LR)
+                p.grad = None
+        steps.append((grad, model.w1.numpy().copy(), model.w2.numpy().copy()))
+    return steps
+
+
+def load(out, name, r):
+    with np.load(out / f"{name}_rank{r}.npz", allow_pickle=False) as f:
+        return dict(f)
+
+
+# --------------------------------------------------------------------------------------------
+# Two ranks
+
+
+@needs_mpi
+def test_collectives_two_ranks(tmp_path):
+    rc, text, _ = launch("collectives", tmp_path)
+    assert rc == 0, text
+    assert "rank 0: collectives ok" in text and "rank 1: collectives ok" in text
+
+
+@needs_mpi
+@pytest.mark.parametrize("name, nbuckets", [("ddp", 1), ("ddp_buckets", 2)])
+def test_ddp_equals_one_process_on_the_whole_batch(tmp_path, name, nbuckets):
+    rc, text, _ = launch(name, tmp_path)
+    assert rc == 0, text
+    ranks = [load(tmp_path, name, r) for r in range(2)]
+    assert int(ranks[0]["nbuckets"]) == nbuckets
+    for step, (grad, w1, w2) in enumerate(reference(2)):
+        for res in ranks:
+            np.testing.assert_allclose(res[f"grad{step}_w1"], grad, rtol=1e-12, atol=1e-14)
+            np.testing.assert_allclose(res[f"step{step}_w1"], w1, rtol=1e-12, atol=1e-14)
+            np.testing.assert_allclose(res[f"step{step}_w2"], w2, rtol=1e-12, atol=1e-14)
+        assert np.array_equal(ranks[0][f"step{step}_w1"], ranks[1][f"step{step}_w1"])
+
+
+@needs_mpi
+def test_no_sync_accumulates_then_reduces(tmp_path):
+    rc, text, _ = launch("no_sync", tmp_path)
+    assert rc == 0, text
+    ranks = [load(tmp_path, "no_sync", r) for r in range(2)]
+    for step, (grad, w1, w2) in enumerate(reference(2, micro=2)):
+        # inside no_sync each rank keeps its own gradient (of its first micro-batch)
+        assert not np.allclose(ranks[0][f"local{step}_0"], ranks[1][f"local{step}_0"])
+        for res in ranks:
+            np.testing.assert_allclose(res[f"grad{step}_w1"], grad, rtol=1e-12, atol=1e-14)
+            np.testing.assert_allclose(res[f"step{step}_w1"], w1, rtol=1e-12, atol=1e-14)
+            np.testing.assert_allclose(res[f"step{step}_w2"], w2, rtol=1e-12, atol=1e-14)
+
+
+@needs_mpi
+def test_mismatched_parameters_are_named_on_every_rank(tmp_path):
+    rc, text, _ = launch("mismatch", tmp_path)
+    assert rc == 0, text
+    msg = ("DistributedDataParallel: parameter 'w1' has shape [4, 6] and dtype float64 on rank 0 "
+           "but 'w1' has shape [4, 7] and dtype float64 on rank 1; every rank must build the "
+           "same model")
+    assert f"rank 0: {msg}" in text and f"rank 1: {msg}" in text
+
+
+@needs_mpi
+def test_a_failing_rank_ends_the_job_within_seconds(tmp_path):
+    rc, text, elapsed = launch("fault", tmp_path, timeout=60)
+    assert rc != 0
+    assert elapsed < 20, elapsed
+    assert "mutograd.distributed: rank 1 of 2 failed; aborting the job." in text, text
+    assert "ValueError: boom on purpose" in text
+
+
+# --------------------------------------------------------------------------------------------
+# In process: checks made before anything is sent
+
+
+@pytest.fixture
+def uninitialized(monkeypatch):
+    monkeypatch.setattr(comm, "_world", None)
+
+
+def test_init_names_the_missing_extra(monkeypatch, uninitialized):
+    monkeypatch.setitem(sys.modules, "mpi4py", None)
+    with pytest.raises(DistributedError, match=r"mpi4py is not installed; install the optional "
+                       r"extra: pip install 'mutograd\[mpi\]' \(mpi4py and mpich\)"):
+        dist.init()
+
+
+@pytest.mark.parametrize("call", [dist.rank, dist.world_size, dist.barrier,
+                                  lambda: dist.all_reduce_(mg.ones([2])),
+                                  lambda: dist.broadcast_(mg.ones([2])),
+                                  lambda: dist.all_gather(mg.ones([2])),
+                                  lambda: dist.reduce_scatter(mg.ones([2])),
+                                  lambda: dist.DistributedDataParallel(TwoLayer(0)),
+                                  lambda: dist.DistributedSampler(range(4))])
+def test_use_before_init_is_an_error(uninitialized, call):
+    with pytest.raises(DistributedError, match=r"not initialized: call "
+                       r"mutograd.distributed.init\(\) first"):
+        call()
+
+
+def _leaf():
+    return mg.ones([3], requires_grad=True)
+
+
+BAD_CALLS = [
+    # (call, error class, message fragment)
+    (lambda: dist.all_reduce_(mg.ones([2]), op="median"), DistributedError,
+     "all_reduce_(): unknown reduction 'median'; expected one of sum, mean, max, min, prod"),
+    (lambda: dist.all_reduce_(mg.ones([2], dtype="bool")), DTypeError,
+     "all_reduce_(): MPI cannot reduce tensors of dtype bool"),
+    (lambda: dist.all_reduce_(mg.ones([2], dtype="float16")), DTypeError,
+     "all_reduce_(): MPI cannot reduce tensors of dtype float16"),
+    (lambda: dist.all_reduce_(mg.ones([2], dtype="int64"), op="mean"), DTypeError,
+     "all_reduce_(): op='mean' needs a floating point tensor, got int64"),
+    (lambda: dist.all_reduce_(mg.ones([2, 3]).t()), DistributedError,
+     "all_reduce_() writes the result into the tensor's own buffer, which must be contiguous; "
+     "got shape [3, 2] with strides (1, 3)"),
+    (lambda: dist.broadcast_(mg.ones([4])[::2]), DistributedError,
+     "broadcast_() writes the result into the tensor's own buffer, which must be contiguous"),
+    (lambda: dist.all_reduce_(_leaf()), InplaceError,
+     "a leaf Variable that requires grad is being used in an in-place operation (all_reduce_ "
+     "on a leaf tensor of shape [3])"),
+    (lambda: dist.broadcast_(_leaf()[1:]), InplaceError,
+     "a view of a leaf Variable that requires grad is being used in an in-place operation "
+     "(broadcast_ on a view made by"),
+    (lambda: dist.all_reduce_([1.0, 2.0]), TypeError, "all_reduce_() takes a Tensor, not list"),
+    (lambda: dist.reduce_scatter(mg.ones([2]), op="nope"), DistributedError,
+     "reduce_scatter(): unknown reduction 'nope'"),
+]
+
+
+@pytest.mark.parametrize("call, cls, fragment", BAD_CALLS)
+def test_bad_input_is_refused_before_anything_is_sent(uninitialized, call, cls, fragment):
+    with pytest.raises(cls) as e:
+        call()
+    assert fragment in str(e.value)
+
+
+def test_refused_write_leaves_the_tensor_unchanged(uninitialized):
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(InplaceError):
+        dist.all_reduce_(x)
+    assert x.tolist() == [1.0, 2.0] and x._version == 0
+
+
+# --------------------------------------------------------------------------------------------
+# DistributedSampler (no MPI needed: rank and world size given)
+
+
+@pytest.mark.parametrize("n, replicas, drop_last, lengths", [
+    (10, 2, False, [5, 5]), (10, 3, False, [4, 4, 4]), (10, 3, True, [3, 3, 3]),
+    (2, 4, False, [1, 1, 1, 1]),
+])
+def test_sampler_shards_cover_the_data(n, replicas, drop_last, lengths):
+    shards = [list(dist.DistributedSampler(range(n), replicas, r, shuffle=True, seed=3,
+                                           drop_last=drop_last)) for r in range(replicas)]
+    assert [len(s) for s in shards] == lengths
+    assert [len(dist.DistributedSampler(range(n), replicas, r, drop_last=drop_last))
+            for r in range(replicas)] == lengths
+    flat = sum(shards, [])
+    if drop_last:
+        assert len(set(flat)) == len(flat)          # disjoint
+    else:
+        assert set(flat) == set(range(n))           # everything, padding repeats the start
+
+
+def test_sampler_order_is_shared_per_epoch_and_changes_with_set_epoch():
+    def order(epoch, seed=0):
+        out = []
+        for r in range(2):
+            s = dist.DistributedSampler(range(20), 2, r, seed=seed)
+            s.set_epoch(epoch)
+            out.append(list(s))
+        return out
+    assert order(0) == order(0)
+    assert order(0) != order(1)
+    assert order(1, seed=5) != order(1)
+    a, b = order(4)
+    assert sorted(a + b) == list(range(20))
+    assert list(dist.DistributedSampler(range(7), 2, 1, shuffle=False)) == [1, 3, 5, 0]
+
+
+def test_sampler_rejects_a_rank_outside_the_world():
+    with pytest.raises(ValueError, match=r"DistributedSampler: rank 2 is not in \[0, 2\)"):
+        dist.DistributedSampler(range(4), 2, 2)
+
+
+# --------------------------------------------------------------------------------------------
+# The engine hooks data-parallel training relies on
+
+
+def test_post_accumulate_hook_runs_as_soon_as_a_leaf_is_final():
+    events = []
+    w1 = mg.tensor([[1.0, 2.0]], dtype="float64", requires_grad=True)
+    w2 = mg.tensor([[3.0], [4.0]], dtype="float64", requires_grad=True)
+    x = mg.tensor([[1.0], [2.0]], dtype="float64")
+    h = mg.tanh(x @ w1)
+    h.register_hook(lambda g: events.append("h"))
+    out = (h @ w2).sum()
+    w2.register_post_accumulate_grad_hook(lambda p: events.append(("w2", p.grad.tolist())))
+    w1.register_post_accumulate_grad_hook(lambda p: events.append("w1"))
+    dist_grad = (np.tanh(np.array([[1.0], [2.0]]) @ np.array([[1.0, 2.0]]))).sum(0)
+    out.backward()
+    # w2's gradient is final before backward reaches h: it must be reported first
+    assert events[0][0] == "w2" and np.allclose(events[0][1], dist_grad[:, None])
+    assert events[1:] == ["h", "w1"]
+    out2 = (mg.tanh(x @ w1) @ w2).sum()
+    out2.backward()
+    assert len(events) == 5 and np.allclose(w2.grad.numpy(), 2 * dist_grad[:, None])
+
+
+def test_post_accumulate_hook_only_on_leaves_that_require_grad():
+    x = mg.ones([2], requires_grad=True)
+    for t in (x * 2, mg.ones([2])):
+        with pytest.raises(BackwardError, match="post accumulate grad hooks can only be "
+                           "registered on leaf tensors that require grad"):
+            t.register_post_accumulate_grad_hook(print)
+    handle = x.register_post_accumulate_grad_hook(lambda p: pytest.fail("removed"))
+    handle.remove()
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_queue_callback_runs_after_every_gradient_and_once():
+    from mutograd.autograd.engine import queue_callback
+    seen = []
+    a = mg.ones([2], requires_grad=True)
+    b = mg.ones([2], requires_grad=True)
+
+    def hook(p):
+        if not seen:
+            queue_callback(lambda: seen.append((a.grad.tolist(), b.grad.tolist())))
+        seen.append("hook")
+    a.register_post_accumulate_grad_hook(hook)
+    (a * 3 + b * 2).sum().backward()
+    assert seen == ["hook", ([3.0, 3.0], [2.0, 2.0])]
+    (b * 2).sum().backward()          # a callback never leaks into a later backward
+    assert len(seen) == 2
