@@ -292,3 +292,30 @@ def test_queue_callback_runs_after_every_gradient_and_once():
     assert seen == ["hook", ([3.0, 3.0], [2.0, 2.0])]
     (b * 2).sum().backward()          # a callback never leaks into a later backward
     assert len(seen) == 2
+
+
+@needs_mpi
+def test_example_trains_checkpoints_on_rank_0_and_resumes_on_every_rank(tmp_path):
+    ckpt = tmp_path / "ckpt.npz"
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    cmd = [sys.executable, "-m", "mutograd.distributed.example", "--samples", "384",
+           "--checkpoint", str(ckpt)]
+    p = subprocess.run([_mpiexec(), "-n", "2"] + cmd + ["--epochs", "2"], capture_output=True,
+                       text=True, timeout=120, env=env)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.count("epoch ") == 2 and "(2 ranks)" in p.stdout   # rank 0 reports
+    assert [f.name for f in tmp_path.iterdir()] == ["ckpt.npz"]        # no temporary left
+    with np.load(ckpt, allow_pickle=False) as f:
+        assert int(f["epoch"]) == 1
+        w1 = f["w1"].copy()
+    p = subprocess.run([_mpiexec(), "-n", "2"] + cmd + ["--epochs", "3", "--resume"],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.startswith("epoch 2:") and p.stdout.count("epoch ") == 1, p.stdout
+    with np.load(ckpt, allow_pickle=False) as f:
+        assert int(f["epoch"]) == 2 and not np.array_equal(f["w1"], w1)
+    # the resumed epoch is the epoch of an uninterrupted run
+    whole = subprocess.run([_mpiexec(), "-n", "2"] + cmd[:-2] + ["--epochs", "3"],
+                           capture_output=True, text=True, timeout=120, env=env)
+    assert whole.returncode == 0, whole.stdout + whole.stderr
+    assert whole.stdout.splitlines()[2] == p.stdout.strip()
