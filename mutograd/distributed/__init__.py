@@ -3,11 +3,34 @@
 Needs the optional extra ``pip install 'mutograd[mpi]'`` (mpi4py and mpich); importing this
 package works without it, and :func:`init` says what is missing.
 """
-from .comm import (ReduceOp, Work, all_gather, all_reduce_, barrier, broadcast_, init,
-                   is_initialized, rank, reduce_scatter, world_size)
+from .comm import (
+                   ReduceOp,
+                   Work,
+                   all_gather,
+                   all_reduce_,
+                   barrier,
+                   broadcast_,
+                   init,
+                   is_initialized,
+                   rank,
+                   reduce_scatter,
+                   world_size,
+)
 from .ddp import DistributedDataParallel
 from .sampler import DistributedSampler
 
-__all__ = ["ReduceOp", "Work", "all_gather", "all_reduce_", "barrier", "broadcast_", "init",
-           "is_initialized", "rank", "reduce_scatter", "world_size", "DistributedDataParallel",
-           "DistributedSampler"]
+__all__ = [
+                   "DistributedDataParallel",
+                   "DistributedSampler",
+                   "ReduceOp",
+                   "Work",
+                   "all_gather",
+                   "all_reduce_",
+                   "barrier",
+                   "broadcast_",
+                   "init",
+                   "is_initialized",
+                   "rank",
+                   "reduce_scatter",
+                   "world_size",
+]

@@ -85,7 +85,7 @@ def _comm():
 
 def _abort_job(exc_type, exc, tb):
     """``sys.excepthook`` on a rank: report which rank failed and why, then end every rank."""
-    MPI, comm = _world
+    comm = _world[1]
     text = "".join(traceback.format_exception(exc_type, exc, tb))
     sys.stderr.write(f"mutograd.distributed: rank {comm.Get_rank()} of {comm.Get_size()} "
                      f"failed; aborting the job.\n{text}")
@@ -242,7 +242,7 @@ def broadcast_(x, src=0):
     """
     _check_tensor(x, "broadcast_")
     _check_inplace(x, "broadcast_")
-    MPI, comm = _comm()
+    comm = _comm()[1]
     _check_src(src, comm.Get_size(), "broadcast_")
     comm.Bcast(x._data, root=src)
     x._counter.bump("broadcast_")
@@ -262,7 +262,7 @@ def all_gather(x):
         parts = dist.all_gather(mg.tensor([float(dist.rank())]))   # [[0.], [1.]] on 2 ranks
     """
     _check_tensor(x, "all_gather")
-    MPI, comm = _comm()
+    comm = _comm()[1]
     a = np.ascontiguousarray(x._data)
     out = _wrap(np.empty((comm.Get_size(),) + a.shape, a.dtype), x)
     comm.Allgather(a, out._data)

@@ -28,7 +28,7 @@ from . import comm
 
 
 class _Bucket:
-    __slots__ = ("flat", "params", "views", "ready", "work")
+    __slots__ = ("flat", "params", "ready", "views", "work")
 
     def __init__(self, flat, params, views):
         self.flat, self.params, self.views = flat, params, views

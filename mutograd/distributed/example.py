@@ -16,6 +16,7 @@ import sys
 import numpy as np
 
 import mutograd as mg
+
 from . import DistributedDataParallel, DistributedSampler, barrier, init, rank, world_size
 
 
