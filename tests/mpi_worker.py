@@ -114,6 +114,18 @@ def scenario_collectives(r, n, out):
     (yl * yl).sum().backward()
     total = 2 * np.array([1.0, -2.0]) * tri
     assert np.allclose(xl.grad.numpy(), 2 * n * 2 * total), xl.grad.tolist()
+    # arguments checked against the world, before anything is sent
+    for call, cls, msg in [
+            (lambda: dist.broadcast_(mg.ones([2]), src=n), mg.errors.DistributedError,
+             f"broadcast_(): src={n} is not a rank of a world of size {n}"),
+            (lambda: dist.reduce_scatter(mg.ones([2 * n + 1])), mg.ShapeError,
+             (f"reduce_scatter(): the first axis of a tensor of shape [{2 * n + 1}] does not "
+              f"split into {n} equal blocks (one per rank)"))]:
+        try:
+            call()
+            raise AssertionError("no error")
+        except cls as e:
+            assert str(e) == msg, str(e)
     print(f"rank {r}: collectives ok", flush=True)
 
 
@@ -159,6 +171,44 @@ def scenario_ddp_buckets(r, n, out):
 
 def scenario_no_sync(r, n, out):
     run_training(r, n, out, "no_sync", bucket_cap_mb=25, micro=2)
+
+
+class Mixed(TwoLayer):
+    """Two float64 weights, a float32 scale, and a parameter forward never uses."""
+
+    def __init__(self, seed):
+        super().__init__(seed)
+        self.scale = mg.tensor([1.5 + seed], dtype="float32", requires_grad=True)
+        self.unused = mg.tensor([1.0, 2.0], dtype="float64", requires_grad=True)
+
+    def named_parameters(self):
+        return super().named_parameters() + [("scale", self.scale), ("unused", self.unused)]
+
+    def parameters(self):
+        return [p for _, p in self.named_parameters()]
+
+    def __call__(self, x):
+        return super().__call__(x) * self.scale
+
+
+def scenario_mixed(r, n, out):
+    model = Mixed(seed=r)
+    ddp = dist.DistributedDataParallel(model)
+    assert [[p is q for p, q in zip(b.params, ps)] for b, ps in zip(
+        ddp.buckets, [[model.unused, model.w2, model.w1], [model.scale]])] == [[True] * 3, [True]]
+    plain = Mixed(seed=0)              # the same weights, no reduction: this rank's own gradient
+    x, y = batch(0)
+    xs, ys = mg.tensor(shard(x, r, n)), shard(y, r, n)
+    loss_fn(ddp(xs), ys).backward()
+    loss_fn(plain(xs), ys).backward()
+    for name in ("w1", "w2", "scale"):
+        mine = getattr(plain, name).grad
+        want = dist.all_gather(mine).numpy().mean(0)
+        got = getattr(model, name).grad.numpy()
+        assert got.dtype == mine.numpy().dtype and np.allclose(got, want, rtol=1e-6), name
+        assert not np.allclose(mine.numpy(), got)      # the reduction did something
+    assert model.unused.grad.tolist() == [0.0, 0.0]
+    print(f"rank {r}: mixed ok", flush=True)
 
 
 def scenario_mismatch(r, n, out):

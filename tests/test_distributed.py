@@ -107,6 +107,13 @@ def test_no_sync_accumulates_then_reduces(tmp_path):
 
 
 @needs_mpi
+def test_ddp_mixed_dtypes_and_an_unused_parameter(tmp_path):
+    rc, text, _ = launch("mixed", tmp_path)
+    assert rc == 0, text
+    assert "rank 0: mixed ok" in text and "rank 1: mixed ok" in text
+
+
+@needs_mpi
 def test_mismatched_parameters_are_named_on_every_rank(tmp_path):
     rc, text, _ = launch("mismatch", tmp_path)
     assert rc == 0, text
