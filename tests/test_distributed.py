@@ -326,3 +326,24 @@ def test_example_trains_checkpoints_on_rank_0_and_resumes_on_every_rank(tmp_path
                            check=False, capture_output=True, text=True, timeout=120, env=env)
     assert whole.returncode == 0, whole.stdout + whole.stderr
     assert whole.stdout.splitlines()[2] == p.stdout.strip()
+
+
+def test_queue_callback_outside_backward_and_from_a_nested_backward():
+    from mutograd.autograd.engine import queue_callback
+    with pytest.raises(BackwardError, match=r"queue_callback\(\) can only be called during "
+                       r"backward \(from a hook\)"):
+        queue_callback(print)
+    order = []
+    a = mg.ones([2], requires_grad=True)
+    c = mg.ones([2], requires_grad=True)
+
+    def hook(p):
+        queue_callback(lambda: order.append("outer"))
+        with mg.enable_grad():            # a backward inside a hook runs its own callbacks
+            (c * 2).sum().backward()
+        order.append("nested done")
+    c.register_post_accumulate_grad_hook(
+        lambda p: queue_callback(lambda: order.append("inner")))
+    a.register_post_accumulate_grad_hook(hook)
+    (a * 3).sum().backward()
+    assert order == ["inner", "nested done", "outer"]

@@ -5,6 +5,7 @@ Gradients travel as backend arrays. A gradient array is *owned* when nothing els
 ``.grad`` without a copy. A formula that passes its incoming gradient through, or returns a view,
 gives an array that is not owned, which is copied before anything writes into it.
 """
+import threading
 
 from ..errors import BackwardError
 from .grad_mode import _state
@@ -17,17 +18,19 @@ def backward(tensors, grad_tensors=None, retain_graph=None, inputs=None, scalar_
     roots = _roots(tensors, grad_tensors, scalar_only)
     only = None if inputs is None else list(inputs) if isinstance(inputs, (list, tuple)) \
         else [inputs]
+    outer = getattr(_final, "callbacks", None)   # a backward run from a hook has its own
+    _final.callbacks = callbacks = []
     try:
         results = _run(roots, bool(retain_graph), only, accumulate=True)
         del results
-        while _callbacks:   # queued during this backward (queue_callback)
-            _callbacks.pop(0)()
+        while callbacks:
+            callbacks.pop(0)()
     finally:
-        _callbacks.clear()
+        _final.callbacks = outer
     return None
 
 
-_callbacks = []
+_final = threading.local()
 
 
 def queue_callback(fn):
@@ -36,7 +39,10 @@ def queue_callback(fn):
     For code that acts on several final gradients together (distributed gradient reduction
     waits for its in-flight reductions here); call it from a hook during backward.
     """
-    _callbacks.append(fn)
+    callbacks = getattr(_final, "callbacks", None)
+    if callbacks is None:
+        raise BackwardError("queue_callback() can only be called during backward (from a hook)")
+    callbacks.append(fn)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
