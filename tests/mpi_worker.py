@@ -211,6 +211,46 @@ def scenario_mixed(r, n, out):
     print(f"rank {r}: mixed ok", flush=True)
 
 
+def scenario_compat(r, n, out):
+    import mutograd.compat.paddle.distributed as pdist
+    import mutograd.compat.torch.distributed as tdist
+    from mutograd.compat.torch.nn.parallel import DistributedDataParallel
+    tdist.init_process_group("mpi", world_size=n, rank=r)
+    assert (tdist.get_rank(), tdist.get_world_size(), tdist.is_initialized()) == (r, n, True)
+    t = mg.tensor([1.0, 2.0]) * (r + 1)
+    assert tdist.all_reduce(t, op=tdist.ReduceOp.SUM) is None
+    tri = n * (n + 1) / 2
+    assert t.tolist() == [tri, 2 * tri]
+    tdist.all_reduce(t, op=tdist.ReduceOp.AVG, async_op=True).wait()
+    assert t.tolist() == [tri, 2 * tri]
+    outs = [mg.zeros([2]) for _ in range(n)]
+    tdist.all_gather(outs, mg.tensor([float(r), 1.0]))
+    assert [o.tolist() for o in outs] == [[float(k), 1.0] for k in range(n)]
+    o = mg.zeros([3])
+    tdist.reduce_scatter(o, [mg.full([3], float(k + r)) for k in range(n)])
+    assert o.tolist() == [float(n * r + n * (n - 1) / 2)] * 3
+    b = mg.full([2], float(r))
+    tdist.broadcast(b, src=n - 1)
+    assert b.tolist() == [float(n - 1)] * 2
+    tdist.barrier()
+    pdist.init_parallel_env()
+    assert (pdist.get_rank(), pdist.get_world_size()) == (r, n)
+    p = mg.tensor([float(r + 1)])
+    pdist.all_reduce(p, op=pdist.ReduceOp.MAX)
+    assert p.tolist() == [float(n)]
+    got = []
+    pdist.all_gather(got, mg.tensor([r]))
+    assert [g.tolist() for g in got] == [[k] for k in range(n)]
+    for wrap in (DistributedDataParallel, pdist.DataParallel):
+        model = TwoLayer(seed=r)
+        ddp = wrap(model)
+        x, y = batch(0)
+        loss_fn(ddp(mg.tensor(shard(x, r, n))), shard(y, r, n)).backward()
+        g = dist.all_gather(model.w1.grad).numpy()
+        assert np.array_equal(g[0], g[-1]) and ddp.module is model
+    print(f"rank {r}: compat ok", flush=True)
+
+
 def scenario_mismatch(r, n, out):
     try:
         dist.DistributedDataParallel(TwoLayer(seed=r, hid=HID + r))

@@ -114,6 +114,13 @@ def test_ddp_mixed_dtypes_and_an_unused_parameter(tmp_path):
 
 
 @needs_mpi
+def test_torch_and_paddle_names(tmp_path):
+    rc, text, _ = launch("compat", tmp_path)
+    assert rc == 0, text
+    assert "rank 0: compat ok" in text and "rank 1: compat ok" in text
+
+
+@needs_mpi
 def test_mismatched_parameters_are_named_on_every_rank(tmp_path):
     rc, text, _ = launch("mismatch", tmp_path)
     assert rc == 0, text
@@ -347,3 +354,26 @@ def test_queue_callback_outside_backward_and_from_a_nested_backward():
     a.register_post_accumulate_grad_hook(hook)
     (a * 3).sum().backward()
     assert order == ["inner", "nested done", "outer"]
+
+
+def test_compat_names_refuse_what_they_cannot_do(uninitialized):
+    import mutograd.compat.paddle.distributed as pdist
+    import mutograd.compat.torch.distributed as tdist
+    with pytest.raises(DistributedError, match=r"init_process_group: backend 'nccl' is not "
+                       r"available; mutograd runs collectives over MPI: use backend='mpi'"):
+        tdist.init_process_group("nccl")
+    for call in (lambda: tdist.get_rank(group=object()),
+                 lambda: pdist.all_reduce(mg.ones([1]), group=object())):
+        with pytest.raises(DistributedError, match=r"only the default group \(the whole "
+                           r"world, group=None\) is supported"):
+            call()
+    assert (tdist.ReduceOp.AVG, pdist.ReduceOp.PROD) == ("mean", "prod")
+
+
+@pytest.mark.parametrize("n, bs, drop_last, batches", [
+    (10, 3, False, [[0, 2, 4], [6, 8]]), (10, 3, True, [[0, 2, 4]]), (4, 2, False, [[0, 2]]),
+])
+def test_paddle_distributed_batch_sampler(n, bs, drop_last, batches):
+    from mutograd.compat.paddle.distributed import DistributedBatchSampler
+    s = DistributedBatchSampler(range(n), bs, num_replicas=2, rank=0, drop_last=drop_last)
+    assert list(s) == batches and len(s) == len(batches)
