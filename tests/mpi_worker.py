@@ -129,7 +129,7 @@ def scenario_collectives(r, n, out):
     print(f"rank {r}: collectives ok", flush=True)
 
 
-def run_training(r, n, out, name, bucket_cap_mb, micro=1):
+def run_training(r, n, out, name, bucket_cap_mb, micro=1, drop_grads=False):
     model = TwoLayer(seed=r)          # different on each rank: construction broadcasts rank 0's
     ddp = dist.DistributedDataParallel(model, bucket_cap_mb=bucket_cap_mb)
     assert np.array_equal(model.w1.numpy(), TwoLayer(seed=0).w1.numpy())
@@ -144,17 +144,21 @@ def run_training(r, n, out, name, bucket_cap_mb, micro=1):
                     loss_fn(ddp(mg.tensor(xm)), ym).backward()
                 saved[f"local{step}_{m}"] = model.w1.grad.numpy().copy()
             else:
-                loss_fn(ddp(mg.tensor(xm)), ym).backward()
+                loss = loss_fn(ddp(mg.tensor(xm)), ym)
+                if drop_grads:     # zero_grad(set_to_none=True) between forward and backward
+                    model.w1.grad = model.w2.grad = None
+                loss.backward()
         # gradients are views of the buckets: the same memory, no copy
         for b in ddp.buckets:
-            for p in b.params:
-                assert np.shares_memory(p.grad.numpy(), b.flat.numpy())
+            for p, v in zip(b.params, b.views):
+                assert p.grad is v and np.shares_memory(p.grad.numpy(), b.flat.numpy())
         saved[f"grad{step}_w1"] = model.w1.grad.numpy().copy()
         sgd(model.parameters())
         for p in model.parameters():
             p.grad = None
         saved[f"step{step}_w1"] = model.w1.numpy().copy()
         saved[f"step{step}_w2"] = model.w2.numpy().copy()
+    assert ddp.copied_grads == 0, ddp.copied_grads
     saved["nbuckets"] = np.array(len(ddp.buckets))
     np.savez(f"{out}/{name}_rank{r}.npz", **saved)
     print(f"rank {r}: {name} ok", flush=True)
@@ -166,7 +170,7 @@ def scenario_ddp(r, n, out):
 
 def scenario_ddp_buckets(r, n, out):
     # 100 bytes per bucket: w2 (144 bytes) and w1 (192 bytes) each get their own
-    run_training(r, n, out, "ddp_buckets", bucket_cap_mb=100 / 2 ** 20)
+    run_training(r, n, out, "ddp_buckets", bucket_cap_mb=100 / 2 ** 20, drop_grads=True)
 
 
 def scenario_no_sync(r, n, out):

@@ -71,11 +71,13 @@ class DistributedDataParallel:
         self._next = 0
         self.buckets = _make_buckets(params, int(bucket_cap_mb * 2 ** 20))
         self._where = {}
+        self.exposed_wait_s = 0.0   # time backward's end spent waiting for reductions
+        self.copied_grads = 0       # gradients that had to be copied into a bucket (ideally 0)
         for b in self.buckets:
             for p, v in zip(b.params, b.views):
                 self._where[id(p)] = (b, v)
+                p.register_hook(self._pre_accumulate(p, v))
                 p.register_post_accumulate_grad_hook(self._on_grad)
-        self.exposed_wait_s = 0.0   # time backward's end spent waiting for reductions
 
     def __getattr__(self, name):
         if name == "module":
@@ -109,15 +111,27 @@ class DistributedDataParallel:
         with no_grad():
             for b in self.buckets:
                 for p, v in zip(b.params, b.views):
-                    g = p.grad
-                    if g is v:
-                        continue
-                    if g is None:
-                        v._data[...] = 0
-                    else:
-                        v._data[...] = g._data
-                    v._counter.bump("DistributedDataParallel grad")
-                    p.grad = v
+                    if p.grad is not v:
+                        self._install(p, v)
+
+    def _pre_accumulate(self, p, v):
+        """A gradient hook that points ``p.grad`` back into its bucket just before backward
+        accumulates, so ``zero_grad(set_to_none=True)`` between forward and backward costs no
+        copy."""
+        def hook(g):
+            if p.grad is not v:
+                self._install(p, v)
+        return hook
+
+    def _install(self, p, v):
+        g = p.grad
+        if g is None:
+            v._data[...] = 0
+        else:
+            v._data[...] = g._data
+            self.copied_grads += 1
+        v._counter.bump("DistributedDataParallel grad")
+        p.grad = v
 
     def _on_grad(self, p):
         if not self._sync:
@@ -126,9 +140,8 @@ class DistributedDataParallel:
             self._queued = True
             queue_callback(self._finish)
         b, v = self._where[id(p)]
-        if p.grad is not v:    # the engine made a fresh .grad (it was None): move it in
-            v._data[...] = p.grad._data
-            p.grad = v
+        if p.grad is not v:    # .grad replaced by a hook of the user's: move it in
+            self._install(p, v)
         b.ready.add(id(p))
         while self._next < len(self.buckets):
             nb = self.buckets[self._next]
