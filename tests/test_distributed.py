@@ -5,6 +5,7 @@ a one-process run on the concatenated batch.
 """
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -377,3 +378,25 @@ def test_paddle_distributed_batch_sampler(n, bs, drop_last, batches):
     from mutograd.compat.paddle.distributed import DistributedBatchSampler
     s = DistributedBatchSampler(range(n), bs, num_replicas=2, rank=0, drop_last=drop_last)
     assert list(s) == batches and len(s) == len(batches)
+
+
+@needs_mpi
+@pytest.mark.skipif(importlib.util.find_spec("mutograd.demo") is None,
+                    reason="the demo (mutograd.nn) is not part of this build")
+def test_demo_distributed_resumes_and_matches_one_process(tmp_path):
+    env = dict(os.environ, PYTHONPATH=ROOT, OMP_NUM_THREADS="1")
+
+    def demo(n, out, *extra):
+        p = subprocess.run([_mpiexec(), "-n", str(n), sys.executable, "-m", "mutograd", "demo",
+                            "--distributed", "--quick", "--out", str(out), *extra],
+                           check=False, capture_output=True, text=True, timeout=300, env=env)
+        assert p.returncode == 0, p.stdout + p.stderr
+        # "epoch 2/2: loss 1.6155  test accuracy 81.89%  3.37 s" -> "epoch 2: loss ... 81.89%"
+        return [re.sub(r"/\d+", "", line.rsplit("  ", 1)[0]) for line in p.stdout.splitlines()
+                if line.startswith("epoch ")]
+
+    first = demo(2, tmp_path / "two", "--epochs", "1")
+    assert len(first) == 1 and (tmp_path / "two" / "digits_cnn_distributed.ckpt").exists()
+    resumed = demo(2, tmp_path / "two", "--epochs", "2", "--resume")
+    whole = demo(1, tmp_path / "one", "--epochs", "2")
+    assert first + resumed == whole, (first, resumed, whole)
