@@ -255,6 +255,43 @@ def scenario_compat(r, n, out):
     print(f"rank {r}: compat ok", flush=True)
 
 
+TORCH_SCRIPT = """
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+dist.init_process_group("mpi")
+rank = dist.get_rank()
+torch.manual_seed(rank)
+w = torch.randn(3, 2, dtype=torch.float64).requires_grad_()
+
+
+class Model:
+    def parameters(self):
+        return [w]
+
+    def __call__(self, x):
+        return x @ w
+
+
+model = DDP(Model())
+model(torch.ones(4, 3, dtype=torch.float64) * (rank + 1)).sum().backward()
+top = w.grad.clone()
+dist.all_reduce(top, op=dist.ReduceOp.MAX)
+assert torch.equal(top, w.grad)
+print(f"rank {rank}: grad {w.grad.tolist()}", flush=True)
+"""
+
+
+def scenario_torch_script(r, n, out):
+    """An unmodified PyTorch data-parallel script, run through the compat import hook."""
+    from mutograd import compat
+    path = f"{out}/train_ddp_rank{r}.py"
+    with open(path, "w") as f:
+        f.write(TORCH_SCRIPT)
+    compat.run_script(path, "torch")
+
+
 def scenario_mismatch(r, n, out):
     try:
         dist.DistributedDataParallel(TwoLayer(seed=r, hid=HID + r))

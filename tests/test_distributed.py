@@ -122,6 +122,15 @@ def test_torch_and_paddle_names(tmp_path):
 
 
 @needs_mpi
+def test_an_unmodified_pytorch_ddp_script(tmp_path):
+    rc, text, _ = launch("torch_script", tmp_path)
+    assert rc == 0, text
+    # d(sum(x @ w))/dw averaged over ranks: column sums of x are 4 * (rank + 1); mean 6
+    for r in range(2):
+        assert f"rank {r}: grad {[[6.0, 6.0]] * 3}" in text, text
+
+
+@needs_mpi
 def test_mismatched_parameters_are_named_on_every_rank(tmp_path):
     rc, text, _ = launch("mismatch", tmp_path)
     assert rc == 0, text
@@ -369,6 +378,12 @@ def test_compat_names_refuse_what_they_cannot_do(uninitialized):
                            r"world, group=None\) is supported"):
             call()
     assert (tdist.ReduceOp.AVG, pdist.ReduceOp.PROD) == ("mean", "prod")
+    from mutograd.compat import paddle, torch
+    from mutograd.compat.torch.nn.parallel import DistributedDataParallel
+    assert torch.distributed is tdist and paddle.distributed is pdist
+    assert torch.nn.parallel.DistributedDataParallel is DistributedDataParallel
+    assert paddle.DataParallel is pdist.DataParallel
+    assert issubclass(paddle.DataParallel, dist.DistributedDataParallel)
 
 
 @pytest.mark.parametrize("n, bs, drop_last, batches", [

@@ -168,7 +168,13 @@ def in_dynamic_mode():
     return True
 
 
-from . import autograd, device, nn  # noqa: F401  (paddle.autograd, paddle.device, paddle.nn)
+from . import (  # noqa: F401  (paddle.autograd, .device, .distributed, .nn)
+    autograd,
+    device,
+    distributed,
+    nn,
+)
 from .device import get_device, is_compiled_with_cuda, set_device  # noqa: F401
+from .distributed import DataParallel  # noqa: F401
 
 _set_dialect("paddle")

@@ -125,6 +125,11 @@ CharTensor = _legacy("CharTensor", _mg.int8)
 ByteTensor = _legacy("ByteTensor", _mg.uint8)
 BoolTensor = _legacy("BoolTensor", _mg.bool)
 
-from . import autograd, cuda, nn  # noqa: F401  (torch.autograd, torch.cuda, torch.nn)
+from . import (  # noqa: F401  (torch.autograd, .cuda, .distributed, .nn)
+    autograd,
+    cuda,
+    distributed,
+    nn,
+)
 
 _set_dialect("torch")
