@@ -212,6 +212,17 @@ def scenario_mixed(r, n, out):
         assert got.dtype == mine.numpy().dtype and np.allclose(got, want, rtol=1e-6), name
         assert not np.allclose(mine.numpy(), got)      # the reduction did something
     assert model.unused.grad.tolist() == [0.0, 0.0]
+    # a later step: the reduction adds no storage (and copies nothing) to a plain backward
+    counts = []
+    for m in (plain, ddp):
+        loss = loss_fn(m(xs), ys)
+        before = mg.memory.num_allocations(), mg.memory.max_allocated()
+        mg.memory.reset_peak()
+        loss.backward()
+        counts.append((mg.memory.num_allocations() - before[0],
+                       mg.memory.max_allocated() - mg.memory.allocated()))
+        del loss
+    assert counts[0] == counts[1], counts
     print(f"rank {r}: mixed ok", flush=True)
 
 

@@ -236,10 +236,16 @@ def _run(roots, retain_graph, only, accumulate):
 
 
 def _finish_leaf(leaf, g, owned):
-    """Run a leaf's gradient hooks, accumulate into ``.grad``, then its post-accumulate hooks."""
+    """Run a leaf's gradient hooks, accumulate into ``.grad``, then its post-accumulate hooks.
+
+    ``_pre_acc_hooks`` (internal: ``hook(leaf)``, no gradient wrapped) may point ``.grad`` at
+    the buffer to accumulate into, as data-parallel gradient buckets do.
+    """
     hooks = leaf.__dict__.get("_hooks")
     if hooks:
         g, owned = _run_hooks(hooks, g, owned)
+    for hook in leaf.__dict__.get("_pre_acc_hooks", ()):
+        hook(leaf)
     _accumulate(leaf, g, owned)
     for hook in list(leaf.__dict__.get("_post_acc_hooks", ())):
         hook(leaf)

@@ -76,7 +76,7 @@ class DistributedDataParallel:
         for b in self.buckets:
             for p, v in zip(b.params, b.views):
                 self._where[id(p)] = (b, v)
-                p.register_hook(self._pre_accumulate(p, v))
+                p.__dict__.setdefault("_pre_acc_hooks", []).append(self._pre_accumulate)
                 p.register_post_accumulate_grad_hook(self._on_grad)
 
     def __getattr__(self, name):
@@ -114,14 +114,12 @@ class DistributedDataParallel:
                     if p.grad is not v:
                         self._install(p, v)
 
-    def _pre_accumulate(self, p, v):
-        """A gradient hook that points ``p.grad`` back into its bucket just before backward
-        accumulates, so ``zero_grad(set_to_none=True)`` between forward and backward costs no
-        copy."""
-        def hook(g):
-            if p.grad is not v:
-                self._install(p, v)
-        return hook
+    def _pre_accumulate(self, p):
+        """Point ``p.grad`` back into its bucket just before backward accumulates into it, so
+        ``zero_grad(set_to_none=True)`` between forward and backward costs no copy."""
+        v = self._where[id(p)][1]
+        if p.grad is not v:
+            self._install(p, v)
 
     def _install(self, p, v):
         g = p.grad
