@@ -52,7 +52,8 @@ def worker(args):
         def __call__(self, x):
             return net(x)
 
-    model = dist.DistributedDataParallel(Model(), bucket_cap_mb=args.bucket_mb)
+    model = dist.DistributedDataParallel(Model(), bucket_cap_mb=args.bucket_mb,
+                                         progress_thread=args.progress_thread)
     x = mg.tensor(data.astype(np.float32)[r::n][:local])
     times, waits = [], []
     for step in range(args.warmup + args.steps):
@@ -102,6 +103,9 @@ def main():
                          "whose gradients take 0.1 MiB, so that buckets can overlap backward)")
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--progress-thread", action="store_true",
+                    help="DistributedDataParallel(progress_thread=True): a thread advances the "
+                         "reductions while backward computes")
     ap.add_argument("--async-progress", action="store_true",
                     help="MPICH progress thread (MPIR_CVAR_ASYNC_PROGRESS=1): reductions advance "
                          "without being polled, at the cost of a busy core per rank")

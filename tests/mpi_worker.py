@@ -129,9 +129,10 @@ def scenario_collectives(r, n, out):
     print(f"rank {r}: collectives ok", flush=True)
 
 
-def run_training(r, n, out, name, bucket_cap_mb, micro=1, drop_grads=False):
+def run_training(r, n, out, name, bucket_cap_mb, micro=1, drop_grads=False, progress=False):
     model = TwoLayer(seed=r)          # different on each rank: construction broadcasts rank 0's
-    ddp = dist.DistributedDataParallel(model, bucket_cap_mb=bucket_cap_mb)
+    ddp = dist.DistributedDataParallel(model, bucket_cap_mb=bucket_cap_mb,
+                                       progress_thread=progress)
     assert np.array_equal(model.w1.numpy(), TwoLayer(seed=0).w1.numpy())
     saved = {}
     for step in range(STEPS):
@@ -170,7 +171,8 @@ def scenario_ddp(r, n, out):
 
 def scenario_ddp_buckets(r, n, out):
     # 100 bytes per bucket: w2 (144 bytes) and w1 (192 bytes) each get their own
-    run_training(r, n, out, "ddp_buckets", bucket_cap_mb=100 / 2 ** 20, drop_grads=True)
+    run_training(r, n, out, "ddp_buckets", bucket_cap_mb=100 / 2 ** 20, drop_grads=True,
+                 progress=True)
 
 
 def scenario_no_sync(r, n, out):

@@ -16,6 +16,7 @@ Note [Gradient buckets]
 """
 import contextlib
 import json
+import threading
 import time
 
 import numpy as np
@@ -42,7 +43,9 @@ class DistributedDataParallel:
     ``module`` is anything callable with ``parameters()`` (or ``named_parameters()``) returning
     leaf tensors. At construction, rank 0's parameters are broadcast to every rank (after
     checking that every rank has the same names, shapes and dtypes). During backward, gradients
-    are averaged over the ranks in place (Note [Gradient buckets]).
+    are averaged over the ranks in place (Note [Gradient buckets]). ``progress_thread=True``
+    adds a thread that advances the reductions in flight while backward computes (Note
+    [Progress thread]); worth it when each rank has a spare core.
 
     Example::
 
@@ -54,7 +57,8 @@ class DistributedDataParallel:
             loss_fn(model(x1), y1).backward()
     """
 
-    def __init__(self, module, bucket_cap_mb=25, broadcast_parameters=True):
+    def __init__(self, module, bucket_cap_mb=25, broadcast_parameters=True,
+                 progress_thread=False):
         _, self._comm = comm._comm()
         self.module = module
         named = _named_parameters(module)
@@ -67,6 +71,8 @@ class DistributedDataParallel:
                 for b in _buffers(module):
                     comm.broadcast_(b, 0)
         self._sync = True
+        self._progress = progress_thread
+        self._poller = None
         self._queued = False
         self._next = 0
         self.buckets = _make_buckets(params, int(bucket_cap_mb * 2 ** 20))
@@ -147,13 +153,19 @@ class DistributedDataParallel:
                 break
             nb.work = comm.all_reduce_(nb.flat, "mean", async_op=True)
             self._next += 1
-        # let MPI progress the reductions already started while backward goes on
-        for nb in self.buckets[:self._next]:
-            if nb.work is not None:
-                nb.work.is_completed()
+            if self._progress and self._poller is None:
+                self._poller = _Poller(self.buckets)
+        if self._poller is None:
+            # let MPI progress the reductions already started while backward goes on
+            for nb in self.buckets[:self._next]:
+                if nb.work is not None:
+                    nb.work.is_completed()
 
     def _finish(self):
         try:
+            if self._poller is not None:
+                self._poller.stop()
+                self._poller = None
             self._install_grads()      # parameters that got no gradient this time
             while self._next < len(self.buckets):
                 b = self.buckets[self._next]
@@ -196,6 +208,33 @@ class DistributedDataParallel:
                         f"DistributedDataParallel: parameter '{n0}' has shape {s0} and dtype "
                         f"{d0} on rank 0 but '{n1}' has shape {s1} and dtype {d1} on rank {r}; "
                         f"every rank must build the same model")
+
+
+class _Poller:
+    """Note [Progress thread]: MPICH advances a non-blocking reduction only inside MPI calls.
+    While backward computes (NumPy's kernels release the GIL), this thread calls ``Test`` on the
+    reductions in flight every ``interval`` seconds, so they progress in the background instead
+    of at the final wait. It is the only caller of ``Test`` while it runs (two threads must not
+    test one request) and is stopped before the main thread waits."""
+
+    def __init__(self, buckets, interval=2e-3):
+        self._buckets = buckets
+        self._interval = interval
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True,
+                                        name="mutograd-ddp-progress")
+        self._thread.start()
+
+    def _run(self):
+        while not self._done.wait(self._interval):
+            for b in self._buckets:
+                w = b.work
+                if w is not None:
+                    w.is_completed()
+
+    def stop(self):
+        self._done.set()
+        self._thread.join()
 
 
 def _named_parameters(module):
