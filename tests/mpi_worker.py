@@ -187,8 +187,9 @@ class Mixed(TwoLayer):
         self.scale = mg.tensor([1.5 + seed], dtype="float32", requires_grad=True)
         self.unused = mg.tensor([1.0, 2.0], dtype="float64", requires_grad=True)
 
-    def named_parameters(self):
-        return super().named_parameters() + [("scale", self.scale), ("unused", self.unused)]
+    def named_parameters(self):   # w1 listed twice: a shared parameter
+        return super().named_parameters() + [("scale", self.scale), ("unused", self.unused),
+                                              ("w1_again", self.w1)]
 
     def parameters(self):
         return [p for _, p in self.named_parameters()]

@@ -63,7 +63,7 @@ class DistributedDataParallel:
         self.module = module
         named = _named_parameters(module)
         self._check_same_layout(named)
-        params = [p for _, p in named if p._rg]
+        params = list({id(p): p for _, p in named if p._rg}.values())   # shared ones once
         if broadcast_parameters:
             with no_grad():
                 for _, p in named:
