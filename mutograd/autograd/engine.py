@@ -175,7 +175,10 @@ def _run(roots, retain_graph, only, accumulate):
         while ready:
             node = ready.pop()
             entry = buf.pop(node, None)
-            if entry is None:
+            if entry is None:   # no gradient reached it: its inputs must not wait for it
+                if not retain_graph:
+                    node.release()
+                _release_edges(node, deps, leaf_deps, ready, buf, early)
                 continue
             g, owned = entry
             if node.pre_hooks:
@@ -205,19 +208,7 @@ def _run(roots, retain_graph, only, accumulate):
                     _add(buf, e, gi, mine)
             if not retain_graph:
                 node.release()
-            for e in node.next:
-                if e is None:
-                    continue
-                if not isinstance(e, Tensor):
-                    left = deps[e] - 1
-                    deps[e] = left
-                    if left == 0:
-                        ready.append(e)
-                elif early:
-                    left = leaf_deps[e] - 1
-                    leaf_deps[e] = left
-                    if left == 0 and e in buf:
-                        _finish_leaf(e, *buf.pop(e))
+            _release_edges(node, deps, leaf_deps, ready, buf, early)
         for leaf, (g, owned) in list(buf.items()):
             if not isinstance(leaf, Tensor):
                 continue
@@ -233,6 +224,25 @@ def _run(roots, retain_graph, only, accumulate):
     finally:
         _state.enabled = prev
     return found
+
+
+def _release_edges(node, deps, leaf_deps, ready, buf, early):
+    """``node`` is done: each input node waits for one edge less and runs when none is left;
+    a leaf whose edges are all done is accumulated now (Note [Early leaf accumulation])."""
+    from ..tensor import Tensor
+    for e in node.next:
+        if e is None:
+            continue
+        if not isinstance(e, Tensor):
+            left = deps[e] - 1
+            deps[e] = left
+            if left == 0:
+                ready.append(e)
+        elif early:
+            left = leaf_deps[e] - 1
+            leaf_deps[e] = left
+            if left == 0 and e in buf:
+                _finish_leaf(e, *buf.pop(e))
 
 
 def _finish_leaf(leaf, g, owned):
