@@ -87,7 +87,7 @@ def scenario_collectives(r, n, out):
         dist.all_reduce_(leaf)
         raise AssertionError("no error")
     except mg.InplaceError as e:
-        assert "all_reduce_ on a leaf tensor of shape [1]" in str(e), str(e)
+        assert "all_reduce_ writes directly into the leaf tensor of shape [1]" in str(e), str(e)
     assert leaf.tolist() == [float(r)] and leaf._version == 0
     with mg.no_grad():
         dist.all_reduce_(leaf)

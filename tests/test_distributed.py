@@ -198,11 +198,12 @@ BAD_CALLS = [
     (lambda: dist.broadcast_(mg.ones([4])[::2]), DistributedError,
      "broadcast_() writes the result into the tensor's own buffer, which must be contiguous"),
     (lambda: dist.all_reduce_(_leaf()), InplaceError,
-     ("a leaf Variable that requires grad is being used in an in-place operation (all_reduce_ "
-      "on a leaf tensor of shape [3])")),
+     ("a leaf Variable that requires grad is being used in an in-place operation. all_reduce_ "
+      "writes directly into the leaf tensor of shape [3] and dtype float32")),
     (lambda: dist.broadcast_(_leaf()[1:]), InplaceError,
-     ("a view of a leaf Variable that requires grad is being used in an in-place operation "
-      "(broadcast_ on a view made by")),
+     ("a view of a leaf Variable that requires grad is being used in an in-place operation. "
+      "broadcast_ writes through a view (made by getitem, shape [2]) into the leaf tensor of "
+      "shape [3]")),
     (lambda: dist.all_reduce_([1.0, 2.0]), TypeError, "all_reduce_() takes a Tensor, not list"),
     (lambda: dist.reduce_scatter(mg.ones([2]), op="nope"), DistributedError,
      "reduce_scatter(): unknown reduction 'nope'"),
