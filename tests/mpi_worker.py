@@ -186,6 +186,7 @@ class Mixed(TwoLayer):
         super().__init__(seed)
         self.scale = mg.tensor([1.5 + seed], dtype="float32", requires_grad=True)
         self.unused = mg.tensor([1.0, 2.0], dtype="float64", requires_grad=True)
+        self.running = mg.zeros([1], dtype="float64")     # a buffer, like a running mean
 
     def named_parameters(self):   # w1 listed twice: a shared parameter
         return super().named_parameters() + [("scale", self.scale), ("unused", self.unused),
@@ -194,7 +195,11 @@ class Mixed(TwoLayer):
     def parameters(self):
         return [p for _, p in self.named_parameters()]
 
+    def buffers(self):
+        return [self.running]
+
     def __call__(self, x):
+        self.running += 1
         return super().__call__(x) * self.scale
 
 
@@ -206,7 +211,9 @@ def scenario_mixed(r, n, out):
     plain = Mixed(seed=0)              # the same weights, no reduction: this rank's own gradient
     x, y = batch(0)
     xs, ys = mg.tensor(shard(x, r, n)), shard(y, r, n)
+    model.running.fill_(10.0 * r)      # buffers drift apart; each forward starts from rank 0's
     loss_fn(ddp(xs), ys).backward()
+    assert model.running.tolist() == [1.0], model.running.tolist()
     loss_fn(plain(xs), ys).backward()
     for name in ("w1", "w2", "scale"):
         mine = getattr(plain, name).grad

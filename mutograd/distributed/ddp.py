@@ -42,8 +42,10 @@ class DistributedDataParallel:
 
     ``module`` is anything callable with ``parameters()`` (or ``named_parameters()``) returning
     leaf tensors. At construction, rank 0's parameters are broadcast to every rank (after
-    checking that every rank has the same names, shapes and dtypes). During backward, gradients
-    are averaged over the ranks in place (Note [Gradient buckets]). ``progress_thread=True``
+    checking that every rank has the same names, shapes and dtypes); with ``broadcast_buffers``
+    the module's ``buffers()`` are broadcast again before every forward, as running statistics
+    change on each rank. During backward, gradients are averaged over the ranks in place (Note
+    [Gradient buckets]). ``progress_thread=True``
     adds a thread that advances the reductions in flight while backward computes (Note
     [Progress thread]); worth it when each rank has a spare core.
 
@@ -58,7 +60,7 @@ class DistributedDataParallel:
     """
 
     def __init__(self, module, bucket_cap_mb=25, broadcast_parameters=True,
-                 progress_thread=False):
+                 broadcast_buffers=True, progress_thread=False):
         _, self._comm = comm._comm()
         self.module = module
         named = _named_parameters(module)
@@ -71,6 +73,7 @@ class DistributedDataParallel:
                 for b in _buffers(module):
                     comm.broadcast_(b, 0)
         self._sync = True
+        self._broadcast_buffers = broadcast_buffers
         self._progress = progress_thread
         self._poller = None
         self._queued = False
@@ -91,8 +94,13 @@ class DistributedDataParallel:
         return getattr(self.module, name)
 
     def __call__(self, *args, **kwargs):
-        """Run the wrapped module; first point every ``.grad`` into its bucket."""
+        """Run the wrapped module; first point every ``.grad`` into its bucket and, with
+        ``broadcast_buffers``, give every rank rank 0's buffers (running statistics)."""
         self._install_grads()
+        if self._broadcast_buffers:
+            with no_grad():
+                for b in _buffers(self.module):
+                    comm.broadcast_(b, 0)
         return self.module(*args, **kwargs)
 
     forward = __call__

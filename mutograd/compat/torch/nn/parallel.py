@@ -13,4 +13,5 @@ class DistributedDataParallel(_DDP):
         if process_group is not None:
             from ....errors import DistributedError
             raise DistributedError("only the default group (the whole world) is supported")
-        super().__init__(module, bucket_cap_mb=bucket_cap_mb)
+        super().__init__(module, bucket_cap_mb=bucket_cap_mb,
+                         broadcast_buffers=broadcast_buffers)
