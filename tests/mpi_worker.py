@@ -211,6 +211,9 @@ def scenario_mixed(r, n, out):
     plain = Mixed(seed=0)              # the same weights, no reduction: this rank's own gradient
     x, y = batch(0)
     xs, ys = mg.tensor(shard(x, r, n)), shard(y, r, n)
+    with mg.no_grad():                 # evaluating leaves .grad alone
+        ddp(xs)
+    assert model.w1.grad is None and model.running.tolist() == [1.0]
     model.running.fill_(10.0 * r)      # buffers drift apart; each forward starts from rank 0's
     loss_fn(ddp(xs), ys).backward()
     assert model.running.tolist() == [1.0], model.running.tolist()

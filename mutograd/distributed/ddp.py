@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 from ..autograd.engine import queue_callback
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import _state, no_grad
 from ..errors import DistributedError
 from ..tensor import Tensor, _wrap
 from . import comm
@@ -96,7 +96,8 @@ class DistributedDataParallel:
     def __call__(self, *args, **kwargs):
         """Run the wrapped module; first point every ``.grad`` into its bucket and, with
         ``broadcast_buffers``, give every rank rank 0's buffers (running statistics)."""
-        self._install_grads()
+        if _state.enabled:          # an evaluation under no_grad() leaves .grad alone
+            self._install_grads()
         if self._broadcast_buffers:
             with no_grad():
                 for b in _buffers(self.module):
