@@ -94,6 +94,22 @@ def test_ddp_equals_one_process_on_the_whole_batch(tmp_path, name, nbuckets):
 
 
 @needs_mpi
+@pytest.mark.parametrize("n", [3, 4])
+def test_more_ranks_than_cores(tmp_path, n):
+    rc, text, _ = launch("collectives", tmp_path, n=n)
+    assert rc == 0, text
+    assert all(f"rank {r}: collectives ok" in text for r in range(n))
+    if 8 % n == 0:                    # the batch of 8 splits evenly: same as one process
+        rc, text, _ = launch("ddp", tmp_path, n=n)
+        assert rc == 0, text
+        ranks = [load(tmp_path, "ddp", r) for r in range(n)]
+        for step, (grad, w1, w2) in enumerate(reference(2)):
+            for res in ranks:
+                np.testing.assert_allclose(res[f"step{step}_w1"], w1, rtol=1e-12, atol=1e-14)
+                np.testing.assert_allclose(res[f"step{step}_w2"], w2, rtol=1e-12, atol=1e-14)
+
+
+@needs_mpi
 def test_no_sync_accumulates_then_reduces(tmp_path):
     rc, text, _ = launch("no_sync", tmp_path)
     assert rc == 0, text
