@@ -94,6 +94,29 @@ def test_ddp_equals_one_process_on_the_whole_batch(tmp_path, name, nbuckets):
 
 
 @needs_mpi
+@pytest.mark.torch
+def test_ddp_equals_pytorch_on_the_whole_batch(tmp_path):
+    torch = pytest.importorskip("torch")
+    rc, text, _ = launch("ddp", tmp_path)
+    assert rc == 0, text
+    res = load(tmp_path, "ddp", 1)
+    init = TwoLayer(seed=0)
+    w1 = torch.tensor(init.w1.numpy().copy(), requires_grad=True)
+    w2 = torch.tensor(init.w2.numpy().copy(), requires_grad=True)
+    for step in range(STEPS):
+        x, y = (torch.tensor(a) for a in batch(step))
+        ((torch.tanh(x @ w1) @ w2 - y) ** 2).mean().backward()
+        with torch.no_grad():
+            for p in (w1, w2):
+                p -= p.grad * LR
+                p.grad = None
+        np.testing.assert_allclose(res[f"step{step}_w1"], w1.detach().numpy(), rtol=1e-12,
+                                   atol=1e-14)
+        np.testing.assert_allclose(res[f"step{step}_w2"], w2.detach().numpy(), rtol=1e-12,
+                                   atol=1e-14)
+
+
+@needs_mpi
 @pytest.mark.parametrize("n", [3, 4])
 def test_more_ranks_than_cores(tmp_path, n):
     rc, text, _ = launch("collectives", tmp_path, n=n)
