@@ -181,7 +181,7 @@ def _run(roots, retain_graph, only, accumulate):
             if entry is None:   # no gradient reached it: its inputs must not wait for it
                 if not retain_graph:
                     node.release()
-                _release_edges(node, deps, leaf_deps, ready, buf, early)
+                _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor)
                 continue
             g, owned = entry
             if node.pre_hooks:
@@ -211,7 +211,7 @@ def _run(roots, retain_graph, only, accumulate):
                     _add(buf, e, gi, mine)
             if not retain_graph:
                 node.release()
-            _release_edges(node, deps, leaf_deps, ready, buf, early)
+            _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor)
         for leaf, (g, owned) in list(buf.items()):
             if not isinstance(leaf, Tensor):
                 continue
@@ -229,10 +229,9 @@ def _run(roots, retain_graph, only, accumulate):
     return found
 
 
-def _release_edges(node, deps, leaf_deps, ready, buf, early):
+def _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor):
     """``node`` is done: each input node waits for one edge less and runs when none is left;
     a leaf whose edges are all done is accumulated now (Note [Early leaf accumulation])."""
-    from ..tensor import Tensor
     for e in node.next:
         if e is None:
             continue
