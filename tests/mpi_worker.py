@@ -114,6 +114,18 @@ def scenario_collectives(r, n, out):
     (yl * yl).sum().backward()
     total = 2 * np.array([1.0, -2.0]) * tri
     assert np.allclose(xl.grad.numpy(), 2 * n * 2 * total), xl.grad.tolist()
+    # a reduced tensor that backward needs is stale, and the error names the reducing line
+    xv = mg.tensor([1.0, 2.0], requires_grad=True)
+    yv = xv * 2
+    zv = yv * yv                       # MulBackward saves yv
+    with mg.no_grad():
+        dist.all_reduce_(yv)
+    line = sys._getframe().f_lineno - 1
+    try:
+        zv.sum().backward()
+        raise AssertionError("no error")
+    except mg.VersionError as e:
+        assert f"all_reduce_ at {__file__}:{line}" in str(e), str(e)
     # arguments checked against the world, before anything is sent
     for call, cls, msg in [
             (lambda: dist.broadcast_(mg.ones([2]), src=n), mg.errors.DistributedError,
