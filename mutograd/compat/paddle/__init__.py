@@ -168,12 +168,7 @@ def in_dynamic_mode():
     return True
 
 
-from . import (  # noqa: F401  (paddle.autograd, .device, .distributed, .nn)
-    autograd,
-    device,
-    distributed,
-    nn,
-)
+from . import autograd, device, distributed, io, nn, optimizer  # noqa: F401  (paddle.autograd, ...)
 from .device import get_device, is_compiled_with_cuda, set_device  # noqa: F401
 from .distributed import DataParallel  # noqa: F401
 

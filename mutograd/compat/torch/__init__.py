@@ -125,11 +125,6 @@ CharTensor = _legacy("CharTensor", _mg.int8)
 ByteTensor = _legacy("ByteTensor", _mg.uint8)
 BoolTensor = _legacy("BoolTensor", _mg.bool)
 
-from . import (  # noqa: F401  (torch.autograd, .cuda, .distributed, .nn)
-    autograd,
-    cuda,
-    distributed,
-    nn,
-)
+from . import autograd, cuda, distributed, nn, optim, utils  # noqa: F401  (torch.autograd, ...)
 
 _set_dialect("torch")
