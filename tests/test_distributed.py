@@ -362,20 +362,12 @@ def test_paddle_distributed_batch_sampler(n, bs, drop_last, batches):
 
 
 @needs_mpi
-@pytest.mark.skipif(importlib.util.find_spec("mutograd.demo") is None,
-                    reason="the demo (mutograd.nn) is not part of this build")
 def test_demo_distributed_resumes_and_matches_one_process(tmp_path):
     env = dict(os.environ, PYTHONPATH=ROOT, OMP_NUM_THREADS="1")
 
-    # ``mutograd demo --distributed`` once the demo has the flag; its runner module otherwise
-    spec = importlib.util.find_spec("mutograd.demo")
-    with open(spec.origin) as f:
-        wired = "--distributed" in f.read()
-    entry = ["mutograd", "demo", "--distributed"] if wired else ["mutograd.distributed.demo"]
-
     def demo(n, out, *extra):
-        p = subprocess.run([_mpiexec(), "-n", str(n), sys.executable, "-m", *entry,
-                            "--quick", "--out", str(out), *extra],
+        p = subprocess.run([_mpiexec(), "-n", str(n), sys.executable, "-m", "mutograd", "demo",
+                            "--distributed", "--quick", "--out", str(out), *extra],
                            check=False, capture_output=True, text=True, timeout=300, env=env)
         assert p.returncode == 0, p.stdout + p.stderr
         # "epoch 2/2: loss 1.6155  test accuracy 81.89%  3.37 s" -> "epoch 2: loss ... 81.89%"

@@ -9,7 +9,6 @@ what one process would on the whole batch. Rank 0 alone prints and writes the ch
 every epoch (atomically: ``mutograd.save`` writes a temporary file and renames it); with
 ``--resume`` every rank loads it and goes on from the next epoch.
 """
-import argparse
 import os
 import sys
 import time
@@ -81,22 +80,10 @@ def _say(r, text):
 
 
 def main(argv=None):
-    """``python -m mutograd.distributed.demo``: the same options as ``mutograd demo``."""
-    p = argparse.ArgumentParser(prog="mutograd.distributed.demo", description=__doc__.split(
-        "\n\n")[0])
-    p.add_argument("--epochs", type=int, default=None, help="default 8; 2 with --quick")
-    p.add_argument("--out", default="mutograd-demo", help="folder of the checkpoint")
-    p.add_argument("--quick", action="store_true", help="384 training images, 2 epochs")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--resume", action="store_true", help="go on from the checkpoint in --out")
-    args = p.parse_args(argv)
-    epochs = args.epochs or (2 if args.quick else 8)
-    os.makedirs(args.out, exist_ok=True)
-    train_set, test_set = mg.data.digits_split(test_fraction=0.2, seed=args.seed)
-    if args.quick:
-        x, y = train_set.tensors
-        train_set = mg.data.TensorDataset(x[:384], y[:384])
-    return run(args, train_set, test_set, epochs)
+    """``python -m mutograd.distributed.demo [options]``: ``mutograd demo --distributed``."""
+    from ..demo import main as demo_main
+    argv = sys.argv[1:] if argv is None else list(argv)
+    return demo_main(argv + ["--distributed"])
 
 
 if __name__ == "__main__":
