@@ -177,6 +177,32 @@ def run_training(r, n, out, name, bucket_cap_mb, micro=1, drop_grads=False, prog
     print(f"rank {r}: {name} ok", flush=True)
 
 
+def make_net(seed):
+    """The same problem with mutograd.nn: Linear, BatchNorm (buffers), Tanh, Linear; float64."""
+    from mutograd import nn
+    mg.seed(seed)
+    return nn.Sequential(nn.Linear(IN, HID), nn.BatchNorm1d(HID), nn.Tanh(),
+                         nn.Linear(HID, OUT)).double()
+
+
+def scenario_ddp_nn(r, n, out):
+    net = make_net(seed=r)
+    ddp = dist.DistributedDataParallel(net)
+    opt = mg.optim.SGD(net.parameters(), lr=LR, momentum=0.9)
+    saved = {}
+    for step in range(STEPS):
+        x, y = batch(step)
+        loss = loss_fn(ddp(mg.tensor(shard(x, r, n))), shard(y, r, n))
+        opt.zero_grad()                # .grad = None between forward and backward
+        loss.backward()
+        opt.step()
+        for k, v in net.state_dict().items():
+            saved[f"step{step}_{k}"] = v.numpy().copy()
+    assert ddp.copied_grads == 0
+    np.savez(f"{out}/ddp_nn_rank{r}.npz", **saved)
+    print(f"rank {r}: ddp_nn ok", flush=True)
+
+
 def scenario_ddp(r, n, out):
     run_training(r, n, out, "ddp", bucket_cap_mb=25)
 

@@ -94,6 +94,37 @@ def test_ddp_equals_one_process_on_the_whole_batch(tmp_path, name, nbuckets):
 
 
 @needs_mpi
+def test_ddp_of_an_nn_module_equals_one_process(tmp_path):
+    # BatchNorm normalizes over each rank's own rows, so the reference is two models in one
+    # process, one per rank's rows, with what DDP adds done by hand: rank 0's buffers copied to
+    # rank 1 before each forward, and the gradients averaged
+    from mpi_worker import make_net
+    rc, text, _ = launch("ddp_nn", tmp_path)
+    assert rc == 0, text
+    ranks = [load(tmp_path, "ddp_nn", r) for r in range(2)]
+    nets = [make_net(seed=0) for _ in range(2)]
+    opts = [mg.optim.SGD(m.parameters(), lr=LR, momentum=0.9) for m in nets]
+    for step in range(STEPS):
+        x, y = batch(step)
+        with mg.no_grad():
+            for b0, b1 in zip(nets[0].buffers(), nets[1].buffers()):
+                b1[...] = b0
+        for r, m in enumerate(nets):
+            loss_fn(m(mg.tensor(shard(x, r, 2))), shard(y, r, 2)).backward()
+        with mg.no_grad():                       # the mean over ranks, by hand
+            for ps in zip(*(m.parameters() for m in nets)):
+                mean = (ps[0].grad + ps[1].grad) * 0.5
+                for p in ps:
+                    p.grad = mean.clone()
+        for r, (m, o) in enumerate(zip(nets, opts)):
+            o.step()
+            o.zero_grad()
+            for k, v in m.state_dict().items():
+                np.testing.assert_allclose(ranks[r][f"step{step}_{k}"], v.numpy(), rtol=1e-12,
+                                           atol=1e-14, err_msg=f"rank {r} step {step} {k}")
+
+
+@needs_mpi
 @pytest.mark.torch
 def test_ddp_equals_pytorch_on_the_whole_batch(tmp_path):
     torch = pytest.importorskip("torch")
