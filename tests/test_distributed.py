@@ -410,3 +410,31 @@ def test_demo_distributed_resumes_and_matches_one_process(tmp_path):
     resumed = demo(2, tmp_path / "two", "--epochs", "2", "--resume")
     whole = demo(1, tmp_path / "one", "--epochs", "2")
     assert first + resumed == whole, (first, resumed, whole)
+
+
+def test_data_loader_takes_a_distributed_sampler():
+    ds = mg.data.TensorDataset(mg.arange(10))
+    seen = []
+    for r in range(2):
+        sampler = dist.DistributedSampler(ds, num_replicas=2, rank=r, seed=4)
+        sampler.set_epoch(1)
+        loader = mg.data.DataLoader(ds, batch_size=2, sampler=sampler)
+        batches = [b[0].tolist() for b in loader]
+        flat = [i for b in batches for i in b]
+        assert flat == list(sampler) and len(loader) == len(batches) == 3
+        seen += flat
+    assert sorted(seen) == list(range(10))
+    with pytest.raises(ValueError, match="sampler option is mutually exclusive with shuffle"):
+        mg.data.DataLoader(ds, sampler=sampler, shuffle=True)
+
+
+def test_data_loader_takes_a_batch_sampler():
+    from mutograd.compat import paddle, torch
+    assert torch.utils.data.DistributedSampler is dist.DistributedSampler
+    ds = paddle.io.TensorDataset([mg.arange(10)])
+    bs = paddle.io.DistributedBatchSampler(ds, batch_size=3, num_replicas=2, rank=1)
+    loader = paddle.io.DataLoader(ds, batch_sampler=bs)
+    assert [b[0].tolist() for b in loader] == [[1, 3, 5], [7, 9]] and len(loader) == 2
+    with pytest.raises(ValueError, match="batch_sampler option is mutually exclusive with "
+                       "batch_size, shuffle, sampler, and drop_last"):
+        mg.data.DataLoader(ds, batch_size=4, batch_sampler=bs)
