@@ -98,6 +98,19 @@ def test_containers():
     assert len(seq[1:]) == 2 and isinstance(seq[-1], nn.Linear)
 
 
+def test_forward_hooks_see_and_may_replace_args_and_output():
+    lin = nn.Linear(2, 2)
+    calls = []
+    h1 = lin.register_forward_pre_hook(lambda m, args: (args[0] * 0,))
+    h2 = lin.register_forward_hook(lambda m, args, out: calls.append(m) or out + 1)
+    out = lin(mg.ones([1, 2]))
+    np.testing.assert_allclose(out.numpy(), lin.bias.numpy()[None] + 1, rtol=1e-6)
+    assert calls == [lin]
+    h1.remove()
+    h2.remove()
+    np.testing.assert_allclose(lin(mg.zeros([1, 2])).numpy(), lin.bias.numpy()[None])
+
+
 # ---- state dicts ---------------------------------------------------------------------------
 def test_load_state_dict_copies_in_place_and_keeps_identity():
     a, b = _mlp(), _mlp()
