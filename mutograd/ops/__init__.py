@@ -2,6 +2,8 @@
 from ..tensor import Tensor
 from . import elementwise, reduction, linalg, views, shaping, indexing, creation  # noqa: F401
 from . import composite
+# the rest of the in-place surface of both frameworks (docs/inplace_api.md)
+from . import special, more_elementwise, matrix_updates, fills, scatter_reduce, inplace_misc
 from .registry import OPS, call, call_inplace, defop  # noqa: F401
 
 # Public names that differ from the op's declared name
@@ -25,6 +27,14 @@ FUNCTIONS = {
     "index_put_": indexing.index_put_, "uniform_": creation.uniform_,
     "normal_": creation.normal_,
 }
+ALIASES.update(special.ALIASES)
+ALIASES.update(more_elementwise.ALIASES)
+FUNCTIONS.update(inplace_misc.FUNCTIONS)
+FUNCTIONS.update({f.__name__: f for f in (
+    fills.cauchy_, fills.geometric_, fills.log_normal_, fills.random_,
+    scatter_reduce.scatter_reduce, scatter_reduce.scatter_reduce_,
+    scatter_reduce.put_along_axis, scatter_reduce.put_along_axis_,
+    scatter_reduce.index_reduce, scatter_reduce.index_reduce_)})
 
 
 def _public():
@@ -52,6 +62,8 @@ _NOT_METHODS = {"cat", "stack", "einsum", "where", "broadcast_to"}
 for _name, _fn in PUBLIC.items():
     if _name not in _NOT_METHODS and not hasattr(Tensor, _name):
         setattr(Tensor, _name, _fn)
+for _name, _fn in inplace_misc.METHODS.items():
+    setattr(Tensor, _name, _fn)
 Tensor.broadcast_to = lambda self, *shape: call(
     OPS["expand"], [self], {"shape": tuple(shape[0]) if len(shape) == 1 else shape})
 
