@@ -1,0 +1,184 @@
+"""The in-place surface of both frameworks, as data, and the generated table of in-place APIs.
+
+``PADDLE_INPLACE`` lists Paddle 3.3.1's public in-place APIs and ``TORCH_INPLACE`` PyTorch 2.13's
+in-place variants of the same families; every name exists as ``mutograd.X_`` and ``Tensor.X_``
+(a test enumerates both lists). ``FORMS`` says, for each name, where the frameworks offer it;
+``docs/inplace_api.md`` is generated from the registry by::
+
+    python -m mutograd.ops.inplace_surface --markdown > docs/inplace_api.md
+"""
+import sys
+
+PADDLE_INPLACE = tuple("""
+abs_ acos_ acosh_ add_ addmm_ apply_ asin_ asinh_ atan_ atanh_ baddbmm_ bernoulli_ bitwise_and_
+bitwise_invert_ bitwise_left_shift_ bitwise_not_ bitwise_or_ bitwise_right_shift_ bitwise_xor_
+cast_ cauchy_ ceil_ clamp_ clip_ copy_ copysign_ cos_ cosh_ cumprod_ cumsum_ detach_ digamma_ div_
+divide_ elu_ embedding_renorm_ equal_ erf_ erfinv_ exp_ expm1_ exponential_ fill_ fill_diagonal_
+fill_diagonal_tensor_ flatten_ floor_ floor_divide_ floor_mod_ frac_ gammainc_ gammaincc_
+gammaln_ gcd_ geometric_ greater_equal_ greater_than_ hardtanh_ hypot_ i0_ index_add_
+index_fill_ index_put_ lcm_ ldexp_ leaky_relu_ lerp_ less_ less_equal_ less_than_ lgamma_ log10_
+log1p_ log2_ log_ log_normal_ logical_and_ logical_not_ logical_or_ logical_xor_ logit_
+masked_fill_ masked_scatter_ matmul_ mod_ mul_ multigammaln_ multiply_ nan_to_num_ neg_ normal_
+not_equal_ polygamma_ pow_ put_along_axis_ random_ reciprocal_ relu_ remainder_ renorm_
+requires_grad_ reshape_ resize_ round_ rsqrt_ scale_ scatter_ scatter_add_ set_ sigmoid_ sin_
+sinc_ sinh_ softmax_ sqrt_ square_ squeeze_ sub_ subtract_ t_ tan_ tanh_ thresholded_relu_
+transpose_ tril_ triu_ trunc_ uniform_ unsqueeze_ where_ zero_
+""".split())
+
+# PyTorch's spellings of the families above, and its additions
+TORCH_INPLACE = tuple("""
+abs_ acos_ acosh_ add_ addmm_ apply_ asin_ asinh_ atan_ atanh_ baddbmm_ bernoulli_ bitwise_and_
+bitwise_left_shift_ bitwise_not_ bitwise_or_ bitwise_right_shift_ bitwise_xor_ cauchy_ ceil_
+clamp_ clip_ copy_ copysign_ cos_ cosh_ cumprod_ cumsum_ detach_ digamma_ div_ divide_
+embedding_renorm_ erf_ erfinv_ exp_ expm1_ exponential_ fill_ fill_diagonal_ floor_
+floor_divide_ frac_ gcd_ geometric_ hypot_ i0_ index_add_ index_fill_ index_put_ lcm_ ldexp_
+lerp_ lgamma_ log10_ log1p_ log2_ log_ log_normal_ logical_and_ logical_not_ logical_or_
+logical_xor_ logit_ masked_fill_ masked_scatter_ mul_ multiply_ nan_to_num_ neg_ normal_
+polygamma_ pow_ random_ reciprocal_ relu_ remainder_ renorm_ requires_grad_ resize_ round_
+rsqrt_ scatter_ scatter_add_ set_ sigmoid_ sin_ sinc_ sinh_ sqrt_ square_ squeeze_ sub_
+subtract_ t_ tan_ tanh_ transpose_ tril_ triu_ trunc_ uniform_ unsqueeze_ zero_
+addbmm_ addcdiv_ addcmul_ addmv_ addr_ clamp_max_ clamp_min_ deg2rad_ rad2deg_ eq_ ne_ lt_ le_
+gt_ ge_ erfc_ exp2_ float_power_ fmod_ heaviside_ igamma_ igammac_ index_copy_ index_reduce_
+mvlgamma_ nextafter_ put_ scatter_reduce_ sgn_ sign_ true_divide_ xlogy_ resize_as_
+""".split())
+
+# Where each framework offers a name: "function" (paddle.X_ / torch.X_), "method" (Tensor.X_),
+# "functional" (paddle.nn.functional.X_ / torch.nn.functional.X(inplace=True)).
+PADDLE_FUNCTIONAL = ("elu_", "hardtanh_", "leaky_relu_", "relu_", "softmax_", "tanh_",
+                     "thresholded_relu_", "embedding_renorm_")
+PADDLE_METHOD_ONLY = ("apply_", "detach_", "requires_grad_", "set_", "resize_", "copy_",
+                      "fill_", "zero_", "fill_diagonal_", "fill_diagonal_tensor_", "uniform_",
+                      "exponential_", "cauchy_", "geometric_", "log_normal_", "random_",
+                      "bernoulli_", "normal_")
+TORCH_FUNCTIONAL = ("relu", "relu6", "elu", "selu", "celu", "leaky_relu", "hardtanh",
+                    "threshold", "rrelu", "hardsigmoid", "hardswish", "mish", "silu", "dropout",
+                    "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+                    "feature_alpha_dropout")
+# PyTorch offers these as Tensor methods only (no torch.X_)
+TORCH_METHOD_ONLY = ("apply_", "copy_", "fill_diagonal_", "cauchy_", "geometric_",
+                     "log_normal_", "random_", "uniform_", "normal_", "exponential_", "set_",
+                     "resize_", "resize_as_", "requires_grad_", "put_", "index_copy_",
+                     "index_reduce_", "scatter_reduce_", "bernoulli_", "zero_", "fill_",
+                     "masked_scatter_", "index_put_", "detach_")
+
+
+def forms(name, framework):
+    """Where ``framework`` ('paddle' or 'torch') offers in-place ``name``."""
+    if framework == "paddle":
+        if name not in PADDLE_INPLACE:
+            return ()
+        f = ("method",) if name in PADDLE_METHOD_ONLY else ("function", "method")
+        return f + (("functional",) if name in PADDLE_FUNCTIONAL else ())
+    if name not in TORCH_INPLACE:
+        return ()
+    return ("method",) if name in TORCH_METHOD_ONLY else ("function", "method")
+
+
+FORMS = {n: {"paddle": forms(n, "paddle"), "torch": forms(n, "torch")}
+         for n in dict.fromkeys(PADDLE_INPLACE + TORCH_INPLACE)}
+
+# APIs written by hand (they change a tensor's buffer, dtype or metadata): what they keep, cost
+_HAND = {
+    "cast_": ("nothing (the gradient casts back)", "a new buffer of the new dtype"),
+    "set_": ("no gradient (refused on a tensor that requires grad)", "none (shares source)"),
+    "resize_": ("no gradient (refused on a tensor that requires grad)",
+                "none when shrinking; a new zeroed buffer when growing"),
+    "resize_as_": ("no gradient (refused on a tensor that requires grad)",
+                   "none when shrinking; a new zeroed buffer when growing"),
+    "apply_": ("no gradient (refused on a tensor that requires grad)",
+               "the function's result, then a copy into x"),
+    "detach_": ("leaves the graph", "none"),
+    "requires_grad_": ("flag only", "none"),
+}
+_VIA = {"hardtanh_": "hardtanh", "polygamma_": "polygamma", "where_": "where_into",
+        "cauchy_": "cauchy", "geometric_": "geometric", "log_normal_": "log_normal",
+        "random_": "random", "scatter_reduce_": "scatter_reduce",
+        "put_along_axis_": "scatter_reduce", "index_reduce_": "scatter_reduce",
+        "index_put_": "index_put", "uniform_": "uniform", "normal_": "normal",
+        "clamp_": "clamp", "clip_": "clamp", "apply_": "copy"}
+
+
+def op_of(name):
+    """The declared op behind public in-place ``name`` (None for hand-written ones)."""
+    from . import OPS, PUBLIC
+    if name in _HAND:
+        return None
+    if name in _VIA:
+        return OPS.get(_VIA[name])
+    fn = PUBLIC.get(name)
+    for op in OPS.values():
+        if getattr(op, "inplace_function", None) is fn and fn is not None:
+            return op
+    return None
+
+
+def saves(op):
+    """What the in-place form keeps for backward, and the extra memory it costs."""
+    if not getattr(op, "differentiable", False):
+        return "nothing (no gradient: a zero gradient for the old values)", "none"
+    full = op.plan((1 << op.n_in) - 1)
+    if not full:
+        return "nothing", "none"
+    x = op.inputs[0]
+    parts = []
+    for n in full:
+        if n == "out":
+            parts.append("the result (x after the write)")
+        elif n == x:
+            parts.append(f"a copy of `{x}` taken before the write")
+        else:
+            parts.append(f"`{n}` (a reference)")
+    cost = "one copy of x, only when x's gradient is needed" if x in full else "none"
+    if x in full and op.plan(1) and x not in op.plan(1):
+        cost = "one copy of x, only when another input's gradient is needed"
+    if op.kind == "matmul":
+        cost += "; a temporary product buffer"
+    return ", ".join(parts), cost
+
+
+def rows():
+    """One row per in-place name: name, Paddle forms, PyTorch forms, what it keeps, cost."""
+    from . import PUBLIC
+    out = []
+    for name in sorted(FORMS):
+        if name in _HAND:
+            keeps, cost = _HAND[name]
+        else:
+            op = op_of(name)
+            keeps, cost = saves(op) if op is not None else ("(not available yet)", "")
+            if op is not None and name in PUBLIC and op.name + "_" != name and name not in _VIA:
+                keeps = f"as `{op.name}_`: " + keeps
+        f = FORMS[name]
+        out.append((name, ", ".join(f["paddle"]) or "-", ", ".join(f["torch"]) or "-", keeps,
+                    cost))
+    return out
+
+
+def markdown():
+    """The table of in-place APIs as Markdown (docs/inplace_api.md)."""
+    lines = [
+        "# In-place APIs",
+        "",
+        "Generated by `python -m mutograd.ops.inplace_surface --markdown`; do not edit by hand.",
+        "",
+        "Every name below exists as `mutograd.NAME(x, ...)` and `x.NAME(...)`, returns `x` "
+        "itself, bumps its version counter, refuses a leaf that requires grad before writing, "
+        "and is allowed under `no_grad()`. *Paddle* and *PyTorch* say where each framework "
+        "offers it (function: `paddle.NAME`/`torch.NAME`; method: `Tensor.NAME`; functional: "
+        "`paddle.nn.functional.NAME`). *Keeps* is what the in-place form saves for backward "
+        "when its inputs require grad; *extra memory* is what that costs beyond the written "
+        "tensor (Note [In-place saving]).",
+        "",
+        "| name | Paddle | PyTorch | keeps for backward | extra memory |",
+        "|---|---|---|---|---|",
+    ]
+    for r in rows():
+        lines.append("| `%s` | %s | %s | %s | %s |" % r)
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    if "--markdown" in sys.argv[1:]:
+        sys.stdout.write(markdown())
+    else:
+        sys.stdout.write("\n".join(sorted(FORMS)) + "\n")
