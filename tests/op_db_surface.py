@@ -3,23 +3,22 @@
 Same ``OpInfo`` as op_db.py, with a few fields for ops whose inputs are not all float tensors
 of broadcasting shapes (indices, conditions) or whose arguments are not in input order.
 """
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 import numpy as np
 import scipy.special as sc
-
 from op_db import OpInfo
 
 
 @dataclass
 class SurfaceInfo(OpInfo):
-    sample: Optional[Callable] = None   # rng -> input arrays (the first is written in place)
-    args: Optional[Callable] = None     # (inputs, attrs) -> (positional, keywords) of mg.<name>
+    sample: Callable | None = None   # rng -> input arrays (the first is written in place)
+    args: Callable | None = None     # (inputs, attrs) -> (positional, keywords) of mg.<name>
     method: bool = True                 # x.<name>_(...) takes the same arguments after x
     function: bool = True               # has an out-of-place mg.<name>
     view_ok: bool = True                # write it through a view in the view test
-    tref: Optional[Callable] = None     # (torch, *tensors) -> the same result in PyTorch
+    tref: Callable | None = None     # (torch, *tensors) -> the same result in PyTorch
     workspace: bool = False             # in place, a temporary buffer is counted (and freed)
 
 
@@ -101,6 +100,14 @@ def _index_reduce_ref(reduce):
         full = np.broadcast_to(index[:, None], src.shape)
         return _scatter_ref(reduce)(x, full, src)
     return ref
+
+
+def _index_reduce_row(reduce):
+    return SurfaceInfo(
+        "index_reduce", _index_reduce_ref(reduce), nargs=3, sample=_index_reduce_sample,
+        attrs={"axis": 0}, saves="input", view_ok=False,
+        args=lambda ts, at: ((ts[0], at["axis"], ts[1], ts[2], reduce), {}),
+        tref=lambda torch, x, i, s: x.index_reduce(0, i, s, reduce))
 
 
 def _emb_sample(rng):
@@ -219,11 +226,7 @@ OPS = [
     SurfaceInfo("put_along_axis", _scatter_ref("sum"), nargs=3, sample=_scatter_sample,
                 attrs={"axis": 0}, saves="input", view_ok=False,
                 args=lambda ts, at: ((ts[0], ts[1], ts[2], at["axis"], "add"), {})),
-    *[SurfaceInfo("index_reduce", _index_reduce_ref(r), nargs=3, sample=_index_reduce_sample,
-                  attrs={"axis": 0}, saves="input", view_ok=False,
-                  args=(lambda r: lambda ts, at: ((ts[0], at["axis"], ts[1], ts[2], r), {}))(r),
-                  tref=(lambda r: lambda torch, x, i, s: x.index_reduce(0, i, s, r))(r))
-      for r in ("prod", "mean", "amax", "amin")],
+    *[_index_reduce_row(r) for r in ("prod", "mean", "amax", "amin")],
 ]
 
 # Ops with no gradient: in place they keep the written tensor's dtype and give the old values a

@@ -2,11 +2,10 @@
 the rest of the in-place surface needs (names, dtypes of no-gradient ops, random fills)."""
 import numpy as np
 import pytest
-import scipy.stats
+from helpers import counting, numeric_grad, sample
+from op_db_surface import OPS
 
 import mutograd as mg
-from helpers import counting, numeric_grad, sample
-from op_db_surface import INT_OPS, NO_GRAD, OPS
 
 ids = [f"{o.name}-{i}" for i, o in enumerate(OPS)]
 
@@ -184,6 +183,7 @@ def test_the_copy_kept_by_an_inplace_op_protects_its_gradient(info):
 
 
 @pytest.mark.torch
+@pytest.mark.filterwarnings("ignore:index_reduce")
 @_rows(lambda o: o.tref is not None)
 def test_inplace_values_and_gradients_match_pytorch(info):
     torch = pytest.importorskip("torch")

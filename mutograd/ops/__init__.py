@@ -3,7 +3,8 @@ from ..tensor import Tensor
 from . import elementwise, reduction, linalg, views, shaping, indexing, creation  # noqa: F401
 from . import composite
 # the rest of the in-place surface of both frameworks (docs/inplace_api.md)
-from . import special, more_elementwise, matrix_updates, fills, scatter_reduce, inplace_misc
+from . import special, more_elementwise, matrix_updates, fills, scatter_reduce  # noqa: F401
+from . import inplace_misc
 from .registry import OPS, call, call_inplace, defop  # noqa: F401
 
 # Public names that differ from the op's declared name

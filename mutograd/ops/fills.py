@@ -132,7 +132,11 @@ defop("fill_diagonal", _fill_diagonal, kind="other", result="same",
 
 def _fill_diagonal_tensor(xp, x, y, offset=0, dim1=0, dim2=1, out=None):
     d = _diagonal(xp, x, offset, dim1, dim2)
-    if xp.broadcast_shapes(d.shape, y.shape) != d.shape:
+    try:
+        fits = xp.broadcast_shapes(d.shape, y.shape) == d.shape
+    except ValueError:
+        fits = False
+    if not fits:
         raise ShapeError(f"fill_diagonal_tensor_: y of shape {list(y.shape)} does not fit the "
                          f"diagonal of shape {list(d.shape)}")
     if out is None:

@@ -124,13 +124,13 @@ def set_(x, source=None, *args, shape=None, stride=None, offset=None, storage_of
     if not isinstance(x, Tensor):
         raise TypeError(f"set_() writes into its first argument, which must be a Tensor, not "
                         f"{type(x).__name__}")
-    if args:
-        if isinstance(args[0], int):
-            storage_offset, *rest = args
-            size, stride = (list(rest) + [size, stride])[:2]
-        else:
-            shape, *rest = args
-            stride, offset = (list(rest) + [stride, offset])[:2]
+    if len(args) > 3:
+        raise TypeError(f"set_() takes at most 5 arguments ({len(args) + 2} given)")
+    given = dict(enumerate(args))
+    if args and isinstance(args[0], int):       # PyTorch: storage_offset, size, stride
+        storage_offset, size, stride = given[0], given.get(1, size), given.get(2, stride)
+    elif args:                                  # Paddle: shape, stride, offset
+        shape, stride, offset = given[0], given.get(1, stride), given.get(2, offset)
     shape = size if shape is None else shape
     _require_no_grad(x, "set_")
     if _state.enabled:

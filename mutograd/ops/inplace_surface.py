@@ -9,38 +9,48 @@ in-place variants of the same families; every name exists as ``mutograd.X_`` and
 """
 import sys
 
-PADDLE_INPLACE = tuple("""
-abs_ acos_ acosh_ add_ addmm_ apply_ asin_ asinh_ atan_ atanh_ baddbmm_ bernoulli_ bitwise_and_
-bitwise_invert_ bitwise_left_shift_ bitwise_not_ bitwise_or_ bitwise_right_shift_ bitwise_xor_
-cast_ cauchy_ ceil_ clamp_ clip_ copy_ copysign_ cos_ cosh_ cumprod_ cumsum_ detach_ digamma_ div_
-divide_ elu_ embedding_renorm_ equal_ erf_ erfinv_ exp_ expm1_ exponential_ fill_ fill_diagonal_
-fill_diagonal_tensor_ flatten_ floor_ floor_divide_ floor_mod_ frac_ gammainc_ gammaincc_
-gammaln_ gcd_ geometric_ greater_equal_ greater_than_ hardtanh_ hypot_ i0_ index_add_
-index_fill_ index_put_ lcm_ ldexp_ leaky_relu_ lerp_ less_ less_equal_ less_than_ lgamma_ log10_
-log1p_ log2_ log_ log_normal_ logical_and_ logical_not_ logical_or_ logical_xor_ logit_
-masked_fill_ masked_scatter_ matmul_ mod_ mul_ multigammaln_ multiply_ nan_to_num_ neg_ normal_
-not_equal_ polygamma_ pow_ put_along_axis_ random_ reciprocal_ relu_ remainder_ renorm_
-requires_grad_ reshape_ resize_ round_ rsqrt_ scale_ scatter_ scatter_add_ set_ sigmoid_ sin_
-sinc_ sinh_ softmax_ sqrt_ square_ squeeze_ sub_ subtract_ t_ tan_ tanh_ thresholded_relu_
-transpose_ tril_ triu_ trunc_ uniform_ unsqueeze_ where_ zero_
-""".split())
+PADDLE_INPLACE = (
+    "abs_", "acos_", "acosh_", "add_", "addmm_", "apply_", "asin_", "asinh_", "atan_", "atanh_",
+    "baddbmm_", "bernoulli_", "bitwise_and_", "bitwise_invert_", "bitwise_left_shift_",
+    "bitwise_not_", "bitwise_or_", "bitwise_right_shift_", "bitwise_xor_", "cast_", "cauchy_",
+    "ceil_", "clamp_", "clip_", "copy_", "copysign_", "cos_", "cosh_", "cumprod_", "cumsum_",
+    "detach_", "digamma_", "div_", "divide_", "elu_", "embedding_renorm_", "equal_", "erf_",
+    "erfinv_", "exp_", "expm1_", "exponential_", "fill_", "fill_diagonal_",
+    "fill_diagonal_tensor_", "flatten_", "floor_", "floor_divide_", "floor_mod_", "frac_",
+    "gammainc_", "gammaincc_", "gammaln_", "gcd_", "geometric_", "greater_equal_",
+    "greater_than_", "hardtanh_", "hypot_", "i0_", "index_add_", "index_fill_", "index_put_",
+    "lcm_", "ldexp_", "leaky_relu_", "lerp_", "less_", "less_equal_", "less_than_", "lgamma_",
+    "log10_", "log1p_", "log2_", "log_", "log_normal_", "logical_and_", "logical_not_",
+    "logical_or_", "logical_xor_", "logit_", "masked_fill_", "masked_scatter_", "matmul_", "mod_",
+    "mul_", "multigammaln_", "multiply_", "nan_to_num_", "neg_", "normal_", "not_equal_",
+    "polygamma_", "pow_", "put_along_axis_", "random_", "reciprocal_", "relu_", "remainder_",
+    "renorm_", "requires_grad_", "reshape_", "resize_", "round_", "rsqrt_", "scale_", "scatter_",
+    "scatter_add_", "set_", "sigmoid_", "sin_", "sinc_", "sinh_", "softmax_", "sqrt_", "square_",
+    "squeeze_", "sub_", "subtract_", "t_", "tan_", "tanh_", "thresholded_relu_", "transpose_",
+    "tril_", "triu_", "trunc_", "uniform_", "unsqueeze_", "where_", "zero_",
+)
 
 # PyTorch's spellings of the families above, and its additions
-TORCH_INPLACE = tuple("""
-abs_ acos_ acosh_ add_ addmm_ apply_ asin_ asinh_ atan_ atanh_ baddbmm_ bernoulli_ bitwise_and_
-bitwise_left_shift_ bitwise_not_ bitwise_or_ bitwise_right_shift_ bitwise_xor_ cauchy_ ceil_
-clamp_ clip_ copy_ copysign_ cos_ cosh_ cumprod_ cumsum_ detach_ digamma_ div_ divide_
-embedding_renorm_ erf_ erfinv_ exp_ expm1_ exponential_ fill_ fill_diagonal_ floor_
-floor_divide_ frac_ gcd_ geometric_ hypot_ i0_ index_add_ index_fill_ index_put_ lcm_ ldexp_
-lerp_ lgamma_ log10_ log1p_ log2_ log_ log_normal_ logical_and_ logical_not_ logical_or_
-logical_xor_ logit_ masked_fill_ masked_scatter_ mul_ multiply_ nan_to_num_ neg_ normal_
-polygamma_ pow_ random_ reciprocal_ relu_ remainder_ renorm_ requires_grad_ resize_ round_
-rsqrt_ scatter_ scatter_add_ set_ sigmoid_ sin_ sinc_ sinh_ sqrt_ square_ squeeze_ sub_
-subtract_ t_ tan_ tanh_ transpose_ tril_ triu_ trunc_ uniform_ unsqueeze_ zero_
-addbmm_ addcdiv_ addcmul_ addmv_ addr_ clamp_max_ clamp_min_ deg2rad_ rad2deg_ eq_ ne_ lt_ le_
-gt_ ge_ erfc_ exp2_ float_power_ fmod_ heaviside_ igamma_ igammac_ index_copy_ index_reduce_
-mvlgamma_ nextafter_ put_ scatter_reduce_ sgn_ sign_ true_divide_ xlogy_ resize_as_
-""".split())
+TORCH_INPLACE = (
+    "abs_", "acos_", "acosh_", "add_", "addmm_", "apply_", "asin_", "asinh_", "atan_", "atanh_",
+    "baddbmm_", "bernoulli_", "bitwise_and_", "bitwise_left_shift_", "bitwise_not_",
+    "bitwise_or_", "bitwise_right_shift_", "bitwise_xor_", "cauchy_", "ceil_", "clamp_", "clip_",
+    "copy_", "copysign_", "cos_", "cosh_", "cumprod_", "cumsum_", "detach_", "digamma_", "div_",
+    "divide_", "embedding_renorm_", "erf_", "erfinv_", "exp_", "expm1_", "exponential_", "fill_",
+    "fill_diagonal_", "floor_", "floor_divide_", "frac_", "gcd_", "geometric_", "hypot_", "i0_",
+    "index_add_", "index_fill_", "index_put_", "lcm_", "ldexp_", "lerp_", "lgamma_", "log10_",
+    "log1p_", "log2_", "log_", "log_normal_", "logical_and_", "logical_not_", "logical_or_",
+    "logical_xor_", "logit_", "masked_fill_", "masked_scatter_", "mul_", "multiply_",
+    "nan_to_num_", "neg_", "normal_", "polygamma_", "pow_", "random_", "reciprocal_", "relu_",
+    "remainder_", "renorm_", "requires_grad_", "resize_", "round_", "rsqrt_", "scatter_",
+    "scatter_add_", "set_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "squeeze_",
+    "sub_", "subtract_", "t_", "tan_", "tanh_", "transpose_", "tril_", "triu_", "trunc_",
+    "uniform_", "unsqueeze_", "zero_", "addbmm_", "addcdiv_", "addcmul_", "addmv_", "addr_",
+    "clamp_max_", "clamp_min_", "deg2rad_", "rad2deg_", "eq_", "ne_", "lt_", "le_", "gt_", "ge_",
+    "erfc_", "exp2_", "float_power_", "fmod_", "heaviside_", "igamma_", "igammac_", "index_copy_",
+    "index_reduce_", "mvlgamma_", "nextafter_", "put_", "scatter_reduce_", "sgn_", "sign_",
+    "true_divide_", "xlogy_", "resize_as_",
+)
 
 # Where each framework offers a name: "function" (paddle.X_ / torch.X_), "method" (Tensor.X_),
 # "functional" (paddle.nn.functional.X_ / torch.nn.functional.X(inplace=True)).
@@ -161,19 +171,19 @@ def markdown():
         "",
         "Generated by `python -m mutograd.ops.inplace_surface --markdown`; do not edit by hand.",
         "",
-        "Every name below exists as `mutograd.NAME(x, ...)` and `x.NAME(...)`, returns `x` "
+        ("Every name below exists as `mutograd.NAME(x, ...)` and `x.NAME(...)`, returns `x` "
         "itself, bumps its version counter, refuses a leaf that requires grad before writing, "
         "and is allowed under `no_grad()`. *Paddle* and *PyTorch* say where each framework "
         "offers it (function: `paddle.NAME`/`torch.NAME`; method: `Tensor.NAME`; functional: "
         "`paddle.nn.functional.NAME`). *Keeps* is what the in-place form saves for backward "
         "when its inputs require grad; *extra memory* is what that costs beyond the written "
-        "tensor (Note [In-place saving]).",
+        "tensor (Note [In-place saving])."),
         "",
         "| name | Paddle | PyTorch | keeps for backward | extra memory |",
         "|---|---|---|---|---|",
     ]
     for r in rows():
-        lines.append("| `%s` | %s | %s | %s | %s |" % r)
+        lines.append(f"| `{r[0]}` | " + " | ".join(r[1:]) + " |")
     return "\n".join(lines) + "\n"
 
 

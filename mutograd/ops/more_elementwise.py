@@ -14,9 +14,12 @@ def _zero(g, xp):
     return xp.zeros_like(g)
 
 
+def _ufunc(f):
+    return lambda xp, x, out=None: getattr(xp, f)(x, out=out)
+
+
 def _u(name, f, grad, **kw):
-    defop(name, (lambda f: lambda xp, x, out=None: getattr(xp, f)(x, out=out))(f), grad=grad,
-          result="float", **kw)
+    defop(name, _ufunc(f), grad=grad, result="float", **kw)
 
 
 # ---- inverse trigonometric and hyperbolic: gradients through the output ------------------------
