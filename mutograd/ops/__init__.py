@@ -4,7 +4,7 @@ from . import elementwise, reduction, linalg, views, shaping, indexing, creation
 from . import composite
 # the rest of the in-place surface of both frameworks (docs/inplace_api.md)
 from . import special, more_elementwise, matrix_updates, fills, scatter_reduce  # noqa: F401
-from . import inplace_misc
+from . import functional_inplace, inplace_misc
 from .registry import OPS, call, call_inplace, defop  # noqa: F401
 
 # Public names that differ from the op's declared name
@@ -31,6 +31,7 @@ FUNCTIONS = {
 ALIASES.update(special.ALIASES)
 ALIASES.update(more_elementwise.ALIASES)
 FUNCTIONS.update(inplace_misc.FUNCTIONS)
+FUNCTIONS.update(functional_inplace.FUNCTIONS)
 FUNCTIONS.update({f.__name__: f for f in (
     fills.cauchy_, fills.geometric_, fills.log_normal_, fills.random_,
     scatter_reduce.scatter_reduce, scatter_reduce.scatter_reduce_,
