@@ -1,10 +1,27 @@
 """The op declarations, and the step that turns them into functions, methods and operators."""
 from ..tensor import Tensor
-from . import elementwise, reduction, linalg, views, shaping, indexing, creation  # noqa: F401
-from . import composite
+from . import (  # noqa: F401
+    composite,
+    conventions,
+    creation,
+    elementwise,
+    indexing,
+    linalg,
+    metadata,
+    reduction,
+    shaping,
+    views,
+)
 # the rest of the in-place surface of both frameworks (docs/inplace_api.md)
-from . import special, more_elementwise, matrix_updates, fills, scatter_reduce  # noqa: F401
-from . import functional_inplace, inplace_misc
+from . import (  # noqa: F401
+    fills,
+    functional_inplace,
+    inplace_misc,
+    matrix_updates,
+    more_elementwise,
+    scatter_reduce,
+    special,
+)
 from .registry import OPS, call, call_inplace, defop  # noqa: F401
 
 # Public names that differ from the op's declared name
@@ -27,6 +44,7 @@ FUNCTIONS = {
     "log_softmax": composite.log_softmax, "einsum": composite.einsum,
     "index_put_": indexing.index_put_, "uniform_": creation.uniform_,
     "normal_": creation.normal_,
+    **conventions.FUNCTIONS, **metadata.FUNCTIONS,
 }
 ALIASES.update(special.ALIASES)
 ALIASES.update(more_elementwise.ALIASES)
@@ -64,8 +82,7 @@ _NOT_METHODS = {"cat", "stack", "einsum", "where", "broadcast_to"}
 for _name, _fn in PUBLIC.items():
     if _name not in _NOT_METHODS and not hasattr(Tensor, _name):
         setattr(Tensor, _name, _fn)
-for _name, _fn in inplace_misc.METHODS.items():
-    setattr(Tensor, _name, _fn)
+Tensor.where = conventions.METHODS["where"]
 Tensor.broadcast_to = lambda self, *shape: call(
     OPS["expand"], [self], {"shape": tuple(shape[0]) if len(shape) == 1 else shape})
 

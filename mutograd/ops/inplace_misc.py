@@ -1,5 +1,5 @@
 """In-place APIs that are not one element-wise formula: ``copy_``, ``cast_``, ``set_``,
-``resize_``/``resize_as_``, ``apply_``, ``where_``, and the function forms of ``detach_`` and
+``resize_``/``resize_as_``, ``apply_``, and the function forms of ``detach_`` and
 ``requires_grad_``; plus the keyword spellings that differ between the two frameworks
 (``hardtanh(min_val=)``, ``polygamma(n, x)``).
 
@@ -34,38 +34,6 @@ def _copy(xp, x, src, non_blocking=False, blocking=True, out=None):
 # over broadcast dimensions and cast back to its dtype by the registry).
 defop("copy", _copy, result="same", method="inplace",
       grad=(lambda g, xp: xp.zeros_like(g), lambda g: g))
-
-
-def _where_into(xp, x, condition, y, out=None):
-    r = xp.where(condition, x, y)
-    if out is None:
-        return r
-    out[...] = r
-    return out
-
-
-defop("where_into", _where_into, method=False, node_name="WhereBackward",
-      grad=(lambda g, condition: g * condition, None, lambda g, condition: g * ~condition))
-
-
-def where_(condition, x=None, y=None, name=None):
-    """Paddle's ``where_``: ``x`` becomes ``where(condition, x, y)`` in place; returns ``x``.
-
-    Example::
-
-        >>> x = mg.tensor([1., 2., 3.])
-        >>> mg.where_(x > 1, x, mg.zeros(3)) is x
-        True
-    """
-    if isinstance(condition, Tensor) and condition.dtype.name != "bool" and isinstance(
-            x, Tensor) and x.dtype.name == "bool":
-        condition, x = x, condition       # method form: x.where_(condition, y)
-    return call_inplace(OPS["where_into"], [x, condition, y], {})
-
-
-def _where_method(self, condition, y):
-    """``x.where_(condition, y)``: ``x`` keeps its values where ``condition`` holds."""
-    return call_inplace(OPS["where_into"], [self, condition, y], {})
 
 
 def _require_no_grad(x, what):
@@ -289,9 +257,8 @@ def _attrs(op, extra, kw):
 
 
 FUNCTIONS = {
-    "where_": where_, "cast_": cast_, "set_": set_, "resize_": resize_,
+    "cast_": cast_, "set_": set_, "resize_": resize_,
     "resize_as_": resize_as_, "apply_": apply_, "detach_": detach_,
     "requires_grad_": requires_grad_, "hardtanh": hardtanh, "hardtanh_": hardtanh_,
     "polygamma": polygamma, "polygamma_": polygamma_,
 }
-METHODS = {"where_": _where_method}

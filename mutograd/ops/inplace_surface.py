@@ -100,7 +100,7 @@ _HAND = {
     "detach_": ("leaves the graph", "none"),
     "requires_grad_": ("flag only", "none"),
 }
-_VIA = {"hardtanh_": "hardtanh", "polygamma_": "polygamma", "where_": "where_into",
+_VIA = {"hardtanh_": "hardtanh", "polygamma_": "polygamma", "where_": "where_x",
         "cauchy_": "cauchy", "geometric_": "geometric", "log_normal_": "log_normal",
         "random_": "random", "scatter_reduce_": "scatter_reduce",
         "put_along_axis_": "scatter_reduce", "index_reduce_": "scatter_reduce",
