@@ -41,8 +41,9 @@ def test_forms_cover_both_lists():
     for f in surface.FORMS.values():
         assert f["paddle"] or f["torch"]
         assert set(f["paddle"]) | set(f["torch"]) <= {"function", "method", "functional"}
-    assert surface.FORMS["elu_"]["paddle"] == ("function", "method", "functional")
-    assert surface.FORMS["cauchy_"]["torch"] == ("method",)
+    assert surface.FORMS["elu_"]["paddle"] == ("functional",)
+    assert surface.FORMS["cauchy_"] == {"paddle": ("function", "method"), "torch": ("method",)}
+    assert surface.FORMS["relu_"]["torch"] == ("function", "method", "functional")
 
 
 def test_the_committed_table_of_inplace_apis_is_current():

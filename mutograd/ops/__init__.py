@@ -1,26 +1,24 @@
 """The op declarations, and the step that turns them into functions, methods and operators."""
 from ..tensor import Tensor
+# fills ... special: the rest of the in-place surface of both frameworks (docs/inplace_api.md)
 from . import (  # noqa: F401
     composite,
     conventions,
     creation,
     elementwise,
-    indexing,
-    linalg,
-    metadata,
-    reduction,
-    shaping,
-    views,
-)
-# the rest of the in-place surface of both frameworks (docs/inplace_api.md)
-from . import (  # noqa: F401
     fills,
     functional_inplace,
+    indexing,
     inplace_misc,
+    linalg,
     matrix_updates,
+    metadata,
     more_elementwise,
+    reduction,
     scatter_reduce,
+    shaping,
     special,
+    views,
 )
 from .registry import OPS, call, call_inplace, defop  # noqa: F401
 
@@ -51,7 +49,8 @@ ALIASES.update(more_elementwise.ALIASES)
 FUNCTIONS.update(inplace_misc.FUNCTIONS)
 FUNCTIONS.update(functional_inplace.FUNCTIONS)
 FUNCTIONS.update({f.__name__: f for f in (
-    fills.cauchy_, fills.geometric_, fills.log_normal_, fills.random_,
+    fills.cauchy_, fills.geometric_, fills.log_normal_, fills.random_, fills.fill_diagonal_,
+    matrix_updates.embedding_renorm_,
     scatter_reduce.scatter_reduce, scatter_reduce.scatter_reduce_,
     scatter_reduce.put_along_axis, scatter_reduce.put_along_axis_,
     scatter_reduce.index_reduce, scatter_reduce.index_reduce_)})

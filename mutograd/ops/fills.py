@@ -78,7 +78,7 @@ def log_normal_(x, mean=1.0, std=2.0, *, generator=None, name=None):
 def random_(x, *args, generator=None, **kw):
     """``random_()``, ``random_(to)`` or ``random_(from, to)``: integers in ``[from, to)``;
     without ``to``, the whole range the dtype holds exactly (``2**24`` for float32)."""
-    low = kw.pop("from", None)
+    low = kw.pop("from", kw.pop("from_", None))      # PyTorch's keyword, Paddle's keyword
     high = kw.pop("to", None)
     _no_extra(kw, "random_")
     if len(args) == 1:
@@ -128,6 +128,20 @@ def _zero_diagonal(g, offset, wrap, xp):
 defop("fill_diagonal", _fill_diagonal, kind="other", result="same",
       grad=(_zero_diagonal, lambda g, offset, wrap: g.reshape(-1)[
           _diag_index(g.shape, offset, wrap)].sum()))
+
+
+def fill_diagonal_(x, value=None, offset=0, wrap=False, *, fill_value=None, name=None):
+    """Fill the diagonal of ``x`` with ``value`` in place; returns ``x``.
+
+    Paddle's ``fill_diagonal_(value, offset=0, wrap=False)`` and PyTorch's
+    ``fill_diagonal_(fill_value, wrap=False)``: a bool in second place is PyTorch's ``wrap``.
+    """
+    if isinstance(offset, bool):
+        offset, wrap = 0, offset
+    value = fill_value if value is None else value
+    if value is None:
+        raise TypeError("fill_diagonal_() missing required argument 'value' (or 'fill_value')")
+    return call_inplace(OPS["fill_diagonal"], [x, value], {"offset": offset, "wrap": wrap})
 
 
 def _fill_diagonal_tensor(xp, x, y, offset=0, dim1=0, dim2=1, out=None):

@@ -50,38 +50,59 @@ TORCH_INPLACE = (
     "erfc_", "exp2_", "float_power_", "fmod_", "heaviside_", "igamma_", "igammac_", "index_copy_",
     "index_reduce_", "mvlgamma_", "nextafter_", "put_", "scatter_reduce_", "sgn_", "sign_",
     "true_divide_", "xlogy_", "resize_as_",
+    # PyTorch's functional in-place activations of the same families
+    "elu_", "hardtanh_", "leaky_relu_", "celu_", "selu_", "rrelu_", "threshold_",
 )
 
-# Where each framework offers a name: "function" (paddle.X_ / torch.X_), "method" (Tensor.X_),
-# "functional" (paddle.nn.functional.X_ / torch.nn.functional.X(inplace=True)).
-PADDLE_FUNCTIONAL = ("elu_", "hardtanh_", "leaky_relu_", "relu_", "softmax_", "tanh_",
-                     "thresholded_relu_", "embedding_renorm_")
-PADDLE_METHOD_ONLY = ("apply_", "detach_", "requires_grad_", "set_", "resize_", "copy_",
-                      "fill_", "zero_", "fill_diagonal_", "fill_diagonal_tensor_", "uniform_",
-                      "exponential_", "cauchy_", "geometric_", "log_normal_", "random_",
-                      "bernoulli_", "normal_")
-TORCH_FUNCTIONAL = ("relu", "relu6", "elu", "selu", "celu", "leaky_relu", "hardtanh",
-                    "threshold", "rrelu", "hardsigmoid", "hardswish", "mish", "silu", "dropout",
-                    "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
-                    "feature_alpha_dropout")
-# PyTorch offers these as Tensor methods only (no torch.X_)
-TORCH_METHOD_ONLY = ("apply_", "copy_", "fill_diagonal_", "cauchy_", "geometric_",
-                     "log_normal_", "random_", "uniform_", "normal_", "exponential_", "set_",
-                     "resize_", "resize_as_", "requires_grad_", "put_", "index_copy_",
-                     "index_reduce_", "scatter_reduce_", "bernoulli_", "zero_", "fill_",
-                     "masked_scatter_", "index_put_", "detach_")
+# Where each framework offers a name, recorded from paddlepaddle 3.3.1 and torch 2.13.0 (by
+# ``hasattr`` on the installed packages): "function" (paddle.X_ / torch.X_), "method"
+# (Tensor.X_), "functional" (paddle.nn.functional.X_ / torch.nn.functional.X_).
+PADDLE_NO_FUNCTION = (
+    "add_", "apply_", "ceil_", "clamp_", "clip_", "copy_", "detach_", "elu_", "embedding_renorm_",
+    "erfinv_", "exp_", "exponential_", "fill_", "fill_diagonal_", "fill_diagonal_tensor_",
+    "floor_", "hardtanh_", "leaky_relu_", "lerp_", "matmul_", "mul_", "put_along_axis_",
+    "random_", "reciprocal_", "relu_", "requires_grad_", "resize_", "round_", "rsqrt_", "scale_",
+    "set_", "sigmoid_", "softmax_", "sqrt_", "thresholded_relu_", "uniform_", "zero_",
+)
+PADDLE_NO_METHOD = ("elu_", "embedding_renorm_", "erf_", "expm1_", "hardtanh_", "leaky_relu_",
+                    "matmul_", "relu_", "softmax_", "thresholded_relu_")
+PADDLE_FUNCTIONAL = ("elu_", "embedding_renorm_", "hardtanh_", "leaky_relu_", "relu_",
+                     "softmax_", "tanh_", "thresholded_relu_")
+TORCH_NO_FUNCTION = (
+    "add_", "addmm_", "apply_", "baddbmm_", "bernoulli_", "bitwise_and_", "bitwise_left_shift_",
+    "bitwise_not_", "bitwise_or_", "bitwise_right_shift_", "bitwise_xor_", "cauchy_", "copy_",
+    "copysign_", "cumprod_", "cumsum_", "digamma_", "div_", "divide_", "erfinv_", "exponential_",
+    "fill_diagonal_", "floor_divide_", "geometric_", "hypot_", "index_add_", "index_fill_",
+    "lerp_", "lgamma_", "log_normal_", "logical_and_", "logical_not_", "logical_or_",
+    "logical_xor_", "masked_fill_", "masked_scatter_", "mul_", "multiply_", "normal_",
+    "polygamma_", "pow_", "random_", "remainder_", "renorm_", "requires_grad_", "resize_",
+    "scatter_", "scatter_add_", "set_", "squeeze_", "sub_", "subtract_", "t_", "transpose_",
+    "tril_", "triu_", "uniform_", "unsqueeze_", "addbmm_", "addcdiv_", "addcmul_", "addr_",
+    "eq_", "ne_", "lt_", "le_", "gt_", "ge_", "float_power_", "fmod_", "heaviside_", "igamma_",
+    "igammac_", "index_copy_", "index_reduce_", "mvlgamma_", "nextafter_", "put_",
+    "scatter_reduce_", "sgn_", "sign_", "true_divide_", "elu_", "hardtanh_", "leaky_relu_",
+)
+TORCH_NO_METHOD = ("embedding_renorm_", "elu_", "hardtanh_", "leaky_relu_", "celu_", "selu_",
+                   "rrelu_", "threshold_")
+TORCH_FUNCTIONAL_UNDERSCORE = ("celu_", "elu_", "hardtanh_", "leaky_relu_", "relu_", "rrelu_",
+                               "selu_", "threshold_")
+# torch.nn.functional names that take ``inplace=``
+TORCH_FUNCTIONAL = ("alpha_dropout", "celu", "dropout", "dropout1d", "dropout2d", "dropout3d",
+                    "elu", "feature_alpha_dropout", "hardsigmoid", "hardswish", "hardtanh",
+                    "leaky_relu", "mish", "relu", "relu6", "rrelu", "selu", "silu", "threshold")
 
 
 def forms(name, framework):
     """Where ``framework`` ('paddle' or 'torch') offers in-place ``name``."""
-    if framework == "paddle":
-        if name not in PADDLE_INPLACE:
-            return ()
-        f = ("method",) if name in PADDLE_METHOD_ONLY else ("function", "method")
-        return f + (("functional",) if name in PADDLE_FUNCTIONAL else ())
-    if name not in TORCH_INPLACE:
+    paddle = framework == "paddle"
+    if name not in (PADDLE_INPLACE if paddle else TORCH_INPLACE):
         return ()
-    return ("method",) if name in TORCH_METHOD_ONLY else ("function", "method")
+    no_fn, no_method = ((PADDLE_NO_FUNCTION, PADDLE_NO_METHOD) if paddle else
+                        (TORCH_NO_FUNCTION, TORCH_NO_METHOD))
+    functional = PADDLE_FUNCTIONAL if paddle else TORCH_FUNCTIONAL_UNDERSCORE
+    return tuple(f for f, has in (("function", name not in no_fn),
+                                  ("method", name not in no_method),
+                                  ("functional", name in functional)) if has)
 
 
 FORMS = {n: {"paddle": forms(n, "paddle"), "torch": forms(n, "torch")}
@@ -105,7 +126,8 @@ _VIA = {"hardtanh_": "hardtanh", "polygamma_": "polygamma", "where_": "where_x",
         "random_": "random", "scatter_reduce_": "scatter_reduce",
         "put_along_axis_": "scatter_reduce", "index_reduce_": "scatter_reduce",
         "index_put_": "index_put", "uniform_": "uniform", "normal_": "normal",
-        "clamp_": "clamp", "clip_": "clamp", "apply_": "copy"}
+        "clamp_": "clamp", "clip_": "clamp", "apply_": "copy",
+        "fill_diagonal_": "fill_diagonal", "embedding_renorm_": "embedding_renorm"}
 
 
 def op_of(name):

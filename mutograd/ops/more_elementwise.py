@@ -104,6 +104,14 @@ defop("hardsigmoid", _hardsigmoid, result="float",
       grad=lambda g, out, slope: g * slope * ((out > 0) & (out < 1)))
 
 
+def _hardswish(xp, x, out=None):
+    return _into(out, x * xp.clip(x + 3, 0, 6) / 6, x)
+
+
+defop("hardswish", _hardswish, result="float",
+      grad=lambda g, x, xp: g * xp.where(x < -3, 0.0, xp.where(x > 3, 1.0, (2 * x + 3) / 6)))
+
+
 def _threshold(xp, x, *, threshold, value, out=None):
     return _into(out, xp.where(x > threshold, x, value), x)
 
