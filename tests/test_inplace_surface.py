@@ -38,8 +38,9 @@ def test_every_inplace_name_of_both_frameworks_exists_as_function_and_method(fra
 
 def test_forms_cover_both_lists():
     assert set(surface.FORMS) == set(surface.PADDLE_INPLACE) | set(surface.TORCH_INPLACE)
-    for f in surface.FORMS.values():
-        assert f["paddle"] or f["torch"]
+    for name, f in surface.FORMS.items():
+        # matmul_ is named by Paddle's documents but exists in neither package
+        assert f["paddle"] or f["torch"] or name == "matmul_"
         assert set(f["paddle"]) | set(f["torch"]) <= {"function", "method", "functional"}
     assert surface.FORMS["elu_"]["paddle"] == ("functional",)
     assert surface.FORMS["cauchy_"] == {"paddle": ("function", "method"), "torch": ("method",)}

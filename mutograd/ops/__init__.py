@@ -1,7 +1,6 @@
 """The op declarations, and the step that turns them into functions, methods and operators."""
 from ..tensor import Tensor
-# fills ... special: the rest of the in-place surface of both frameworks (docs/inplace_api.md)
-from . import (  # noqa: F401
+from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/inplace_api.md)
     composite,
     conventions,
     creation,
