@@ -50,3 +50,41 @@ def softmax(x, axis=-1, dtype=None, name=None):
 def log_softmax(x, axis=-1, dtype=None, name=None):
     """Log-softmax along ``axis``."""
     return _mg.log_softmax(x, axis=axis, dtype=dtype)
+
+
+# ---- the rest of Paddle's functional in-place APIs (docs/inplace_api.md) -------------------
+def hardtanh(x, min=-1.0, max=1.0, name=None):
+    """``clip(x, min, max)`` as an activation."""
+    return _mg.hardtanh(x, min, max)
+
+
+def hardtanh_(x, min=-1.0, max=1.0, name=None):
+    """:func:`hardtanh` written into ``x``; returns ``x``."""
+    return _mg.hardtanh_(x, min, max)
+
+
+def thresholded_relu(x, threshold=1.0, value=0.0, name=None):
+    """``x`` where ``x > threshold``, else ``value``."""
+    return _mg.thresholded_relu(x, threshold, value)
+
+
+def thresholded_relu_(x, threshold=1.0, value=0.0, name=None):
+    """:func:`thresholded_relu` written into ``x``; returns ``x``."""
+    return _mg.thresholded_relu_(x, threshold, value)
+
+
+def softmax_(x, axis=-1, dtype=None, name=None):
+    """:func:`softmax` written into ``x`` (cast to ``dtype`` first); returns ``x``."""
+    if dtype is not None:
+        _mg.cast_(x, dtype)
+    return _mg.softmax_(x, axis=axis)
+
+
+def embedding_renorm_(x, weight, max_norm, norm_type=2.0):
+    """Scale the rows of ``weight`` that the indices ``x`` name to norm ``max_norm``; returns
+    ``weight``."""
+    return _mg.embedding_renorm_(weight, x, max_norm, norm_type)
+
+
+celu, selu, mish, hardsigmoid, hardswish = (_mg.celu, _mg.selu, _mg.mish, _mg.hardsigmoid,
+                                             _mg.hardswish)

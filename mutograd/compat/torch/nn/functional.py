@@ -8,6 +8,7 @@
 """
 import mutograd as _mg
 
+from ....ops import functional_inplace as _fi
 from ..._common import activation as _act
 
 relu = _act("relu", "max(x, 0); ``inplace=True`` writes into ``input`` and returns it.")
@@ -42,3 +43,35 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """Log-softmax along ``dim``."""
     return _mg.log_softmax(input, dim=-1 if dim is None else dim, dtype=dtype)
+
+
+# ---- the rest of PyTorch's ``inplace=`` activations and dropouts (docs/inplace_api.md) ------
+
+celu, selu, mish, hardsigmoid, threshold, rrelu = (_fi.celu, _fi.selu, _fi.mish,
+                                                   _fi.hardsigmoid, _fi.threshold, _fi.rrelu)
+dropout, dropout1d, dropout2d, dropout3d = _fi.dropout, _fi.dropout1d, _fi.dropout2d, _fi.dropout3d
+alpha_dropout, feature_alpha_dropout = _fi.alpha_dropout, _fi.feature_alpha_dropout
+hardswish = _act("hardswish", "x * relu6(x + 3) / 6; ``inplace=True`` writes into ``input``.")
+
+
+def celu_(input, alpha=1.0):
+    """In-place :func:`celu`; returns ``input``."""
+    return _fi.celu(input, alpha, inplace=True)
+
+
+def selu_(input):
+    """In-place :func:`selu`; returns ``input``."""
+    return _fi.selu(input, inplace=True)
+
+
+def threshold_(input, threshold, value):
+    """In-place :func:`threshold`; returns ``input``."""
+    return _fi.threshold(input, threshold, value, inplace=True)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place :func:`hardtanh`; returns ``input``."""
+    return _fi.hardtanh(input, min_val, max_val, inplace=True)
+
+
+rrelu_ = _fi.rrelu_
