@@ -432,3 +432,29 @@ def test_detach_and_requires_grad_have_function_forms():
     assert mg.detach_(h) is h and h.grad_fn is None and not h.requires_grad
     x = mg.zeros(2)
     assert mg.requires_grad_(x) is x and x.requires_grad
+
+
+def test_swapaxes_map_reconstruct_from_and_conj_physical():
+    x = mg.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert x.swapaxes_(0, 1) is x and x.tolist() == [[1.0, 3.0], [2.0, 4.0]]
+    assert mg.swapdims_(x, 1, 0) is x and x.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    y = mg.tensor([1.0, 2.0, 3.0])
+    assert y.map_(mg.tensor([10.0, 20.0, 30.0]), lambda a, b: a * b + 1) is y
+    assert y.tolist() == [11.0, 41.0, 91.0] and y._version == 1
+    with pytest.raises(mg.InplaceError, match="map_\\(\\) has no gradient"):
+        (mg.ones(2, requires_grad=True) * 1.0).map_(mg.ones(2), max)
+    t1 = mg.tensor([1.0], requires_grad=True)
+    with pytest.raises(mg.InplaceError, match="leaf Variable"):
+        t1.reconstruct_from_(mg.tensor([2.0, 3.0]))
+    assert t1.tolist() == [1.0] and t1._version == 0
+    with mg.no_grad():
+        assert t1.reconstruct_from_(mg.tensor([2.0, 3.0])) is t1
+    assert t1.tolist() == [2.0, 3.0] and not t1.requires_grad and t1._version == 1
+    h = mg.ones(2, requires_grad=True) * 2.0
+    s = h * mg.tensor([5.0, 6.0])          # saves h's buffer
+    assert h.reconstruct_from_(mg.tensor([7.0])) is h and h.grad_fn is None
+    s.sum().backward()                     # the old buffer is untouched: still valid
+    z = mg.tensor([1 + 2j, -3j])
+    assert z.conj_physical_() is z and z.tolist() == [1 - 2j, 3j]
+    r = mg.tensor([1.5, -2.0])
+    assert r.conj_physical_() is r and r.tolist() == [1.5, -2.0]

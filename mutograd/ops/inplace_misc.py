@@ -20,6 +20,7 @@ from ..autograd.node import VersionCounter
 from ..errors import InplaceError, ShapeError
 from ..tensor import Tensor, _alias
 from .creation import shape_args
+from .metadata import FUNCTIONS as OPS_FUNCTIONS
 from .registry import OPS, _record, call, call_inplace, check_leaf, defop
 
 
@@ -202,6 +203,45 @@ def apply_(x, func):
     return x
 
 
+def map_(x, other, func):
+    """PyTorch's ``x.map_(other, func)``: ``x[i] = func(x[i], other[i])`` (``other`` broadcast
+    to ``x``), in place; no gradient, so a tensor that requires grad is refused."""
+    if not callable(func):
+        raise TypeError(f"map_() expects a callable, got {type(func).__name__}")
+    _require_no_grad(x, "map_")
+    b = np.broadcast_to(other._data if isinstance(other, Tensor) else np.asarray(other),
+                        x._data.shape)
+    r = np.empty_like(x._data)
+    for i in np.ndindex(x._data.shape):
+        r[i] = func(x._data[i].item(), b[i].item())
+    with no_grad():
+        return call_inplace(OPS["copy"], [x, r], {})
+
+
+def reconstruct_from_(x, other):
+    """Paddle's ``x.reconstruct_from_(other)``: ``x`` becomes a copy of ``other`` (values, shape,
+    dtype and ``stop_gradient``), as a new leaf; returns ``x``.
+
+    Unlike Paddle, a leaf that requires grad is refused while grad mode is on (a graph that used
+    it would send its gradient to a tensor that is no longer the one it used).
+    """
+    if not isinstance(other, Tensor):
+        raise TypeError(f"reconstruct_from_() expects a Tensor, got {type(other).__name__}")
+    if x._base is not None:
+        raise InplaceError("reconstruct_from_(): cannot replace the storage of a view in place")
+    if _state.enabled:
+        check_leaf(x, "reconstruct_from_")
+    _new_buffer(x, other._data.copy())
+    x.grad_fn = None
+    x._rg = other._rg
+    return x
+
+
+def swapaxes_(x, axis0, axis1):
+    """Swap two axes of ``x`` in place (PyTorch's ``swapaxes_``/``swapdims_``); returns ``x``."""
+    return OPS_FUNCTIONS["transpose_"](x, axis0, axis1)
+
+
 def detach_(x):
     """Function form of ``Tensor.detach_``: ``x`` leaves the graph in place; returns ``x``."""
     return x.detach_()
@@ -259,6 +299,7 @@ def _attrs(op, extra, kw):
 FUNCTIONS = {
     "cast_": cast_, "set_": set_, "resize_": resize_,
     "resize_as_": resize_as_, "apply_": apply_, "detach_": detach_,
-    "requires_grad_": requires_grad_, "hardtanh": hardtanh, "hardtanh_": hardtanh_,
+    "requires_grad_": requires_grad_, "map_": map_, "reconstruct_from_": reconstruct_from_,
+    "swapaxes_": swapaxes_, "swapdims_": swapaxes_, "hardtanh": hardtanh, "hardtanh_": hardtanh_,
     "polygamma": polygamma, "polygamma_": polygamma_,
 }

@@ -48,6 +48,10 @@ def _sgn(xp, x, out=None):
 defop("sgn", _sgn, grad=_zero)
 
 
+defop("conj_physical", lambda xp, x, out=None: xp.conjugate(x, out=out),
+      grad=lambda g, xp: xp.conjugate(g))
+
+
 def _nan_to_num(xp, x, nan=0.0, posinf=None, neginf=None, out=None):
     return _into(out, xp.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf), x)
 
