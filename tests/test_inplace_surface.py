@@ -458,3 +458,16 @@ def test_swapaxes_map_reconstruct_from_and_conj_physical():
     assert z.conj_physical_() is z and z.tolist() == [1 - 2j, 3j]
     r = mg.tensor([1.5, -2.0])
     assert r.conj_physical_() is r and r.tolist() == [1.5, -2.0]
+
+
+def test_the_example_of_docs_inplace_surface():
+    x = mg.tensor([0.5, 1.5, 2.5], dtype="float64", requires_grad=True)
+    h = x * 1.0
+    with counting() as c:
+        y = h.lgamma_()
+    assert y is h and h._version == 1 and c["bytes"] == h.nbytes     # the copy it keeps
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), sc.digamma([0.5, 1.5, 2.5]))
+    with pytest.raises(mg.InplaceError, match="leaf Variable"):
+        x.lgamma_()
+    assert x.tolist() == [0.5, 1.5, 2.5]
