@@ -140,9 +140,11 @@ OPS = [
     _u("asin", np.arcsin, domain=(-0.9, 0.9), saves="out"),
     _u("acos", np.arccos, domain=(-0.9, 0.9), saves="out"),
     _u("atan", np.arctan, saves="out"),
-    _u("asinh", np.arcsinh, saves="out"),
-    _u("acosh", np.arccosh, domain=(1.2, 3), saves="out"),
-    _u("atanh", np.arctanh, domain=(-0.9, 0.9), saves="out"),
+    # PyTorch has no derivative for asinh_, acosh_, atanh_ in place: compare with its out-of-place
+    _u("asinh", np.arcsinh, saves="out", tref=lambda torch, x: torch.asinh(x)),
+    _u("acosh", np.arccosh, domain=(1.2, 3), saves="out", tref=lambda torch, x: torch.acosh(x)),
+    _u("atanh", np.arctanh, domain=(-0.9, 0.9), saves="out",
+       tref=lambda torch, x: torch.atanh(x)),
     _u("sinh", np.sinh, saves="out"),
     _u("cosh", np.cosh, saves="input"),
     _u("deg2rad", np.deg2rad),
@@ -213,7 +215,8 @@ OPS = [
     # writes of other tensors' values
     _b("copy", lambda x, y: np.broadcast_to(y, x.shape) + 0 * x, function=False,
        tref=lambda torch, x, y: x.clone().copy_(y)),
-    SurfaceInfo("fill_diagonal", _fill_diag_ref, nargs=2, shapes=((4, 4), ()), view_ok=False),
+    SurfaceInfo("fill_diagonal", _fill_diag_ref, nargs=2, shapes=((4, 4), ()), view_ok=False,
+                torch_name=""),      # PyTorch's fill value is a number, not a tensor
     SurfaceInfo("fill_diagonal_tensor", _fill_diag_tensor_ref, nargs=2, shapes=((4, 5), (4,)),
                 attrs={"offset": 1}, view_ok=False),
     # reductions into x at indices

@@ -182,16 +182,31 @@ def test_the_copy_kept_by_an_inplace_op_protects_its_gradient(info):
     np.testing.assert_allclose(ts[0].grad.numpy(), expected[0], rtol=1e-10, atol=1e-12)
 
 
+def _torch_ref(info):
+    """PyTorch's own form of the row: ``tref``, or else its in-place method on a non-leaf."""
+    if info.tref is not None:
+        return info.tref
+    if info.torch_name == "" or info.attrs or info.args or info.sample:
+        return None
+    name = (info.torch_name or info.name) + "_"
+
+    def run(torch, x, *others):
+        h = x * 1.0
+        assert getattr(h, name)(*others) is h
+        return h
+    return run
+
+
 @pytest.mark.torch
 @pytest.mark.filterwarnings("ignore:index_reduce")
-@_rows(lambda o: o.tref is not None)
+@_rows(lambda o: _torch_ref(o) is not None)
 def test_inplace_values_and_gradients_match_pytorch(info):
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(11)
     arrays = _arrays(info, rng)
     w = rng.standard_normal(info.ref(*[a.copy() for a in arrays]).shape)
     tts = [torch.tensor(a, requires_grad=_float(a)) for a in arrays]
-    tout = info.tref(torch, *tts)
+    tout = _torch_ref(info)(torch, *tts)
     (tout * torch.tensor(w)).sum().backward()
     ours = _loss_grads(info, arrays, True, w)
     ts = _tensors(arrays)
@@ -199,4 +214,35 @@ def test_inplace_values_and_gradients_match_pytorch(info):
     np.testing.assert_allclose(ts[0].numpy(), tout.detach().numpy(), rtol=1e-6, atol=1e-7)
     for t, g in zip(tts, ours):
         if g is not None:
-            np.testing.assert_allclose(g, t.grad.numpy(), rtol=1e-6, atol=1e-7)
+            np.testing.assert_allclose(g, t.grad.numpy(force=True), rtol=1e-6, atol=1e-7)
+
+
+def _op(info):
+    from mutograd.ops.inplace_surface import op_of
+    return op_of(info.name + "_")
+
+
+@_rows(lambda o: o.nargs == 2 and o.sample is None and o.args is None
+       and _op(o).kind == "elementwise")
+def test_bad_broadcast_raises_and_leaves_data_unchanged(info):
+    x = mg.tensor(np.full((4,), 0.5))
+    with pytest.raises(mg.ShapeError, match="broadcast"):
+        getattr(x, info.name + "_")(mg.tensor(np.full((3, 4), 0.7)), **info.attrs)
+    assert x.tolist() == [0.5] * 4 and x._version == 0
+
+
+@_rows(lambda o: _op(o).result == "float" and o.sample is None and o.args is None)
+def test_float_result_into_an_int_tensor_raises_and_leaves_data_unchanged(info):
+    x = mg.tensor([1, 2, 3])
+    others = [mg.tensor([1, 2, 3]) for _ in range(info.nargs - 1)]
+    with pytest.raises(mg.DTypeError, match="can't be cast"):
+        getattr(x, info.name + "_")(*others, **info.attrs)
+    assert x.tolist() == [1, 2, 3] and x._version == 0
+
+
+@_rows(lambda o: o.sample is None and o.args is None and o.nargs == 1)
+def test_writing_an_expanded_tensor_is_refused(info):
+    arrays = _arrays(info, np.random.default_rng(8))
+    x = mg.tensor(arrays[0][:1]).expand(*arrays[0].shape)
+    with pytest.raises(mg.OverlapError, match="single memory location"):
+        getattr(x, info.name + "_")(**info.attrs)
