@@ -19,9 +19,7 @@ def _body(arr, prefix):
     if arr.dtype.kind in "fc":
         # Both frameworks print every element with the same number of decimals (8 in Paddle,
         # 4 in PyTorch), except that integral values print as ``1.``.
-        precision = _options["precision"]
-        if precision is None:
-            precision = 4 if _options["style"] == "torch" else 8
+        precision = _precision()
         finite = arr[np.isfinite(arr)]
         integral = arr.dtype.kind == "f" and bool((finite == np.round(finite)).all())
         kw = {"precision": precision, "floatmode": "maxprec" if integral else "fixed"}
@@ -40,21 +38,26 @@ def _body(arr, prefix):
 # others get a leading space for the sign. Long tensors show ``edgeitems`` at each end.
 
 
+def _precision():
+    """Decimals shown: the user's choice, else each framework's own (PyTorch 4, Paddle 8)."""
+    if _options["precision"] is not None:
+        return _options["precision"]
+    return 4 if _options["style"] == "torch" else 8
+
+
 def _paddle_item(v, width=0, signed=False):
     if isinstance(v, (np.floating, float)):
         if _options["sci_mode"]:
-            s = f"{v:.{_options['precision']}e}"
+            s = f"{v:.{_precision()}e}"
         elif np.isfinite(v) and np.ceil(v) == v:
             s = f"{v:.0f}."
         else:
-            s = f"{v:.{_options['precision']}f}"
+            s = f"{v:.{_precision()}f}"
     else:
         s = str(v)
-    if width > len(s):
-        if signed and not v < 0:
-            return " " + s.ljust(width - 1)
-        return s.ljust(width)
-    return s
+    if signed and not v < 0:   # a sign column: non-negative values get a leading space
+        s = " " + s
+    return s.ljust(width)
 
 
 def _edges(arr, summary):
@@ -91,8 +94,8 @@ def _paddle(arr, indent):
         return _body(arr, " " * indent)
     summary = arr.size > _options["threshold"]
     shown = _edges(arr, summary).reshape(-1)
-    width = max((len(_paddle_item(v)) for v in shown), default=0)
     signed = bool(arr.dtype.kind in "fi" and shown.size and (shown < 0).any())
+    width = max((len(_paddle_item(v, 0, signed)) for v in shown), default=0)
     return _paddle_body(arr, summary, indent, width, signed)
 
 

@@ -320,7 +320,7 @@ PRINTS = [
     ("torch", lambda: mg.tensor([[1, 2], [3, 4]]), "tensor([[1, 2],\n        [3, 4]])"),
     ("paddle", lambda: mg.tensor([[1.5, -2.0]]),
      ("Tensor(shape=[1, 2], dtype=float32, place=Place(cpu), stop_gradient=True,\n"
-      "       [[ 1.50000000, -2.00000000]])")),
+      "       [[ 1.50000000, -2.        ]])")),
     ("paddle", lambda: mg.tensor([4.0, 4.0], requires_grad=True),
      ("Tensor(shape=[2], dtype=float32, place=Place(cpu), stop_gradient=False,\n"
       "       [4., 4.])")),

@@ -623,7 +623,6 @@ def run_ours(prog):
 # Known gaps of the core, kept visible here until they are fixed (see the branch report).
 KNOWN = {
     "bad_broadcast_out_of_place": "ops/registry.py call(): NumPy's ValueError, not ShapeError",
-    "expanded_fill_is_fine": "ops/views.py _expand: NumPy's broadcast_to view is read-only",
 }
 
 

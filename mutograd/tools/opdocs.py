@@ -8,6 +8,7 @@ import os
 import sys
 
 import mutograd as mg
+import mutograd.compat.tensor_ext  # noqa: F401  (registers set_value, listed too)
 from mutograd.ops import ALIASES, FUNCTIONS, OPS, metadata
 from mutograd.ops.registry import OpDef
 
