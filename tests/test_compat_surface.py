@@ -79,3 +79,10 @@ def test_torch_argument_orders(ns):
     np.testing.assert_allclose(w.numpy()[0], [1.5, 2.0], rtol=1e-6)
     v = mg.tensor([1.5], dtype="float64")
     np.testing.assert_allclose(torch.polygamma(1, v).numpy(), mg.polygamma(v, 1).numpy())
+
+
+def test_paddle_rrelu_trains_by_default(ns):
+    x = mg.tensor(-np.ones(1000))
+    mg.seed(3)
+    y = ns["paddle_f"].rrelu(x)
+    assert len(np.unique(y.numpy())) > 100 and y.numpy().max() <= -1 / 8

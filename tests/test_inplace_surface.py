@@ -470,3 +470,11 @@ def test_the_example_of_docs_inplace_surface():
     with pytest.raises(mg.InplaceError, match="leaf Variable"):
         x.lgamma_()
     assert x.tolist() == [0.5, 1.5, 2.5]
+
+
+def test_bernoulli_fill_follows_its_distribution():
+    x = mg.zeros(N, dtype="float64")
+    mg.seed(8)
+    assert x.bernoulli_(0.3) is x and set(np.unique(x.numpy())) == {0.0, 1.0}
+    assert scipy.stats.binomtest(int(x.numpy().sum()), N, 0.3).pvalue > 1e-3
+    assert scipy.stats.binomtest(int(x.numpy().sum()), N, 0.35).pvalue < 1e-3

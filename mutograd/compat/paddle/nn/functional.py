@@ -88,3 +88,8 @@ def embedding_renorm_(x, weight, max_norm, norm_type=2.0):
 
 celu, selu, mish, hardsigmoid, hardswish = (_mg.celu, _mg.selu, _mg.mish, _mg.hardsigmoid,
                                              _mg.hardswish)
+
+
+def rrelu(x, lower=1.0 / 8.0, upper=1.0 / 3.0, training=True, name=None):
+    """Leaky ReLU with a random slope in ``[lower, upper]`` while training (Paddle's default)."""
+    return _mg.rrelu(x, lower, upper, training)
