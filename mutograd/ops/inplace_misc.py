@@ -44,14 +44,14 @@ def _require_no_grad(x, what):
             f"requires grad; call it under no_grad() or on a tensor that does not require grad")
 
 
-def _new_buffer(x, arr):
+def _new_buffer(x, arr, what):
     """Give ``x`` the buffer ``arr`` (Note [Storage-changing writes])."""
     v = x._counter.value
     x._data = arr
     x._storage = memory.Storage(arr.nbytes, str(x._place))
     x._counter = VersionCounter()
     x._counter.value = v
-    x._counter.bump("resize_")
+    x._counter.bump(what)
 
 
 def cast_(x, dtype):
@@ -73,7 +73,7 @@ def cast_(x, dtype):
     old = x._data
     prev = _alias(x, old)              # x as it was: its history is the cast's input edge
     prev.grad_fn, prev._rg = x.grad_fn, x._rg
-    _new_buffer(x, old.astype(npd))
+    _new_buffer(x, old.astype(npd), "cast_")
     if _state.enabled and x._rg:
         if npd.kind in "fc":
             x.grad_fn = _record(OPS["astype"], [prev], [old], x, {"dtype": dtype},
@@ -161,7 +161,7 @@ def resize_(x, *shape, fill_zero=False, **kw):
     arr = np.zeros(shape, old.dtype)
     k = min(n, old.size)
     arr.reshape(-1)[:k] = old.reshape(-1)[:k]
-    _new_buffer(x, arr)
+    _new_buffer(x, arr, "resize_")
     return x
 
 
@@ -231,7 +231,7 @@ def reconstruct_from_(x, other):
         raise InplaceError("reconstruct_from_(): cannot replace the storage of a view in place")
     if _state.enabled:
         check_leaf(x, "reconstruct_from_")
-    _new_buffer(x, other._data.copy())
+    _new_buffer(x, other._data.copy(), "reconstruct_from_")
     x.grad_fn = None
     x._rg = other._rg
     return x
