@@ -281,3 +281,14 @@ def test_scatter_reduce_with_ties_and_zeros_matches_pytorch(reduce, include_self
         np.testing.assert_allclose(total[hit], w[hit], atol=1e-12)
         return
     np.testing.assert_allclose(ms.grad.numpy(), ts.grad.numpy(), atol=1e-12)
+
+
+@_rows(lambda o: o.function)
+def test_float32_in_place_keeps_its_dtype_and_matches_the_float64_reference(info):
+    arrays = _arrays(info, np.random.default_rng(12))
+    expected = info.ref(*[a.copy() for a in arrays])
+    ts = [mg.tensor(a.astype(np.float32) if _float(a) else a) for a in arrays]
+    x = ts[0]
+    assert _run(info, getattr(mg, info.name + "_"), ts) is x
+    assert x.dtype == mg.float32
+    np.testing.assert_allclose(x.numpy(), expected, rtol=2e-4, atol=2e-4)
