@@ -32,26 +32,6 @@ def elu_(x, alpha=1.0, name=None):
     return _mg.elu_(x, alpha)
 
 
-def gelu(x, approximate=False, name=None):
-    """GELU; ``approximate=True`` uses the tanh approximation."""
-    return _mg.gelu(x, approximate="tanh" if approximate else "none")
-
-
-def softplus(x, beta=1, threshold=20, name=None):
-    """log(1 + exp(beta * x)) / beta, linear above ``threshold``."""
-    return _mg.softplus(x, beta=beta, threshold=threshold)
-
-
-def softmax(x, axis=-1, dtype=None, name=None):
-    """Softmax along ``axis``."""
-    return _mg.softmax(x, axis=axis, dtype=dtype)
-
-
-def log_softmax(x, axis=-1, dtype=None, name=None):
-    """Log-softmax along ``axis``."""
-    return _mg.log_softmax(x, axis=axis, dtype=dtype)
-
-
 # ---- the rest of Paddle's functional in-place APIs (docs/inplace_api.md) -------------------
 def hardtanh(x, min=-1.0, max=1.0, name=None):
     """``clip(x, min, max)`` as an activation."""
@@ -93,3 +73,24 @@ celu, selu, mish, hardsigmoid, hardswish = (_mg.celu, _mg.selu, _mg.mish, _mg.ha
 def rrelu(x, lower=1.0 / 8.0, upper=1.0 / 3.0, training=True, name=None):
     """Leaky ReLU with a random slope in ``[lower, upper]`` while training (Paddle's default)."""
     return _mg.rrelu(x, lower, upper, training)
+
+
+def gelu(x, approximate=False, name=None):
+    """GELU; ``approximate=True`` uses the tanh approximation."""
+    return _mg.gelu(x, approximate="tanh" if approximate else "none")
+
+
+def softplus(x, beta=1, threshold=20, name=None):
+    """log(1 + exp(beta * x)) / beta, linear above ``threshold``."""
+    return _mg.softplus(x, beta=beta, threshold=threshold)
+
+
+def softmax(x, axis=-1, dtype=None, name=None):
+    """Softmax along ``axis``."""
+    return _mg.softmax(x, axis=axis, dtype=dtype)
+
+
+def log_softmax(x, axis=-1, dtype=None, name=None):
+    """Log-softmax along ``axis``."""
+    return _mg.log_softmax(x, axis=axis, dtype=dtype)
+

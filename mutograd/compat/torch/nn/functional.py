@@ -30,21 +30,6 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     return (_mg.clamp_ if inplace else _mg.clamp)(input, min_val, max_val)
 
 
-def softplus(input, beta=1.0, threshold=20.0):
-    """log(1 + exp(beta * x)) / beta, linear above ``threshold``."""
-    return _mg.softplus(input, beta=beta, threshold=threshold)
-
-
-def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """Softmax along ``dim``."""
-    return _mg.softmax(input, dim=-1 if dim is None else dim, dtype=dtype)
-
-
-def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """Log-softmax along ``dim``."""
-    return _mg.log_softmax(input, dim=-1 if dim is None else dim, dtype=dtype)
-
-
 # ---- the rest of PyTorch's ``inplace=`` activations and dropouts (docs/inplace_api.md) ------
 
 celu, selu, mish, hardsigmoid, threshold, rrelu = (_fi.celu, _fi.selu, _fi.mish,
@@ -75,3 +60,19 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
 
 
 rrelu_ = _fi.rrelu_
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """log(1 + exp(beta * x)) / beta, linear above ``threshold``."""
+    return _mg.softplus(input, beta=beta, threshold=threshold)
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """Softmax along ``dim``."""
+    return _mg.softmax(input, dim=-1 if dim is None else dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """Log-softmax along ``dim``."""
+    return _mg.log_softmax(input, dim=-1 if dim is None else dim, dtype=dtype)
+
