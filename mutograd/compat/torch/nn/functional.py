@@ -8,7 +8,6 @@
 """
 import mutograd as _mg
 
-from ....ops import functional_inplace as _fi
 from ..._common import activation as _act
 
 relu = _act("relu", "max(x, 0); ``inplace=True`` writes into ``input`` and returns it.")
@@ -31,6 +30,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 # ---- the rest of PyTorch's ``inplace=`` activations and dropouts (docs/inplace_api.md) ------
+from ....ops import functional_inplace as _fi  # (here, apart from the imports above)
 
 celu, selu, mish, hardsigmoid, threshold, rrelu = (_fi.celu, _fi.selu, _fi.mish,
                                                    _fi.hardsigmoid, _fi.threshold, _fi.rrelu)
