@@ -93,4 +93,3 @@ def softmax(x, axis=-1, dtype=None, name=None):
 def log_softmax(x, axis=-1, dtype=None, name=None):
     """Log-softmax along ``axis``."""
     return _mg.log_softmax(x, axis=axis, dtype=dtype)
-

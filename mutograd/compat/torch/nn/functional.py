@@ -75,4 +75,3 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """Log-softmax along ``dim``."""
     return _mg.log_softmax(input, dim=-1 if dim is None else dim, dtype=dtype)
-
