@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 import scipy.stats
+from helpers import counting
 
 import mutograd as mg
 from mutograd.ops import functional_inplace as F
@@ -120,3 +121,16 @@ def test_feature_alpha_dropout_drops_whole_channels():
     F.feature_alpha_dropout(x, 0.5, True, inplace=True)
     per = x.numpy().reshape(4, 50, -1)
     assert np.all(per.max(-1) == per.min(-1)) and len(np.unique(per)) == 2
+
+
+def test_rrelu_in_place_allocates_only_its_slopes_and_copies_nothing():
+    h = mg.ones([4, 8], requires_grad=True) * -1.0
+    mg.memory.reset_peak()
+    base = mg.memory.allocated()
+    with counting() as c:
+        y = F.rrelu(h, training=True, inplace=True)
+    # one buffer for the slopes (the node keeps their array), no copy of h
+    assert y is h and c["allocations"] == 1 and mg.memory.max_allocated() == base + h.nbytes
+    with counting() as c:
+        F.rrelu(h, training=False, inplace=True)
+    assert c["bytes"] == 0 and c["allocations"] == 0

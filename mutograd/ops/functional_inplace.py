@@ -15,7 +15,7 @@ leaf error before any write, and gradients through the masks.
 import math
 
 from .. import random
-from ..tensor import Tensor
+from ..tensor import _wrap
 from .more_elementwise import _SELU_ALPHA, _SELU_SCALE
 from .registry import OPS, call, call_inplace, defop
 
@@ -75,7 +75,9 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     if not training:
         slope = (lower + upper) / 2
         return _run("leaky_relu", input, inplace, negative_slope=slope)
-    noise = random.generator().uniform(lower, upper, tuple(input.shape))
+    # the slopes are a counted buffer: the backward node keeps them while training
+    noise = _wrap(random.generator().uniform(lower, upper, tuple(input.shape)).astype(
+        input._data.dtype))
     op = OPS["rrelu_with_noise"]
     return call_inplace(op, [input, noise], {}) if inplace else call(op, [input, noise], {})
 
@@ -95,7 +97,7 @@ def _keep_mask(x, p, shape):
     """A float mask of ``shape`` (broadcasting against ``x``): 1/(1-p) kept, 0 dropped."""
     keep = random.generator().random(shape) >= p
     scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
-    return Tensor((keep * scale).astype(x._data.dtype))
+    return _wrap((keep * scale).astype(x._data.dtype))
 
 
 def _channel_shape(x, batched_ndim, what):
@@ -147,8 +149,8 @@ def _alpha(input, p, training, inplace, shape, what):
     b = -a * _ALPHA_P * p if p < 1 else _ALPHA_P * 0
     dt = input._data.dtype
     # out = a * (x * keep + alpha' * (1 - keep)) + b = x * (a keep) + (a alpha' (1 - keep) + b)
-    mul = Tensor((keep * a).astype(dt))
-    add = Tensor((a * _ALPHA_P * (~keep) + b).astype(dt))
+    mul = _wrap((keep * a).astype(dt))
+    add = _wrap((a * _ALPHA_P * (~keep) + b).astype(dt))
     out = _mul(input, mul, inplace)
     return call_inplace(OPS["add"], [out, add], OPS["add"].defaults) if inplace else \
         call(OPS["add"], [out, add], OPS["add"].defaults)

@@ -28,6 +28,8 @@ PADDLE_INPLACE = (
     "scatter_add_", "set_", "sigmoid_", "sin_", "sinc_", "sinh_", "softmax_", "sqrt_", "square_",
     "squeeze_", "sub_", "subtract_", "t_", "tan_", "tanh_", "thresholded_relu_", "transpose_",
     "tril_", "triu_", "trunc_", "uniform_", "unsqueeze_", "where_", "zero_",
+    # a Tensor method of Paddle 3.3.1 outside the list (Tensor.grad_ is an attribute)
+    "reconstruct_from_",
 )
 
 # PyTorch's spellings of the families above, and its additions
@@ -126,6 +128,8 @@ _HAND = {
     "map_": ("no gradient (refused on a tensor that requires grad)",
              "the function's results, then a copy into x"),
     "reconstruct_from_": ("leaves the graph (a new leaf)", "a copy of the other tensor"),
+    "rrelu_": ("in training, the result and the slopes drawn; otherwise as `leaky_relu_`",
+               "in training, the slopes: one buffer of x's size"),
     "requires_grad_": ("flag only", "none"),
 }
 _METADATA = ("reshape_", "flatten_", "squeeze_", "unsqueeze_", "t_", "transpose_", "swapaxes_",
