@@ -24,12 +24,19 @@ def U(lo, hi, shape=(3, 4)):
     return lambda rng: rng.uniform(lo, hi, shape)
 
 
+def _fn(lib, name, x):
+    """``lib.name`` where the package has it, else the method ``x.name`` (Paddle has many
+    in-place APIs only as methods)."""
+    f = getattr(lib, name, None)
+    return (lambda *a, **k: f(x, *a, **k)) if f is not None else getattr(x, name)
+
+
 def _u(name, lo=-2.0, hi=2.0, grad=True, **attrs):
-    return Case(name, lambda lib, x: getattr(lib, name)(x, **attrs), [U(lo, hi)], grad)
+    return Case(name, lambda lib, x: _fn(lib, name, x)(**attrs), [U(lo, hi)], grad)
 
 
 def _b(name, lo=-2.0, hi=2.0, grad=True, shape=(4,)):
-    return Case(name, lambda lib, x, y: getattr(lib, name)(x, y), [U(lo, hi), U(lo, hi, shape)],
+    return Case(name, lambda lib, x, y: _fn(lib, name, x)(y), [U(lo, hi), U(lo, hi, shape)],
                 grad)
 
 
@@ -92,4 +99,26 @@ CASES = [
     Case("scale_", lambda lib, x: x.scale_(2.0, 0.5), [U(-1, 1)]),
     Case("clip_", lambda lib, x: x.clip_(-0.5, 0.5), [U(-1, 1)]),
     Case("square_", lambda lib, x: lib.square_(x), [U(-1, 1)]),
+    # the common arithmetic, for completeness of the recorded list
+    _u("abs_", 0.1, 2), _u("neg_"), _u("exp_"), _u("expm1_"), _u("log_", 0.2, 3),
+    _u("log1p_", -0.5, 3), _u("log2_", 0.2, 3), _u("log10_", 0.2, 3), _u("sqrt_", 0.2, 3),
+    _u("rsqrt_", 0.2, 3), _u("sin_"), _u("cos_"), _u("tan_", -1.2, 1.2), _u("tanh_"),
+    _u("sigmoid_"), _u("reciprocal_", 0.2, 3), _u("floor_"), _u("ceil_"), _u("round_"),
+    _u("trunc_"), Case("relu_", lambda lib, x: F(lib).relu_(x), [U(-2, 2)]),
+    _b("add_"), _b("subtract_"), _b("multiply_"), _b("divide_", 0.2, 2),
+    Case("pow_", lambda lib, x: lib.pow_(x, 1.7), [U(0.5, 2)]),
+    _b("remainder_", 0.3, 2, grad=False), _b("floor_mod_", 0.3, 2, grad=False),
+    Case("floor_divide_", lambda lib, x, y: lib.floor_divide_(x, y),
+         [np.array([7, -7, 9, 4]), np.array([2, 2, -4, 3])], grad=False),
+    Case("masked_fill_", lambda lib, x, m: x.masked_fill_(m, -1.0),
+         [U(-1, 1, (4,)), np.array([True, False, True, False])]),
+    Case("cumprod_", lambda lib, x: lib.cumprod_(x, 1), [U(0.5, 1.5)]),
+    Case("triu_", lambda lib, x: lib.triu_(x, -1), [U(-1, 1)]),
+    Case("logical_and_", lambda lib, x, y: lib.logical_and_(x, y),
+         [np.array([True, False, True, False]), np.array([True, True, False, False])],
+         grad=False),
+    Case("logical_not_", lambda lib, x: lib.logical_not_(x),
+         [np.array([True, False, True])], grad=False),
+    Case("bitwise_xor_", lambda lib, x, y: lib.bitwise_xor_(x, y),
+         [np.array([5, 3, -4, 7]), np.array([1, 2, 1, 0])], grad=False),
 ]
