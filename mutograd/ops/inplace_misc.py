@@ -1,16 +1,18 @@
 """In-place APIs that are not one element-wise formula: ``copy_``, ``cast_``, ``set_``,
-``resize_``/``resize_as_``, ``apply_``, and the function forms of ``detach_`` and
-``requires_grad_``; plus the keyword spellings that differ between the two frameworks
-(``hardtanh(min_val=)``, ``polygamma(n, x)``).
+``resize_``/``resize_as_``, ``reconstruct_from_``, ``apply_``, ``map_``, ``swapaxes_``, and the
+function forms of ``detach_`` and ``requires_grad_``; plus the keyword spellings that differ
+between the two frameworks (``hardtanh(min_val=)``, ``polygamma(n, x)``).
 
 Note [Storage-changing writes]
-    ``cast_``, ``set_`` and a growing ``resize_`` give the tensor a different buffer, so no node
+    ``cast_``, ``set_``, ``reconstruct_from_`` and a growing ``resize_`` give the tensor a
+    different buffer, so no node
     that saved its old buffer can see a wrong value: the old buffer is left as it was. The tensor
     keeps its identity and its version goes up; after ``set_`` it shares ``source``'s counter (a
-    write through either is seen by autograd, DESIGN.md rule 7), after ``cast_`` and a growing
-    ``resize_`` it has a fresh counter that continues from its old version. None of them has a
-    gradient other than ``cast_`` (a cast back), so ``set_``/``resize_``/``apply_`` refuse a
-    tensor that requires grad while grad mode is on, instead of giving a fake gradient.
+    write through either is seen by autograd, DESIGN.md rule 7), after the others it has a fresh
+    counter that continues from its old version (views made before keep the old buffer). None
+    of them has a gradient other than ``cast_`` (a cast back), so ``set_``, ``resize_``,
+    ``apply_`` and ``map_`` refuse a tensor that requires grad while grad mode is on, instead of
+    giving a fake gradient.
 """
 import numpy as np
 
