@@ -6,12 +6,12 @@ between the two frameworks (``hardtanh(min_val=)``, ``polygamma(n, x)``).
 Note [Storage-changing writes]
     ``cast_``, ``set_``, ``reconstruct_from_`` and a growing ``resize_`` give the tensor a
     different buffer, so no node that saved its old buffer can see a wrong value: the old buffer
-    is left as it was. The tensor keeps its identity and its version goes up; after ``set_`` it shares ``source``'s counter (a
-    write through either is seen by autograd, DESIGN.md rule 7), after the others it has a fresh
-    counter that continues from its old version (views made before keep the old buffer). None
-    of them has a gradient other than ``cast_`` (a cast back), so ``set_``, ``resize_``,
-    ``apply_`` and ``map_`` refuse a tensor that requires grad while grad mode is on, instead of
-    giving a fake gradient.
+    is left as it was. The tensor keeps its identity and its version goes up; after ``set_`` it
+    shares ``source``'s counter (a write through either is seen by autograd, DESIGN.md rule 7),
+    after the others it has a fresh counter that continues from its old version (views made
+    before keep the old buffer). None of them has a gradient other than ``cast_`` (a cast back),
+    so ``set_``, ``resize_``, ``apply_`` and ``map_`` refuse a tensor that requires grad while
+    grad mode is on, instead of giving a fake gradient.
 """
 import numpy as np
 
