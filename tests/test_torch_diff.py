@@ -621,9 +621,7 @@ def run_ours(prog):
 
 
 # Known gaps of the core, kept visible here until they are fixed (see the branch report).
-KNOWN = {
-    "bad_broadcast_out_of_place": "ops/registry.py call(): NumPy's ValueError, not ShapeError",
-}
+KNOWN = {}
 
 
 @pytest.mark.parametrize("name", [
