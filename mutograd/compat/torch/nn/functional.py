@@ -54,7 +54,8 @@ from ....ops import functional_inplace as _fi  # (here, apart from the imports a
 
 celu, selu, mish, hardsigmoid, threshold, rrelu = (_fi.celu, _fi.selu, _fi.mish,
                                                    _fi.hardsigmoid, _fi.threshold, _fi.rrelu)
-dropout, dropout1d, dropout2d, dropout3d = _fi.dropout, _fi.dropout1d, _fi.dropout2d, _fi.dropout3d
+# dropout itself comes from mutograd.nn.functional (imported above), with the same signature
+dropout1d, dropout2d, dropout3d = _fi.dropout1d, _fi.dropout2d, _fi.dropout3d
 alpha_dropout, feature_alpha_dropout = _fi.alpha_dropout, _fi.feature_alpha_dropout
 hardswish = _act("hardswish", "x * relu6(x + 3) / 6; ``inplace=True`` writes into ``input``.")
 
