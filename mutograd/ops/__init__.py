@@ -1,15 +1,22 @@
 """The op declarations, and the step that turns them into functions, methods and operators."""
 from ..tensor import Tensor
-from . import (  # noqa: F401
+from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/inplace_api.md)
     composite,
     conventions,
     creation,
     elementwise,
+    fills,
+    functional_inplace,
     indexing,
+    inplace_misc,
     linalg,
+    matrix_updates,
     metadata,
+    more_elementwise,
     reduction,
+    scatter_reduce,
     shaping,
+    special,
     views,
 )
 from .registry import OPS, call, call_inplace, defop  # noqa: F401
@@ -36,6 +43,16 @@ FUNCTIONS = {
     "normal_": creation.normal_,
     **conventions.FUNCTIONS, **metadata.FUNCTIONS,
 }
+ALIASES.update(special.ALIASES)
+ALIASES.update(more_elementwise.ALIASES)
+FUNCTIONS.update(inplace_misc.FUNCTIONS)
+FUNCTIONS.update(functional_inplace.FUNCTIONS)
+FUNCTIONS.update({f.__name__: f for f in (
+    fills.cauchy_, fills.geometric_, fills.log_normal_, fills.random_, fills.fill_diagonal_,
+    matrix_updates.embedding_renorm_,
+    scatter_reduce.scatter_reduce, scatter_reduce.scatter_reduce_,
+    scatter_reduce.put_along_axis, scatter_reduce.put_along_axis_,
+    scatter_reduce.index_reduce, scatter_reduce.index_reduce_)})
 
 
 def _public():
