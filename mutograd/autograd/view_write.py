@@ -10,6 +10,7 @@ Note [Writing through a view]
     geometry) and the op's own saved values, never a copy of the base. The view itself gets a new
     ``grad_fn`` from the base the next time it is used (Note [Views and their history]).
 """
+from ..errors import InplaceError
 from .node import Node
 
 
@@ -53,11 +54,33 @@ def replay(chain, arr, xp):
     return arr
 
 
-def rebase_view(x, op, inputs, arrays, attrs, xp, x_copy):
+def check_layout(v):
+    """Refuse to replay ``v``'s chain when its base's layout changed in place since ``v`` was made.
+
+    The chain finds the view's region in the base by repeating the view ops on the base's shape
+    and strides; on a base that was transposed or reshaped in place (or given new data) it would
+    find the wrong region, so this is an error (Note [Views and their history] in tensor.py).
+    """
+    old, now = v._base_arr, v._base._data
+    if old is None or old is now or (
+            old.shape == now.shape and old.strides == now.strides
+            and old.__array_interface__["data"][0] == now.__array_interface__["data"][0]):
+        return
+    chain = v._view_chain
+    made_by = chain[-1][0].name if chain else "a view op"
+    raise InplaceError(
+        f"this view (made by {made_by}) was taken from a tensor whose layout has changed in "
+        f"place since (it had shape {list(old.shape)} and strides "
+        f"{[s // old.itemsize for s in old.strides]}, it has shape {list(now.shape)} and strides "
+        f"{[s // now.itemsize for s in now.strides]}: t_(), reshape_(), .data = ...). Its "
+        f"gradient cannot be traced back to the base; take the view again after the change.")
+
+
+def rebase_view(x, op, inputs, arrays, attrs, xp, copies):
     """Make ``x._base``'s history a CopySlices node for ``op`` written through view ``x``."""
     from ..ops.registry import _record
     base = x._base
-    inner = _record(op, inputs, arrays, x, attrs, xp, x_copy)
+    inner = _record(op, inputs, arrays, x, attrs, xp, copies)
     old = base.grad_fn
     node = CopySlices((old,) + inner.next[1:])
     node.inner = inner

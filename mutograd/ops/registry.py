@@ -25,6 +25,7 @@ import numpy as np
 from .. import memory
 from ..autograd.grad_mode import _state
 from ..autograd.node import Node, save, save_copy
+from ..autograd.view_write import check_layout
 from ..errors import DTypeError, InplaceError, OverlapError, ShapeError
 from ..tensor import Tensor, _alias, _wrap
 
@@ -275,11 +276,13 @@ def _view_result(op, x, out, attrs):
     v._base = x._base if x._base is not None else x
     v._view_chain = (x._view_chain if x._base is not None else ()) + ((op, attrs),)
     v._view_version = x._counter.value
+    v._base_arr = v._base._data   # the base's layout now (Note [Views and their history])
     return v
 
 
-def _record(op, inputs, arrays, result, attrs, xp, x_copy):
-    """Attach op's backward node to ``result`` (Note [In-place saving] for ``x_copy``)."""
+def _record(op, inputs, arrays, result, attrs, xp, copies=None):
+    """Attach op's backward node to ``result``; ``copies``: input index -> saved copy taken
+    before an in-place write (Note [In-place saving])."""
     mask = 0
     edges = []
     for i, t in enumerate(inputs):
@@ -292,8 +295,8 @@ def _record(op, inputs, arrays, result, attrs, xp, x_copy):
     for name in op.plan(mask):
         if name == "out":
             saved[name] = save(result)
-        elif x_copy is not None and op.index[name] == 0:
-            saved[name] = x_copy
+        elif copies is not None and op.index[name] in copies:
+            saved[name] = copies[op.index[name]]
         else:
             t = inputs[op.index[name]]
             saved[name] = save(t) if isinstance(t, Tensor) else arrays[op.index[name]]
@@ -325,7 +328,8 @@ def call_inplace(op, inputs, attrs):
         check_leaf(x, op.name + "_")
     check_writable(op, x, arrays)
     xp = x._place.xp
-    x_copy = None
+    copies = None
+    overlap = _read_first(x._data, arrays, xp)
     # A write without a gradient formula into a tensor that requires grad gets a zero gradient.
     record = rg and _state.enabled and (op.differentiable or x._rg)
     if record:
@@ -333,15 +337,37 @@ def call_inplace(op, inputs, attrs):
         for i, t in enumerate(inputs):
             if isinstance(t, Tensor) and t._rg and op.grad_fns[i] is not None:
                 mask |= 1 << i
-        if op.inputs[0] in op.plan(mask):   # Note [In-place saving]
-            arr = x._data.copy()
-            x_copy = save_copy(arr, memory.Storage(arr.nbytes, str(x._place)),
-                               x.__dict__.get("name"))
+        plan = op.plan(mask)
+        if x._base is not None:
+            check_layout(x)   # before the write: nothing changes if it is refused
+        for i in [0] + overlap:   # Note [In-place saving], Note [Inputs that overlap the output]
+            if op.inputs[i] in plan:
+                arr = x._data.copy() if i == 0 else arrays[i]
+                copies = copies or {}
+                copies[i] = save_copy(arr, memory.Storage(arr.nbytes, str(x._place)),
+                                      inputs[i].__dict__.get("name"))
     op.fwd(xp, *arrays, out=x._data, **attrs)
     x._counter.bump(op.name + "_")
     if record:
-        rebase(x, op, inputs, arrays, attrs, xp, x_copy)
+        rebase(x, op, inputs, arrays, attrs, xp, copies)
     return x
+
+
+def _read_first(xa, arrays, xp):
+    """Note [Inputs that overlap the output]: copy the inputs that share memory with ``xa``.
+
+    ``x[1:].add_(x[:-1])`` must read ``x[:-1]`` before the write, as NumPy does; and a saved input
+    that the write overwrites would give its gradient formula the new values. So each such input
+    is replaced by a copy taken before the write (kept for backward only when it is saved).
+    Returns the indices of the copied inputs.
+    """
+    found = []
+    for i in range(1, len(arrays)):
+        a = arrays[i]
+        if type(a) is xp.ndarray and a.size and xp.may_share_memory(a, xa):
+            arrays[i] = a.copy()
+            found.append(i)
+    return found
 
 
 def check_leaf(x, what):
@@ -424,14 +450,14 @@ def result_dtype(op, xa, arrays):
     return rt
 
 
-def rebase(x, op, inputs, arrays, attrs, xp, x_copy):
+def rebase(x, op, inputs, arrays, attrs, xp, copies):
     """DESIGN.md rules 5 and 6: an in-place op becomes the new history of ``x`` (or its base)."""
     if x._base is not None:
         from ..autograd.view_write import rebase_view
-        return rebase_view(x, op, inputs, arrays, attrs, xp, x_copy)
+        return rebase_view(x, op, inputs, arrays, attrs, xp, copies)
     old = x.grad_fn
     inputs = list(inputs)
-    node = _record(op, inputs, arrays, x, attrs, xp, x_copy)
+    node = _record(op, inputs, arrays, x, attrs, xp, copies)
     if old is None and x._rg:
         node.next = (x,) + node.next[1:]   # cannot happen for leaves (rule 4); kept for safety
     if old is not None and old.retained is not None:
