@@ -1,7 +1,7 @@
 """The op declarations, and the step that turns them into functions, methods and operators."""
 from ..tensor import Tensor
 from . import elementwise, reduction, linalg, views, shaping, indexing, creation  # noqa: F401
-from . import composite
+from . import composite, scatter
 from .registry import OPS, call, call_inplace, defop  # noqa: F401
 
 # Public names that differ from the op's declared name
@@ -23,7 +23,8 @@ FUNCTIONS = {
     "var": composite.var, "std": composite.std, "softmax": composite.softmax,
     "log_softmax": composite.log_softmax, "einsum": composite.einsum,
     "index_put_": indexing.index_put_, "uniform_": creation.uniform_,
-    "normal_": creation.normal_,
+    "normal_": creation.normal_, "index_put": indexing.index_put,
+    **scatter.FUNCTIONS,
 }
 
 
