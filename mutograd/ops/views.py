@@ -111,13 +111,15 @@ def _expand(xp, x, *, shape):
                          f"or equal to the number of dimensions in the tensor ({x.ndim})")
     full = tuple(x.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(shape))
     try:
-        return xp.broadcast_to(x, full)
+        r = xp.broadcast_to(x, full)
     except ValueError:
         raise ShapeError(f"expand: the expanded size {list(full)} must match the existing size "
                          f"{list(x.shape)} at non-singleton dimensions") from None
+    # broadcast_to's result is read-only; the same strides as a writable view let fills through
+    # (fill_, zero_), while element-wise writes are refused by the overlap rule (DESIGN.md 10)
+    return xp.lib.stride_tricks.as_strided(x, r.shape, r.strides)
 
 
-# broadcast_to's result is read-only in NumPy; writes into it are refused by the overlap rule
 defop("expand", _expand, kind="view", varargs="shape", grad=lambda g: g, inplace=False)
 defop("broadcast_to", _expand, kind="view", grad=lambda g: g, inplace=False, method=False)
 
