@@ -474,3 +474,27 @@ def test_unary_writes_into_strided_columns(dtype, cols, op):
     ref[:, :2] = f(ref[:, :2])
     np.testing.assert_allclose(x.numpy(), ref.astype(dtype), rtol=1e-6)
     assert mg.tensor(1.0).sigmoid().item() == pytest.approx(0.7310585786)
+
+
+def test_write_into_overlapping_as_strided_windows_errors_before_any_change():
+    x = mg.tensor(np.arange(6.0))
+    windows = x.as_strided((3, 2), (1, 1))         # [[0, 1], [1, 2], [2, 3]]
+    with pytest.raises(mg.OverlapError, match="overlapping as_strided windows"):
+        windows.add_(mg.ones(3, 2, dtype="float64"))
+    assert x.numpy().tolist() == list(range(6)) and x._version == 0
+    x.as_strided((2, 3), (3, 1)).mul_(2.0)          # disjoint windows are fine
+    assert x.numpy().tolist() == [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
+
+
+@pytest.mark.parametrize("overlapping", [lambda h: h.unsqueeze(0).expand(4, 3),
+                                         lambda h: h.as_strided((2, 2), (1, 1))],
+                         ids=["expand", "as_strided"])
+def test_fill_through_an_overlapping_view_counts_each_location_once(overlapping):
+    a = mg.tensor(np.arange(3.0), requires_grad=True)
+    val = mg.tensor(2.0, dtype="float64", requires_grad=True)
+    h = a * 1.0
+    overlapping(h).fill_(val)
+    assert h.numpy().tolist() == [2.0, 2.0, 2.0]
+    (h * mg.tensor(np.array([1.0, 10.0, 100.0]))).sum().backward()
+    assert val.grad.item() == 111.0                # each of h's elements was set once
+    assert a.grad.numpy().tolist() == [0.0, 0.0, 0.0]

@@ -10,6 +10,8 @@ Note [Writing through a view]
     geometry) and the op's own saved values, never a copy of the base. The view itself gets a new
     ``grad_fn`` from the base the next time it is used (Note [Views and their history]).
 """
+import numpy as np
+
 from ..errors import InplaceError
 from .node import Node
 
@@ -28,12 +30,24 @@ class CopySlices(Node):
         gb = xp.empty(self.base_shape, self.base_dtype, order=self.base_order)
         gb[...] = g
         region = replay(self.chain, gb, xp)
-        inner_grads = self.inner.apply(region.copy())
+        g_in = region.copy()
+        if internal_overlap(region):    # a fill through an expand: count each location once
+            g_in *= self._first_visits(xp, region.shape)
+        inner_grads = self.inner.apply(g_in)
         if self.next[0] is None:
             return [None] + inner_grads[1:]
         gx = inner_grads[0]
         region[...] = 0 if gx is None else gx
         return [gb] + inner_grads[1:]
+
+    def _first_visits(self, xp, shape):
+        """1 where an element of the region is the first to address its memory location."""
+        ids = xp.empty(self.base_shape, xp.int64, order=self.base_order)
+        ids[...] = xp.arange(ids.size).reshape(self.base_shape)
+        pos = replay(self.chain, ids, xp).ravel()
+        first = xp.zeros(pos.size, bool)
+        first[xp.unique(pos, return_index=True)[1]] = True
+        return first.reshape(shape)
 
     def release(self):
         self.inner.release()
@@ -45,6 +59,30 @@ class CopySlices(Node):
     @saved.setter
     def saved(self, value):
         pass
+
+
+def internal_overlap(a):
+    """Whether two elements of array ``a`` share a memory location (expand, as_strided windows).
+
+    Sorted by stride, a layout has no overlap when each stride steps past everything the smaller
+    strides reach; only when that quick test fails are the addresses counted.
+    """
+    if a.size < 2 or a.flags.c_contiguous or a.flags.f_contiguous:
+        return False
+    dims = sorted((abs(st), n) for st, n in zip(a.strides, a.shape) if n > 1)
+    reach = a.itemsize
+    for st, n in dims:
+        if st < reach:
+            break
+        reach += st * (n - 1)
+    else:
+        return False
+    if dims[0][0] == 0 or a.size > 1 << 22:
+        return True
+    offsets = 0
+    for st, n in dims:
+        offsets = np.add.outer(offsets, np.arange(n) * st)
+    return np.unique(offsets).size < a.size
 
 
 def replay(chain, arr, xp):

@@ -25,7 +25,7 @@ import numpy as np
 from .. import memory
 from ..autograd.grad_mode import _state
 from ..autograd.node import Node, save, save_copy
-from ..autograd.view_write import check_layout
+from ..autograd.view_write import check_layout, internal_overlap
 from ..errors import DTypeError, InplaceError, OverlapError, ShapeError
 from ..tensor import Tensor, _alias, _wrap
 
@@ -417,16 +417,12 @@ def check_writable(op, x, arrays):
             if rt != xa.dtype and not np.can_cast(rt, xa.dtype, "same_kind"):
                 raise DTypeError(f"{op.name}_(): result type {rt} can't be cast to the desired "
                                  f"output type {xa.dtype} of the tensor written in place")
-    if not op.fill and 0 in xa.strides and xa.size > 1 and _overlaps(xa):
+    if not op.fill and internal_overlap(xa):
         raise OverlapError(
             f"{op.name}_(): unsupported operation: more than one element of the written-to "
-            f"tensor refers to a single memory location (an expanded tensor, shape "
-            f"{list(shape)}, strides {list(xa.strides)}). Please clone() the tensor before "
-            f"performing the operation.")
-
-
-def _overlaps(a):
-    return any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
+            f"tensor refers to a single memory location (an expanded tensor or overlapping "
+            f"as_strided windows, shape {list(shape)}, strides {list(xa.strides)}). Please "
+            f"clone() the tensor before performing the operation.")
 
 
 def result_dtype(op, xa, arrays):
