@@ -5,14 +5,14 @@ allocation); gradients of the destination and of the source against float64 fini
 (and PyTorch when installed); in place on a non-leaf and through a view equal to out of place; the
 leaf rule; bad arguments raise before any data changes.
 """
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Optional
 
 import numpy as np
 import pytest
+from helpers import counting, numeric_grad
 
 import mutograd as mg
-from helpers import counting, numeric_grad
 
 X_SHAPE = (3, 4)
 MASK = np.array([[True, False, True, False], [False, False, True, True],
@@ -55,7 +55,7 @@ class Case:
     id: str
     name: str                   # mg.<name>, Tensor.<name>, Tensor.<name>_
     before: tuple               # positional arguments before the source (dim, index, ...)
-    src_shape: Optional[tuple]  # the source's shape; None: a Python number (no gradient)
+    src_shape: tuple | None  # the source's shape; None: a Python number (no gradient)
     ref: Callable               # ref(x, src) -> the result
     after: tuple = ()
     kw: dict = field(default_factory=dict)

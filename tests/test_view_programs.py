@@ -20,11 +20,11 @@ from hypothesis import strategies as st
 
 import mutograd as mg
 
-settings.register_profile("views-ci", max_examples=int(os.environ.get("VIEW_PROGRAMS", 250)),
+settings.register_profile("views-ci", max_examples=int(os.environ.get("VIEW_PROGRAMS", "250")),
                           deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # The slow-marked sweep: a small sample by default, thousands with VIEW_PROGRAMS_NIGHTLY=5000.
 settings.register_profile("views-nightly",
-                          max_examples=int(os.environ.get("VIEW_PROGRAMS_NIGHTLY", 40)),
+                          max_examples=int(os.environ.get("VIEW_PROGRAMS_NIGHTLY", "40")),
                           deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 SHAPE = (3, 4)

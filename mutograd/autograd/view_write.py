@@ -19,7 +19,7 @@ from .node import Node
 class CopySlices(Node):
     """Backward of an in-place op applied through a view of a base tensor."""
 
-    __slots__ = ("inner", "chain", "xp", "base_shape", "base_dtype", "base_order")
+    __slots__ = ("base_dtype", "base_order", "base_shape", "chain", "inner", "xp")
 
     def name(self):
         return f"CopySlices({self.inner.name()})"
