@@ -508,3 +508,15 @@ def test_using_an_old_view_after_the_base_got_new_data_is_refused_with_grad():
         v * 1.0
     with mg.no_grad():
         np.testing.assert_array_equal((v * 1.0).numpy(), A[1])   # the old storage's values
+
+
+def test_an_old_view_is_fine_when_its_chain_still_finds_its_region():
+    a, h = _base()
+    v = h[1:, ::2]
+    with mg.no_grad():
+        h.data = h.detach()[...]            # a new array object over the same memory and layout
+    v.mul_(3.0)
+    (h * mg.tensor(W)).sum().backward()
+    expected = W.copy()
+    expected[1:, ::2] *= 3
+    np.testing.assert_allclose(a.grad.numpy(), expected)

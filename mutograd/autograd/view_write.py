@@ -93,16 +93,28 @@ def replay(chain, arr, xp):
 
 
 def check_layout(v):
-    """Refuse to replay ``v``'s chain when its base's layout changed in place since ``v`` was made.
+    """Refuse to replay ``v``'s chain when it no longer finds ``v``'s region in its base.
 
-    The chain finds the view's region in the base by repeating the view ops on the base's shape
-    and strides; on a base that was transposed or reshaped in place (or given new data) it would
-    find the wrong region, so this is an error (Note [Views and their history] in tensor.py).
+    The chain finds the view's region by repeating the view ops on the base's array. When the
+    base's array was replaced since ``v`` was made (a new layout from ``t_()``/``reshape_()``, new
+    data from ``x.data = t``), the chain is replayed once on the new array: if it gives exactly
+    ``v``'s memory it is still good; otherwise using ``v`` with grad would send its gradient to
+    the wrong place, so this is an error (Note [Views and their history] in tensor.py).
     """
-    old, now = v._base_arr, v._base._data
-    if old is None or old is now or (
-            old.shape == now.shape and old.strides == now.strides
-            and old.__array_interface__["data"][0] == now.__array_interface__["data"][0]):
+    base = v._base
+    old, now = v._base_arr, base._data
+    if old is None or old is now:
+        return
+    from ..tensor import _address
+    mine = v._data
+    try:
+        r = replay(v._view_chain, now, base._place.xp)
+        same = (r.shape == mine.shape and r.strides == mine.strides
+                and _address(r) == _address(mine))
+    except Exception:   # the chain does not even apply to the new layout
+        same = False
+    if same:
+        v._base_arr = now
         return
     chain = v._view_chain
     made_by = chain[-1][0].name if chain else "a view op"
