@@ -520,3 +520,27 @@ def test_an_old_view_is_fine_when_its_chain_still_finds_its_region():
     expected = W.copy()
     expected[1:, ::2] *= 3
     np.testing.assert_allclose(a.grad.numpy(), expected)
+
+
+def test_a_disjoint_sibling_as_the_other_input_keeps_its_values_and_gradient():
+    # PyTorch refuses this at backward; the sibling's memory is not written, so the saved
+    # reference is still right and mutograd computes the gradient.
+    a, h = _base()
+    h[0].mul_(h[2])
+    (h * mg.tensor(W)).sum().backward()
+    expected = W.copy()
+    expected[0] = W[0] * A[2]
+    expected[2] = W[2] + W[0] * A[0]
+    np.testing.assert_allclose(a.grad.numpy(), expected, rtol=1e-12)
+
+
+def test_index_put_function_method_and_inplace_forms():
+    idx = (mg.tensor(np.array([0, 2])), mg.tensor(np.array([1, 3])))
+    x = mg.tensor(A)
+    out = mg.index_put(x, idx, mg.tensor(np.array([5.0, 6.0])))
+    meth = x.index_put(idx, mg.tensor(np.array([5.0, 6.0])))
+    assert x._version == 0
+    y = x.index_put_(idx, mg.tensor(np.array([5.0, 6.0])))
+    assert y is x and x._version == 1
+    for r in (out, meth, x):
+        assert r.numpy()[0, 1] == 5.0 and r.numpy()[2, 3] == 6.0
