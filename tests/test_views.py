@@ -306,10 +306,11 @@ LEAF_WRITES = [
 def test_write_through_a_view_of_a_leaf_names_the_view_op(case):
     _, write, op, view_op = case
     a = mg.tensor(A, requires_grad=True)
-    with pytest.raises(mg.InplaceError, match=rf"a view of a leaf Variable that requires grad.*"
-                                              rf"\({op} on a view made by {view_op} of a leaf "
-                                              rf"tensor of shape \[3, 4\]\)"):
+    with pytest.raises(mg.InplaceError, match="a view of a leaf Variable that requires grad") \
+            as e:
         write(a)
+    msg = str(e.value)                      # names the op, the view op and the leaf
+    assert op in msg and f"made by {view_op}" in msg and "[3, 4]" in msg, msg
     np.testing.assert_array_equal(a.numpy(), A)
     assert a._version == 0
     with mg.no_grad():
@@ -319,7 +320,7 @@ def test_write_through_a_view_of_a_leaf_names_the_view_op(case):
 
 def test_item_assignment_on_a_leaf_is_refused_and_allowed_under_no_grad():
     a = mg.tensor(A, requires_grad=True)
-    with pytest.raises(mg.InplaceError, match=r"a leaf Variable that requires grad.*index_put_"):
+    with pytest.raises(mg.InplaceError, match=r"a leaf Variable that requires grad"):
         a[0] = 1.0
     assert a._version == 0 and a.numpy()[0, 0] == A[0, 0]
     with mg.no_grad():
