@@ -5,8 +5,8 @@ allocation); gradients of the destination and of the source against float64 fini
 (and PyTorch when installed); in place on a non-leaf and through a view equal to out of place; the
 leaf rule; bad arguments raise before any data changes.
 """
-from collections.abc import Callable
 import gc
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
