@@ -1,5 +1,5 @@
 """Writes at computed positions: index_add, index_fill, index_copy, scatter, scatter_add,
-masked_scatter, put and index_put (``x[index] = value`` is in indexing.py).
+masked_scatter and put (``x[index] = value`` and ``index_put`` are in indexing.py).
 
 Each is one ``defop`` declaration, so it gets an out-of-place function, an in-place ``op_`` form,
 a backward node and the in-place machinery (leaf rule, version bump, writes through views). The
