@@ -566,3 +566,16 @@ def test_index_put_function_method_and_inplace_forms():
     assert y is x and x._version == 1
     for r in (out, meth, x):
         assert r.numpy()[0, 1] == 5.0 and r.numpy()[2, 3] == 6.0
+
+
+def test_a_view_taken_under_no_grad_and_written_with_grad_updates_the_base_history():
+    a, h = _base()
+    with mg.no_grad():
+        v = h[:2]
+    assert not v.requires_grad
+    v.mul_(3.0)
+    assert isinstance(h.grad_fn, CopySlices)
+    (h * mg.tensor(W)).sum().backward()
+    expected = W.copy()
+    expected[:2] *= 3
+    np.testing.assert_allclose(a.grad.numpy(), expected)

@@ -326,6 +326,11 @@ def call_inplace(op, inputs, attrs):
             arrays.append(_as_array(x._place.xp, t))
     if _state.enabled:
         check_leaf(x, op.name + "_")
+        if x._base is not None and not x._rg and x._base._rg:
+            # a view taken under no_grad() of a base that requires grad: the write changes the
+            # base, so it must enter the base's history (Note [Writing through a view])
+            x._refresh_view()
+            rg = True
     check_writable(op, x, arrays)
     xp = x._place.xp
     copies = None
