@@ -301,6 +301,8 @@ class Tensor:
         self._data = value._data
         self._storage = value._storage
         self._counter.bump("data=")
+        if self._base is not None:   # its memory is no longer in its base: no longer a view
+            self._base = None
 
     def _refresh_view(self):
         """Note [Views and their history]: regenerate grad_fn from the base after a write."""

@@ -579,3 +579,15 @@ def test_a_view_taken_under_no_grad_and_written_with_grad_updates_the_base_histo
     expected = W.copy()
     expected[:2] *= 3
     np.testing.assert_allclose(a.grad.numpy(), expected)
+
+
+def test_setting_data_on_a_view_makes_it_a_tensor_of_its_own():
+    a, h = _base()
+    v = h[1]
+    v.data = mg.tensor(np.zeros(4))
+    assert not v._is_view()
+    v.mul_(2.0)                              # writes the new storage, not h
+    np.testing.assert_array_equal(h.numpy(), A)
+    assert not isinstance(h.grad_fn, CopySlices)
+    (h * mg.tensor(W)).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), W)
