@@ -3,7 +3,8 @@
 Each program starts from ``h = a * 1`` (``a`` a 3x4 leaf) and runs random steps: take a view of a
 live view (slices with steps, select, narrow, transpose, permute, t, diagonal, view, unsqueeze,
 squeeze, as_strided, split/chunk/unbind outputs), write into a view in place (unary ops, binary
-ops with another view or a leaf that requires grad, item assignment), or compute an ordinary
+ops with another view or a leaf that requires grad, item assignment, masked_fill_,
+index_add_, index_fill_), or compute an ordinary
 result from a view. It ends with a reduction over ``h`` and the ordinary results.
 
 The rewrite keeps the base as a plain value ``B`` and each view as a map of flat positions into
@@ -116,7 +117,10 @@ def _run(seed, steps, data):
     saved_ref = stale = False
     for _ in range(steps):
         v, pos, name = views[int(rng.integers(len(views)))]
-        kind = rng.choice(["view", "view", "unary", "binary", "leaf", "setitem", "ordinary"])
+        kind = rng.choice(["view", "view", "unary", "binary", "leaf", "setitem", "scatter",
+                           "ordinary"])
+        if kind == "scatter" and (v.ndim == 0 or v.shape[0] == 0):
+            kind = "unary"
         if kind not in ("view", "ordinary"):
             stale = stale or saved_ref
         if kind == "view":
@@ -150,6 +154,24 @@ def _run(seed, steps, data):
             getattr(v, which)(l1 * 1.0)
             fn.write(pos, getattr(fn.read(pos), which[:-1])(l2 * 1.0))
             log.append(f"{name}.{which}(leaf{w.shape})")
+        elif kind == "scatter":
+            which = rng.choice(["masked_fill_", "index_add_", "index_fill_"])
+            n0 = v.shape[0]
+            idx = mg.tensor(rng.integers(0, n0, size=3))          # repeats allowed
+            if which == "masked_fill_":
+                m = mg.tensor(rng.random(tuple(v.shape)) > 0.5)
+                v.masked_fill_(m, -0.5)
+                fn.write(pos, fn.read(pos).masked_fill(m, -0.5))
+            elif which == "index_fill_":
+                v.index_fill_(0, idx, 0.75)
+                fn.write(pos, fn.read(pos).index_fill(0, idx, 0.75))
+            else:
+                w = rng.uniform(-1, 1, (3,) + tuple(v.shape)[1:])
+                l1, l2 = mg.tensor(w, requires_grad=True), mg.tensor(w, requires_grad=True)
+                leaves.append((l1, l2))
+                v.index_add_(0, idx, l1 * 1.0, alpha=0.5)
+                fn.write(pos, fn.read(pos).index_add(0, idx, l2 * 1.0, alpha=0.5))
+            log.append(f"{name}.{which}(...)")
         elif kind == "setitem":
             if v.ndim == 0 or v.shape[0] == 0:
                 idx = ...
@@ -233,5 +255,6 @@ def test_the_generator_covers_every_kind_of_step():
     text = "\n".join("\n".join(log) for log in logs)
     for piece in ("select", "narrow", "[::2]", "split", "chunk", "unbind", "transpose",
                   "permute", "diagonal", ".t", "view(-1)", "as_strided", "unsqueeze",
-                  "exp_()", "add_(", "mul_(leaf", "] = 0.25", "] = leaf", "exp(h"):
+                  "exp_()", "add_(", "mul_(leaf", "] = 0.25", "] = leaf", "exp(h",
+                  "masked_fill_", "index_add_", "index_fill_"):
         assert piece in text, piece
