@@ -3,9 +3,9 @@
 Each program starts from ``h = a * 1`` (``a`` a 3x4 leaf) and runs random steps: take a view of a
 live view (slices with steps, select, narrow, transpose, permute, t, diagonal, view, unsqueeze,
 squeeze, as_strided, split/chunk/unbind outputs), write into a view in place (unary ops, binary
-ops with another view or a leaf that requires grad, item assignment, masked_fill_,
-index_add_, index_fill_), or compute an ordinary
-result from a view. It ends with a reduction over ``h`` and the ordinary results.
+ops with another view or a leaf that requires grad, item assignment, masked_fill_, index_add_,
+index_fill_), or compute an ordinary result from a view. It ends with a reduction over ``h`` and
+the ordinary results.
 
 The rewrite keeps the base as a plain value ``B`` and each view as a map of flat positions into
 ``B`` (the same view ops applied to ``arange``). Reading a view gathers ``B`` at its map; writing
