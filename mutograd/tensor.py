@@ -64,7 +64,6 @@ class Tensor:
                  "__dict__", "__weakref__")
 
     _place = CPU
-    _view_chain = None
     _view_version = 0
     _base_arr = None
     _grad = None
@@ -164,6 +163,31 @@ class Tensor:
 
     def _is_view(self):
         return self._base is not None
+
+    @property
+    def _view_chain(self):
+        """The view ops that make this view from its base's *current* geometry.
+
+        When the base's own shape was changed in place after this view was made (``t_()``,
+        ``reshape_()``, ...; Note [Metadata in place] in ops/metadata.py), the steps that undo
+        those changes come first.
+        """
+        d = self.__dict__
+        chain = d.get("_chain")
+        if chain is None or self._base is None:
+            return chain
+        log = self._base.__dict__.get("_geom_log")
+        at = d.get("_geom_at", 0)
+        if log and len(log) > at:
+            return tuple(reversed(log[at:])) + chain
+        return chain
+
+    @_view_chain.setter
+    def _view_chain(self, chain):
+        d = self.__dict__
+        d["_chain"] = chain
+        log = self._base.__dict__.get("_geom_log") if self._base is not None else None
+        d["_geom_at"] = len(log) if log else 0
 
     # ---- autograd metadata ------------------------------------------------------------------
 

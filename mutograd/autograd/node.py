@@ -116,14 +116,13 @@ class Node:
 
     def unpack(self, key):
         """The array saved under ``key``, after checking its version (Note [Saved versions])."""
-        saved = self.saved
-        if saved is _FREED:
+        rec = self.saved[key]
+        if rec is _FREED:
             raise BackwardError(
                 f"Trying to backward through the graph a second time (or directly access saved "
                 f"tensors after they have already been freed): {self.name()} freed its saved "
                 f"values after the first backward. Pass retain_graph=True to the first "
                 f"backward() if you need to run it again.")
-        rec = saved[key]
         if type(rec) is not tuple:
             return rec
         counter = rec[1]
@@ -132,8 +131,12 @@ class Node:
         return rec[0]
 
     def release(self):
-        if self.saved:
-            self.saved = _FREED
+        # Only saved tensors are freed; constants (a Python scalar operand, an array that is not
+        # a tensor) stay, so a graph that saves no tensor can be run backward again, as in
+        # PyTorch: ``y = (x * 2).sum(); y.backward(); y.backward()`` works.
+        saved = self.saved
+        if saved:
+            self.saved = {k: _FREED if type(v) is tuple else v for k, v in saved.items()}
 
     def register_prehook(self, hook):
         if self.pre_hooks is None:

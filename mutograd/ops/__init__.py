@@ -1,7 +1,18 @@
 """The op declarations, and the step that turns them into functions, methods and operators."""
 from ..tensor import Tensor
-from . import elementwise, reduction, linalg, views, shaping, indexing, creation  # noqa: F401
-from . import composite, scatter
+from . import (  # noqa: F401
+    composite,
+    conventions,
+    creation,
+    elementwise,
+    indexing,
+    linalg,
+    metadata,
+    reduction,
+    scatter,
+    shaping,
+    views,
+)
 from .registry import OPS, call, call_inplace, defop  # noqa: F401
 
 # Public names that differ from the op's declared name
@@ -23,8 +34,9 @@ FUNCTIONS = {
     "var": composite.var, "std": composite.std, "softmax": composite.softmax,
     "log_softmax": composite.log_softmax, "einsum": composite.einsum,
     "index_put_": indexing.index_put_, "uniform_": creation.uniform_,
-    "normal_": creation.normal_, "index_put": indexing.index_put,
-    **scatter.FUNCTIONS,
+    "normal_": creation.normal_,
+    "index_put": indexing.index_put,
+    **conventions.FUNCTIONS, **metadata.FUNCTIONS, **scatter.FUNCTIONS,
 }
 
 
@@ -53,6 +65,7 @@ _NOT_METHODS = {"cat", "stack", "einsum", "where", "broadcast_to"}
 for _name, _fn in PUBLIC.items():
     if _name not in _NOT_METHODS and not hasattr(Tensor, _name):
         setattr(Tensor, _name, _fn)
+Tensor.where = conventions.METHODS["where"]
 Tensor.broadcast_to = lambda self, *shape: call(
     OPS["expand"], [self], {"shape": tuple(shape[0]) if len(shape) == 1 else shape})
 

@@ -6,7 +6,7 @@ the strides allow and copies otherwise, as in PyTorch; ``view`` refuses to copy.
 """
 from ..errors import ShapeError
 from ..tensor import Tensor
-from .registry import call, defop, OPS
+from .registry import OPS, call, defop
 
 
 def _reshape(xp, x, *, shape):
@@ -33,7 +33,7 @@ def _view(xp, x, *, shape):
         raise ShapeError(f"shape {list(shape)} is invalid for input of size {x.size}") from None
 
 
-_back = lambda g, x_shape: g.reshape(x_shape)  # noqa: E731  (the gradient of every reshape)
+_back = lambda g, x_shape: g.reshape(x_shape)   # the gradient of every reshape
 
 defop("reshape", _reshape, kind="view", varargs="shape", result="maybe_view", grad=_back,
       inplace=False)
@@ -115,9 +115,12 @@ def _expand(xp, x, *, shape):
     except ValueError:
         raise ShapeError(f"expand: the expanded size {list(full)} must match the existing size "
                          f"{list(x.shape)} at non-singleton dimensions") from None
-    # broadcast_to's result is read-only; the same strides as a writable view let fills through
-    # (fill_, zero_), while element-wise writes are refused by the overlap rule (DESIGN.md 10)
-    return xp.lib.stride_tricks.as_strided(x, r.shape, r.strides)
+    if x.flags.writeable:
+        # broadcast_to's result is read-only; the same geometry made writable lets fill_/zero_
+        # (well defined on repeated elements) write, while element-wise writes are refused by
+        # the overlap rule (registry.check_writable)
+        r = xp.lib.stride_tricks.as_strided(x, r.shape, r.strides)
+    return r
 
 
 defop("expand", _expand, kind="view", varargs="shape", grad=lambda g: g, inplace=False)
