@@ -20,8 +20,10 @@ import numpy as np
 from . import dtypes, memory
 from .autograd.grad_mode import _state
 from .autograd.node import VersionCounter
+from .autograd.sites import here
 from .errors import BackwardError, InplaceError
 from .places import CPU
+from .strict import export
 
 _ndarray = np.ndarray
 _new = object.__new__
@@ -210,6 +212,8 @@ class Tensor:
                     "use a computed variable in a subgraph that doesn't require differentiation "
                     "use var_no_grad = var.detach().")
             return
+        if flag and not self._rg:   # where a leaf was made, for the leaf error (cheap: only here)
+            self.__dict__["_site"] = here(2)
         self._rg = flag
 
     def requires_grad_(self, requires_grad=True):
@@ -348,13 +352,13 @@ class Tensor:
     # ---- conversion -------------------------------------------------------------------------
 
     def numpy(self):
-        """The data as a NumPy array sharing memory with the tensor."""
-        return self._data
+        """The data as a NumPy array sharing memory with the tensor (read-only in strict mode)."""
+        return export(self._data)
 
     def __array__(self, dtype=None, copy=None):
         if dtype is not None and dtype != self._data.dtype:
             return self._data.astype(dtype)
-        return self._data.copy() if copy else self._data
+        return self._data.copy() if copy else export(self._data)
 
     def item(self):
         if self._data.size != 1:
@@ -397,7 +401,7 @@ class Tensor:
         return (self[i] for i in range(self._data.shape[0]))
 
     def __dlpack__(self, stream=None, **kwargs):
-        return self._data.__dlpack__(**kwargs)
+        return export(self._data).__dlpack__(**kwargs)
 
     def __dlpack_device__(self):
         return self._data.__dlpack_device__()

@@ -7,7 +7,9 @@ gives an array that is not owned, which is copied before anything writes into it
 """
 
 from ..errors import BackwardError
+from . import anomaly
 from .grad_mode import _state
+from .sites import Flags
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, inputs=None, scalar_only=False):
@@ -140,6 +142,7 @@ def _run(roots, retain_graph, only, accumulate):
     ready = list(dict.fromkeys(ready))
     prev = _state.enabled
     _state.enabled = False
+    checked = Flags.anomaly
     try:
         while ready:
             node = ready.pop()
@@ -159,7 +162,7 @@ def _run(roots, retain_graph, only, accumulate):
                 owned = False
             skip = targets is not None and node not in needed
             if not skip:
-                grads = node.apply(g)
+                grads = node.apply(g) if not checked else anomaly.checked_apply(node, g)
                 passed = False
                 for e, gi in zip(node.next, grads):
                     if e is None or gi is None:

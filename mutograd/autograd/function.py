@@ -17,6 +17,7 @@
 
 Saved tensors are version-checked like every other saved value (Note [Saved versions]).
 """
+from . import sites
 from .grad_mode import _state, no_grad
 from .node import Node, save
 
@@ -38,10 +39,10 @@ class FunctionCtx:
     def saved_tensors(self):
         from .node import stale_error
         out = []
-        for rec in self._saved:
+        for i, rec in enumerate(self._saved):
             if type(rec) is tuple:
                 if rec[1].value != rec[2]:
-                    raise stale_error(self._node, rec)
+                    raise stale_error(self._node, rec, i)
                 out.append(_from_record(rec))
             else:
                 out.append(rec)
@@ -117,6 +118,8 @@ class Function:
             node.shapes = tuple(a.shape if isinstance(a, Tensor) else () for a in args)
             node.xp = tensors[0]._place.xp
             ctx._node = node
+            if ctx._saved:   # where the node was made, for a stale-value error
+                node.created_at = sites.here(2)
             node.outputs = None
             if several:
                 _attach_outputs(node, [o for o in out if isinstance(o, Tensor)])

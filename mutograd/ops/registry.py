@@ -23,6 +23,7 @@ import inspect
 import numpy as np
 
 from .. import memory
+from ..autograd.explain import leaf_error
 from ..autograd.grad_mode import _state
 from ..autograd.node import Node, save, save_copy
 from ..autograd.view_write import check_layout, internal_overlap
@@ -402,23 +403,9 @@ def check_leaf(x, what):
     base = x._base
     if base is None:
         if x._rg and x.grad_fn is None:
-            raise InplaceError(
-                f"a leaf Variable that requires grad is being used in an in-place operation "
-                f"({what} on a leaf tensor of shape {list(x.shape)}{_named(x)}). Leaf Var that "
-                f"doesn't stop gradient can't use inplace strategy. Write it under no_grad() "
-                f"(parameter init, optimizer steps) or write into a clone().")
+            raise leaf_error(x, what)
     elif base._rg and base.grad_fn is None:
-        view_op = x._view_chain[-1][0].name if x._view_chain else "a view"
-        raise InplaceError(
-            f"a view of a leaf Variable that requires grad is being used in an in-place "
-            f"operation ({what} on a view made by {view_op} of a leaf tensor of shape "
-            f"{list(base.shape)}{_named(base)}). Write it under no_grad(), or write into a "
-            f"clone() of the leaf.")
-
-
-def _named(t):
-    name = t.__dict__.get("name")
-    return f" named '{name}'" if name else ""
+        raise leaf_error(x, what)
 
 
 def check_writable(op, x, arrays):
@@ -485,6 +472,7 @@ def rebase(x, op, inputs, arrays, attrs, xp, copies):
         node.next = (x,) + node.next[1:]   # cannot happen for leaves (rule 4); kept for safety
     if old is not None and old.retained is not None:
         node.retained, old.retained = old.retained, None
+    node.rebased = True   # for graph(): history rewritten by an in-place op
     x.grad_fn = node
     x._rg = True
     return node

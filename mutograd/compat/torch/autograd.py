@@ -1,5 +1,6 @@
 """``torch.autograd``: ``Function``, ``grad``, ``backward`` and the grad-mode switches."""
 from ...autograd import engine as _engine
+from ...autograd.anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from ...autograd.function import Function, FunctionCtx
 from ...autograd.grad_mode import (
     enable_grad,
@@ -9,8 +10,9 @@ from ...autograd.grad_mode import (
     set_grad_enabled,
 )
 
-__all__ = ["Function", "FunctionCtx", "backward", "enable_grad", "grad", "inference_mode",
-           "is_grad_enabled", "no_grad", "set_grad_enabled"]
+__all__ = ["Function", "FunctionCtx", "backward", "detect_anomaly", "enable_grad", "grad",
+           "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "no_grad",
+           "set_detect_anomaly", "set_grad_enabled"]
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
