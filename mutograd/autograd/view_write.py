@@ -111,7 +111,7 @@ def check_layout(v):
         r = replay(v._view_chain, now, base._place.xp)
         same = (r.shape == mine.shape and r.strides == mine.strides
                 and _address(r) == _address(mine))
-    except Exception:   # the chain does not even apply to the new layout
+    except (ValueError, TypeError, IndexError):   # the chain does not apply to the new layout
         same = False
     if same:
         v._base_arr = now
