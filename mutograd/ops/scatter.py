@@ -403,7 +403,7 @@ def _forms(name, parse):
 
     function.__name__ = function.__qualname__ = name
     inplace.__name__ = inplace.__qualname__ = name + "_"
-    function.__doc__ = f"``{name}`` out of place (see the module docstring of mutograd.ops.scatter)."
+    function.__doc__ = f"``{name}`` out of place (see the docstring of mutograd.ops.scatter)."
     inplace.__doc__ = f"``{name}`` written into its first argument, which is returned."
     return {name: function, name + "_": inplace}
 
