@@ -2,7 +2,8 @@
 
 Each program starts from ``h = a * 1`` (``a`` a 3x4 leaf) and runs random steps: take a view of a
 live view (slices with steps, select, narrow, transpose, permute, t, diagonal, view, unsqueeze,
-squeeze, as_strided, split/chunk/unbind outputs), write into a view in place (unary ops, binary
+squeeze, as_strided, split/chunk/unbind outputs), change a view's own geometry in place (t_, transpose_,
+reshape_, squeeze_, unsqueeze_), write into a view in place (unary ops, binary
 ops with another view or a leaf that requires grad, item assignment, masked_fill_, index_add_,
 index_fill_), or compute an ordinary result from a view. It ends with a reduction over ``h`` and
 the ordinary results.
@@ -94,6 +95,22 @@ def _view_steps(shape, contiguous):
     return ops
 
 
+def _meta_steps(shape, contiguous):
+    """In-place view ops for a tensor of ``shape``: (description, in place, out of place)."""
+    nd = len(shape)
+    ops = [("squeeze", lambda t: t.squeeze_(), lambda t: t.squeeze())]
+    if nd < 4:
+        ops.append(("unsqueeze(0)", lambda t: t.unsqueeze_(0), lambda t: t.unsqueeze(0)))
+    if nd <= 2:
+        ops.append(("t", lambda t: t.t_(), lambda t: t.t()))
+    if nd >= 2:
+        ops.append(("transpose(0,-1)", lambda t: t.transpose_(0, nd - 1),
+                    lambda t: t.transpose(0, nd - 1)))
+    if contiguous:
+        ops.append(("reshape(-1)", lambda t: t.reshape_(-1), lambda t: t.reshape(-1)))
+    return ops
+
+
 UNARY = [("exp_", "exp"), ("sin_", "sin"), ("tanh_", "tanh"), ("sigmoid_", "sigmoid"),
          ("neg_", "neg"), ("square_", "square")]
 
@@ -118,11 +135,20 @@ def _run(seed, steps, data):
     for _ in range(steps):
         v, pos, name = views[int(rng.integers(len(views)))]
         kind = rng.choice(["view", "view", "unary", "binary", "leaf", "setitem", "scatter",
-                           "ordinary"])
+                           "meta", "ordinary"])
         if kind == "scatter" and (v.ndim == 0 or v.shape[0] == 0):
             kind = "unary"
-        if kind not in ("view", "ordinary"):
+        if kind not in ("view", "ordinary", "meta"):   # metadata writes keep saved values valid
             stale = stale or saved_ref
+        if kind == "meta":
+            # an in-place view op changes the tensor's own geometry (and, on h, the base's)
+            ops = _meta_steps(tuple(v.shape), v.is_contiguous())
+            desc, f_, f = ops[int(rng.integers(len(ops)))]
+            i = next(k for k, e in enumerate(views) if e[0] is v)
+            f_(v)
+            views[i] = (v, f(mg.tensor(pos)).numpy().copy(), f"{name}.{desc}")
+            log.append(f"{name}.{desc}_")
+            continue
         if kind == "view":
             ops = _view_steps(tuple(v.shape), v.is_contiguous())
             desc, f = ops[int(rng.integers(len(ops)))]
@@ -205,20 +231,22 @@ def _run(seed, steps, data):
     if data is not None:
         data.append(log)
     wts = np.random.default_rng(seed + 1)
-    W = mg.tensor(wts.standard_normal(SHAPE))
+    h_pos = views[0][1]                   # h's own map: t_()/reshape_() may have changed it
+    h2 = fn.read(h_pos)
+    W = mg.tensor(wts.standard_normal(tuple(h.shape)))
     loss1 = (h * W).sum()
-    loss2 = (fn.B * W).sum()
+    loss2 = (h2 * W).sum()
     for o1, o2 in zip(outs1, outs2):
         wo = mg.tensor(wts.standard_normal(tuple(o1.shape)))
         loss1 = loss1 + (o1 * wo).sum()
         loss2 = loss2 + (o2 * wo).sum()
     # overflow (repeated exp_ and square_) makes inf/nan whose placement is not the point here
-    finite = all(np.all(np.abs(t.numpy()) < 1e8) for t in [h, fn.B] + outs1 + outs2)
+    finite = all(np.all(np.abs(t.numpy()) < 1e8) for t in [h, h2] + outs1 + outs2)
     if data is None:
         assume(finite)
     elif not finite:
         return
-    np.testing.assert_allclose(h.numpy(), fn.B.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(h.numpy(), h2.numpy(), rtol=1e-10, atol=1e-12)
     for o1, o2 in zip(outs1, outs2):
         np.testing.assert_allclose(o1.numpy(), o2.numpy(), rtol=1e-10, atol=1e-12)
     if stale:
@@ -256,5 +284,5 @@ def test_the_generator_covers_every_kind_of_step():
     for piece in ("select", "narrow", "[::2]", "split", "chunk", "unbind", "transpose",
                   "permute", "diagonal", ".t", "view(-1)", "as_strided", "unsqueeze",
                   "exp_()", "add_(", "mul_(leaf", "] = 0.25", "] = leaf", "exp(h",
-                  "masked_fill_", "index_add_", "index_fill_"):
+                  "masked_fill_", "index_add_", "index_fill_", ".t_", "reshape(-1)_"):
         assert piece in text, piece
