@@ -2,9 +2,9 @@
 
 Each program starts from ``h = a * 1`` (``a`` a 3x4 leaf) and runs random steps: take a view of a
 live view (slices with steps, select, narrow, transpose, permute, t, diagonal, view, unsqueeze,
-squeeze, as_strided, split/chunk/unbind outputs), change a view's own geometry in place (t_, transpose_,
-reshape_, squeeze_, unsqueeze_), write into a view in place (unary ops, binary
-ops with another view or a leaf that requires grad, item assignment, masked_fill_, index_add_,
+squeeze, as_strided, split/chunk/unbind outputs), change a view's own geometry in place (t_,
+transpose_, reshape_, squeeze_, unsqueeze_), write into a view in place (unary ops, binary ops
+with another view or a leaf that requires grad, item assignment, masked_fill_, index_add_,
 index_fill_), or compute an ordinary result from a view. It ends with a reduction over ``h`` and
 the ordinary results.
 
