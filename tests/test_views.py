@@ -591,3 +591,21 @@ def test_setting_data_on_a_view_makes_it_a_tensor_of_its_own():
     assert not isinstance(h.grad_fn, CopySlices)
     (h * mg.tensor(W)).sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), W)
+
+
+def test_old_view_after_several_geometry_changes_with_unit_dimensions():
+    # replaying the chain gives strides that differ only on length-1 dimensions: the same memory
+    a, h = _base()
+    h.unsqueeze_(0)
+    h.transpose_(0, -1)                       # (4, 3, 1)
+    d = h.diagonal()
+    d.sin_()
+    h.unsqueeze_(0)                           # (1, 4, 3, 1)
+    d.mul_(2.0)
+    expected = A.copy()
+    expected[[0, 1, 2], [0, 1, 2]] = 2 * np.sin(A[[0, 1, 2], [0, 1, 2]])
+    np.testing.assert_allclose(h.numpy()[0, :, :, 0].T, expected)
+    (h * mg.tensor(W.T[None, :, :, None])).sum().backward()
+    g = W.copy()
+    g[[0, 1, 2], [0, 1, 2]] *= 2 * np.cos(A[[0, 1, 2], [0, 1, 2]])
+    np.testing.assert_allclose(a.grad.numpy(), g)

@@ -109,8 +109,8 @@ def check_layout(v):
     mine = v._data
     try:
         r = replay(v._view_chain, now, base._place.xp)
-        same = (r.shape == mine.shape and r.strides == mine.strides
-                and _address(r) == _address(mine))
+        same = r.shape == mine.shape and (mine.size == 0 or (_address(r) == _address(mine) and all(
+            a == b for a, b, n in zip(r.strides, mine.strides, mine.shape) if n > 1)))
     except (ValueError, TypeError, IndexError):   # the chain does not apply to the new layout
         same = False
     if same:
