@@ -84,7 +84,8 @@ def _view_steps(shape, contiguous):
         ops.append(("transpose(0,-1)", lambda t: t.transpose(0, nd - 1)))
         ops.append(("permute(rev)", lambda t: t.permute(*range(nd - 1, -1, -1))))
         ops.append(("diagonal", lambda t: t.diagonal()))
-        ops.append(("[None, ..., 0]", lambda t: t[None, ..., 0]))
+        if shape[-1]:
+            ops.append(("[None, ..., 0]", lambda t: t[None, ..., 0]))
     if nd <= 2:
         ops.append(("t", lambda t: t.t()))
     if contiguous:
@@ -205,7 +206,8 @@ def _run(seed, steps, data):
                 n0 = v.shape[0]
                 choices = [0, slice(None, None, 2), slice(1, None),
                            np.array([n0 - 1, 0]) if n0 > 1 else np.array([0]),
-                           rng.random(tuple(v.shape)) > 0.5, (..., 0) if v.ndim > 1 else -1,
+                           rng.random(tuple(v.shape)) > 0.5,
+                           (..., 0) if v.ndim > 1 and v.shape[-1] else -1,
                            (None, 0)]
                 idx = choices[int(rng.integers(len(choices)))]
             target = pos[idx]
