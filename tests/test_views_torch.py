@@ -236,6 +236,26 @@ def _p_clamp_then_setitem_scalar(h, L, leaf):
     return [h * leaf]
 
 
+def _p_old_view_after_base_t_(h, L, leaf):
+    v = h[1]
+    h.t_()
+    v.mul_(leaf[0])
+    return [h * 1.0]
+
+
+def _p_old_view_after_base_unsqueeze_(h, L, leaf):
+    v = h[:, 1:3]
+    h.unsqueeze_(0)
+    v.sin_()
+    return [h[0] * leaf]
+
+
+def _p_view_of_transposed_base_written(h, L, leaf):
+    h.t_()
+    h[1:3].mul_(leaf.t()[1:3])
+    return []
+
+
 PROGRAMS = [v for k, v in sorted(globals().items()) if k.startswith("_p_")]
 
 
@@ -248,7 +268,7 @@ def test_program_matches_pytorch(program):
         leaf = lib.tensor(np.linspace(0.5, 1.5, 12).reshape(3, 4), grad=True)
         h = a * 1.0
         outs = program(h, lib, leaf)
-        loss = (h * lib.tensor(W)).sum()
+        loss = (h * lib.tensor(W.reshape(tuple(h.shape)))).sum()   # h may be reshaped in place
         for i, o in enumerate(outs):
             loss = loss + (o * (i + 2.0)).sum()
         loss.backward()
