@@ -62,8 +62,8 @@ class _Numel(int):
 
 
 class Tensor:
-    __slots__ = ("_data", "_storage", "_counter", "_rg", "grad_fn", "_base",
-                 "__dict__", "__weakref__")
+    __slots__ = ("__dict__", "__weakref__", "_base", "_counter", "_data", "_rg", "_storage",
+                 "grad_fn")
 
     _place = CPU
     _view_version = 0

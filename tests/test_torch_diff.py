@@ -642,9 +642,7 @@ def run_ours(prog):
 
 
 # Known gaps of the core, kept visible here until they are fixed (see the branch report).
-KNOWN = {
-    "bad_broadcast_out_of_place": "ops/registry.py call(): NumPy's ValueError, not ShapeError",
-}
+KNOWN = {}
 
 
 # PyTorch refuses these (an in-place op whose other input is its own output's memory); DESIGN.md

@@ -66,6 +66,7 @@ for _name, _fn in PUBLIC.items():
     if _name not in _NOT_METHODS and not hasattr(Tensor, _name):
         setattr(Tensor, _name, _fn)
 Tensor.where = conventions.METHODS["where"]
+Tensor.where_ = conventions.METHODS["where_"]
 Tensor.broadcast_to = lambda self, *shape: call(
     OPS["expand"], [self], {"shape": tuple(shape[0]) if len(shape) == 1 else shape})
 

@@ -42,7 +42,7 @@ OPS = {}
 class OpNode(Node):
     """Backward node of a declared op; one subclass per op, named ``<Op>Backward``."""
 
-    __slots__ = ("attrs", "shapes", "dtypes", "xp")
+    __slots__ = ("attrs", "dtypes", "shapes", "xp")
     op = None
 
     def apply(self, g):
@@ -281,6 +281,8 @@ def bad_input(op, arrays, e):
     shapes = ", ".join(str(list(getattr(a, "shape", ()))) for a in arrays
                        if hasattr(a, "shape"))
     if isinstance(e, ValueError):
+        if "could not be broadcast" in str(e):
+            return ShapeError(f"{op.name}(): the shapes {shapes} do not broadcast")
         return ShapeError(f"{op.name}(): {e} (input shapes {shapes})")
     msg = str(e)
     if "not supported for the input types" in msg or "Cannot cast" in msg:
@@ -485,7 +487,7 @@ def rebase(x, op, inputs, arrays, attrs, xp, copies):
 class VarNode(Node):
     """Backward node of a variadic op: one gradient function returns every input's gradient."""
 
-    __slots__ = ("attrs", "shapes", "dtypes", "xp")
+    __slots__ = ("attrs", "dtypes", "shapes", "xp")
     op = None
 
     def apply(self, g):
@@ -598,6 +600,10 @@ def write_out(op, inputs, attrs, out):
     if tuple(out.shape) != tuple(result.shape):
         raise ShapeError(f"{op.name}(): out= has shape {list(out.shape)} but the result has "
                          f"shape {list(result.shape)}")
+    rt, ot = result._data.dtype, out._data.dtype
+    if rt != ot and not np.can_cast(rt, ot, "same_kind"):
+        raise DTypeError(f"{op.name}(): result type {rt} can't be cast to the desired output "
+                         f"type {ot} of out=")
     check_leaf(out, op.name + "(out=)")
     out._data[...] = result._data
     out._counter.bump(op.name + "(out=)")

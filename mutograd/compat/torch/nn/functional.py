@@ -8,6 +8,26 @@
 """
 import mutograd as _mg
 
+# layers and losses: mutograd.nn.functional's signatures are PyTorch's
+from ....nn.functional import (  # noqa: F401
+    adaptive_avg_pool2d,
+    avg_pool2d,
+    batch_norm,
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    conv2d,
+    cross_entropy,
+    dropout,
+    embedding,
+    l1_loss,
+    layer_norm,
+    linear,
+    max_pool2d,
+    mse_loss,
+    nll_loss,
+    one_hot,
+    smooth_l1_loss,
+)
 from ..._common import activation as _act
 
 relu = _act("relu", "max(x, 0); ``inplace=True`` writes into ``input`` and returns it.")
@@ -42,3 +62,4 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """Log-softmax along ``dim``."""
     return _mg.log_softmax(input, dim=-1 if dim is None else dim, dtype=dtype)
+
