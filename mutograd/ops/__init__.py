@@ -14,6 +14,7 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     metadata,
     more_elementwise,
     reduction,
+    scatter,
     scatter_reduce,
     shaping,
     special,
@@ -41,7 +42,8 @@ FUNCTIONS = {
     "log_softmax": composite.log_softmax, "einsum": composite.einsum,
     "index_put_": indexing.index_put_, "uniform_": creation.uniform_,
     "normal_": creation.normal_,
-    **conventions.FUNCTIONS, **metadata.FUNCTIONS,
+    "index_put": indexing.index_put,
+    **conventions.FUNCTIONS, **metadata.FUNCTIONS, **scatter.FUNCTIONS,
 }
 ALIASES.update(special.ALIASES)
 ALIASES.update(more_elementwise.ALIASES)
