@@ -342,8 +342,8 @@ def test_example_trains_checkpoints_on_rank_0_and_resumes_on_every_rank(tmp_path
     env = dict(os.environ, PYTHONPATH=ROOT)
     cmd = [sys.executable, "-m", "mutograd.distributed.example", "--samples", "384",
            "--checkpoint", str(ckpt)]
-    p = subprocess.run([_mpiexec(), "-n", "2"] + cmd + ["--epochs", "2"], check=False, capture_output=True,
-                       text=True, timeout=120, env=env)
+    p = subprocess.run([_mpiexec(), "-n", "2"] + cmd + ["--epochs", "2"], check=False,
+                       capture_output=True, text=True, timeout=120, env=env)
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.count("epoch ") == 2 and "(2 ranks)" in p.stdout   # rank 0 reports
     assert [f.name for f in tmp_path.iterdir()] == ["ckpt.npz"]        # no temporary left
