@@ -14,7 +14,6 @@ from .sites import Flags
 
 def backward(tensors, grad_tensors=None, retain_graph=None, inputs=None, scalar_only=False):
     """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves (or of ``inputs``)."""
-    from ..tensor import Tensor
     tensors = list(tensors) if isinstance(tensors, (list, tuple)) else [tensors]
     roots = _roots(tensors, grad_tensors, scalar_only)
     only = None if inputs is None else list(inputs) if isinstance(inputs, (list, tuple)) \
