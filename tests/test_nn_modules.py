@@ -303,10 +303,12 @@ def test_cnn_matches_pytorch_in_train_and_eval_mode():
 @pytest.mark.torch
 def test_default_init_bounds_match_pytorch():
     torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
     for ours, theirs, fan_in in ((nn.Linear(300, 200), torch.nn.Linear(300, 200), 300),
                                  (nn.Conv2d(40, 60, 3), torch.nn.Conv2d(40, 60, 3), 360)):
         bound = 1 / math.sqrt(fan_in)     # kaiming_uniform_(a=sqrt(5)) and the bias rule
         for (n, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
             assert p.shape == list(q.shape), n
             for arr in (p.numpy(), q.detach().numpy()):
-                assert abs(arr).max() <= bound and abs(arr).max() > 0.95 * bound, n
+                # 60 biases: P(max |b| < 0.8 bound) = 0.8 ** 60, about 1e-6
+                assert abs(arr).max() <= bound and abs(arr).max() > 0.8 * bound, n
