@@ -65,6 +65,8 @@ def get_device():
 def get_default_device():
     return places.default()
 
-from . import cuda, data, nn, optim, transfer  # noqa: E402,F401  (need the ops above)
-from .checkpoint import load, save  # noqa: E402
-from .transfer import from_dlpack, to_dlpack  # noqa: E402
+
+# after the ops: nn, optim and data are built on them
+from . import cuda, data, nn, optim, transfer  # noqa: E402, F401
+from .checkpoint import load, save  # noqa: E402, F401
+from .transfer import from_dlpack, to_dlpack  # noqa: E402, F401
