@@ -183,6 +183,39 @@ def train_step(lib, model_fn, params, opt, x, y, loss_fn):
     return loss
 
 
+def _mlp_row(lib, dev, sync, dims, batch, repeat):
+    peak_now, peak_reset = _peak_fns(lib, dev)
+    model = mlp(lib, lib.nn, dims).to(dev)
+    opt = lib.optim.Adam(model.parameters(), lr=1e-3)
+    x = lib.randn(batch, dims[0], device=dev)
+    y = lib.randint(0, 10, (batch,), device=dev)
+    ce = lib.nn.functional.cross_entropy
+    train_step(lib, model, None, opt, x, y, ce)     # optimizer state made before measuring
+    peak_reset()
+    s = timeit(lambda: train_step(lib, model, None, opt, x, y, ce), sync, repeat)
+    return {"lib": lib.__name__.split(".")[0], "workload": "MLP step", "s": s,
+            "peak_bytes": peak_now()}
+
+
+def _gpt_row(lib, dev, sync, cfg, repeat):
+    peak_now, peak_reset = _peak_fns(lib, dev)
+    g = GPT(lib, dev, width=cfg["width"], heads=cfg["heads"], layers=cfg["layers"],
+            context=cfg["context"])
+    opt = lib.optim.AdamW(g.params, lr=3e-4)
+    idx = lib.randint(0, 512, (cfg["batch"], cfg["context"]), device=dev)
+    tgt = lib.randint(0, 512, (cfg["batch"], cfg["context"]), device=dev)
+    ce = lib.nn.functional.cross_entropy
+
+    def loss_fn(logits, t):
+        return ce(logits.reshape(-1, 512), t.reshape(-1))
+    train_step(lib, g, None, opt, idx, tgt, loss_fn)
+    peak_reset()
+    s = timeit(lambda: train_step(lib, g, None, opt, idx, tgt, loss_fn), sync,
+               max(3, repeat // 3), warmup=1)
+    return {"lib": lib.__name__.split(".")[0], "workload": "GPT step", "s": s,
+            "peak_bytes": peak_now()}
+
+
 def steps(place, torch, tdev, quick, repeat):
     rows = []
     batch, dims = (64, [64, 128, 128, 10]) if quick else (512, [784, 1024, 1024, 10])
@@ -193,35 +226,8 @@ def steps(place, torch, tdev, quick, repeat):
         if lib is None:
             continue
         lib.manual_seed(0)
-        peak_now, peak_reset = _peak_fns(lib, dev)
-        # MLP
-        model = mlp(lib, lib.nn, dims).to(dev)
-        opt = lib.optim.Adam(model.parameters(), lr=1e-3)
-        x = lib.randn(batch, dims[0], device=dev)
-        y = lib.randint(0, 10, (batch,), device=dev)
-        ce = lib.nn.functional.cross_entropy
-        train_step(lib, model, None, opt, x, y, ce)     # state made before measuring
-        peak_reset()
-        s = timeit(lambda: train_step(lib, model, None, opt, x, y, ce), sync, repeat)
-        rows.append({"lib": lib.__name__.split(".")[0], "workload": "MLP step", "s": s,
-                     "peak_bytes": peak_now()})
-        del model, opt, x, y
-        # GPT
-        g = GPT(lib, dev, width=gpt["width"], heads=gpt["heads"], layers=gpt["layers"],
-                context=gpt["context"])
-        opt = lib.optim.AdamW(g.params, lr=3e-4)
-        idx = lib.randint(0, 512, (gpt["batch"], gpt["context"]), device=dev)
-        tgt = lib.randint(0, 512, (gpt["batch"], gpt["context"]), device=dev)
-
-        def loss_fn(logits, t):
-            return ce(logits.reshape(-1, 512), t.reshape(-1))
-        train_step(lib, g, None, opt, idx, tgt, loss_fn)
-        peak_reset()
-        s = timeit(lambda: train_step(lib, g, None, opt, idx, tgt, loss_fn), sync,
-                   max(3, repeat // 3), warmup=1)
-        rows.append({"lib": lib.__name__.split(".")[0], "workload": "GPT step", "s": s,
-                     "peak_bytes": peak_now()})
-        del g, opt
+        rows.append(_mlp_row(lib, dev, sync, dims, batch, repeat))
+        rows.append(_gpt_row(lib, dev, sync, gpt, repeat))
     return rows
 
 
@@ -283,6 +289,10 @@ def main(argv=None):
     return 0
 
 
+def _b(n):
+    return f"{'n/a':>14}" if n is None else f"{n:>12,} B"   # PyTorch counts CUDA memory only
+
+
 def report(res):
     print(json.dumps(res["environment"]))
     print("\nper-op overhead, 16 elements (us/op)")
@@ -299,9 +309,9 @@ def report(res):
     by = {(r["lib"], r["workload"]): r for r in res["steps"]}
     for w in ("MLP step", "GPT step"):
         m, t = by.get(("mutograd", w)), by.get(("torch", w))
-        line = f"  {w:<9} mutograd {m['s'] * 1e3:9.2f} ms, peak {m['peak_bytes'] or 0:>12,} B"
+        line = f"  {w:<9} mutograd {m['s'] * 1e3:9.2f} ms, peak {_b(m['peak_bytes'])}"
         if t is not None:
-            line += (f"   torch {t['s'] * 1e3:9.2f} ms, peak {t['peak_bytes'] or 0:>12,} B"
+            line += (f"   torch {t['s'] * 1e3:9.2f} ms, peak {_b(t['peak_bytes'])}"
                      f"   ratio {m['s'] / t['s']:.2f}x")
         print(line)
     bw = [r for r in res["bandwidth"] if "fraction_of_copy" in r]

@@ -181,7 +181,8 @@ zeros_like, ones_like, empty_like = _like(zeros), _like(ones), _like(empty)
 def full_like(x, fill_value, dtype=None, place=None, device=None, requires_grad=False,
               stop_gradient=None, name=None):
     return full(tuple(x.shape), fill_value, dtype=dtype or x.dtype,
-                place=place or device or x.place, requires_grad=requires_grad, stop_gradient=stop_gradient)
+                place=place or device or x.place, requires_grad=requires_grad,
+                stop_gradient=stop_gradient)
 
 
 def arange(start=0, end=None, step=1, dtype=None, place=None, device=None,

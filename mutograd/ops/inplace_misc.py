@@ -20,6 +20,7 @@ from ..autograd.grad_mode import _state, no_grad
 from ..autograd.node import VersionCounter
 from ..errors import InplaceError, ShapeError
 from ..tensor import Tensor, _alias
+from ..transfer import on_place
 from .creation import shape_args
 from .metadata import FUNCTIONS as OPS_FUNCTIONS
 from .registry import OPS, _record, call, call_inplace, check_leaf, defop
@@ -106,7 +107,7 @@ def set_(x, source=None, *args, shape=None, stride=None, offset=None, storage_of
     if _state.enabled:
         check_leaf(x, "set_")
     if source is None:
-        src = Tensor(np.empty(0, x._data.dtype))
+        src = on_place(x._place.xp.empty(0, x._data.dtype), x._place)
     else:
         src = source
         if src._data.dtype != x._data.dtype:
@@ -159,7 +160,7 @@ def resize_(x, *shape, fill_zero=False, **kw):
         x._data = old.reshape(-1)[:n].reshape(shape)
         x._counter.bump("resize_")
         return x
-    arr = np.zeros(shape, old.dtype)
+    arr = x._place.xp.zeros(shape, old.dtype)
     k = min(n, old.size)
     arr.reshape(-1)[:k] = old.reshape(-1)[:k]
     _new_buffer(x, arr, "resize_")
@@ -171,8 +172,8 @@ def resize_as_(x, other, memory_format=None):
     return resize_(x, tuple(other.shape))
 
 
-def _apply_elementwise(fn, arr):
-    out = np.empty_like(arr)
+def _apply_elementwise(fn, arr, xp):
+    out = xp.empty_like(arr)
     flat_in, flat_out = arr.reshape(-1), out.reshape(-1)
     for i in range(flat_in.size):
         flat_out[i] = fn(flat_in[i].item())
@@ -195,11 +196,11 @@ def apply_(x, func):
     with no_grad():
         try:
             r = func(x.detach().clone())
-            r = r._data if isinstance(r, Tensor) else np.asarray(r)
+            r = r._data if isinstance(r, Tensor) else x._place.xp.asarray(r)
             if r.shape != x._data.shape:
                 raise ValueError
         except (TypeError, ValueError):
-            r = _apply_elementwise(func, x._data)
+            r = _apply_elementwise(func, x._data, x._place.xp)
         call_inplace(OPS["copy"], [x, r], {})
     return x
 
@@ -210,9 +211,10 @@ def map_(x, other, func):
     if not callable(func):
         raise TypeError(f"map_() expects a callable, got {type(func).__name__}")
     _require_no_grad(x, "map_")
-    b = np.broadcast_to(other._data if isinstance(other, Tensor) else np.asarray(other),
+    xp = x._place.xp
+    b = xp.broadcast_to(other._data if isinstance(other, Tensor) else xp.asarray(other),
                         x._data.shape)
-    r = np.empty_like(x._data)
+    r = xp.empty_like(x._data)
     for i in np.ndindex(x._data.shape):
         r[i] = func(x._data[i].item(), b[i].item())
     with no_grad():

@@ -5,6 +5,7 @@ does not fit is refused with ``x`` unchanged. The gradients need the two factors
 ``x``), so the in-place forms keep no copy: they save references to the factors.
 """
 from .. import memory
+from ..places import key_for
 from ..errors import ShapeError
 from .registry import OPS, call_inplace, defop
 
@@ -23,7 +24,8 @@ def _update(name, xp, x, prod, beta, alpha, out):
     if out is not None and prod.shape != out.shape:
         raise ShapeError(f"{name}_(): the result has shape {list(prod.shape)} but the tensor "
                          f"written in place has shape {list(out.shape)}")
-    work = memory.Storage(prod.nbytes)   # the product's buffer is a real (temporary) allocation
+    # the product's buffer is a real (temporary) allocation, on the device it sits on
+    work = memory.Storage(prod.nbytes, key_for(xp, prod))
     if alpha != 1:
         prod *= alpha
     if beta == 0:    # as in both frameworks, beta = 0 ignores x (NaN/inf in x do not propagate)
