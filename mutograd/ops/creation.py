@@ -71,6 +71,9 @@ def tensor(data, dtype=None, place=None, device=None, requires_grad=False, stop_
         >>> mg.tensor([[1., 2.], [3., 4.]]).shape
         [2, 2]
     """
+    if hasattr(data, "__cuda_array_interface__") and not isinstance(data, Tensor):
+        from ..transfer import from_dlpack   # a CuPy array or a CUDA tensor: copied on its GPU
+        data = from_dlpack(data)
     src = data._place if isinstance(data, Tensor) else get_place("cpu")
     return _finish(on_place(_array_from(data, dtype, copy=True), src), requires_grad,
                    stop_gradient, place, device)

@@ -38,6 +38,8 @@ def _plain(index, xp):
         return index._data
     if isinstance(index, list):
         return xp.asarray([_plain(i, xp) if isinstance(i, Tensor) else i for i in index])
+    if hasattr(index, "__array_interface__") and not isinstance(index, xp.ndarray):
+        return xp.asarray(index)    # a NumPy index array for a device tensor goes to the device
     return index
 
 

@@ -489,7 +489,9 @@ def result_dtype(op, xa, arrays):
                 isinstance(a, complex) and xa.dtype.kind != "c")
         elif d != xa.dtype:
             same = False
-    rt = xa.dtype if same else np.result_type(*[a for a in arrays if a is not None
+    # dtypes, not arrays: the same promotion (NumPy 2), and no backend array reaches NumPy
+    rt = xa.dtype if same else np.result_type(*[getattr(a, "dtype", a) for a in arrays
+                                                if a is not None
                                                 and not isinstance(a, (slice, str))])
     if op.result == "float" and rt.kind not in "fc":
         rt = np.dtype("float64")
