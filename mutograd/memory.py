@@ -68,5 +68,11 @@ def num_allocations(place=None):
 def stats(place=None):
     """A dict of the counters above, in the spirit of ``torch.cuda.memory_stats``."""
     key = _key(place)
-    return {"allocated_bytes.current": _live[key], "allocated_bytes.peak": _peak[key],
-            "num_allocations": _count[key]}
+    out = {"allocated_bytes.current": _live[key], "allocated_bytes.peak": _peak[key],
+           "num_allocations": _count[key]}
+    if key != "cpu":   # a GPU: its memory pool's own counters too (CuPy's pool)
+        from . import places
+        b = places._backends.get(key.partition(":")[0])
+        if b is not None and b.memory is not None:
+            out.update(b.memory(int(key.partition(":")[2])))
+    return out

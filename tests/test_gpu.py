@@ -459,3 +459,9 @@ def test_gpu_benchmark_runs_on_the_device(fake_gpu, capsys):
     out = capsys.readouterr().out
     assert '"device": "gpu:0"' in out and "0 B / 0 storages allocated" in out
     assert out.count("0 B / 0 storages allocated") == 3      # copy, relu_, the chain
+
+
+def test_memory_stats_of_a_gpu_include_the_pool(place):
+    t = mg.ones(4, device=place)
+    st = memory.stats("gpu:0")
+    assert st["allocated_bytes.current"] >= t.nbytes and "pool_used_bytes" in st
