@@ -496,3 +496,11 @@ def test_inplace_surface_on_the_device_matches_the_cpu_with_zero_bytes(info, pla
     assert dev[0].place == place and dev[0]._version == 1
     tol = _tol(place)
     np.testing.assert_allclose(_host(dev[0]), cpu[0].numpy(), rtol=tol, atol=tol)
+
+
+def test_a_0d_cpu_tensor_gets_its_gradient_on_the_cpu(place):
+    s = mg.tensor(3.0, requires_grad=True)
+    g = mg.ones(4, device=place, requires_grad=True)
+    (g * s).sum().backward()
+    assert s.grad.place == mg.CPU and float(s.grad) == 4.0
+    assert g.grad.place == place and _host(g.grad).tolist() == [3.0] * 4

@@ -263,7 +263,7 @@ def call(op, inputs, attrs):
         else:
             arrays.append(_as_array(np, t))
     if mixed:
-        x0 = _one_place(op, inputs, arrays, None)
+        x0, inputs = _one_place(op, inputs, arrays, None)
     xp = x0._place.xp if x0 is not None else np
     if xp is not np:   # array-likes given with device tensors go to the device
         for i, a in enumerate(arrays):
@@ -293,15 +293,20 @@ def _one_place(op, inputs, arrays, target):
         x0 = next((t for t in inputs if isinstance(t, Tensor)
                    and not (t._place is CPU and t._data.ndim == 0)), None)
         if x0 is None:
-            return next(t for t in inputs if isinstance(t, Tensor))
+            return next(t for t in inputs if isinstance(t, Tensor)), inputs
     place = x0._place
+    for t in inputs:
+        if isinstance(t, Tensor) and t._place is not place and not (
+                t._place is CPU and t._data.ndim == 0):
+            raise check_same(getattr(op, "name", "op"), place, t._place)
+    from ..transfer import to_place
+    inputs = list(inputs)
     for i, t in enumerate(inputs):
         if isinstance(t, Tensor) and t._place is not place:
-            if t._place is CPU and t._data.ndim == 0:
-                arrays[i] = place.xp.asarray(t._data)
-            else:
-                raise check_same(getattr(op, "name", "op"), place, t._place)
-    return x0
+            # a differentiable move, so the 0-d tensor's gradient comes back to the CPU
+            inputs[i] = to_place(t, place)
+            arrays[i] = inputs[i]._data
+    return x0, inputs
 
 
 def bad_input(op, arrays, e):
@@ -379,7 +384,7 @@ def call_inplace(op, inputs, attrs):
         else:
             arrays.append(_as_array(x._place.xp, t))
     if mixed:
-        _one_place(op, inputs, arrays, x)
+        _, inputs = _one_place(op, inputs, arrays, x)
     if _state.enabled:
         check_leaf(x, op.name + "_")
         if x._base is not None and not x._rg and x._base._rg:
