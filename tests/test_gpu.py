@@ -504,3 +504,10 @@ def test_a_0d_cpu_tensor_gets_its_gradient_on_the_cpu(place):
     (g * s).sum().backward()
     assert s.grad.place == mg.CPU and float(s.grad) == 4.0
     assert g.grad.place == place and _host(g.grad).tolist() == [3.0] * 4
+
+
+def test_default_device_makes_modules_there(place):
+    mg.set_default_device("cuda")
+    mods = [mg.nn.Linear(3, 4), mg.nn.LayerNorm(4), mg.nn.Embedding(5, 4)]
+    assert all(t.place == place for m in mods for t in list(m.parameters()) + list(m.buffers()))
+    assert mods[0](mg.randn(2, 3)).place == place
