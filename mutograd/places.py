@@ -31,12 +31,14 @@ class Place:
         return "cpu" if self.kind == "cpu" else f"{self.kind}:{self.index}"
 
     def __eq__(self, other):
-        if isinstance(other, str):
+        if isinstance(other, Place):
+            return (self.kind, self.index) == (other.kind, other.index)
+        if isinstance(other, str) or hasattr(other, "type"):   # 'cuda:0', torch.device(...)
             try:
-                other = get(other)
+                return get_name(other) == str(self)
             except PlaceError:
                 return False
-        return isinstance(other, Place) and (self.kind, self.index) == (other.kind, other.index)
+        return False
 
     def __hash__(self):
         return hash((self.kind, self.index))

@@ -372,7 +372,7 @@ def test_compat_torch_and_paddle_device_api(place):
     assert str(dev) == "cuda:0" and repr(dev) == "device(type='cuda', index=0)"
     assert torch.cuda.is_available() and torch.cuda.device_count() >= 1
     t = torch.zeros(3, device=dev)
-    assert t.is_cuda and t.device == "gpu:0"
+    assert t.is_cuda and t.device == "gpu:0" and t.device == dev and t.device.type == "cuda"
     torch.cuda.reset_peak_memory_stats()
     base = torch.cuda.memory_allocated()
     u = torch.ones(256, device="cuda")
@@ -511,3 +511,13 @@ def test_default_device_makes_modules_there(place):
     mods = [mg.nn.Linear(3, 4), mg.nn.LayerNorm(4), mg.nn.Embedding(5, 4)]
     assert all(t.place == place for m in mods for t in list(m.parameters()) + list(m.buffers()))
     assert mods[0](mg.randn(2, 3)).place == place
+
+
+def test_the_fake_device_refuses_host_arrays_as_cupy_does(fake_gpu):
+    t = mg.ones(3, device="gpu")
+    assert type(t._data) is fake_gpu.DevArray
+    for leak in (lambda: t._data + np.ones(3), lambda: np.multiply(t._data, np.ones(3)),
+                 lambda: np.concatenate([t._data, np.ones(3)])):
+        with pytest.raises(TypeError, match="fake GPU: host array of shape"):
+            leak()
+    assert type((t * 2).exp()._data) is fake_gpu.DevArray
