@@ -25,6 +25,16 @@ def _real_gpu():
         return False
 
 
+@pytest.fixture(autouse=True)
+def _no_gc():
+    """Byte counts are compared before and after: no collection of other tests' garbage in
+    between (it would free counted storages)."""
+    import gc
+    gc.disable()
+    yield
+    gc.enable()
+
+
 @pytest.fixture(params=["fake", pytest.param("gpu", marks=pytest.mark.gpu)])
 def place(request):
     """``'gpu:0'`` on the fake backend or on a real GPU (skipped without one)."""
