@@ -10,6 +10,7 @@ from . import (  # noqa: F401
     metadata,
     reduction,
     shaping,
+    sorting,
     views,
 )
 from .registry import OPS, call, call_inplace, defop  # noqa: F401
@@ -34,7 +35,7 @@ FUNCTIONS = {
     "log_softmax": composite.log_softmax, "einsum": composite.einsum,
     "index_put_": indexing.index_put_, "uniform_": creation.uniform_,
     "normal_": creation.normal_,
-    **conventions.FUNCTIONS, **metadata.FUNCTIONS,
+    **conventions.FUNCTIONS, **metadata.FUNCTIONS, **sorting.FUNCTIONS,
 }
 
 

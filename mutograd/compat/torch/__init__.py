@@ -13,6 +13,7 @@ and ``backward()`` needs a scalar output.
             [2.]])
 """
 import builtins as _builtins
+import sys as _sys
 
 import numpy as _np
 
@@ -126,5 +127,7 @@ ByteTensor = _legacy("ByteTensor", _mg.uint8)
 BoolTensor = _legacy("BoolTensor", _mg.bool)
 
 from . import autograd, cuda, nn, optim, utils  # noqa: F401  (torch.autograd, ...)
+from .._common import refuse_missing as _refuse_missing  # noqa: E402
 
 _set_dialect("torch")
+_refuse_missing(_sys.modules[__name__])

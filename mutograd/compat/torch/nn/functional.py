@@ -28,6 +28,7 @@ from ....nn.functional import (  # noqa: F401
     one_hot,
     smooth_l1_loss,
 )
+from ....nn.attention import scaled_dot_product_attention  # noqa: F401
 from ..._common import activation as _act
 
 relu = _act("relu", "max(x, 0); ``inplace=True`` writes into ``input`` and returns it.")

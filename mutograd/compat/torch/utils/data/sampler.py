@@ -1,0 +1,8 @@
+"""``torch.utils.data.sampler``."""
+from .....data.sampler import (  # noqa: F401
+                               BatchSampler,
+                               RandomSampler,
+                               Sampler,
+                               SequentialSampler,
+                               SubsetRandomSampler,
+)
