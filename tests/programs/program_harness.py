@@ -1,0 +1,88 @@
+"""Running an example program of ``examples/`` through real PyTorch and through mutograd.
+
+Both runs execute the same file: once with ``import torch`` giving PyTorch, once giving
+``mutograd.compat.torch``. Weights go from the PyTorch model to the mutograd one as NumPy arrays
+(``load_state_dict``), so both start from identical numbers; batches are made once in NumPy.
+"""
+import contextlib
+import runpy
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mutograd as mg
+import mutograd.compat as compat
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+# float32 tolerances of the issue: loss relative 1e-4; a parameter's distance from PyTorch's
+# relative to how far it moved from its start
+LOSS_RTOL = 1e-4
+TRAJ_RTOL = 2e-3
+
+
+def load(name, framework):
+    """The globals of ``examples/<name>.py`` run (not as __main__) against ``framework``:
+    ``'torch'`` (real PyTorch; skips without it) or ``'mutograd'``."""
+    path = str(EXAMPLES / f"{name}.py")
+    if framework == "torch":
+        pytest.importorskip("torch")
+        return runpy.run_path(path, run_name=f"example_{name}")
+    with compat.importing_as("torch"):
+        return runpy.run_path(path, run_name=f"example_{name}")
+
+
+@contextlib.contextmanager
+def mutograd_dialect():
+    """mutograd code of the torch dialect runs inside this block (x.split(n), printing)."""
+    with compat.dialect("torch"):
+        yield
+
+
+def to_numpy(t):
+    """A tensor of either framework as a float64/int NumPy array (a copy)."""
+    if hasattr(t, "detach"):
+        t = t.detach()
+    if hasattr(t, "cpu") and not isinstance(t, mg.Tensor):
+        t = t.cpu()
+    a = t.numpy() if hasattr(t, "numpy") else np.asarray(t)
+    return np.array(a)
+
+
+def hand_over(torch_model, mg_model):
+    """Copy every parameter and buffer of ``torch_model`` into ``mg_model`` (in place)."""
+    state = {k: mg.tensor(to_numpy(v)) for k, v in torch_model.state_dict().items()}
+    mg_model.load_state_dict(state)
+
+
+def params(model):
+    """``{name: numpy array}`` of a model's parameters."""
+    return {n: to_numpy(p) for n, p in model.named_parameters()}
+
+
+def grads(model):
+    """``{name: numpy array}`` of a model's parameter gradients (zeros where None)."""
+    return {n: (to_numpy(p.grad) if p.grad is not None else np.zeros(tuple(p.shape)))
+            for n, p in model.named_parameters()}
+
+
+def assert_close_dict(got, want, rtol=1e-4, atol=1e-6, what="gradient"):
+    assert list(got) == list(want), f"{what} names differ: {list(got)} vs {list(want)}"
+    for k in want:
+        np.testing.assert_allclose(got[k], want[k], rtol=rtol, atol=atol,
+                                   err_msg=f"{what} of {k}")
+
+
+def assert_trajectory(start, got, want, rtol=TRAJ_RTOL):
+    """Each parameter's difference from PyTorch is small next to how far PyTorch moved it."""
+    assert list(got) == list(want)
+    for k in want:
+        moved = np.abs(want[k] - start[k]).max()
+        assert moved > 0, f"{k} did not move"
+        err = np.abs(got[k] - want[k]).max()
+        assert err <= rtol * moved, f"{k}: off by {err:.3g} after moving {moved:.3g}"
+
+
+def assert_loss(got, want):
+    assert abs(got - want) <= LOSS_RTOL * abs(want), f"loss {got} vs PyTorch {want}"
