@@ -27,7 +27,8 @@ def load(name, framework):
     ``'torch'`` (real PyTorch; skips without it) or ``'mutograd'``."""
     path = str(EXAMPLES / f"{name}.py")
     if framework == "torch":
-        pytest.importorskip("torch")
+        torch = pytest.importorskip("torch")
+        torch.set_num_threads(1)     # tiny models: threads only add overhead on a busy machine
         return runpy.run_path(path, run_name=f"example_{name}")
     with compat.importing_as("torch"):
         return runpy.run_path(path, run_name=f"example_{name}")

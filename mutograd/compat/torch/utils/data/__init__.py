@@ -2,7 +2,6 @@
 from .....data import (  # noqa: F401
                        BatchSampler,
                        ConcatDataset,
-                       DataLoader,
                        Dataset,
                        RandomSampler,
                        Sampler,
@@ -10,7 +9,7 @@ from .....data import (  # noqa: F401
                        Subset,
                        SubsetRandomSampler,
                        TensorDataset,
-                       default_collate,
                        random_split,
 )
 from . import dataloader, dataset, sampler  # noqa: F401,E402
+from .dataloader import DataLoader, default_collate  # noqa: F401,E402
