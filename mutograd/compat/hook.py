@@ -56,7 +56,10 @@ def install(name):
     """
     ctx = importing_as(name)
     ctx.__enter__()
-    return lambda: ctx.__exit__(None, None, None)
+
+    def undo():
+        ctx.__exit__(None, None, None)
+    return undo
 
 
 @contextlib.contextmanager
