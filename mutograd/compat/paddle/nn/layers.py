@@ -18,6 +18,11 @@ class Layer(_nn.Module):
     def parameters(self, include_sublayers=True):
         return list(super().parameters(recurse=include_sublayers))
 
+    def add_sublayer(self, name, sublayer):
+        """Register ``sublayer`` under ``name``; returns it."""
+        self.add_module(name, sublayer)
+        return sublayer
+
     def sublayers(self, include_self=False):
         return [m for m in self.modules() if include_self or m is not self]
 
