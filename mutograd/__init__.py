@@ -57,5 +57,6 @@ def set_device(device):
 def get_device():
     return "cpu"
 
-from . import data, nn, optim  # noqa: E402  (need the ops above)
-from .checkpoint import load, save  # noqa: E402
+# after the ops: nn, optim and data are built on them
+from . import data, nn, optim  # noqa: E402, F401
+from .checkpoint import load, save  # noqa: E402, F401

@@ -176,3 +176,67 @@ def test_paddle_grad_clip_objects_clip_before_the_step(paddle, clip, expected):
     np.testing.assert_allclose(w.numpy(), [-e for e in expected], rtol=1e-6)
     with pytest.raises(TypeError, match="grad_clip must be"):
         paddle.optimizer.SGD(learning_rate=1.0, parameters=[w], grad_clip=1.0)
+
+
+SCRIPTS = {"torch": """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.optim as optim
+from torch.optim.lr_scheduler import StepLR
+from torch.utils.data import DataLoader, TensorDataset
+
+torch.manual_seed(0)
+x = torch.randn(64, 1, 8, 8)
+y = torch.randint(0, 10, (64,))
+net = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(inplace=True), nn.Flatten(),
+                    nn.Linear(256, 10))
+opt = optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+sched = StepLR(opt, 1, 0.5)
+for epoch in range(2):
+    for xb, yb in DataLoader(TensorDataset(x, y), batch_size=16, shuffle=True):
+        opt.zero_grad()
+        loss = F.cross_entropy(net(xb), yb)
+        loss.backward()
+        opt.step()
+    sched.step()
+    print(epoch, round(loss.item(), 4))
+torch.save(net.state_dict(), PATH)
+net.load_state_dict(torch.load(PATH))
+print("ok")
+""", "paddle": """
+import paddle
+import paddle.nn as nn
+import paddle.nn.functional as F
+from paddle.io import DataLoader, TensorDataset
+
+paddle.seed(0)
+x = paddle.randn([64, 1, 8, 8])
+y = paddle.randint(0, 10, [64, 1])
+net = nn.Sequential(nn.Conv2D(1, 4, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.Linear(256, 10))
+sched = paddle.optimizer.lr.CosineAnnealingDecay(learning_rate=0.1, T_max=2)
+opt = paddle.optimizer.Momentum(learning_rate=sched, parameters=net.parameters())
+for epoch in range(2):
+    for xb, yb in DataLoader(TensorDataset([x, y]), batch_size=16, shuffle=True):
+        loss = F.cross_entropy(net(xb), yb)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+    sched.step()
+    print(epoch, round(float(loss), 4))
+paddle.save(net.state_dict(), PATH)
+net.set_state_dict(paddle.load(PATH))
+print("ok")
+"""}
+
+
+@pytest.mark.parametrize("dialect", ["torch", "paddle"])
+def test_an_unmodified_training_script_runs_through_the_import_hook(dialect, tmp_path, capsys):
+    script = tmp_path / "train.py"
+    script.write_text(SCRIPTS[dialect].replace("PATH", repr(str(tmp_path / "net.ckpt"))))
+    try:
+        compat.run_script(str(script), dialect)
+    finally:
+        compat.set_dialect(None)
+    lines = capsys.readouterr().out.split()
+    assert lines[-1] == "ok" and float(lines[3]) < float(lines[1])

@@ -1,11 +1,11 @@
 """Layer and loss functions: one table, each case gradchecked in float64 (finite differences) and
 compared with PyTorch (values and gradients) when it is installed."""
-import gc
 from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
 from helpers import numeric_grad
+from nn_helpers import exact_counting
 
 import mutograd as mg
 import mutograd.nn.functional as F
@@ -189,11 +189,10 @@ INPLACE = ["relu", "relu6", "leaky_relu", "elu", "silu"]
 def test_inplace_activation_is_same_object_and_allocates_no_result(name):
     leaf = mg.tensor(np.linspace(-2, 2, 12).reshape(3, 4), requires_grad=True)
     h = leaf * 1.0
-    gc.collect()   # so that no earlier garbage is freed while we measure
-    before = mg.memory.allocated()
-    y = getattr(F, name)(h, inplace=True)
+    with exact_counting() as c:
+        y = getattr(F, name)(h, inplace=True)
     assert y is h and h._version == 1
-    copied = mg.memory.allocated() - before
+    copied = c["bytes"]
     # relu-like ops save their output (no copy); silu's gradient needs its input (one copy)
     assert copied == (h.nbytes if name == "silu" else 0)
     y.sum().backward()
@@ -222,11 +221,10 @@ def test_dropout_gradient_uses_the_same_mask():
 
 def test_linear_and_conv_add_bias_in_place_into_their_fresh_result():
     x, w, b = mg.randn([8, 16]), mg.randn([4, 16]), mg.randn([4])
-    gc.collect()
-    before = mg.memory.num_allocations()
-    F.linear(x, w, b)
-    # matmul result + the transposed view (no storage) + nothing for the bias
-    assert mg.memory.num_allocations() - before == 1
+    with exact_counting() as c:
+        out = F.linear(x, w, b)
+    # the matmul result; the transposed view and the in-place bias add allocate nothing
+    assert c["allocations"] == 1 and c["bytes"] == out.nbytes
 
 
 # ---- errors --------------------------------------------------------------------------------

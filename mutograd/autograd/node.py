@@ -50,7 +50,7 @@ class VersionCounter:
 
 
 def save(tensor):
-    """The saved record of a tensor: its array, counter and current version (Note [Saved versions])."""
+    """The saved record of a tensor: array, counter and current version (Note [Saved versions])."""
     counter = tensor._counter
     counter.watched = True
     return (tensor._data, counter, counter.value, tensor.__dict__.get("name"))

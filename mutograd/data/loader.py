@@ -53,20 +53,21 @@ class DataLoader:
     def __init__(self, dataset, batch_size=1, shuffle=False, drop_last=False, collate_fn=None,
                  seed=None, num_workers=0, generator=None, sampler=None, batch_sampler=None,
                  pin_memory=False, **kw):
+        if batch_size is not None and (not isinstance(batch_size, int) or batch_size <= 0):
+            raise ValueError(f"batch_size should be a positive integer value, but got "
+                             f"batch_size={batch_size}")
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None and (batch_size != 1 or shuffle or sampler is not None
                                           or drop_last):
             raise ValueError("batch_sampler option is mutually exclusive with batch_size, "
                              "shuffle, sampler, and drop_last")
-        if batch_size is not None and (not isinstance(batch_size, int) or batch_size <= 0):
-            raise ValueError(f"batch_size should be a positive integer value, but got "
-                             f"batch_size={batch_size}")
+        self.sampler = sampler     # e.g. a DistributedSampler: its indices, in its order
+        self.batch_sampler = batch_sampler   # lists of indices, one per batch
         self.dataset, self.batch_size = dataset, batch_size
         self.shuffle, self.drop_last = shuffle, drop_last
         self.collate_fn = collate_fn or default_collate
         # pin_memory and num_workers are accepted (one process, host memory: nothing to do)
-        self.sampler, self.batch_sampler = sampler, batch_sampler
         self._rng = np.random.default_rng(seed) if seed is not None else None
 
     def _order(self):
@@ -79,8 +80,24 @@ class DataLoader:
         return random.generator().permutation(n)
 
     def __iter__(self):
-        if self.batch_sampler is not None or self.sampler is not None:
-            yield from self._from_sampler()
+        batches = self.batch_sampler
+        if batches is None and self.sampler is not None:
+            if self.batch_size is None:
+                for i in self.sampler:
+                    yield self.dataset[int(i)]
+                return
+            # batch by batch, never the whole order at once: a RandomSampler with a huge
+            # num_samples is endless in effect
+            from .sampler import BatchSampler
+            batches = BatchSampler(self.sampler, self.batch_size, self.drop_last)
+        if batches is not None:
+            fast = _tensor_rows(self.dataset)
+            for idx in batches:
+                idx = np.asarray(idx, dtype=np.int64)
+                if fast is not None and self.collate_fn is default_collate:
+                    yield tuple(_wrap(t._data[idx], t) for t in fast)
+                else:
+                    yield self.collate_fn([self.dataset[int(i)] for i in idx])
             return
         order = self._order()
         bs = self.batch_size
@@ -99,27 +116,10 @@ class DataLoader:
             else:
                 yield self.collate_fn([self.dataset[int(i)] for i in idx])
 
-    def _from_sampler(self):
-        batches = self.batch_sampler
-        if batches is None:
-            if self.batch_size is None:
-                for i in self.sampler:
-                    yield self.dataset[i]
-                return
-            from .sampler import BatchSampler
-            batches = BatchSampler(self.sampler, self.batch_size, self.drop_last)
-        for idx in batches:
-            yield self.collate_fn([self.dataset[i] for i in idx])
-
     def __len__(self):
         if self.batch_sampler is not None:
             return len(self.batch_sampler)
-        if self.sampler is not None:
-            n = len(self.sampler)
-            if self.batch_size is None:
-                return n
-            return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
-        n = len(self.dataset)
+        n = len(self.dataset if self.sampler is None else self.sampler)
         if self.batch_size is None:
             return n
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)

@@ -73,12 +73,40 @@ class Module:
         object.__setattr__(self, "_non_persistent", set())
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_forward_pre_hooks", {})
+        object.__setattr__(self, "_forward_hooks", {})
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        for hook in list(self._forward_pre_hooks.values()):
+            new = hook(self, args)
+            if new is not None:
+                args = new if isinstance(new, tuple) else (new,)
+        out = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks.values()):
+            new = hook(self, args, out)
+            if new is not None:
+                out = new
+        return out
+
+    def register_forward_pre_hook(self, hook):
+        """Call ``hook(module, args)`` before ``forward``; it may return new args."""
+        return _Handle(self._forward_pre_hooks, hook)
+
+    def register_forward_hook(self, hook):
+        """Call ``hook(module, args, output)`` after ``forward``; it may return a new output.
+
+            >>> import mutograd as mg
+            >>> lin = mg.nn.Linear(2, 3)
+            >>> seen = []
+            >>> h = lin.register_forward_hook(lambda m, args, out: seen.append(out.shape))
+            >>> _ = lin(mg.ones([4, 2])); h.remove(); _ = lin(mg.ones([1, 2]))
+            >>> seen
+            [[4, 3]]
+        """
+        return _Handle(self._forward_hooks, hook)
 
     # ---- registration -----------------------------------------------------------------------
     def __setattr__(self, name, value):
@@ -318,6 +346,20 @@ class Module:
         if not lines:
             return head + ")"
         return head + "\n  " + "\n  ".join(lines) + "\n)"
+
+
+class _Handle:
+    """What ``register_*_hook`` returns: ``remove()`` takes the hook out again."""
+
+    _next = 0
+
+    def __init__(self, table, hook):
+        _Handle._next += 1
+        self.table, self.key = table, _Handle._next
+        table[self.key] = hook
+
+    def remove(self):
+        self.table.pop(self.key, None)
 
 
 def _forget(d, name):

@@ -33,7 +33,9 @@ def _view(xp, x, *, shape):
         raise ShapeError(f"shape {list(shape)} is invalid for input of size {x.size}") from None
 
 
-_back = lambda g, x_shape: g.reshape(x_shape)   # the gradient of every reshape
+def _back(g, x_shape):
+    """The gradient of every reshape."""
+    return g.reshape(x_shape)
 
 defop("reshape", _reshape, kind="view", varargs="shape", result="maybe_view", grad=_back,
       inplace=False)
@@ -151,7 +153,7 @@ def _select(xp, x, *, axis, index):
     if not -n <= index < n:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(x.shape)} at dimension {a}")
-    return x[(slice(None),) * a + (index,)]
+    return x[(slice(None),) * a + (index, ...)]   # the Ellipsis keeps a 0-d result a view
 
 
 def _diagonal(xp, x, offset=0, axis1=0, axis2=1):
@@ -166,7 +168,10 @@ def _diagonal(xp, x, offset=0, axis1=0, axis2=1):
 
 
 def _getitem(xp, x, *, index):
-    return x[index]
+    r = x[index]
+    if type(r) is not type(x):    # all integers: NumPy gives a scalar; a 0-d view is wanted
+        r = x[(index if isinstance(index, tuple) else (index,)) + (...,)]
+    return r
 
 
 for _name, _fwd in (("narrow", _narrow), ("select", _select), ("diagonal", _diagonal),

@@ -36,6 +36,49 @@ def elu_(x, alpha=1.0, name=None):
     return _mg.elu_(x, alpha)
 
 
+# ---- the rest of Paddle's functional in-place APIs (docs/inplace_api.md) -------------------
+def hardtanh(x, min=-1.0, max=1.0, name=None):
+    """``clip(x, min, max)`` as an activation."""
+    return _mg.hardtanh(x, min, max)
+
+
+def hardtanh_(x, min=-1.0, max=1.0, name=None):
+    """:func:`hardtanh` written into ``x``; returns ``x``."""
+    return _mg.hardtanh_(x, min, max)
+
+
+def thresholded_relu(x, threshold=1.0, value=0.0, name=None):
+    """``x`` where ``x > threshold``, else ``value``."""
+    return _mg.thresholded_relu(x, threshold, value)
+
+
+def thresholded_relu_(x, threshold=1.0, value=0.0, name=None):
+    """:func:`thresholded_relu` written into ``x``; returns ``x``."""
+    return _mg.thresholded_relu_(x, threshold, value)
+
+
+def softmax_(x, axis=-1, dtype=None, name=None):
+    """:func:`softmax` written into ``x`` (cast to ``dtype`` first); returns ``x``."""
+    if dtype is not None:
+        _mg.cast_(x, dtype)
+    return _mg.softmax_(x, axis=axis)
+
+
+def embedding_renorm_(x, weight, max_norm, norm_type=2.0):
+    """Scale the rows of ``weight`` that the indices ``x`` name to norm ``max_norm``; returns
+    ``weight``."""
+    return _mg.embedding_renorm_(weight, x, max_norm, norm_type)
+
+
+celu, selu, mish, hardsigmoid, hardswish = (_mg.celu, _mg.selu, _mg.mish, _mg.hardsigmoid,
+                                             _mg.hardswish)
+
+
+def rrelu(x, lower=1.0 / 8.0, upper=1.0 / 3.0, training=True, name=None):
+    """Leaky ReLU with a random slope in ``[lower, upper]`` while training (Paddle's default)."""
+    return _mg.rrelu(x, lower, upper, training)
+
+
 def gelu(x, approximate=False, name=None):
     """GELU; ``approximate=True`` uses the tanh approximation."""
     return _mg.gelu(x, approximate="tanh" if approximate else "none")

@@ -50,6 +50,40 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     return (_mg.clamp_ if inplace else _mg.clamp)(input, min_val, max_val)
 
 
+# ---- the rest of PyTorch's ``inplace=`` activations and dropouts (docs/inplace_api.md) ------
+from ....ops import functional_inplace as _fi  # noqa: E402 (here, apart from the imports above)
+
+celu, selu, mish, hardsigmoid, threshold, rrelu = (_fi.celu, _fi.selu, _fi.mish,
+                                                   _fi.hardsigmoid, _fi.threshold, _fi.rrelu)
+# dropout itself comes from mutograd.nn.functional (imported above), with the same signature
+dropout1d, dropout2d, dropout3d = _fi.dropout1d, _fi.dropout2d, _fi.dropout3d
+alpha_dropout, feature_alpha_dropout = _fi.alpha_dropout, _fi.feature_alpha_dropout
+hardswish = _act("hardswish", "x * relu6(x + 3) / 6; ``inplace=True`` writes into ``input``.")
+
+
+def celu_(input, alpha=1.0):
+    """In-place :func:`celu`; returns ``input``."""
+    return _fi.celu(input, alpha, inplace=True)
+
+
+def selu_(input):
+    """In-place :func:`selu`; returns ``input``."""
+    return _fi.selu(input, inplace=True)
+
+
+def threshold_(input, threshold, value):
+    """In-place :func:`threshold`; returns ``input``."""
+    return _fi.threshold(input, threshold, value, inplace=True)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place :func:`hardtanh`; returns ``input``."""
+    return _fi.hardtanh(input, min_val, max_val, inplace=True)
+
+
+rrelu_ = _fi.rrelu_
+
+
 def softplus(input, beta=1.0, threshold=20.0):
     """log(1 + exp(beta * x)) / beta, linear above ``threshold``."""
     return _mg.softplus(input, beta=beta, threshold=threshold)

@@ -11,5 +11,6 @@ from .....data import (  # noqa: F401
                        TensorDataset,
                        random_split,
 )
+from .....distributed import DistributedSampler  # noqa: F401
 from . import dataloader, dataset, sampler  # noqa: F401,E402
 from .dataloader import DataLoader, default_collate  # noqa: F401,E402

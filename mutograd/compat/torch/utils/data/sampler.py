@@ -6,3 +6,4 @@ from .....data.sampler import (  # noqa: F401
                                SequentialSampler,
                                SubsetRandomSampler,
 )
+from .....distributed import DistributedSampler  # noqa: F401,E402
