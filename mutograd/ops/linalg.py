@@ -8,8 +8,19 @@ def _swap(a):
     return a.swapaxes(-1, -2)
 
 
+def _flat_matmul(xp, x, y):
+    """``x @ y`` for a stacked ``x`` (..., m, k) and a matrix ``y``: one (M, k) @ (k, n) product
+    (a single large BLAS call, as in a Linear layer over a batch of sequences) instead of NumPy's
+    loop of small ones; ``None`` when the shapes are not that case."""
+    if x.ndim > 2 and y.ndim == 2 and x.shape[-1] == y.shape[0]:
+        return xp.matmul(x.reshape(-1, x.shape[-1]), y).reshape(x.shape[:-1] + y.shape[1:])
+    return None
+
+
 def _matmul(xp, x, y, out=None):
-    r = xp.matmul(x, y)
+    r = _flat_matmul(xp, x, y)
+    if r is None:
+        r = xp.matmul(x, y)
     if out is None:
         return r
     # in place: the product needs a workspace (counted) before it can replace x
@@ -29,6 +40,8 @@ def _matmul_grad_x(g, x_shape, y, xp):
         return xp.expand_dims(g, -1) * y                # x (..., m, k), g (..., m)
     if len(x_shape) == 1:
         return (y @ xp.expand_dims(g, -1))[..., 0]      # y (..., k, n), g (..., n)
+    if y.ndim == 2 and g.ndim > 2:
+        return _flat_matmul(xp, g, y.T)
     return g @ _swap(y)
 
 
@@ -39,6 +52,9 @@ def _matmul_grad_y(g, x, y_shape, xp):
         return xp.expand_dims(x, -1) * xp.expand_dims(g, -2)   # (k,1)*(...,1,n)
     if len(y_shape) == 1:
         return (_swap(x) @ xp.expand_dims(g, -1))[..., 0]
+    if len(y_shape) == 2 and x.ndim > 2:
+        # the sum over the stacked dimensions as part of one product
+        return x.reshape(-1, x.shape[-1]).T @ g.reshape(-1, g.shape[-1])
     return _swap(x) @ g
 
 
