@@ -110,17 +110,15 @@ def _gelu(xp, x, out=None, approximate="none"):
     return _into(out, r, x)
 
 
-def _gelu_grad(g, x, out, approximate, xp):
+def _gelu_grad(g, x, approximate, xp):
+    from ..backend_special import erf
     if approximate == "tanh":
         k = math.sqrt(2 / math.pi)
         inner = k * (x + 0.044715 * x ** 3)
         t = xp.tanh(inner)
         d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x)
     else:
-        # Phi(x) = out / x: the forward's erf is not evaluated a second time (it is most of a
-        # GELU's cost); Phi(0) = 1/2
-        nz = x != 0
-        cdf = xp.divide(out, x, out=xp.full_like(out, 0.5), where=nz)
+        cdf = 0.5 * (1 + erf(xp, x / math.sqrt(2)))
         pdf = xp.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
         d = cdf + x * pdf
     return g * d
