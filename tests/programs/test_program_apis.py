@@ -498,3 +498,18 @@ def test_dataloader_shuffle_sampler_drop_last_and_lazy_random_sampler():
         D.DataLoader(ds, sampler=sampler, shuffle=True)
     with pytest.raises(ValueError, match="num_samples should be a positive integer"):
         D.RandomSampler(ds, num_samples=0)
+
+
+def test_in_place_dropout_after_gelu_keeps_the_gradient():
+    """A common block: GELU, then dropout(inplace=True). GELU's backward needs only its input,
+    so writing into its output is allowed (as in PyTorch)."""
+    real = _real()
+    x = _f64(4, 6)
+    t, r = mg.tensor(x, requires_grad=True), real.tensor(x, requires_grad=True)
+    y = F.gelu(t * 1.0)
+    y.mul_(2.0)
+    ry = real.nn.functional.gelu(r * 1.0)
+    ry.mul_(2.0)
+    y.sum().backward()
+    ry.sum().backward()
+    np.testing.assert_allclose(t.grad._data, r.grad.numpy(), rtol=1e-12)
