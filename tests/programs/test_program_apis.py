@@ -513,3 +513,32 @@ def test_in_place_dropout_after_gelu_keeps_the_gradient():
     y.sum().backward()
     ry.sum().backward()
     np.testing.assert_allclose(t.grad._data, r.grad.numpy(), rtol=1e-12)
+
+
+def test_training_script_switches_and_constants():
+    model = torch.nn.Linear(2, 2)
+    assert torch.compile(model) is model and torch.compile(mode="max-autotune")(model) is model
+    torch.backends.cuda.matmul.allow_tf32 = True
+    torch.backends.cudnn.allow_tf32 = True
+    assert not torch.backends.mps.is_available() and not torch.cuda.is_available()
+    torch.set_float32_matmul_precision("high")
+    assert torch.get_float32_matmul_precision() == "high"
+    torch.set_float32_matmul_precision("highest")
+    with pytest.raises(ValueError, match="must be one of"):
+        torch.set_float32_matmul_precision("low")
+    assert torch.inf == float("inf") and np.isnan(torch.nan) and abs(torch.pi - 3.14159) < 1e-5
+
+
+@pytest.mark.parametrize("p,dim", [(2.0, 1), (1.0, 0)])
+def test_normalize_matches_pytorch_with_gradient(p, dim):
+    real = _real()
+    x = _f64(3, 4)
+    x[0] = 0.0           # a zero row/column: eps keeps it finite
+    t, r = mg.tensor(x, requires_grad=True), real.tensor(x, requires_grad=True)
+    g = _f64(3, 4, seed=7)
+    out = F.normalize(t, p=p, dim=dim)
+    want = real.nn.functional.normalize(r, p=p, dim=dim)
+    np.testing.assert_allclose(out._data, want.detach().numpy(), atol=1e-12)
+    (out * mg.tensor(g)).sum().backward()
+    (want * real.tensor(g)).sum().backward()
+    np.testing.assert_allclose(t.grad._data, r.grad.numpy(), atol=1e-9)

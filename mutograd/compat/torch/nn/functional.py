@@ -98,3 +98,9 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """Log-softmax along ``dim``."""
     return _mg.log_softmax(input, dim=-1 if dim is None else dim, dtype=dtype)
 
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12):
+    """``input / max(||input||_p along dim, eps)``."""
+    n = _mg.norm(input, p, dim, keepdim=True)
+    return input / _mg.clamp_min(n, eps)
