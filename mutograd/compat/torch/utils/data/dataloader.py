@@ -7,7 +7,7 @@ a sample that is a tuple gives a *list* of batched fields, and Python floats giv
     >>> from mutograd.compat.torch.utils.data import default_collate
     >>> x, y = default_collate([(mg.zeros([2]), 1.5), (mg.ones([2]), 2.0)])
     >>> type(default_collate([(1, 2)])).__name__, str(y.dtype)
-    ('list', 'float64')
+    ('list', 'torch.float64')
 """
 import collections.abc
 
