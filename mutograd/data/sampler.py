@@ -17,11 +17,14 @@ _CHUNK = 1024
 
 
 def _rng(generator):
+    """The generator to draw from: the one given (a ``numpy.random.Generator``) or mutograd's
+    seeded one (``manual_seed`` / ``mutograd.seed``)."""
+    if generator is None:
+        return random.generator()
     if isinstance(generator, np.random.Generator):
         return generator
-    if generator is not None and hasattr(generator, "_rng"):     # mutograd Generator-like
-        return generator._rng
-    return random.generator()
+    raise TypeError(f"generator must be a numpy.random.Generator or None, got "
+                    f"{type(generator).__name__}")
 
 
 class Sampler:

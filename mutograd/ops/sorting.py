@@ -117,7 +117,10 @@ def multinomial(x, num_samples, replacement=False, generator=None, name=None):
     if not replacement and (np.count_nonzero(rows, axis=1) < num_samples).any():
         raise ValueError("multinomial(): invalid multinomial distribution (with replacement="
                          "False, not enough non-negative category to sample)")
-    rng = generator if isinstance(generator, np.random.Generator) else random.generator()
+    if generator is not None and not isinstance(generator, np.random.Generator):
+        raise TypeError(f"multinomial(): generator must be a numpy.random.Generator or None, "
+                        f"got {type(generator).__name__}")
+    rng = generator if generator is not None else random.generator()
     out = np.stack([rng.choice(n, size=num_samples, replace=replacement, p=r / s)
                     for r, s in zip(rows, sums)])
     out = out.reshape(w.shape[:-1] + (num_samples,)).astype(np.int64)

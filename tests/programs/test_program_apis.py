@@ -542,3 +542,18 @@ def test_normalize_matches_pytorch_with_gradient(p, dim):
     (out * mg.tensor(g)).sum().backward()
     (want * real.tensor(g)).sum().backward()
     np.testing.assert_allclose(t.grad._data, r.grad.numpy(), atol=1e-9)
+
+
+def test_samplers_and_multinomial_take_a_numpy_generator_or_refuse():
+    ds = list(range(6))
+    a = list(torch.utils.data.RandomSampler(ds, generator=np.random.default_rng(4)))
+    b = list(torch.utils.data.RandomSampler(ds, generator=np.random.default_rng(4)))
+    assert a == b and sorted(a) == ds
+    with pytest.raises(TypeError, match="generator must be a numpy.random.Generator"):
+        list(torch.utils.data.RandomSampler(ds, generator=object()))
+    p = torch.tensor([0.5, 0.5])
+    x = torch.multinomial(p, 3, replacement=True, generator=np.random.default_rng(1))
+    y = torch.multinomial(p, 3, replacement=True, generator=np.random.default_rng(1))
+    assert x.tolist() == y.tolist()
+    with pytest.raises(TypeError, match="generator must be a numpy.random.Generator"):
+        torch.multinomial(p, 1, generator="seed")
