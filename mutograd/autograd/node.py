@@ -58,7 +58,8 @@ def save(tensor):
     """The saved record of a tensor: its array, counter and current version (Note [Saved versions])."""
     counter = tensor._counter
     counter.watched = True
-    return (tensor._data, counter, counter.value, tensor.__dict__.get("name"))
+    # the storage rides along so the bytes stay counted while only a node keeps the array
+    return (tensor._data, counter, counter.value, tensor.__dict__.get("name"), tensor._storage)
 
 
 def save_copy(array, storage, name=None):

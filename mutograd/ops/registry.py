@@ -26,6 +26,7 @@ from .. import memory
 from ..autograd.grad_mode import _state
 from ..autograd.node import Node, save, save_copy
 from ..errors import DTypeError, InplaceError, OverlapError, ShapeError
+from ..memory import _cache
 from ..tensor import Tensor, _alias, _wrap
 
 _EMPTY = inspect.Parameter.empty
@@ -100,6 +101,8 @@ def fit(xp, g, shape, dtype):
 
 class OpDef:
     """One op's declaration. See the module docstring for how it is read."""
+
+    pool = False   # set by defop: results may come from the buffer cache
 
     def __init__(self, name, fwd, grad, kind, inplace, varargs, result, fill, node_name):
         self.name = name
@@ -257,6 +260,9 @@ def call(op, inputs, attrs):
         else:
             arrays.append(_as_array(np, t))
     xp = x0._place.xp if x0 is not None else np
+    if (op.pool and x0 is not None and inputs[0] is x0 and x0._data.nbytes >= _cache.threshold
+            and _cache.enabled):
+        return _call_pooled(op, inputs, arrays, attrs, rg)
     out = op.fwd(xp, *arrays, **attrs)
     if op.kind == "view":
         result = _view_result(op, x0, out, attrs)
@@ -264,6 +270,53 @@ def call(op, inputs, attrs):
         result = _wrap(out, x0)
     if rg and op.differentiable and _state.enabled:
         result.grad_fn = _record(op, inputs, arrays, result, attrs, xp, None)
+        result._rg = True
+    return result
+
+
+def _call_pooled(op, inputs, arrays, attrs, rg):
+    """``call`` for a large element-wise result: compute it into a buffer from the cache.
+
+    Note [The buffer cache] in memory.py. Taken only when the result's shape and dtype are
+    known without computing it: a float first input, every other input either an array of the
+    same dtype or a Python scalar (which does not change a float dtype), shapes that broadcast.
+    Anything else runs the plain path, which also raises the errors.
+    """
+    xa = arrays[0]
+    dtype = xa.dtype
+    shape = xa.shape
+    if type(xa) is not np.ndarray or dtype.kind != "f":
+        return _call_plain(op, inputs, arrays, attrs, rg)
+    for a in arrays[1:]:
+        if type(a) is np.ndarray:
+            if a.dtype != dtype:
+                return _call_plain(op, inputs, arrays, attrs, rg)
+            if a.shape != shape:
+                try:
+                    shape = np.broadcast_shapes(shape, a.shape)
+                except ValueError:
+                    return _call_plain(op, inputs, arrays, attrs, rg)
+        elif type(a) not in (int, float, bool):
+            return _call_plain(op, inputs, arrays, attrs, rg)
+    buf, raw = memory.take(shape, dtype)
+    out = op.fwd(np, *arrays, out=buf, **attrs)
+    result = _wrap(out, inputs[0])
+    if out is buf:
+        result._storage.buf = raw     # back to the cache when the result's storage dies
+    else:                             # a forward that returned another array: keep the buffer
+        memory._give_back(raw)
+    if rg and op.differentiable and _state.enabled:
+        result.grad_fn = _record(op, inputs, arrays, result, attrs, np, None)
+        result._rg = True
+    return result
+
+
+def _call_plain(op, inputs, arrays, attrs, rg):
+    x0 = inputs[0]
+    out = op.fwd(x0._place.xp, *arrays, **attrs)
+    result = _wrap(out, x0)
+    if rg and op.differentiable and _state.enabled:
+        result.grad_fn = _record(op, inputs, arrays, result, attrs, x0._place.xp, None)
         result._rg = True
     return result
 
@@ -529,6 +582,10 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
         op.inplace_function.__name__ = op.inplace_function.__qualname__ = name + "_"
     op.method = method
     op.aliases = aliases
+    # Large results of element-wise ops may come from the buffer cache (Note [The buffer
+    # cache]); an op whose forward treats ``out`` as holding ``x`` already must set False.
+    op.pool = (kind == "elementwise" and op.takes_out and inplace and not fill
+               and result in (None, "float"))
     return op
 
 
