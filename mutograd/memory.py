@@ -25,16 +25,27 @@ Note [The buffer cache]
     dropped instead of cached; :func:`empty_cache` drops them all.
 """
 import sys
-from collections import defaultdict
-
 import numpy as np
 
-_live = defaultdict(int)      # place name -> bytes held by live storages
-_peak = defaultdict(int)
-_count = defaultdict(int)     # number of storages ever created per place
-_freed = defaultdict(int)     # number of storages freed per place
-_total = defaultdict(int)     # bytes ever allocated per place
+class _Counters:
+    """The counters of one place; a Storage points at its place's record."""
+
+    __slots__ = ("name", "live", "peak", "count", "total", "freed")
+
+    def __init__(self, name):
+        self.name = name
+        self.live = self.peak = self.count = self.total = self.freed = 0
+
+
+_places = {}                  # place name -> _Counters
 _recorder = None              # the active Timeline, if any (a check per allocation when off)
+
+
+def _counters(place):
+    c = _places.get(place)
+    if c is None:
+        c = _places[place] = _Counters(place)
+    return c
 
 
 class Storage:
@@ -44,25 +55,30 @@ class Storage:
     (Note [The buffer cache]); it goes back to the cache when the storage dies.
     """
 
-    __slots__ = ("nbytes", "place", "buf", "__weakref__")
+    __slots__ = ("nbytes", "counters", "buf", "__weakref__")
 
     def __init__(self, nbytes, place="cpu"):
         self.nbytes = nbytes
-        self.place = place
         self.buf = None
-        live = _live[place] + nbytes
-        _live[place] = live
-        _count[place] += 1
-        _total[place] += nbytes
-        if live > _peak[place]:
-            _peak[place] = live
+        c = _places.get(place) or _counters(place)
+        self.counters = c
+        live = c.live + nbytes
+        c.live = live
+        c.count += 1
+        c.total += nbytes
+        if live > c.peak:
+            c.peak = live
         if _recorder is not None:
             _recorder._event(self, nbytes)
 
+    @property
+    def place(self):
+        return self.counters.name
+
     def __del__(self):
-        place = self.place
-        _live[place] -= self.nbytes
-        _freed[place] += 1
+        c = self.counters
+        c.live -= self.nbytes
+        c.freed += 1
         if self.buf is not None:
             _give_back(self.buf)
         if _recorder is not None:
@@ -75,23 +91,23 @@ def _key(place):
 
 def allocated(place=None):
     """Bytes held by live tensor storages on ``place`` (default: the CPU)."""
-    return _live[_key(place)]
+    return _counters(_key(place)).live
 
 
 def max_allocated(place=None):
     """The largest value of :func:`allocated` since the start or the last :func:`reset_peak`."""
-    return _peak[_key(place)]
+    return _counters(_key(place)).peak
 
 
 def reset_peak(place=None):
     """Start measuring the peak afresh from the current allocation."""
-    key = _key(place)
-    _peak[key] = _live[key]
+    c = _counters(_key(place))
+    c.peak = c.live
 
 
 def num_allocations(place=None):
     """How many storages have been created on ``place`` since the start."""
-    return _count[_key(place)]
+    return _counters(_key(place)).count
 
 
 def stats(place=None):
@@ -108,16 +124,17 @@ def stats(place=None):
         True
     """
     key = _key(place)
+    c = _counters(key)
     cpu = key == "cpu"
     cached, reserved = _cache_bytes() if cpu else (0, 0)
     return {
-        "allocated_bytes.all.current": _live[key],
-        "allocated_bytes.all.peak": _peak[key],
-        "allocated_bytes.all.allocated": _total[key],
-        "allocated_bytes.all.freed": _total[key] - _live[key],
-        "allocation.all.current": _count[key] - _freed[key],
-        "allocation.all.allocated": _count[key],
-        "allocation.all.freed": _freed[key],
+        "allocated_bytes.all.current": c.live,
+        "allocated_bytes.all.peak": c.peak,
+        "allocated_bytes.all.allocated": c.total,
+        "allocated_bytes.all.freed": c.total - c.live,
+        "allocation.all.current": c.count - c.freed,
+        "allocation.all.allocated": c.count,
+        "allocation.all.freed": c.freed,
         "reserved_bytes.all.current": reserved,
         "cached_bytes.all.current": cached,
         "cache.hits": _cache.hits if cpu else 0,
@@ -126,9 +143,9 @@ def stats(place=None):
         "cache.threshold": _cache.threshold if cpu else 0,
         "cache.cap": _cache.cap if cpu else 0,
         # the names of the first version, kept for callers that used them
-        "allocated_bytes.current": _live[key],
-        "allocated_bytes.peak": _peak[key],
-        "num_allocations": _count[key],
+        "allocated_bytes.current": c.live,
+        "allocated_bytes.peak": c.peak,
+        "num_allocations": c.count,
     }
 
 
@@ -146,7 +163,13 @@ class _Cache:
         self.free = {}                # size class -> raw buffers returned to the cache
         self.hits = self.misses = self.dropped = 0
 
+    @property
+    def min_bytes(self):
+        """The smallest result taken from the cache (no result when it is off)."""
+        return self.threshold if self.enabled else _NEVER
 
+
+_NEVER = float("inf")
 _cache = _Cache()
 # getrefcount(buf) for a raw buffer referred to only by a cache list, a loop variable and the
 # getrefcount argument itself: the proof that no array looks into it any more.

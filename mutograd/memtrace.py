@@ -54,14 +54,14 @@ class Timeline:
         return False
 
     def _event(self, storage, nbytes):
-        if storage.place != self.place:
+        if storage.counters.name != self.place:
             return
         if nbytes >= 0:
             op, where = _caller()
             self._ops[id(storage)] = (op, where)
         else:
             op, where = self._ops.pop(id(storage), None) or ("(before recording)", "")
-        live = memory._live[self.place]
+        live = storage.counters.live
         self.events.append(Event(len(self.events), nbytes, live, op, where, self.place))
 
     # ---- views of the record ----------------------------------------------------------------

@@ -35,12 +35,11 @@ class VersionCounter:
     that uses this counter (``watched``), so unwatched writes cost one increment.
     """
 
-    __slots__ = ("value", "watched", "writes")
-
-    def __init__(self):
-        self.value = 0
-        self.watched = False
-        self.writes = None
+    # Class-level defaults instead of __init__ and __slots__: every new tensor makes a counter,
+    # and one without an __init__ costs a fraction of one with it (the per-op hot path).
+    value = 0
+    watched = False
+    writes = None
 
     def bump(self, op_name="write"):
         self.value += 1

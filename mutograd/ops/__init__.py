@@ -2,6 +2,7 @@
 from ..tensor import Tensor
 from . import elementwise, reduction, linalg, views, shaping, indexing, creation  # noqa: F401
 from . import composite
+from . import fastpath  # noqa: F401
 from .registry import OPS, call, call_inplace, defop  # noqa: F401
 
 # Public names that differ from the op's declared name
@@ -61,13 +62,16 @@ def _swap(op):
 
 
 def _binary(op):
-    f = OPS[op].function
-    return lambda self, other: f(self, other)
+    # straight to ``call`` (the function's argument parsing is not needed for two tensors)
+    o = OPS[op]
+    d = o.defaults
+    return lambda self, other: call(o, (self, other), d)
 
 
 def _inplace(op):
-    f = OPS[op].inplace_function
-    return lambda self, other: f(self, other)
+    o = OPS[op]
+    d = o.defaults
+    return lambda self, other: call_inplace(o, (self, other), d)
 
 
 for _dunder, _op in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"),

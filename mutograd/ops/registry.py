@@ -103,9 +103,11 @@ class OpDef:
     """One op's declaration. See the module docstring for how it is read."""
 
     pool = False   # set by defop: results may come from the buffer cache
+    ufunc = None   # set by ops/fastpath.py: the NumPy ufunc equal to fwd with default attrs
 
     def __init__(self, name, fwd, grad, kind, inplace, varargs, result, fill, node_name):
         self.name = name
+        self.iname = name + "_"   # the in-place form's name, for messages and the write log
         self.fwd = fwd
         self.kind = kind
         self.has_inplace = inplace
@@ -257,13 +259,17 @@ def call(op, inputs, attrs):
             if x0 is None:
                 x0 = t
             arrays.append(t._data)
+        elif type(t) is float or type(t) is int:
+            arrays.append(t)
         else:
             arrays.append(_as_array(np, t))
     xp = x0._place.xp if x0 is not None else np
-    if (op.pool and x0 is not None and inputs[0] is x0 and x0._data.nbytes >= _cache.threshold
-            and _cache.enabled):
+    if op.pool and inputs[0] is x0 and x0._data.nbytes >= _cache.min_bytes:
         return _call_pooled(op, inputs, arrays, attrs, rg)
-    out = op.fwd(xp, *arrays, **attrs)
+    if op.ufunc is not None and attrs is op.defaults and xp is np:
+        out = op.ufunc(*arrays)   # Note [Ufunc fast path] in ops/fastpath.py
+    else:
+        out = op.fwd(xp, *arrays, **attrs)
     if op.kind == "view":
         result = _view_result(op, x0, out, attrs)
     else:
@@ -335,14 +341,16 @@ def _record(op, inputs, arrays, result, attrs, xp, x_copy):
     """Attach op's backward node to ``result`` (Note [In-place saving] for ``x_copy``)."""
     mask = 0
     edges = []
+    grad_fns = op.grad_fns
     for i, t in enumerate(inputs):
-        if isinstance(t, Tensor) and t._rg and op.grad_fns[i] is not None:
+        if isinstance(t, Tensor) and t._rg and grad_fns[i] is not None:
             edges.append(t.grad_fn or t)
             mask |= 1 << i
         else:
             edges.append(None)
     saved = {}
-    for name in op.plan(mask):
+    names = op.plans.get(mask)
+    for name in names if names is not None else op.plan(mask):
         if name == "out":
             saved[name] = save(result)
         elif x_copy is not None and op.index[name] == 0:
@@ -353,8 +361,8 @@ def _record(op, inputs, arrays, result, attrs, xp, x_copy):
     node = op.node_cls(tuple(edges), saved)
     node.attrs = attrs
     node.xp = xp
-    node.shapes = tuple(getattr(a, "shape", None) for a in arrays)
-    node.dtypes = tuple(getattr(a, "dtype", None) for a in arrays)
+    node.shapes = tuple([getattr(a, "shape", None) for a in arrays])
+    node.dtypes = tuple([getattr(a, "dtype", None) for a in arrays])
     return node
 
 
@@ -375,7 +383,7 @@ def call_inplace(op, inputs, attrs):
         else:
             arrays.append(_as_array(x._place.xp, t))
     if _state.enabled:
-        check_leaf(x, op.name + "_")
+        check_leaf(x, op.iname)
     check_writable(op, x, arrays)
     xp = x._place.xp
     x_copy = None
@@ -391,7 +399,7 @@ def call_inplace(op, inputs, attrs):
             x_copy = save_copy(arr, memory.Storage(arr.nbytes, str(x._place)),
                                x.__dict__.get("name"))
     op.fwd(xp, *arrays, out=x._data, **attrs)
-    x._counter.bump(op.name + "_")
+    x._counter.bump(op.iname)
     if record:
         rebase(x, op, inputs, arrays, attrs, xp, x_copy)
     return x
@@ -426,9 +434,17 @@ def check_writable(op, x, arrays):
     xa = x._data
     shape = xa.shape
     if op.kind == "elementwise":
+        dt = xa.dtype
+        simple = True   # every input has x's dtype or is a scalar that keeps it
         for a in arrays[1:]:
             s = getattr(a, "shape", None)
-            if s is not None and s != shape:
+            if s is None:
+                if not (type(a) is int or (type(a) is float and dt.kind in "fc")):
+                    simple = False
+                continue
+            if a.dtype != dt:
+                simple = False
+            if s != shape:
                 try:
                     b = np.broadcast_shapes(shape, s)
                 except ValueError:
@@ -439,7 +455,8 @@ def check_writable(op, x, arrays):
                         f"{op.name}_(): output with shape {list(shape)} doesn't match the "
                         f"broadcast shape {list(b)}; an in-place op cannot change the shape of "
                         f"the tensor it writes")
-        if op.result != "same":
+        if op.result != "same" and (not simple or op.result == "bool"
+                                    or (op.result == "float" and dt.kind not in "fc")):
             rt = result_dtype(op, xa, arrays)
             if rt != xa.dtype and not np.can_cast(rt, xa.dtype, "same_kind"):
                 raise DTypeError(f"{op.name}_(): result type {rt} can't be cast to the desired "
