@@ -150,6 +150,8 @@ class OpDef:
             self.sources["xp"] = "xp"
         self.uses = [set() if gf is None else {p for p in gf[1] if self.sources[p] == "saved"}
                      for gf in self.grad_fns]
+        # whether some gradient may need the value an in-place form overwrites
+        self.saves_x = bool(self.inputs) and any(self.inputs[0] in u for u in self.uses)
         self.plans = {}
         self.node_cls = type(node_name or _camel(name) + "Backward", (OpNode,),
                              {"__slots__": (), "op": self})
@@ -348,9 +350,11 @@ def _record(op, inputs, arrays, result, attrs, xp, x_copy):
             mask |= 1 << i
         else:
             edges.append(None)
-    saved = {}
     names = op.plans.get(mask)
-    for name in names if names is not None else op.plan(mask):
+    if names is None:
+        names = op.plan(mask)
+    saved = {} if names else None   # a node that saves nothing keeps no dict
+    for name in names:
         if name == "out":
             saved[name] = save(result)
         elif x_copy is not None and op.index[name] == 0:
@@ -361,8 +365,17 @@ def _record(op, inputs, arrays, result, attrs, xp, x_copy):
     node = op.node_cls(tuple(edges), saved)
     node.attrs = attrs
     node.xp = xp
-    node.shapes = tuple([getattr(a, "shape", None) for a in arrays])
-    node.dtypes = tuple([getattr(a, "dtype", None) for a in arrays])
+    shapes = []
+    dtypes = []
+    for a in arrays:   # a plain loop: comprehensions cost a frame each on the per-op path
+        if type(a) is np.ndarray:
+            shapes.append(a.shape)
+            dtypes.append(a.dtype)
+        else:
+            shapes.append(getattr(a, "shape", None))
+            dtypes.append(getattr(a, "dtype", None))
+    node.shapes = tuple(shapes)
+    node.dtypes = tuple(dtypes)
     return node
 
 
@@ -382,14 +395,15 @@ def call_inplace(op, inputs, attrs):
             arrays.append(t._data)
         else:
             arrays.append(_as_array(x._place.xp, t))
-    if _state.enabled:
+    enabled = _state.enabled
+    if enabled:
         check_leaf(x, op.iname)
     check_writable(op, x, arrays)
     xp = x._place.xp
     x_copy = None
     # A write without a gradient formula into a tensor that requires grad gets a zero gradient.
-    record = rg and _state.enabled and (op.differentiable or x._rg)
-    if record:
+    record = rg and enabled and (op.differentiable or x._rg)
+    if record and op.saves_x:
         mask = 0
         for i, t in enumerate(inputs):
             if isinstance(t, Tensor) and t._rg and op.grad_fns[i] is not None:
@@ -398,7 +412,10 @@ def call_inplace(op, inputs, attrs):
             arr = x._data.copy()
             x_copy = save_copy(arr, memory.Storage(arr.nbytes, str(x._place)),
                                x.__dict__.get("name"))
-    op.fwd(xp, *arrays, out=x._data, **attrs)
+    if op.ufunc is not None and attrs is op.defaults and xp is np:
+        op.ufunc(*arrays, out=x._data)   # Note [Ufunc fast path] in ops/fastpath.py
+    else:
+        op.fwd(xp, *arrays, out=x._data, **attrs)
     x._counter.bump(op.iname)
     if record:
         rebase(x, op, inputs, arrays, attrs, xp, x_copy)
@@ -437,7 +454,7 @@ def check_writable(op, x, arrays):
         dt = xa.dtype
         simple = True   # every input has x's dtype or is a scalar that keeps it
         for a in arrays[1:]:
-            s = getattr(a, "shape", None)
+            s = a.shape if type(a) is np.ndarray else getattr(a, "shape", None)
             if s is None:
                 if not (type(a) is int or (type(a) is float and dt.kind in "fc")):
                     simple = False
@@ -500,7 +517,6 @@ def rebase(x, op, inputs, arrays, attrs, xp, x_copy):
         from ..autograd.view_write import rebase_view
         return rebase_view(x, op, inputs, arrays, attrs, xp, x_copy)
     old = x.grad_fn
-    inputs = list(inputs)
     node = _record(op, inputs, arrays, x, attrs, xp, x_copy)
     if old is None and x._rg:
         node.next = (x,) + node.next[1:]   # cannot happen for leaves (rule 4); kept for safety
