@@ -97,17 +97,21 @@ def child(name, contestant, tiny, threads, units):
     print(json.dumps(res))
 
 
-def _time(fns, repeat, warmup):
+CLOCKS = {"wall": time.perf_counter, "thread": time.thread_time}
+
+
+def _time(fns, repeat, warmup, clock="wall"):
     """Interleaved rounds: returns name -> list of seconds per unit."""
+    now = CLOCKS[clock]
     for fn in fns.values():
         for _ in range(warmup):
             fn()
     times = {c: [] for c in fns}
     for _ in range(repeat):
         for c, fn in fns.items():
-            t = time.perf_counter()
+            t = now()
             fn()
-            times[c].append(time.perf_counter() - t)
+            times[c].append(now() - t)
     return times
 
 
@@ -118,9 +122,13 @@ def _median(xs):
 
 
 def run(names=None, contestants=None, tiny=False, repeat=7, threads=2, memory=True,
-        out_dir=None, quiet=False):
+        out_dir=None, quiet=False, clock="wall"):
     """Run the workloads; returns the result dict (also written as JSON unless ``out_dir`` is
-    False)."""
+    False). ``clock="thread"`` times the calling thread's CPU time instead of wall time: immune
+    to other programs on a busy machine, and meaningful only with ``threads=1`` (all work on the
+    calling thread)."""
+    if clock == "thread" and threads != 1:
+        raise ValueError("the thread clock only measures the calling thread: use threads=1")
     from .workloads import CONTESTANTS, discover
     contestants = [c for c in (contestants or CONTESTANTS) if _available(c)]
     for c in contestants:
@@ -128,13 +136,14 @@ def run(names=None, contestants=None, tiny=False, repeat=7, threads=2, memory=Tr
     workloads = discover()
     names = names or list(workloads)
     results = {"meta": _meta(threads, tiny, repeat, contestants), "workloads": {}}
+    results["meta"]["clock"] = clock
     for name in names:
         w = workloads[name]
         size = w.tiny if tiny else w.full
         per = size.get("k", 1)
         here = [c for c in contestants if hasattr(w, c)]
         fns = {c: getattr(w, c)(size) for c in here}
-        times = _time(fns, repeat, warmup=1 if tiny else 2)
+        times = _time(fns, repeat, 1 if tiny else 2, clock)
         row = {"group": w.group, "desc": w.desc, "unit": w.unit, "contestants": {}}
         scale = 1e6 if w.unit == "us/op" else 1e3
         for c in here:
@@ -151,7 +160,8 @@ def run(names=None, contestants=None, tiny=False, repeat=7, threads=2, memory=Tr
     if out_dir is not False:
         out_dir = out_dir or os.path.join(os.path.dirname(__file__), "results")
         os.makedirs(out_dir, exist_ok=True)
-        path = os.path.join(out_dir, "latest-tiny.json" if tiny else "latest.json")
+        tag = "tiny" if tiny else f"{clock}-{threads}t"
+        path = os.path.join(out_dir, f"latest-{tag}.json")
         with open(path, "w") as f:
             json.dump(results, f, indent=1)
         results["path"] = path
@@ -228,7 +238,7 @@ def table(results):
     out.append(f"{meta['cpu']}, {meta['cores']} cores, {meta['threads']} threads; Python "
                f"{meta['python']}, NumPy {meta['numpy']}"
                + "".join(f", {c} {meta[c]}" for c in ("torch", "paddle") if c in meta)
-               + f"; {meta['repeat']} rounds; {meta['date']}")
+               + f"; {meta['repeat']} rounds, {meta.get('clock', 'wall')} clock; {meta['date']}")
     return "\n".join(out)
 
 
@@ -239,6 +249,9 @@ def main(argv=None):
     p.add_argument("--repeat", type=int, default=7, help="timed rounds (default 7)")
     p.add_argument("--threads", type=int, default=2, help="threads for every contestant")
     p.add_argument("--tiny", action="store_true", help="tiny sizes (a smoke run)")
+    p.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
+                   help="wall time, or the thread's CPU time (needs --threads 1; robust on a "
+                        "busy machine)")
     p.add_argument("--no-memory", action="store_true", help="skip the memory subprocesses")
     p.add_argument("--list", action="store_true", help="list the workloads")
     p.add_argument("--child", nargs=2, metavar=("WORKLOAD", "CONTESTANT"), help=argparse.SUPPRESS)
@@ -252,7 +265,8 @@ def main(argv=None):
         for name, w in discover().items():
             print(f"{name:20} {w.desc}")
         return None
-    res = run(a.only, a.contestants, a.tiny, a.repeat, a.threads, not a.no_memory)
+    res = run(a.only, a.contestants, a.tiny, a.repeat, a.threads, not a.no_memory,
+              clock=a.clock)
     print(table(res))
     print(f"\nresults: {res['path']}", file=sys.stderr)
     return res

@@ -9,6 +9,11 @@ gives an array that is not owned, which is copied before anything writes into it
 from ..errors import BackwardError
 from .grad_mode import _state
 
+# Note [Reusing the incoming gradient]: the gradient array handed to the node about to run when
+# the engine owns it (nothing else refers to it), else None. A formula may then write its result
+# into it instead of a new buffer (ops/registry.py, gradient parameter ``into``).
+OWNED = [None]
+
 
 def backward(tensors, grad_tensors=None, retain_graph=None, inputs=None, scalar_only=False):
     """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves (or of ``inputs``)."""
@@ -159,7 +164,9 @@ def _run(roots, retain_graph, only, accumulate):
                 owned = False
             skip = targets is not None and node not in needed
             if not skip:
+                OWNED[0] = g if owned else None
                 grads = node.apply(g)
+                OWNED[0] = None
                 passed = False
                 for e, gi in zip(node.next, grads):
                     if e is None or gi is None:
@@ -214,8 +221,8 @@ def _run_hooks(hooks, g, owned):
         r = hook(_wrap(g))
         if r is not None:
             g = r._data if isinstance(r, Tensor) else r
-            owned = False
-    return g, owned
+    # a hook may keep the tensor it was given: the array is no longer ours to write into
+    return g, False
 
 
 def _keep_grad(t, g, owned):

@@ -21,8 +21,8 @@ def _scalar_mul(xp, x, c, out):
 defop("neg", lambda xp, x, out=None: xp.negative(x, out=out), grad=lambda g: -g)
 defop("abs", lambda xp, x, out=None: xp.absolute(x, out=out), grad=lambda g, x, xp: g * xp.sign(x))
 defop("sign", lambda xp, x, out=None: xp.sign(x, out=out), grad=_zero)
-defop("exp", lambda xp, x, out=None: xp.exp(x, out=out), grad=lambda g, out: g * out,
-      result="float")
+defop("exp", lambda xp, x, out=None: xp.exp(x, out=out),
+      grad=lambda g, out, into, xp: xp.multiply(g, out, out=into), result="float")
 defop("exp2", lambda xp, x, out=None: xp.exp2(x, out=out),
       grad=lambda g, out: g * out * math.log(2), result="float")
 defop("expm1", lambda xp, x, out=None: xp.expm1(x, out=out), grad=lambda g, out: g * (out + 1),
@@ -47,8 +47,13 @@ defop("cos", lambda xp, x, out=None: xp.cos(x, out=out), grad=lambda g, x, xp: -
       result="float")
 defop("tan", lambda xp, x, out=None: xp.tan(x, out=out), grad=lambda g, out: g * (1 + out * out),
       result="float")
-defop("tanh", lambda xp, x, out=None: xp.tanh(x, out=out), grad=lambda g, out: g * (1 - out * out),
-      result="float")
+def _tanh_grad(g, out, into, xp):
+    d = xp.multiply(out, out)
+    xp.subtract(1, d, out=d)
+    return xp.multiply(g, d, out=into)
+
+
+defop("tanh", lambda xp, x, out=None: xp.tanh(x, out=out), grad=_tanh_grad, result="float")
 
 
 def _sigmoid(xp, x, out=None):
@@ -59,8 +64,17 @@ def _sigmoid(xp, x, out=None):
     return xp.reciprocal(out, out=out)
 
 
-defop("sigmoid", _sigmoid, grad=lambda g, out: g * out * (1 - out), result="float")
-defop("relu", lambda xp, x, out=None: xp.maximum(x, 0, out=out), grad=lambda g, out: g * (out > 0))
+def _sigmoid_grad(g, out, into, xp):
+    d = xp.subtract(1, out)
+    d *= out
+    return xp.multiply(g, d, out=into)
+
+
+# ``into``: the incoming gradient's buffer when it may be overwritten (Note [Reusing the
+# incoming gradient] in registry.py), so these backward steps allocate at most one temporary
+defop("sigmoid", _sigmoid, grad=_sigmoid_grad, result="float")
+defop("relu", lambda xp, x, out=None: xp.maximum(x, 0, out=out),
+      grad=lambda g, out, into, xp: xp.multiply(g, out > 0, out=into))
 defop("relu6", lambda xp, x, out=None: xp.clip(x, 0, 6, out=out),
       grad=lambda g, out: g * ((out > 0) & (out < 6)))
 

@@ -8,8 +8,16 @@ class ``MulBackward``. The forward's parameters say what the op takes: after ``x
 parameters without a default are its inputs (tensors or scalars), ``out`` is where an in-place or
 pre-allocated result goes, and the rest are attributes (``axis``, ``alpha``, ...). A gradient's
 parameter names are the save contract: ``out`` is the result, input names are inputs, ``x_shape``
-is only metadata, attributes and ``xp`` are passed in. What is saved follows from those names, per
+is only metadata, attributes and ``xp`` are passed in; ``into`` is where the result may be
+written (Note [Reusing the incoming gradient]). What is saved follows from those names, per
 call, for the inputs that need a gradient (STYLE.md, "One declaration per op").
+
+Note [Reusing the incoming gradient]
+    A gradient formula that takes a parameter ``into`` gets the incoming gradient array ``g``
+    there when the backward engine owns it (no one else refers to it: not a leaf's ``.grad``, not
+    retained, not another node's input) and the node has a single input edge, else None. It may
+    then write its result into ``g`` (``xp.multiply(g, out > 0, out=into)``) instead of
+    allocating: the ReLU, exp, tanh and sigmoid backward of a training step reuse one buffer.
 
 Note [In-place saving]
     For ``op_(x, ...)`` the written tensor ``x`` is both input and output. A gradient that uses
@@ -23,6 +31,7 @@ import inspect
 import numpy as np
 
 from .. import memory
+from ..autograd.engine import OWNED
 from ..autograd.grad_mode import _state
 from ..autograd.node import Node, save, save_copy
 from ..errors import DTypeError, InplaceError, OverlapError, ShapeError
@@ -46,15 +55,19 @@ class OpNode(Node):
     def apply(self, g):
         op = self.op
         grads = []
+        into = None
+        if op.takes_into and OWNED[0] is g and sum(e is not None for e in self.next) == 1:
+            into = g    # Note [Reusing the incoming gradient]: the one formula may write into g
         for i, edge in enumerate(self.next):
             if edge is None:
                 grads.append(None)
                 continue
             fn, params, all_attrs = op.grad_fns[i]
+            args = [into if p == "into" else self.arg(p) for p in params]
             if all_attrs:   # a gradient taking **attrs gets every attribute
-                gi = fn(g, *[self.arg(p) for p in params], **self.attrs)
+                gi = fn(g, *args, **self.attrs)
             else:
-                gi = fn(g, *[self.arg(p) for p in params])
+                gi = fn(g, *args)
             grads.append(fit(self.xp, gi, self.shapes[i], self.dtypes[i]))
         return grads
 
@@ -150,6 +163,7 @@ class OpDef:
             self.sources["xp"] = "xp"
         self.uses = [set() if gf is None else {p for p in gf[1] if self.sources[p] == "saved"}
                      for gf in self.grad_fns]
+        self.takes_into = "into" in self.sources
         # whether some gradient may need the value an in-place form overwrites
         self.saves_x = bool(self.inputs) and any(self.inputs[0] in u for u in self.uses)
         self.plans = {}
@@ -159,6 +173,8 @@ class OpDef:
     def _source(self, p):
         if p == "out" or p in self.index:
             return "saved"
+        if p == "into":
+            return "into"
         if p == "xp":
             return "xp"
         if p.endswith("_shape") and p[:-6] in self.index:
