@@ -79,7 +79,6 @@ def child(name, contestant, tiny, threads, units):
     if mg is not None:
         mg.memory.reset_peak()
         base = mg.memory.allocated()
-        total0 = mg.memory.stats()["allocated_bytes.all.allocated"]
     reset_ok = _reset_peak_rss()
     rss0, _ = _rss()
     fn()                                   # the first unit (caches fill, gradients appear)
@@ -174,7 +173,8 @@ def _memory(name, contestant, tiny, threads):
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ)
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
-    p = subprocess.run(cmd, capture_output=True, text=True, cwd=root, env=env, timeout=600)
+    p = subprocess.run(cmd, capture_output=True, text=True, cwd=root, env=env, timeout=600,
+                       check=False)
     if p.returncode != 0:
         return {"memory_error": p.stderr.strip().splitlines()[-1] if p.stderr else "failed"}
     return json.loads(p.stdout.strip().splitlines()[-1])
@@ -216,7 +216,7 @@ def table(results):
     out = ["| workload | unit | " + " | ".join(f"{c} median (min-max)" for c in cs) + " | "
            + " | ".join(f"mutograd / {c}" for c in others) + " |",
            "|---" * (2 + len(cs) + len(others)) + "|"]
-    for name, r in rows.items():
+    for r in rows.values():
         v = r["contestants"]
         cells = [f"{v[c]['median']:.3g} ({v[c]['min']:.3g}-{v[c]['max']:.3g})" if c in v
                  else "-" for c in cs]
@@ -227,7 +227,7 @@ def table(results):
         out += ["", "| workload | " + " | ".join(f"{c} peak RSS MiB" for c in cs)
                 + " | mutograd peak tensor MiB | mutograd MiB allocated per unit |",
                 "|---" * (3 + len(cs)) + "|"]
-        for name, r in rows.items():
+        for r in rows.values():
             v = r["contestants"]
             cells = [_mib(v[c].get("rss_peak")) if c in v else "-" for c in cs]
             m = v.get("mutograd", {})

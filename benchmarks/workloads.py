@@ -9,6 +9,7 @@ which :func:`discover` imports.
 """
 import importlib
 import pkgutil
+from types import MappingProxyType as frozen
 
 import numpy as np
 
@@ -42,8 +43,8 @@ def _rng():
 class _PerOp:
     group = "per-op overhead (16 elements)"
     unit = "us/op"
-    full = {"n": 16, "k": 2000}
-    tiny = {"n": 16, "k": 2}
+    full = frozen({"n": 16, "k": 2000})
+    tiny = frozen({"n": 16, "k": 2})
 
     @staticmethod
     def data(size):
@@ -232,8 +233,8 @@ class AddInplaceNonLeafGrad(_PerOp):
 class _Large:
     group = "large element-wise (32M float32)"
     unit = "ms"
-    full = {"n": 32 * 2**20}
-    tiny = {"n": 1024}
+    full = frozen({"n": 32 * 2**20})
+    tiny = frozen({"n": 1024})
 
     @staticmethod
     def data(size):

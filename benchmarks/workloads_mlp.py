@@ -3,9 +3,11 @@
 The nn-based MLP and the demo's CNN step register the same way from another
 ``benchmarks/workloads_*.py`` module once ``mutograd.nn`` exists.
 """
+from itertools import pairwise
+
 import numpy as np
 
-from .workloads import workload
+from .workloads import frozen, workload
 
 LR = 0.01
 
@@ -19,7 +21,7 @@ def mlp_data(size):
     onehot = np.zeros((b, dims[-1]), np.float32)
     onehot[np.arange(b), labels] = 1.0 / b
     ws = [(r.standard_normal((i, o), dtype=np.float32) * np.float32(np.sqrt(2 / i)))
-          for i, o in zip(dims[:-1], dims[1:])]
+          for i, o in pairwise(dims)]
     bs = [np.zeros(o, np.float32) for o in dims[1:]]
     return x, onehot, ws, bs
 
@@ -27,8 +29,8 @@ def mlp_data(size):
 class _Mlp:
     group = "MLP training step (784-2048-2048-10, batch 512, float32, SGD)"
     unit = "ms"
-    full = {"dims": (784, 2048, 2048, 10), "batch": 512}
-    tiny = {"dims": (8, 16, 16, 3), "batch": 4}
+    full = frozen({"dims": (784, 2048, 2048, 10), "batch": 512})
+    tiny = frozen({"dims": (8, 16, 16, 3), "batch": 4})
     inplace = False
 
     @classmethod
@@ -167,8 +169,8 @@ class DeepMlp:
     group = "deep narrow MLP (64 layers of 256x256, batch 64) forward + backward"
     desc = "deep narrow MLP fwd+bwd"
     unit = "ms"
-    full = {"dims": (256,) * 65, "batch": 64}
-    tiny = {"dims": (8,) * 4, "batch": 4}
+    full = frozen({"dims": (256,) * 65, "batch": 64})
+    tiny = frozen({"dims": (8,) * 4, "batch": 4})
 
     def mutograd(size):
         import mutograd as mg

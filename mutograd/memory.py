@@ -25,12 +25,14 @@ Note [The buffer cache]
     dropped instead of cached; :func:`empty_cache` drops them all.
 """
 import sys
+
 import numpy as np
+
 
 class _Counters:
     """The counters of one place; a Storage points at its place's record."""
 
-    __slots__ = ("name", "live", "peak", "count", "total", "freed")
+    __slots__ = ("count", "freed", "live", "name", "peak", "total")
 
     def __init__(self, name):
         self.name = name
@@ -55,7 +57,7 @@ class Storage:
     (Note [The buffer cache]); it goes back to the cache when the storage dies.
     """
 
-    __slots__ = ("nbytes", "counters", "buf", "__weakref__")
+    __slots__ = ("__weakref__", "buf", "counters", "nbytes")
 
     def __init__(self, nbytes, place="cpu"):
         self.nbytes = nbytes
@@ -66,7 +68,7 @@ class Storage:
         c.live = live
         c.count += 1
         c.total += nbytes
-        if live > c.peak:
+        if live > c.peak:   # noqa: PLR1730 (a compare is cheaper than max() on every op)
             c.peak = live
         if _recorder is not None:
             _recorder._event(self, nbytes)

@@ -86,9 +86,10 @@ class Timeline:
 
     def summary(self):
         """A text table: per op the allocations and frees, then the peak and where it happened."""
-        lines = [f"memory timeline ({self.place}): {len(self.events)} events, "
-                 f"start {_fmt(self.start)}, peak {_fmt(self.peak)}, "
-                 f"end {_fmt(self.events[-1].live if self.events else self.start)}",
+        end = self.events[-1].live if self.events else self.start
+        head = (f"memory timeline ({self.place}): {len(self.events)} events, "
+                f"start {_fmt(self.start)}, peak {_fmt(self.peak)}, end {_fmt(end)}")
+        lines = [head,
                  f"{'op':<24}{'allocs':>8}{'allocated':>14}{'frees':>8}{'freed':>14}"]
         rows = sorted(self.by_op().items(), key=lambda kv: -kv[1][1])
         for op, (na, ba, nf, bf) in rows:

@@ -53,7 +53,8 @@ def test_mlp_step_contestants_compute_the_same_training(inplace):
 def test_run_writes_json_and_a_table_with_memory_from_a_subprocess(tmp_path):
     res = bench.run(["relu_inplace"], ["mutograd", "numpy"], tiny=True, repeat=2, threads=1,
                     memory=True, out_dir=str(tmp_path), quiet=True)
-    data = json.loads(open(res["path"]).read())
+    with open(res["path"]) as f:
+        data = json.load(f)
     row = data["workloads"]["relu_inplace"]["contestants"]
     assert set(row) == {"mutograd", "numpy"}
     assert row["mutograd"]["min"] <= row["mutograd"]["median"] <= row["mutograd"]["max"]

@@ -6,6 +6,8 @@ pow, ...). See Note [In-place saving] in registry.py.
 """
 import math
 
+import numpy as np
+
 from .registry import defop
 
 
@@ -199,11 +201,37 @@ defop("scale", _scale, grad=lambda g, scale: g * scale)
 
 # ---- binary --------------------------------------------------------------------------------
 def _add(xp, x, y, out=None, alpha=1):
-    return xp.add(x, y if alpha == 1 else xp.multiply(y, alpha), out=out)
+    if alpha == 1:
+        return xp.add(x, y, out=out)
+    if out is x and _axpy(xp, x, y, alpha):
+        return out
+    return xp.add(x, xp.multiply(y, alpha), out=out)
 
 
 def _sub(xp, x, y, out=None, alpha=1):
-    return xp.subtract(x, y if alpha == 1 else xp.multiply(y, alpha), out=out)
+    if alpha == 1:
+        return xp.subtract(x, y, out=out)
+    if out is x and _axpy(xp, x, y, -alpha):
+        return out
+    return xp.subtract(x, xp.multiply(y, alpha), out=out)
+
+
+_AXPY_MIN = 1 << 14   # elements; below this NumPy's two passes cost less than the BLAS call
+
+
+def _axpy(xp, x, y, alpha):
+    """``x += alpha * y`` in one BLAS pass without a temporary (``p.add_(g, alpha=-lr)``, the
+    SGD step), when both are C-contiguous float32/float64 CPU arrays of one shape that do not
+    overlap. Returns whether it did it."""
+    if (type(x) is not np.ndarray or type(y) is not np.ndarray or x.size < _AXPY_MIN
+            or x.dtype != y.dtype or x.shape != y.shape or x.dtype.char not in "fd"
+            or not (x.flags.c_contiguous and y.flags.c_contiguous)
+            or type(alpha) not in (int, float) or np.may_share_memory(x, y)):
+        return False
+    from scipy.linalg import blas
+    f = blas.saxpy if x.dtype.char == "f" else blas.daxpy
+    f(y.reshape(-1), x.reshape(-1), a=alpha)   # writes into x's buffer (a contiguous view)
+    return True
 
 
 defop("add", _add, grad=(lambda g: g, lambda g, alpha: g if alpha == 1 else g * alpha))
