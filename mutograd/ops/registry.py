@@ -412,7 +412,7 @@ def call_inplace(op, inputs, attrs):
         else:
             arrays.append(_as_array(x._place.xp, t))
     enabled = _state.enabled
-    if enabled:
+    if enabled and (x.grad_fn is None or x._base is not None):   # a non-leaf passes rule 4
         check_leaf(x, op.iname)
     check_writable(op, x, arrays)
     xp = x._place.xp
@@ -466,6 +466,11 @@ def check_writable(op, x, arrays):
     """DESIGN.md rule 10: refuse a write that cannot be done safely, before any data changes."""
     xa = x._data
     shape = xa.shape
+    if len(arrays) == 2 and op.result is None and op.kind == "elementwise":
+        y = arrays[1]   # the common case, decided early: an input just like x, no aliasing
+        if (type(y) is np.ndarray and y.shape == shape and y.dtype == xa.dtype
+                and 0 not in xa.strides):
+            return
     if op.kind == "elementwise":
         dt = xa.dtype
         simple = True   # every input has x's dtype or is a scalar that keeps it
