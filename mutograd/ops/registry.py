@@ -381,18 +381,26 @@ def _record(op, inputs, arrays, result, attrs, xp, x_copy):
     node = op.node_cls(tuple(edges), saved)
     node.attrs = attrs
     node.xp = xp
+    node.shapes, node.dtypes = _meta(arrays)
+    return node
+
+
+def _meta(arrays):
+    """The inputs' shapes and dtypes (None for scalars), cheaply for one or two arrays."""
+    if not arrays:
+        return (), ()
+    a = arrays[0]
+    if len(arrays) == 1 and type(a) is np.ndarray:
+        return (a.shape,), (a.dtype,)
+    if len(arrays) == 2 and type(a) is np.ndarray and type(arrays[1]) is np.ndarray:
+        b = arrays[1]
+        return (a.shape, b.shape), (a.dtype, b.dtype)
     shapes = []
     dtypes = []
     for a in arrays:   # a plain loop: comprehensions cost a frame each on the per-op path
-        if type(a) is np.ndarray:
-            shapes.append(a.shape)
-            dtypes.append(a.dtype)
-        else:
-            shapes.append(getattr(a, "shape", None))
-            dtypes.append(getattr(a, "dtype", None))
-    node.shapes = tuple(shapes)
-    node.dtypes = tuple(dtypes)
-    return node
+        shapes.append(getattr(a, "shape", None))
+        dtypes.append(getattr(a, "dtype", None))
+    return tuple(shapes), tuple(dtypes)
 
 
 def call_inplace(op, inputs, attrs):
