@@ -12,6 +12,8 @@ are correct, cheap, measurable and easy to debug.
 from . import dtypes, errors, memory, places
 from .autograd import (Function, backward, enable_grad, grad, inference_mode, is_grad_enabled,
                        no_grad, set_grad_enabled)
+from .autograd.anomaly import (detect_anomaly, is_anomaly_enabled,  # noqa: F401
+                               set_detect_anomaly)
 from .dtypes import (bool, complex64, complex128, float16, float32, float64, get_default_dtype,
                      int8, int16, int32, int64, set_default_dtype, uint8)
 from .errors import (BackwardError, DTypeError, InplaceError, MutogradError, OverlapError,
@@ -19,6 +21,7 @@ from .errors import (BackwardError, DTypeError, InplaceError, MutogradError, Ove
 from .places import CPU, Place
 from .printing import set_printoptions
 from .random import seed
+from .strict import is_strict, set_strict, strict  # noqa: F401
 from .tensor import Size, Tensor
 from . import ops as _ops
 from . import tensor_methods  # noqa: F401

@@ -1,9 +1,17 @@
-"""``python -m mutograd``: the walkthrough of the three kinds of operation (more commands later)."""
+"""``python -m mutograd [COMMAND] ...``: the walkthrough, or one of the commands below."""
+import importlib
 import sys
+
+# command -> module with ``main(argv)``; without a command, the walkthrough runs
+COMMANDS = {
+    "check": "mutograd.check",
+}
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in COMMANDS:
+        return importlib.import_module(COMMANDS[argv[0]]).main(argv[1:])
     from .walkthrough import run
     return run(argv)
 

@@ -1,7 +1,7 @@
 """How tensors print: Paddle's layout by default, PyTorch's in the ``compat.torch`` dialect."""
 import numpy as np
 
-_options = {"style": "paddle", "precision": 8, "threshold": 1000, "edgeitems": 3,
+_options = {"style": "paddle", "precision": None, "threshold": 1000, "edgeitems": 3,
             "linewidth": 80, "sci_mode": None}
 
 
@@ -17,7 +17,12 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
 
 def _body(arr, prefix):
     if arr.dtype.kind in "fc":
-        kw = {"precision": _options["precision"], "floatmode": "maxprec"}
+        # Both frameworks print every element with the same number of decimals (8 in Paddle,
+        # 4 in PyTorch), except that integral values print as ``1.``.
+        precision = _precision()
+        finite = arr[np.isfinite(arr)]
+        integral = arr.dtype.kind == "f" and bool((finite == np.round(finite)).all())
+        kw = {"precision": precision, "floatmode": "maxprec" if integral else "fixed"}
         if _options["sci_mode"] is False:
             kw["suppress_small"] = True
     else:
@@ -25,6 +30,73 @@ def _body(arr, prefix):
     return np.array2string(np.asarray(arr), separator=", ", prefix=prefix,
                            threshold=_options["threshold"], edgeitems=_options["edgeitems"],
                            max_line_width=_options["linewidth"], **kw)
+
+
+# ---- Paddle's layout -------------------------------------------------------------------------
+# Each element is formatted on its own (a float with an integral value as ``4.``, others with
+# ``precision`` decimals), left-aligned to the widest element; when any element is negative the
+# others get a leading space for the sign. Long tensors show ``edgeitems`` at each end.
+
+
+def _precision():
+    """Decimals shown: the user's choice, else each framework's own (PyTorch 4, Paddle 8)."""
+    if _options["precision"] is not None:
+        return _options["precision"]
+    return 4 if _options["style"] == "torch" else 8
+
+
+def _paddle_item(v, width=0, signed=False):
+    if isinstance(v, (np.floating, float)):
+        if _options["sci_mode"]:
+            s = f"{v:.{_precision()}e}"
+        elif np.isfinite(v) and np.ceil(v) == v:
+            s = f"{v:.0f}."
+        else:
+            s = f"{v:.{_precision()}f}"
+    else:
+        s = str(v)
+    if signed and not v < 0:   # a sign column: non-negative values get a leading space
+        s = " " + s
+    return s.ljust(width)
+
+
+def _edges(arr, summary):
+    """The elements shown: all, or ``edgeitems`` at both ends of every axis."""
+    k = _options["edgeitems"]
+    if not summary or arr.ndim == 0:
+        return arr
+    for axis, n in enumerate(arr.shape):
+        if n > 2 * k:
+            arr = np.concatenate([arr.take(range(k), axis), arr.take(range(n - k, n), axis)], axis)
+    return arr
+
+
+def _paddle_body(arr, summary, indent, width, signed):
+    k = _options["edgeitems"]
+    if arr.ndim == 0:
+        return _paddle_item(arr[()], width, signed)
+    cut = summary and arr.shape[0] > 2 * k
+    if arr.ndim == 1:
+        items = [_paddle_item(v, width, signed) for v in (arr[:k] if cut else arr)]
+        if cut:
+            items += ["..."] + [_paddle_item(v, width, signed) for v in arr[-k:]]
+        per_line = max(1, (_options["linewidth"] - indent) // (width + 2))
+        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+    rows = [_paddle_body(r, summary, indent + 1, width, signed) for r in (arr[:k] if cut else arr)]
+    if cut:
+        rows += ["..."] + [_paddle_body(r, summary, indent + 1, width, signed) for r in arr[-k:]]
+    return "[" + ("," + "\n" * (arr.ndim - 1) + " " * (indent + 1)).join(rows) + "]"
+
+
+def _paddle(arr, indent):
+    if arr.dtype.kind == "c":
+        return _body(arr, " " * indent)
+    summary = arr.size > _options["threshold"]
+    shown = _edges(arr, summary).reshape(-1)
+    signed = bool(arr.dtype.kind in "fi" and shown.size and (shown < 0).any())
+    width = max((len(_paddle_item(v, 0, signed)) for v in shown), default=0)
+    return _paddle_body(arr, summary, indent, width, signed)
 
 
 def format_tensor(t):
@@ -44,4 +116,4 @@ def format_tensor(t):
         return prefix + body + "".join(", " + e for e in extras) + ")"
     head = (f"Tensor(shape={list(arr.shape)}, dtype={arr.dtype}, place={t._place!r}, "
             f"stop_gradient={not t._rg},\n")
-    return head + "       " + _body(arr, "       ") + ")"
+    return head + "       " + _paddle(arr, 7) + ")"

@@ -16,8 +16,10 @@ import numpy as np
 from . import dtypes, memory
 from .autograd.grad_mode import _state
 from .autograd.node import VersionCounter
+from .autograd.sites import here
 from .errors import BackwardError, InplaceError
 from .places import CPU
+from .strict import export
 
 _ndarray = np.ndarray
 _new = object.__new__
@@ -60,7 +62,6 @@ class Tensor:
                  "__dict__", "__weakref__")
 
     _place = CPU
-    _view_chain = None
     _view_version = 0
     _grad = None
     name = None
@@ -160,6 +161,31 @@ class Tensor:
     def _is_view(self):
         return self._base is not None
 
+    @property
+    def _view_chain(self):
+        """The view ops that make this view from its base's *current* geometry.
+
+        When the base's own shape was changed in place after this view was made (``t_()``,
+        ``reshape_()``, ...; Note [Metadata in place] in ops/metadata.py), the steps that undo
+        those changes come first.
+        """
+        d = self.__dict__
+        chain = d.get("_chain")
+        if chain is None or self._base is None:
+            return chain
+        log = self._base.__dict__.get("_geom_log")
+        at = d.get("_geom_at", 0)
+        if log and len(log) > at:
+            return tuple(reversed(log[at:])) + chain
+        return chain
+
+    @_view_chain.setter
+    def _view_chain(self, chain):
+        d = self.__dict__
+        d["_chain"] = chain
+        log = self._base.__dict__.get("_geom_log") if self._base is not None else None
+        d["_geom_at"] = len(log) if log else 0
+
     # ---- autograd metadata ------------------------------------------------------------------
 
     @property
@@ -181,6 +207,8 @@ class Tensor:
                     "use a computed variable in a subgraph that doesn't require differentiation "
                     "use var_no_grad = var.detach().")
             return
+        if flag and not self._rg:   # where a leaf was made, for the leaf error (cheap: only here)
+            self.__dict__["_site"] = here(2)
         self._rg = flag
 
     def requires_grad_(self, requires_grad=True):
@@ -315,13 +343,13 @@ class Tensor:
     # ---- conversion -------------------------------------------------------------------------
 
     def numpy(self):
-        """The data as a NumPy array sharing memory with the tensor."""
-        return self._data
+        """The data as a NumPy array sharing memory with the tensor (read-only in strict mode)."""
+        return export(self._data)
 
     def __array__(self, dtype=None, copy=None):
         if dtype is not None and dtype != self._data.dtype:
             return self._data.astype(dtype)
-        return self._data.copy() if copy else self._data
+        return self._data.copy() if copy else export(self._data)
 
     def item(self):
         if self._data.size != 1:
@@ -364,7 +392,7 @@ class Tensor:
         return (self[i] for i in range(self._data.shape[0]))
 
     def __dlpack__(self, stream=None, **kwargs):
-        return self._data.__dlpack__(**kwargs)
+        return export(self._data).__dlpack__(**kwargs)
 
     def __dlpack_device__(self):
         return self._data.__dlpack_device__()

@@ -2,11 +2,14 @@ import numpy as np
 import pytest
 
 import mutograd as mg
+import mutograd.compat
 
 
 @pytest.fixture(autouse=True)
 def _fresh_state():
-    """Every test starts with grad mode on, a fixed seed and the default dtype."""
+    """Every test starts with grad mode on, a fixed seed, the default dtype and no dialect
+    (importing a compat namespace at collection sets one)."""
+    mutograd.compat.set_dialect(None)
     mg.seed(0)
     np.random.seed(0)
     yield

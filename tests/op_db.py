@@ -1,12 +1,23 @@
-"""The op table: one OpInfo per public op drives every generic check in test_ops.py.
+"""The op table: one OpInfo per public op (and per attribute variant) drives every generic check
+in test_ops.py.
 
-Adding an op is one line in its declaration module and one line here.
+Adding an op is one line in its declaration module and one line here. Most ops take float inputs
+of ``shapes`` sampled from ``domain``; ops that need integer indices, masks or a list of tensors
+give a ``make(rng) -> Sample`` instead, and ``call`` when the public function is not called as
+``fn(*args, **kwargs)``.
 """
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import NamedTuple
 
 import numpy as np
 import scipy.special
+
+
+class Sample(NamedTuple):
+    args: list             # numpy arrays (-> tensors) and Python scalars, in call order
+    kwargs: dict           # attributes, passed as keywords
+    diff: tuple            # positions in ``args`` of the float inputs that get gradients
 
 
 @dataclass
@@ -24,7 +35,31 @@ class OpInfo:
     positive: bool = False            # inputs kept away from 0 (|x| >= 0.1, sign preserved)
     int_ok: bool = True               # accepts integer tensors out of place
     atol: float = 1e-6
-    torch_name: Optional[str] = None  # name in PyTorch when it differs (None: same)
+    torch_name: str | None = None  # name in PyTorch when it differs (None: same)
+    kind: str = "elementwise"         # elementwise | reduction | scan | linalg | view | copy
+    variant: str = ""                 # test id suffix for an attribute variant
+    make: Callable | None = None   # rng -> Sample, for inputs that are not plain floats
+    call: Callable | None = None   # (fn, *args, **kw) -> result, when not fn(*args, **kw)
+    method: bool = True               # Tensor.<name> exists
+    torch: object = True              # False: no PyTorch counterpart; or (torch, *args, **kw)
+    float_out: bool = False           # result is floating for integer inputs (x_ on int raises)
+    fd: bool = True                   # gradient checked by finite differences (not at a kink)
+
+    @property
+    def id(self):
+        return self.name + (f"-{self.variant}" if self.variant else "")
+
+    def sample(self, rng):
+        if self.make is not None:
+            return self.make(rng)
+        lo, hi = self.domain
+        arrays = []
+        for shape in self.shapes[:self.nargs]:
+            a = rng.uniform(lo, hi, shape)
+            if self.positive:   # keep away from kinks/poles at 0, keep the sign
+                a = np.where(np.abs(a) < 0.1, np.copysign(0.1, a) + a, a)
+            arrays.append(a)
+        return Sample(arrays, dict(self.attrs), tuple(range(self.nargs)))
 
 
 def _u(name, ref, **kw):
@@ -36,44 +71,410 @@ def _b(name, ref, **kw):
     return OpInfo(name, ref, nargs=2, **kw)
 
 
+def _r(name, ref, variant="", **kw):
+    kw.setdefault("inplace", False)
+    return OpInfo(name, ref, kind="reduction", variant=variant, **kw)
+
+
+def _v(name, ref, variant="", **kw):
+    kw.setdefault("inplace", False)
+    return OpInfo(name, ref, kind="view", variant=variant, **kw)
+
+
+def _c(name, ref, variant="", **kw):
+    kw.setdefault("inplace", False)
+    return OpInfo(name, ref, kind="copy", variant=variant, **kw)
+
+
 def _sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
 
+def _floats(rng, *shapes, lo=-2.0, hi=2.0):
+    return [rng.uniform(lo, hi, s) for s in shapes]
+
+
+def _with(extra, kwargs=None, diff=(0,), shapes=((3, 4),), lo=-2.0, hi=2.0):
+    """A ``make``: float inputs of ``shapes`` followed by ``extra(rng)`` non-float arguments."""
+    def make(rng):
+        xs = _floats(rng, *shapes, lo=lo, hi=hi)
+        return Sample(xs + list(extra(rng)), dict(kwargs or {}), diff)
+    return make
+
+
+def _distinct(rng, shape):
+    """Values with distinct magnitudes (argmax/max/sort-like ops have one answer)."""
+    n = int(np.prod(shape))
+    return (rng.permutation(n) / n * 4 - 2 + 0.05).reshape(shape)
+
+
+def _distinct_make(kwargs, shape=(3, 4)):
+    return lambda rng: Sample([_distinct(rng, shape)], dict(kwargs), (0,))
+
+
+def _max(x, axis=None, keepdim=False):
+    if axis is None:
+        return np.max(x)
+    return (np.max(x, axis=axis, keepdims=keepdim), np.argmax(x, axis=axis, keepdims=keepdim))
+
+
+def _min(x, axis=None, keepdim=False):
+    if axis is None:
+        return np.min(x)
+    return (np.min(x, axis=axis, keepdims=keepdim), np.argmin(x, axis=axis, keepdims=keepdim))
+
+
+def _softmax(x, axis=-1):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _norm(x, p=2, axis=None, keepdim=False):
+    return np.sum(np.abs(x) ** p, axis=axis, keepdims=keepdim) ** (1 / p)
+
+
+def _torch_dim(name, **rename):
+    """A PyTorch call for ``name`` with our keyword names mapped to PyTorch's."""
+    def run(torch, *args, **kw):
+        kw = {rename.get(k, "dim" if k == "axis" else k): v for k, v in kw.items()}
+        return getattr(torch, name)(*args, **kw)
+    return run
+
+
+def _index_make(rng):
+    x = rng.uniform(-2, 2, (3, 4))
+    return Sample([x, 1, rng.integers(0, 4, (3, 5))], {}, (0,))
+
+
+def _mask(rng, shape=(3, 4)):
+    m = rng.random(shape) < 0.5
+    m.flat[0], m.flat[1] = True, False
+    return m
+
+
+def _getitem(index):
+    return lambda fn, x: x[index]
+
+
+def _mk_list(shapes, kwargs):
+    return lambda rng: Sample(_floats(rng, *shapes), dict(kwargs), tuple(range(len(shapes))))
+
+
 OPS = [
+    # ---- unary ---------------------------------------------------------------------------
     _u("neg", np.negative),
     _u("abs", np.abs, saves="input", positive=True),
-    _u("exp", np.exp, saves="out"),
-    _u("expm1", np.expm1, saves="out"),
-    _u("log", np.log, domain=(0.2, 3), saves="input"),
+    _u("sign", np.sign, grad=True, positive=True),
+    _u("exp", np.exp, saves="out", float_out=True),
+    _u("expm1", np.expm1, saves="out", float_out=True),
+    _u("log", np.log, domain=(0.2, 3), saves="input", float_out=True),
     _u("log1p", np.log1p, domain=(-0.5, 3), saves="input"),
     _u("log2", np.log2, domain=(0.2, 3), saves="input"),
     _u("log10", np.log10, domain=(0.2, 3), saves="input"),
-    _u("sqrt", np.sqrt, domain=(0.2, 3), saves="out"),
-    _u("rsqrt", lambda x: 1 / np.sqrt(x), domain=(0.2, 3), saves="out"),
+    _u("sqrt", np.sqrt, domain=(0.2, 3), saves="out", float_out=True),
+    _u("rsqrt", lambda x: 1 / np.sqrt(x), domain=(0.2, 3), saves="out", float_out=True),
     _u("square", np.square, saves="input"),
     _u("reciprocal", np.reciprocal, positive=True, saves="out"),
-    _u("sin", np.sin, saves="input"),
-    _u("cos", np.cos, saves="input"),
+    _u("sin", np.sin, saves="input", float_out=True),
+    _u("cos", np.cos, saves="input", float_out=True),
     _u("tan", np.tan, domain=(-1.2, 1.2), saves="out"),
-    _u("tanh", np.tanh, saves="out"),
-    _u("sigmoid", _sigmoid, saves="out"),
+    _u("tanh", np.tanh, saves="out", float_out=True),
+    _u("sigmoid", _sigmoid, saves="out", float_out=True),
     _u("relu", lambda x: np.maximum(x, 0), positive=True, saves="out"),
-    _u("relu6", lambda x: np.clip(x, 0, 6), domain=(-3, 8), positive=True, saves="out"),
-    _u("leaky_relu", lambda x: np.where(x > 0, x, 0.01 * x), positive=True, saves="out"),
-    _u("elu", lambda x: np.where(x > 0, x, np.expm1(x)), positive=True, saves="out"),
-    _u("gelu", lambda x: 0.5 * x * (1 + scipy.special.erf(x / np.sqrt(2))), saves="input"),
-    _u("silu", lambda x: x * _sigmoid(x), saves="input"),
-    _u("softplus", lambda x: np.log1p(np.exp(x)), saves="input"),
+    _u("relu6", lambda x: np.clip(x, 0, 6), domain=(-3, 8), positive=True, saves="out",
+       torch_name="nn.functional.relu6"),
+    _u("leaky_relu", lambda x: np.where(x > 0, x, 0.01 * x), positive=True, saves="out",
+       torch_name="nn.functional.leaky_relu"),
+    _u("leaky_relu", lambda x: np.where(x > 0, x, 0.2 * x), positive=True, saves="out",
+       attrs={"negative_slope": 0.2}, variant="slope", torch_name="nn.functional.leaky_relu"),
+    _u("elu", lambda x: np.where(x > 0, x, np.expm1(x)), positive=True, saves="out",
+       torch_name="nn.functional.elu"),
+    _u("elu", lambda x: np.where(x > 0, x, 0.5 * np.expm1(x)), positive=True, saves="out",
+       attrs={"alpha": 0.5}, variant="alpha", torch_name="nn.functional.elu"),
+    _u("gelu", lambda x: 0.5 * x * (1 + scipy.special.erf(x / np.sqrt(2))), saves="input",
+       torch_name="nn.functional.gelu"),
+    _u("gelu", lambda x: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3))),
+       saves="input", attrs={"approximate": "tanh"}, variant="tanh",
+       torch_name="nn.functional.gelu"),
+    _u("silu", lambda x: x * _sigmoid(x), saves="input", torch_name="nn.functional.silu"),
+    _u("softplus", lambda x: np.log1p(np.exp(x)), saves="input",
+       torch_name="nn.functional.softplus"),
     _u("clamp", lambda x: np.clip(x, -0.5, 0.5), attrs={"min": -0.5, "max": 0.5},
        saves="input", positive=True),
-    _u("scale", lambda x: 2.5 * x + 1, attrs={"scale": 2.5, "bias": 1.0}),
+    _u("clip", lambda x: np.maximum(x, -0.5), attrs={"min": -0.5}, saves="input",
+       positive=True, variant="min-only"),
+    _u("floor", np.floor, positive=True),
+    _u("ceil", np.ceil, positive=True),
+    _u("trunc", np.trunc, positive=True),
+    _u("round", np.round, positive=True, domain=(-3, 3)),
+    _u("round", lambda x: np.round(x, 2), attrs={"decimals": 2}, positive=True,
+       variant="decimals"),
+    _u("scale", lambda x: 2.5 * x + 1, attrs={"scale": 2.5, "bias": 1.0}, torch=False),
+    _u("scale", lambda x: 2.5 * (x + 1), attrs={"scale": 2.5, "bias": 1.0,
+                                                 "bias_after_scale": False},
+       variant="bias-first", torch=False),
+    _u("pow", lambda x, y: x ** y, make=_with(lambda rng: [3]), saves="input",
+       variant="scalar"),
+    _u("pow", lambda x, y: x ** y, make=_with(lambda rng: [0.5], lo=0.3, hi=2),
+       saves="input", variant="sqrt"),
+    # ---- binary --------------------------------------------------------------------------
     _b("add", np.add),
+    _b("add", lambda x, y, alpha: x + alpha * y, attrs={"alpha": 2.0}, variant="alpha"),
     _b("sub", np.subtract),
     _b("mul", np.multiply, saves="other"),
-    _b("div", np.divide, positive=True, saves="out"),
+    _b("mul", np.multiply, saves="other", variant="same-shape", shapes=((3, 4), (3, 4))),
+    _b("div", np.divide, positive=True, saves="out", float_out=True),
+    _b("floor_divide", np.floor_divide, positive=True, grad=False, domain=(0.5, 5)),
+    _b("remainder", np.remainder, positive=True, domain=(0.5, 5)),
     _b("pow", np.power, domain=(0.5, 2), saves="input"),
     _b("maximum", np.maximum, saves="input"),
     _b("minimum", np.minimum, saves="input"),
-    _b("atan2", np.arctan2, positive=True, saves="input"),
+    _b("atan2", np.arctan2, positive=True, saves="input", float_out=True),
+    OpInfo("lerp", lambda x, y, w: x + w * (y - x), nargs=3, shapes=((3, 4), (4,), (3, 1)),
+           saves="other"),
+    OpInfo("lerp", lambda x, y, w: x + w * (y - x), variant="scalar-weight",
+           make=_with(lambda rng: [0.3], shapes=((3, 4), (3, 4)), diff=(0, 1)),
+           saves="nothing"),
+    OpInfo("addcmul", lambda x, a, b, value=1: x + value * a * b, nargs=3,
+           shapes=((3, 4), (4,), (3, 4)), attrs={"value": 0.5}, saves="other"),
+    OpInfo("addcdiv", lambda x, a, b, value=1: x + value * a / b, nargs=3,
+           shapes=((3, 4), (4,), (3, 4)), attrs={"value": 0.5}, positive=True, saves="other"),
+    OpInfo("clamp", lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi), nargs=3,
+           shapes=((3, 4), (4,), (3, 1)), variant="tensor-bounds", saves="input",
+           make=lambda rng: Sample([rng.uniform(-2, 2, (3, 4)), rng.uniform(-1.5, -0.1, (4,)),
+                                    rng.uniform(0.1, 1.5, (3, 1))], {}, (0, 1, 2))),
+    OpInfo("masked_fill", lambda x, m, v: np.where(m, v, x), variant="scalar",
+           make=_with(lambda rng: [_mask(rng, (4,)), 0.5]), saves="nothing"),
+    OpInfo("masked_fill", lambda x, m, v: np.where(m, v, x), variant="tensor-value",
+           make=lambda rng: Sample([rng.uniform(-2, 2, (3, 4)), _mask(rng), np.array(0.5)],
+                                   {}, (0, 2)), saves="nothing"),
+    OpInfo("where", lambda c, x, y: np.where(c, x, y), inplace=False, method=False,
+           make=lambda rng: Sample([_mask(rng)] + _floats(rng, (3, 4), (4,)), {}, (1, 2))),
+    OpInfo("where", lambda c, x, y: np.where(c, x, y), inplace=False, method=False,
+           variant="scalar", make=lambda rng: Sample([_mask(rng), rng.uniform(-2, 2, (3, 4)),
+                                                      0.0], {}, (1,))),
+    # ---- comparisons and logic (no gradient; the in-place form keeps the written dtype) -----
+    *[_b(n, getattr(np, f), grad=False, torch=True) for n, f in (
+        ("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"),
+        ("gt", "greater"), ("ge", "greater_equal"))],
+    *[OpInfo(n, getattr(np, n), nargs=2, grad=False, make=lambda rng: Sample(
+        [_mask(rng), _mask(rng, (4,))], {}, ())) for n in (
+        "logical_and", "logical_or", "logical_xor")],
+    OpInfo("logical_not", np.logical_not, grad=False,
+           make=lambda rng: Sample([_mask(rng)], {}, ())),
+    # ---- reductions ------------------------------------------------------------------------
+    _r("sum", np.sum),
+    _r("sum", lambda x: np.sum(x, 1), attrs={"axis": 1}, variant="axis1"),
+    _r("sum", lambda x: np.sum(x, (0, 1), keepdims=True), attrs={"axis": (0, 1),
+                                                                 "keepdim": True},
+       variant="all-keepdim", torch=_torch_dim("sum")),
+    _r("sum", lambda x: np.sum(x, -1, keepdims=True), attrs={"dim": -1, "keepdims": True},
+       variant="torch-names", torch=False),
+    _r("mean", np.mean),
+    _r("mean", lambda x: np.mean(x, 0, keepdims=True), attrs={"axis": 0, "keepdim": True},
+       variant="axis0-keepdim"),
+    _r("prod", np.prod, positive=True),
+    _r("prod", lambda x: np.prod(x, 1), attrs={"axis": 1}, positive=True, variant="axis1"),
+    _r("prod", lambda x: np.prod(x, 1), variant="with-zero", attrs={"axis": 1},
+       make=lambda rng: Sample([np.array([[0.0, 1.5, 2.0], [0.0, 0.0, 3.0], [1.0, 2.0, -1.0]])],
+                               {"axis": 1}, (0,))),
+    _r("max", np.max, make=_distinct_make({})),
+    _r("max", _max, make=_distinct_make({"axis": 1}), variant="axis1"),
+    _r("max", _max, make=_distinct_make({"axis": 0, "keepdim": True}), variant="keepdim"),
+    _r("min", np.min, make=_distinct_make({})),
+    _r("min", _min, make=_distinct_make({"axis": -1}), variant="axis-1"),
+    _r("amax", np.amax, make=_distinct_make({})),
+    _r("amax", lambda x, axis: np.amax(x, axis), make=_distinct_make({"axis": 1}),
+       variant="axis1"),
+    _r("amax", lambda x, axis: np.amax(x, axis), variant="ties", fd=False,
+       make=lambda rng: Sample([np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]])], {"axis": 1},
+                               (0,))),
+    _r("amin", lambda x, axis, keepdim: np.amin(x, axis, keepdims=keepdim),
+       make=_distinct_make({"axis": 0, "keepdim": True})),
+    _r("argmax", np.argmax, grad=False, make=_distinct_make({})),
+    _r("argmax", lambda x, axis: np.argmax(x, axis), grad=False,
+       make=_distinct_make({"axis": 1}), variant="axis1"),
+    _r("argmin", lambda x, axis, keepdim: np.argmin(x, axis, keepdims=keepdim), grad=False,
+       make=_distinct_make({"axis": 0, "keepdim": True})),
+    _r("var", lambda x: np.var(x, ddof=1)),
+    _r("var", lambda x, axis, unbiased: np.var(x, axis, ddof=0),
+       attrs={"axis": 1, "unbiased": False}, variant="biased-axis1"),
+    _r("std", lambda x: np.std(x, ddof=1)),
+    _r("std", lambda x, axis, keepdim: np.std(x, axis, ddof=1, keepdims=keepdim),
+       attrs={"axis": 0, "keepdim": True}, variant="axis0-keepdim"),
+    _r("norm", _norm, torch=lambda torch, x: torch.linalg.vector_norm(x)),
+    _r("norm", _norm, attrs={"p": 1, "axis": 1}, positive=True, variant="p1-axis1",
+       torch=lambda torch, x, p, axis: torch.linalg.vector_norm(x, p, dim=axis)),
+    _r("norm", _norm, attrs={"p": 3, "axis": 0, "keepdim": True}, positive=True,
+       variant="p3-keepdim",
+       torch=lambda torch, x, p, axis, keepdim: torch.linalg.vector_norm(
+           x, p, dim=axis, keepdim=keepdim)),
+    _r("norm", lambda x, p, axis: np.max(np.abs(x), axis), attrs={"p": float("inf"), "axis": 1},
+       make=_distinct_make({"p": float("inf"), "axis": 1}), variant="inf",
+       torch=lambda torch, x, p, axis: torch.linalg.vector_norm(x, p, dim=axis)),
+    _r("logsumexp", lambda x: scipy.special.logsumexp(x),
+       torch=lambda torch, x: torch.logsumexp(x, dim=(0, 1))),
+    _r("logsumexp", lambda x, axis, keepdim: scipy.special.logsumexp(x, axis, keepdims=keepdim),
+       attrs={"axis": 1, "keepdim": True}, variant="axis1-keepdim"),
+    _r("all", lambda x, axis: np.all(x, axis), grad=False, attrs={"axis": 1},
+       make=lambda rng: Sample([_mask(rng)], {"axis": 1}, ())),
+    _r("any", np.any, grad=False, make=lambda rng: Sample([_mask(rng)], {}, ())),
+    # ---- scans and normalisations (in place allowed: the result has the input's shape) ------
+    OpInfo("softmax", _softmax, kind="scan", saves="out", float_out=True,
+           torch=lambda torch, x, axis=-1: torch.softmax(x, axis)),
+    OpInfo("softmax", _softmax, kind="scan", saves="out", attrs={"axis": 0}, variant="axis0",
+           torch=lambda torch, x, axis=-1: torch.softmax(x, axis)),
+    OpInfo("log_softmax", lambda x, axis=-1: np.log(_softmax(x, axis)), kind="scan",
+           saves="out", attrs={"dim": 1}, torch=_torch_dim("log_softmax")),
+    OpInfo("cumsum", lambda x, axis: np.cumsum(x, axis), kind="scan", attrs={"axis": 1}),
+    OpInfo("cumsum", lambda x, axis: np.cumsum(x, axis), kind="scan", attrs={"axis": 0},
+           variant="axis0"),
+    OpInfo("cumsum", lambda x: np.cumsum(x), kind="scan", inplace=False, variant="flat",
+           torch=lambda torch, x: torch.cumsum(x.reshape(-1), 0)),
+    OpInfo("cumsum", lambda x: np.cumsum(x), kind="scan", variant="1d", shapes=((5,),),
+           torch=lambda torch, x: torch.cumsum(x, 0)),
+    OpInfo("cumprod", lambda x, axis: np.cumprod(x, axis), kind="scan", attrs={"axis": 1},
+           saves="input", positive=True),
+    # ---- linear algebra --------------------------------------------------------------------
+    _b("matmul", np.matmul, shapes=((3, 4), (4, 4)), kind="linalg", saves="other"),
+    _b("matmul", np.matmul, shapes=((2, 3, 4), (4, 5)), kind="linalg", inplace=False,
+       variant="batch-broadcast"),
+    _b("matmul", np.matmul, shapes=((2, 1, 3, 4), (3, 4, 2)), kind="linalg", inplace=False,
+       variant="batch-both"),
+    _b("matmul", np.matmul, shapes=((4,), (2, 4, 3)), kind="linalg", inplace=False,
+       variant="1d-left"),
+    _b("matmul", np.matmul, shapes=((2, 3, 4), (4,)), kind="linalg", inplace=False,
+       variant="1d-right"),
+    _b("matmul", np.matmul, shapes=((4,), (4,)), kind="linalg", inplace=False, variant="1d-1d"),
+    _b("mm", np.matmul, shapes=((3, 4), (4, 2)), kind="linalg", inplace=False),
+    _b("bmm", np.matmul, shapes=((2, 3, 4), (2, 4, 5)), kind="linalg", inplace=False),
+    _b("dot", np.dot, shapes=((5,), (5,)), kind="linalg", inplace=False),
+    _b("outer", np.outer, shapes=((3,), (4,)), kind="linalg", inplace=False),
+    OpInfo("einsum", lambda a, b: np.einsum("ij,jk->ik", a, b), kind="linalg", inplace=False,
+           method=False, make=_mk_list(((3, 4), (4, 2)), {}),
+           call=lambda fn, a, b: fn("ij,jk->ik", a, b),
+           torch=lambda torch, a, b: torch.einsum("ij,jk->ik", a, b)),
+    OpInfo("einsum", lambda a: np.einsum("ii->i", a), kind="linalg", inplace=False,
+           method=False, variant="diagonal", make=_mk_list(((3, 3),), {}),
+           call=lambda fn, a: fn("ii->i", a), torch=lambda torch, a: torch.einsum("ii->i", a)),
+    OpInfo("einsum", lambda a, b: np.einsum("bij,bjk->bik", a, b), kind="linalg",
+           inplace=False, method=False, variant="list-operands",
+           make=_mk_list(((2, 3, 4), (2, 4, 2)), {}),
+           call=lambda fn, a, b: fn("bij,bjk->bik", [a, b]),
+           torch=lambda torch, a, b: torch.einsum("bij,bjk->bik", a, b)),
+    # ---- views (share storage and the version counter; the `_` forms change metadata) ------
+    _v("view", lambda x: x.reshape(2, 6), make=_mk_list(((3, 4),), {}),
+       call=lambda fn, x: fn(x, 2, 6), torch=lambda torch, x: x.view(2, 6), method=True),
+    _v("reshape", lambda x: x.reshape(4, 3), make=_mk_list(((3, 4),), {}), inplace=True,
+       call=lambda fn, x: fn(x, [4, 3]), torch=lambda torch, x: torch.reshape(x, (4, 3))),
+    _v("reshape", lambda x: x.reshape(2, -1, 2), make=_mk_list(((3, 4),), {}), inplace=True,
+       variant="varargs", call=lambda fn, x: fn(x, 2, -1, 2),
+       torch=lambda torch, x: x.reshape(2, -1, 2)),
+    _v("transpose", lambda x: np.swapaxes(x, 0, 2), shapes=((2, 3, 4),), inplace=True,
+       make=_mk_list(((2, 3, 4),), {}), call=lambda fn, x: fn(x, 0, 2)),
+    _v("transpose", lambda x: np.transpose(x, (1, 2, 0)), inplace=True, variant="perm",
+       make=_mk_list(((2, 3, 4),), {}), call=lambda fn, x: fn(x, [1, 2, 0]),
+       torch=lambda torch, x: x.permute(1, 2, 0)),
+    _v("t", np.transpose, inplace=True),
+    _v("T", lambda x: np.transpose(x), make=_mk_list(((2, 3, 4),), {}), method=False,
+       call=lambda fn, x: x.T, torch=lambda torch, x: x.permute(2, 1, 0)),
+    _v("mT", lambda x: np.swapaxes(x, -1, -2), make=_mk_list(((2, 3, 4),), {}), method=False,
+       call=lambda fn, x: x.mT, torch=lambda torch, x: x.mT),
+    _v("permute", lambda x: np.transpose(x, (2, 0, 1)), make=_mk_list(((2, 3, 4),), {}),
+       call=lambda fn, x: fn(x, 2, 0, 1), torch=lambda torch, x: x.permute(2, 0, 1)),
+    _v("squeeze", np.squeeze, make=_mk_list(((3, 1, 4, 1),), {}), inplace=True),
+    _v("squeeze", lambda x, axis: np.squeeze(x, axis), variant="axis", inplace=True,
+       make=_mk_list(((3, 1, 4, 1),), {"axis": 1}), torch=_torch_dim("squeeze")),
+    _v("unsqueeze", lambda x, axis: np.expand_dims(x, axis), attrs={"axis": 1}, inplace=True,
+       torch=_torch_dim("unsqueeze")),
+    _v("unsqueeze", lambda x, dim: np.expand_dims(x, dim), attrs={"dim": -1}, inplace=True,
+       variant="dim-last"),
+    _v("expand", lambda x: np.broadcast_to(x, (2, 3, 4)), make=_mk_list(((3, 1),), {}),
+       call=lambda fn, x: fn(x, 2, 3, 4), torch=lambda torch, x: x.expand(2, 3, 4)),
+    _v("expand", lambda x: np.broadcast_to(x, (2, 3, 4)), make=_mk_list(((3, 1),), {}),
+       variant="minus-one", call=lambda fn, x: fn(x, [2, -1, 4]),
+       torch=lambda torch, x: x.expand(2, -1, 4)),
+    _v("expand_as", lambda x, y: np.broadcast_to(x, y.shape),
+       make=lambda rng: Sample(_floats(rng, (3, 1), (2, 3, 4)), {}, (0,))),
+    _v("broadcast_to", lambda x: np.broadcast_to(x, (2, 3, 4)), make=_mk_list(((3, 1),), {}),
+       call=lambda fn, x: fn(x, [2, 3, 4]), torch=lambda torch, x: torch.broadcast_to(
+           x, (2, 3, 4))),
+    _v("flatten", lambda x: x.reshape(-1), make=_mk_list(((2, 3, 4),), {}), inplace=True),
+    _v("flatten", lambda x, start_axis: x.reshape(2, -1), make=_mk_list(((2, 3, 4),),
+                                                                          {"start_axis": 1}),
+       inplace=True, variant="start", torch=_torch_dim("flatten", start_axis="start_dim")),
+    _v("unflatten", lambda x, axis, shape: x.reshape(3, 2, 2), attrs={"axis": 1,
+                                                                      "shape": (2, 2)},
+       torch=lambda torch, x, axis, shape: x.unflatten(axis, shape)),
+    _v("narrow", lambda x: x[:, 1:3], call=lambda fn, x: fn(x, 1, 1, 2)),
+    _v("select", lambda x: x[:, 2], call=lambda fn, x: fn(x, 1, 2)),
+    _v("diagonal", lambda x: np.diagonal(x).copy()),
+    _v("diagonal", lambda x, offset: np.diagonal(x, offset).copy(), attrs={"offset": 1},
+       variant="offset"),
+    _v("as_strided", lambda x: np.lib.stride_tricks.as_strided(x, (3, 3), (32, 8)),
+       call=lambda fn, x: fn(x, [3, 3], [4, 1]),
+       torch=lambda torch, x: torch.as_strided(x, (3, 3), (4, 1))),
+    _v("getitem", lambda x: x[1:, ::2], method=False, call=_getitem(
+        (slice(1, None), slice(None, None, 2))), torch=lambda torch, x: x[1:, ::2]),
+    _v("getitem", lambda x: x[..., None, 1], method=False, variant="ellipsis-none",
+       call=_getitem((Ellipsis, None, 1)), torch=lambda torch, x: x[..., None, 1]),
+    _v("getitem", lambda x: x[-1], method=False, variant="int",
+       call=_getitem(-1), torch=lambda torch, x: x[-1]),
+    _v("split", lambda x: tuple(np.split(x, [2], axis=1)), call=lambda fn, x: fn(x, 2, 1),
+       torch=lambda torch, x: torch.split(x, 2, 1)),
+    _v("split", lambda x: tuple(np.split(x, [1, 3], axis=1)), variant="sections",
+       call=lambda fn, x: fn(x, [1, 2, 1], axis=1),
+       torch=lambda torch, x: torch.split(x, [1, 2, 1], 1)),
+    _v("chunk", lambda x: tuple(np.split(x, [2], axis=0)), call=lambda fn, x: fn(x, 2)),
+    _v("unbind", lambda x: tuple(x[:, i] for i in range(4)), attrs={"axis": 1},
+       torch=_torch_dim("unbind")),
+    # ---- non-view ops (new storage) --------------------------------------------------------
+    _c("cat", lambda a, b, axis: np.concatenate([a, b], axis), method=False,
+       make=_mk_list(((3, 4), (2, 4)), {"axis": 0}), call=lambda fn, a, b, axis: fn([a, b], axis),
+       torch=lambda torch, a, b, axis: torch.cat([a, b], axis)),
+    _c("concat", lambda a, b, axis: np.concatenate([a, b], axis), method=False,
+       make=_mk_list(((3, 4), (3, 2)), {"axis": 1}),
+       call=lambda fn, a, b, axis: fn([a, b], axis=axis),
+       torch=lambda torch, a, b, axis: torch.cat([a, b], axis)),
+    _c("stack", lambda a, b, axis: np.stack([a, b], axis), method=False,
+       make=_mk_list(((3, 4), (3, 4)), {"axis": 1}), call=lambda fn, a, b, axis: fn([a, b],
+                                                                                     dim=axis),
+       torch=lambda torch, a, b, axis: torch.stack([a, b], axis)),
+    _c("flip", lambda x: np.flip(x, 1), call=lambda fn, x: fn(x, 1),
+       torch=lambda torch, x: torch.flip(x, (1,))),
+    _c("flip", lambda x: np.flip(x, (0, 1)), call=lambda fn, x: fn(x, [0, 1]), variant="list",
+       torch=lambda torch, x: torch.flip(x, (0, 1))),
+    _c("roll", lambda x, shifts, axis: np.roll(x, shifts, axis),
+       attrs={"shifts": 1, "axis": 1}, torch=_torch_dim("roll", axis="dims")),
+    _c("repeat", lambda x: np.tile(x, (2, 1, 3)), call=lambda fn, x: fn(x, 2, 1, 3),
+       torch=lambda torch, x: x.repeat(2, 1, 3)),
+    _c("tile", lambda x: np.tile(x, (1, 2)), call=lambda fn, x: fn(x, [1, 2])),
+    _c("gather", lambda x, dim, idx: np.take_along_axis(x, idx, dim), make=_index_make),
+    _c("take_along_axis", lambda x, idx, axis: np.take_along_axis(x, idx, axis), torch=False,
+       make=lambda rng: Sample([rng.uniform(-2, 2, (3, 4)), rng.integers(0, 3, (2, 4))],
+                               {"axis": 0}, (0,))),
+    _c("index_select", lambda x, dim, idx: np.take(x, idx, dim),
+       make=lambda rng: Sample([rng.uniform(-2, 2, (3, 4)), 1, np.array([3, 0, 3])], {}, (0,))),
+    _c("index_select", lambda x, idx, axis: np.take(x, idx, axis), variant="paddle-order",
+       torch=False, make=lambda rng: Sample([rng.uniform(-2, 2, (3, 4)), np.array([2, 2, 0])],
+                                            {"axis": 0}, (0,))),
+    _c("masked_select", lambda x, m: x[m],
+       make=lambda rng: Sample([rng.uniform(-2, 2, (3, 4)), _mask(rng)], {}, (0,))),
+    _c("masked_select", lambda x, m: np.broadcast_to(x, (3, 4))[np.broadcast_to(m, (3, 4))],
+       variant="broadcast",
+       make=lambda rng: Sample([rng.uniform(-2, 2, (4,)), _mask(rng)], {}, (0,))),
+    _c("getitem", lambda x: x[[2, 0, 2]], method=False, variant="int-array",
+       call=_getitem(np.array([2, 0, 2])), torch=lambda torch, x: x[[2, 0, 2]]),
+    _c("getitem", lambda x: x[x > 0], method=False, variant="mask",
+       call=lambda fn, x: x[x > 0], torch=lambda torch, x: x[x > 0]),
+    _c("clone", np.copy),
+    _c("contiguous", lambda x: np.ascontiguousarray(x.T), call=lambda fn, x: fn(x.t()),
+       torch=lambda torch, x: x.t().contiguous()),
+    _c("astype", lambda x: x.astype(np.float32), atol=1e-6, fd=False,
+       torch=lambda torch, x: x.to(torch.float32),
+       call=lambda fn, x: fn(x, "float32")),
+    _c("cast", lambda x: x.astype(np.int32), grad=False, torch=False,
+       call=lambda fn, x: fn(x, "int32")),
 ]
+
+IDS = [o.id for o in OPS]

@@ -3,8 +3,9 @@ import gc
 
 import numpy as np
 import pytest
-from helpers import counting, inputs
+from helpers import counting
 from op_db import OPS as TABLE
+from test_ops import _function, _parts, _run, _tensors
 
 import mutograd as mg
 from mutograd import memory
@@ -25,8 +26,13 @@ def cache():
     memory.set_cache(**old)
 
 
-def _ptr(a):
-    return a.__array_interface__["data"][0]
+@pytest.fixture
+def no_gc():
+    """Exact byte deltas: no collection of other tests' garbage in the middle of one."""
+    gc.collect()
+    gc.disable()
+    yield
+    gc.enable()
 
 
 # ---- counters ------------------------------------------------------------------------------
@@ -43,7 +49,7 @@ def _ptr(a):
     (lambda x: x.detach(), 0),
     (lambda x: x.sum(), 4),
 ], ids=["zeros", "zeros64", "add", "exp", "add_", "relu_", "slice", "reshape", "detach", "sum"])
-def test_allocated_counts_exact_bytes(make, nbytes):
+def test_allocated_counts_exact_bytes(make, nbytes, no_gc):
     x = mg.ones(1000)
     with counting() as c:
         keep = make(x)
@@ -52,7 +58,7 @@ def test_allocated_counts_exact_bytes(make, nbytes):
     del keep
 
 
-def test_peak_and_reset_peak():
+def test_peak_and_reset_peak(no_gc):
     memory.reset_peak()
     base = memory.allocated()
     assert memory.max_allocated() == base
@@ -92,7 +98,7 @@ def test_places_are_counted_apart():
     assert memory.max_allocated("gpu:7") == 123
 
 
-def test_saved_values_stay_counted_until_backward_frees_them():
+def test_saved_values_stay_counted_until_backward_frees_them(no_gc):
     x = mg.ones(1000, requires_grad=True)
     before = memory.allocated()
     y = (x * 2).exp()          # ExpBackward saves its output
@@ -102,13 +108,12 @@ def test_saved_values_stay_counted_until_backward_frees_them():
     assert memory.allocated() - before == 4000 + 4
     loss.backward()
     del loss
-    gc.collect()
     assert memory.allocated() - before == 4000   # x.grad
 
 
 # ---- timeline ------------------------------------------------------------------------------
 
-def test_timeline_records_allocations_and_frees_with_their_op():
+def test_timeline_records_allocations_and_frees_with_their_op(no_gc):
     with memory.timeline() as tl:
         x = mg.ones(1024)
         y = x.exp()
@@ -178,7 +183,7 @@ def test_large_result_comes_from_the_cache_and_goes_back(cache):
     assert s3["cached_bytes.all.current"] == 0
 
 
-def test_cached_result_counts_tensor_bytes_exactly(cache):
+def test_cached_result_counts_tensor_bytes_exactly(cache, no_gc):
     x = mg.randn(N)
     with counting() as c:
         y = x * 3.0
@@ -320,18 +325,22 @@ def test_cached_results_match_numpy_in_shape_dtype_and_values(cache, a_shape, b_
     np.testing.assert_array_equal(r.numpy(), a * 2.5)
 
 
-@pytest.mark.parametrize("info", TABLE, ids=[o.name for o in TABLE])
+@pytest.mark.parametrize("info", TABLE, ids=[o.id for o in TABLE])
 def test_every_op_gives_the_same_result_from_the_cache(cache, info):
-    """The op table's forward check with every eligible result taken from the cache."""
+    """The op table's forward with every eligible result taken from the cache equals it with
+    the cache off (values, dtypes and shapes)."""
+    def forward():
+        s = info.sample(np.random.default_rng(1))
+        return [p.numpy() for p in _parts(_run(info, _function(info), _tensors(s.args),
+                                                s.kwargs))]
     cache.set_cache(threshold=0)
-    arrays = inputs(info, np.random.default_rng(1))
-    kw = info.attrs
-    fn = getattr(mg, info.name)
-    cached = fn(*[mg.tensor(a) for a in arrays], **kw).numpy()
+    cached = forward()
     cache.set_cache(enabled=False)
-    plain = fn(*[mg.tensor(a) for a in arrays], **kw).numpy()
-    assert cached.dtype == plain.dtype and cached.shape == plain.shape
-    np.testing.assert_array_equal(cached, plain)
+    plain = forward()
+    assert len(cached) == len(plain)
+    for c, p in zip(cached, plain):
+        assert c.dtype == p.dtype and c.shape == p.shape
+        np.testing.assert_array_equal(c, p)
 
 
 def test_gradients_through_cached_results(cache):

@@ -1,149 +1,277 @@
 """Every op of the table gets the same checks (STYLE.md, "One table drives the tests")."""
+import inspect
+
 import numpy as np
 import pytest
-
-import mutograd as mg
-from helpers import counting, inputs, numeric_grad
+from helpers import counting, numeric_grad
 from op_db import OPS
 
-ids = [o.name for o in OPS]
+import mutograd as mg
+
+WRITES = ("elementwise", "scan", "linalg")   # kinds whose ``_`` form writes data
 
 
-def _fn(info):
-    return getattr(mg, info.name)
+def _select(pred):
+    ops = [o for o in OPS if pred(o)]
+    return pytest.mark.parametrize("info", ops, ids=[o.id for o in ops])
 
 
-def _call(info, *args):
-    return _fn(info)(*args, **info.attrs)
+def _tensors(args, grad=()):
+    return [mg.tensor(a, requires_grad=i in grad) if isinstance(a, np.ndarray) else a
+            for i, a in enumerate(args)]
 
 
-@pytest.mark.parametrize("info", OPS, ids=ids)
+def _run(info, fn, args, kwargs):
+    return info.call(fn, *args, **kwargs) if info.call else fn(*args, **kwargs)
+
+
+def _function(info):
+    return getattr(mg, info.name, None)
+
+
+def _method(info):
+    return lambda x, *rest, **kw: getattr(x, info.name)(*rest, **kw)
+
+
+def _inplace(info, method=False):
+    if method:
+        return lambda x, *rest, **kw: getattr(x, info.name + "_")(*rest, **kw)
+    return getattr(mg, info.name + "_")
+
+
+def _ref(info, args, kwargs):
+    """The reference result; attributes are passed when the reference names them."""
+    try:
+        params = inspect.signature(info.ref).parameters
+    except (TypeError, ValueError):
+        params = {}
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return info.ref(*args, **kwargs)
+    return info.ref(*args, **{k: v for k, v in kwargs.items() if k in params})
+
+
+def _parts(r):
+    return tuple(r) if isinstance(r, (tuple, list)) else (r,)
+
+
+def _float_parts(r):
+    return [p for p in _parts(r) if p.dtype.is_floating_point]
+
+
+@_select(lambda o: True)
 def test_forward_matches_reference(info):
-    arrays = inputs(info, np.random.default_rng(1))
-    out = _call(info, *[mg.tensor(a) for a in arrays])
-    np.testing.assert_allclose(out.numpy(), info.ref(*arrays), rtol=1e-6, atol=info.atol)
+    s = info.sample(np.random.default_rng(1))
+    got = _parts(_run(info, _function(info), _tensors(s.args), s.kwargs))
+    want = _parts(_ref(info, s.args, s.kwargs))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert tuple(g.shape) == np.shape(w)
+        np.testing.assert_allclose(g.numpy(), w, rtol=1e-6, atol=info.atol)
 
 
-@pytest.mark.parametrize("info", OPS, ids=ids)
+@_select(lambda o: o.method or o.inplace)
 def test_function_method_and_inplace_agree(info):
-    arrays = inputs(info, np.random.default_rng(2))
-    ts = [mg.tensor(a) for a in arrays]
-    f = _call(info, *ts)
-    m = getattr(ts[0], info.name)(*ts[1:], **info.attrs)
-    np.testing.assert_array_equal(f.numpy(), m.numpy())
+    s = info.sample(np.random.default_rng(2))
+    ts = _tensors(s.args)
+    f = _parts(_run(info, _function(info), ts, s.kwargs))
+    if info.method:
+        m = _parts(_run(info, _method(info), ts, s.kwargs))
+        for a, b in zip(f, m):
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
     if info.inplace:
-        x = ts[0].clone()
-        y = getattr(mg, info.name + "_")(x, *ts[1:], **info.attrs)
-        assert y is x
-        np.testing.assert_allclose(x.numpy(), f.numpy(), rtol=1e-12, atol=1e-12)
-        x2 = ts[0].clone()
-        assert getattr(x2, info.name + "_")(*ts[1:], **info.attrs) is x2
-        np.testing.assert_allclose(x2.numpy(), f.numpy(), rtol=1e-12, atol=1e-12)
+        for method in (False, True):
+            x = ts[0].clone()
+            y = _run(info, _inplace(info, method), [x] + ts[1:], s.kwargs)
+            assert y is x
+            assert tuple(x.shape) == tuple(f[0].shape)
+            np.testing.assert_allclose(x.numpy(), f[0].numpy(), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("info", [o for o in OPS if o.grad], ids=[o.name for o in OPS if o.grad])
+def _loss_weights(info, s, rng):
+    return [rng.standard_normal(np.shape(p)) for p in _parts(_ref(info, s.args, s.kwargs))
+            if np.asarray(p).dtype.kind == "f"]
+
+
+def _mg_loss(result, weights):
+    total = None
+    for p, w in zip(_float_parts(result), weights):
+        term = (p * mg.tensor(w)).sum()
+        total = term if total is None else total + term
+    return total
+
+
+@_select(lambda o: o.grad and o.fd)
 def test_gradient_matches_finite_differences(info):
     rng = np.random.default_rng(3)
-    arrays = inputs(info, rng)
-    w = rng.standard_normal(np.broadcast_shapes(*[a.shape for a in arrays]))
+    s = info.sample(rng)
+    weights = _loss_weights(info, s, rng)
 
-    def loss(*arrs):
-        return float((info.ref(*arrs) * w).sum())
+    def loss(*diff_arrays):
+        args = list(s.args)
+        for i, a in zip(s.diff, diff_arrays):
+            args[i] = a
+        parts = [p for p in _parts(_ref(info, args, s.kwargs)) if np.asarray(p).dtype.kind == "f"]
+        return float(sum((np.asarray(p) * w).sum() for p, w in zip(parts, weights)))
 
-    expected = numeric_grad(loss, [a.copy() for a in arrays])
-    ts = [mg.tensor(a, requires_grad=True) for a in arrays]
-    (_call(info, *ts) * mg.tensor(w)).sum().backward()
-    for t, e in zip(ts, expected):
-        np.testing.assert_allclose(t.grad.numpy(), e, rtol=1e-5, atol=1e-6)
+    expected = numeric_grad(loss, [s.args[i].copy() for i in s.diff])
+    ts = _tensors(s.args, grad=s.diff)
+    _mg_loss(_run(info, _function(info), ts, s.kwargs), weights).backward()
+    for i, e in zip(s.diff, expected):
+        np.testing.assert_allclose(ts[i].grad.numpy(), e, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("info", [o for o in OPS if o.grad and o.inplace],
-                         ids=[o.name for o in OPS if o.grad and o.inplace])
+def _torch_fn(info, torch):
+    obj = torch
+    for part in (info.torch_name or info.name).split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:     # only a Tensor method in PyTorch
+            return lambda x, *a, **kw: getattr(x, info.torch_name or info.name)(*a, **kw)
+    return lambda *a, **kw: obj(*a, **{"dim" if k == "axis" else k: v for k, v in kw.items()})
+
+
+@pytest.mark.torch
+@_select(lambda o: o.torch is not False)
+def test_forward_and_gradient_match_pytorch(info):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(9)
+    s = info.sample(rng)
+    weights = _loss_weights(info, s, rng) if info.grad else []
+    tt = [torch.tensor(a, requires_grad=i in s.diff and info.grad)
+          if isinstance(a, np.ndarray) else a for i, a in enumerate(s.args)]
+    if callable(info.torch):
+        expected = _parts(info.torch(torch, *tt, **s.kwargs))
+    else:
+        expected = _parts(_run(info, _torch_fn(info, torch), tt, s.kwargs))
+    ts = _tensors(s.args, grad=s.diff if info.grad else ())
+    got = _parts(_run(info, _function(info), ts, s.kwargs))
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g.numpy(), e.detach().numpy(), rtol=1e-6, atol=1e-7)
+    if not info.grad:
+        return
+    tloss = sum((p * torch.tensor(w)).sum() for p, w in zip(
+        [p for p in expected if p.dtype.is_floating_point], weights))
+    tloss.backward()
+    _mg_loss(got, weights).backward()
+    for i in s.diff:
+        np.testing.assert_allclose(ts[i].grad.numpy(), tt[i].grad.numpy(), rtol=1e-6,
+                                   atol=1e-8)
+
+
+@_select(lambda o: o.grad and o.inplace)
 def test_inplace_gradient_on_non_leaf_equals_out_of_place(info):
     rng = np.random.default_rng(4)
-    arrays = inputs(info, rng)
-    w = mg.tensor(rng.standard_normal(arrays[0].shape))
+    s = info.sample(rng)
+    weights = _loss_weights(info, s, rng)
 
     def run(inplace):
-        ts = [mg.tensor(a, requires_grad=True) for a in arrays]
-        h = ts[0] * 1.0                       # a non-leaf that we may write in place
-        y = (getattr(h, info.name + "_") if inplace else getattr(h, info.name))(
-            *ts[1:], **info.attrs)
-        (y * w).sum().backward()
-        return [t.grad.numpy() for t in ts]
+        ts = _tensors(s.args, grad=s.diff)
+        h = ts[0] * 1.0                       # a non-leaf that we may change in place
+        fn = _inplace(info) if inplace else _function(info)
+        y = _run(info, fn, [h] + ts[1:], s.kwargs)
+        assert (y is h) == inplace
+        _mg_loss(y, weights).backward()
+        return [ts[i].grad.numpy() for i in s.diff]
 
     for a, b in zip(run(True), run(False)):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("info", [o for o in OPS if o.inplace], ids=[o.name for o in OPS
-                                                                       if o.inplace])
+@_select(lambda o: o.grad and o.inplace and o.kind in WRITES)
+def test_inplace_gradient_through_a_view_equals_out_of_place(info):
+    rng = np.random.default_rng(14)
+    s = info.sample(rng)
+    x = s.args[0]
+    rest = rng.uniform(0.5, 1.5, x.shape)           # the part of the base that is not written
+    w = mg.tensor(rng.standard_normal((2 * x.shape[0],) + x.shape[1:]))
+    n = x.shape[0]
+
+    def run(inplace):
+        base = mg.tensor(np.concatenate([x, rest]), requires_grad=True)
+        ts = _tensors(s.args, grad=s.diff)
+        h = base * 1.0
+        if inplace:
+            v = h[:n]                                 # a view of a non-leaf
+            assert _run(info, _inplace(info), [v] + ts[1:], s.kwargs) is v
+            out = h
+        else:
+            out = mg.cat([_run(info, _function(info), [h[:n]] + ts[1:], s.kwargs), h[n:]])
+        (out * w).sum().backward()
+        return [base.grad.numpy()] + [ts[i].grad.numpy() for i in s.diff[1:]]
+
+    for a, b in zip(run(True), run(False)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+@_select(lambda o: o.inplace and o.kind in WRITES)
 def test_inplace_is_same_object_bumps_version_and_allocates_as_declared(info):
-    rng = np.random.default_rng(5)
-    arrays = inputs(info, rng)
-    others = [mg.tensor(a) for a in arrays[1:]]
-    x = mg.tensor(arrays[0])
+    s = info.sample(np.random.default_rng(5))
+    ts = _tensors(s.args)
+    x, others = ts[0], ts[1:]
     v = x._version
+    workspace = 1 if info.kind == "linalg" else 0      # matmul_: see test_matmul_workspace
     with counting() as c:
-        y = getattr(x, info.name + "_")(*others, **info.attrs)
+        y = _run(info, _inplace(info, method=True), [x] + others, s.kwargs)
     assert y is x and x._version == v + 1 and x.inplace_version == v + 1
-    assert c["bytes"] == 0 and c["allocations"] == 0      # without grad nothing is saved
+    assert c["bytes"] == 0 and c["allocations"] == workspace    # without grad nothing is saved
 
     # with grad recording on a non-leaf, only ops whose gradient needs the old x copy it
-    leaf = mg.tensor(arrays[0], requires_grad=True)
+    if s.args[0].dtype.kind != "f":
+        return
+    leaf = mg.tensor(s.args[0], requires_grad=True)
     h = leaf * 1.0
     with counting() as c:
-        getattr(h, info.name + "_")(*others, **info.attrs)
+        _run(info, _inplace(info), [h] + others, s.kwargs)
     assert c["bytes"] == (h.nbytes if info.saves == "input" and info.grad else 0)
+    assert h.grad_fn is not None and h._version == 1
 
 
-@pytest.mark.parametrize("info", [o for o in OPS if o.inplace], ids=[o.name for o in OPS
-                                                                       if o.inplace])
+@_select(lambda o: o.inplace)
 def test_leaf_error_before_any_write_and_no_grad_allows_it(info):
-    arrays = inputs(info, np.random.default_rng(6))
-    others = [mg.tensor(a) for a in arrays[1:]]
-    x = mg.tensor(arrays[0], requires_grad=True)
+    s = info.sample(np.random.default_rng(6))
+    others = _tensors(s.args)[1:]
+    x = mg.tensor(s.args[0], requires_grad=s.args[0].dtype.kind == "f")
+    if not x.requires_grad:
+        pytest.skip("integer/bool inputs cannot require grad")
     before = x.numpy().copy()
     with pytest.raises(mg.InplaceError, match="leaf Variable that requires grad") as e:
-        getattr(x, info.name + "_")(*others, **info.attrs)
+        _run(info, _inplace(info, method=True), [x] + others, s.kwargs)
     assert isinstance(e.value, RuntimeError) and isinstance(e.value, ValueError)
     np.testing.assert_array_equal(x.numpy(), before)
-    assert x._version == 0
+    assert x._version == 0 and x.shape == list(before.shape)
     with mg.no_grad():
-        getattr(x, info.name + "_")(*others, **info.attrs)
-    assert x._version == 1 and x.grad_fn is None
+        _run(info, _inplace(info), [x] + others, s.kwargs)
+    assert x._version == (1 if info.kind in WRITES else 0) and x.grad_fn is None
 
 
-@pytest.mark.parametrize("info", [o for o in OPS if o.grad and o.saves != "nothing"],
-                         ids=[o.name for o in OPS if o.grad and o.saves != "nothing"])
+@_select(lambda o: o.grad and o.saves != "nothing")
 def test_write_to_a_saved_tensor_raises_at_backward(info):
-    arrays = inputs(info, np.random.default_rng(7))
-    ts = [mg.tensor(a, requires_grad=True) for a in arrays]
-    hs = [t * 1.0 for t in ts]
-    y = _call(info, *hs)
-    target = {"out": y, "other": hs[-1]}.get(info.saves, hs[0])
+    s = info.sample(np.random.default_rng(7))
+    ts = _tensors(s.args, grad=s.diff)
+    hs = [t * 1.0 if i in s.diff else t for i, t in enumerate(ts)]
+    y = _run(info, _function(info), hs, s.kwargs)
+    target = {"out": y, "other": hs[s.diff[-1]]}.get(info.saves, hs[s.diff[0]])
     target.add_(0.0)
     with pytest.raises(mg.VersionError, match="modified by an inplace operation") as e:
-        y.sum().backward()
+        _float_parts(y)[0].sum().backward()
     assert "test_ops.py" in str(e.value)
 
 
-@pytest.mark.parametrize("info", [o for o in OPS if o.inplace and o.nargs == 2],
-                         ids=[o.name for o in OPS if o.inplace and o.nargs == 2])
+@_select(lambda o: o.inplace and o.kind == "elementwise" and o.nargs >= 2 and not o.make)
 def test_bad_broadcast_raises_and_leaves_data_unchanged(info):
     x = mg.tensor(np.full((4,), 0.5))
     before = x.numpy().copy()
+    others = [mg.tensor(np.full((3, 4), 0.7))] + [mg.tensor(np.full((4,), 0.6))] * (
+        info.nargs - 2)
     with pytest.raises(mg.ShapeError, match="broadcast"):
-        getattr(x, info.name + "_")(mg.tensor(np.full((3, 4), 0.7)), **info.attrs)
+        getattr(x, info.name + "_")(*others, **info.attrs)
     np.testing.assert_array_equal(x.numpy(), before)
+    assert x._version == 0
+    with pytest.raises(mg.ShapeError, match="do not broadcast"):
+        getattr(x, info.name + "_")(mg.tensor(np.full((3,), 0.7)), *others[1:], **info.attrs)
     assert x._version == 0
 
 
-FLOAT_RESULT = [o for o in OPS if o.inplace and o.name in (
-    "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "div", "atan2", "expm1", "rsqrt")]
-
-
-@pytest.mark.parametrize("info", FLOAT_RESULT, ids=[o.name for o in FLOAT_RESULT])
+@_select(lambda o: o.inplace and o.float_out)
 def test_float_result_into_int_tensor_raises_and_leaves_data_unchanged(info):
     x = mg.tensor([1, 2, 3])
     others = [mg.tensor([1, 2, 3]) for _ in range(info.nargs - 1)]
@@ -152,11 +280,98 @@ def test_float_result_into_int_tensor_raises_and_leaves_data_unchanged(info):
     assert x.tolist() == [1, 2, 3] and x._version == 0
 
 
-@pytest.mark.parametrize("info", [o for o in OPS if o.inplace], ids=[o.name for o in OPS
-                                                                       if o.inplace])
+@_select(lambda o: o.inplace and o.kind in WRITES)
 def test_write_into_expanded_tensor_raises(info):
-    arrays = inputs(info, np.random.default_rng(8))
-    x = mg.tensor(arrays[0][:1]).expand(3, 4)
-    others = [mg.tensor(a) for a in arrays[1:]]
+    s = info.sample(np.random.default_rng(8))
+    a = s.args[0]
+    x = mg.tensor(a[:1]).expand(*a.shape)
     with pytest.raises(mg.OverlapError, match="single memory location"):
-        getattr(x, info.name + "_")(*others, **info.attrs)
+        _run(info, _inplace(info, method=True), [x] + _tensors(s.args)[1:], s.kwargs)
+    assert x._version == 0
+
+
+@_select(lambda o: o.kind == "view")
+def test_view_shares_storage_and_version_counter(info):
+    s = info.sample(np.random.default_rng(10))
+    ts = _tensors(s.args)
+    x = ts[0]
+    for p in _parts(_run(info, _function(info), ts, s.kwargs)):
+        assert p is not x
+        assert np.shares_memory(p.numpy(), x.numpy())
+        assert p._base is x
+        v = p._version
+        x.add_(1.0)
+        assert p._version == v + 1 == x._version
+
+
+@_select(lambda o: o.kind != "view")
+def test_non_view_result_has_its_own_storage(info):
+    s = info.sample(np.random.default_rng(11))
+    ts = _tensors(s.args)
+    for p in _parts(_run(info, _function(info), ts, s.kwargs)):
+        assert p._base is None
+        for t in ts:
+            if isinstance(t, mg.Tensor):
+                assert not np.shares_memory(p.numpy(), t.numpy())
+
+
+@_select(lambda o: o.kind == "view" and o.inplace)
+def test_metadata_inplace_keeps_object_storage_and_version(info):
+    s = info.sample(np.random.default_rng(12))
+    x = mg.tensor(s.args[0])
+    arr = x.numpy()
+    expected = _run(info, _function(info), [x], s.kwargs)
+    with counting() as c:
+        y = _run(info, _inplace(info), [x], s.kwargs)
+    assert y is x and x._version == 0 and c["bytes"] == 0 and c["allocations"] == 0
+    assert x.shape == expected.shape and x.stride() == expected.stride()
+    assert np.shares_memory(x.numpy(), arr)
+    np.testing.assert_array_equal(x.numpy(), expected.numpy())
+
+    h = mg.tensor(s.args[0], requires_grad=True) * 1.0
+    _run(info, _inplace(info), [h], s.kwargs)
+    assert type(h.grad_fn).__name__ == type(expected.grad_fn or _run(
+        info, _function(info), [mg.tensor(s.args[0], requires_grad=True)], s.kwargs).grad_fn
+    ).__name__
+
+
+@_select(lambda o: o.grad)
+def test_no_grad_records_nothing(info):
+    s = info.sample(np.random.default_rng(13))
+    ts = _tensors(s.args, grad=s.diff)
+    with mg.no_grad():
+        r = _run(info, _function(info), ts, s.kwargs)
+    assert all(p.grad_fn is None and not p.requires_grad for p in _parts(r))
+    r = _run(info, _function(info), ts, s.kwargs)
+    assert all(p.requires_grad for p in _float_parts(r))
+
+
+@_select(lambda o: o.nargs >= 2 and not o.make and o.kind in ("elementwise", "linalg")
+         and o.name != "outer")
+def test_out_of_place_shapes_that_do_not_fit_raise_shape_error(info):
+    args = [mg.tensor(np.full((3,), 0.5)), mg.tensor(np.full((2,), 0.7))] + [
+        mg.tensor(np.full((3,), 0.6))] * (info.nargs - 2)
+    with pytest.raises(mg.ShapeError, match=rf"{info.name}\(\)") as e:
+        _function(info)(*args, **info.attrs)
+    assert isinstance(e.value, ValueError) and isinstance(e.value, RuntimeError)
+    assert args[0].tolist() == [0.5] * 3 and args[0]._version == 0
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: mg.bitwise_and(mg.ones(2), mg.ones(2)), mg.DTypeError, "bitwise_and"),
+    (lambda: mg.mean(mg.tensor([1, 2])), mg.DTypeError, "could not infer output dtype"),
+    (lambda: mg.cat([mg.ones(2, 3), mg.ones(2, 2)]), mg.ShapeError, r"cat\(\)"),
+    (lambda: mg.stack([mg.ones(2), mg.ones(3)]), mg.ShapeError, "same shape"),
+    (lambda: mg.ones(2, 3).reshape(4), mg.ShapeError, "invalid for input of size 6"),
+    (lambda: mg.ones(2, 3).expand(3, 3), mg.ShapeError, "must match the existing size"),
+    (lambda: mg.ones(2, 3).permute(1, 0, 2), mg.ShapeError, "permute"),
+    (lambda: mg.ones(2, 3).narrow(1, 2, 2), mg.ShapeError, "exceeds dimension size"),
+    (lambda: mg.ones(2, 3).select(1, 3), IndexError, "out of range"),
+    (lambda: mg.ones(3).sum(axis=2), IndexError, "out of bounds"),
+    (lambda: mg.ones(2, 3).cumsum_(), mg.ShapeError, "pass axis="),
+    (lambda: mg.mm(mg.ones(2), mg.ones(2)), mg.ShapeError, "expected 2-D"),
+    (lambda: mg.ones(2, 3, 4).t(), mg.ShapeError, "<= 2 dimensions"),
+], ids=lambda v: None)
+def test_bad_input_raises_our_error_classes(call, error, message):
+    with pytest.raises(error, match=message):
+        call()

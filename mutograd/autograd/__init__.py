@@ -1,7 +1,10 @@
 """Autograd: grad mode, the backward engine, nodes, and custom functions."""
+from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import backward, grad
 from .function import Function
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .graph import graph
 
-__all__ = ["Function", "backward", "enable_grad", "grad", "inference_mode", "is_grad_enabled",
-           "no_grad", "set_grad_enabled"]
+__all__ = ["Function", "backward", "detect_anomaly", "enable_grad", "grad", "graph",
+           "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "no_grad",
+           "set_detect_anomaly", "set_grad_enabled"]

@@ -7,7 +7,9 @@ gives an array that is not owned, which is copied before anything writes into it
 """
 
 from ..errors import BackwardError
+from . import anomaly
 from .grad_mode import _state
+from .sites import Flags
 
 # Note [Reusing the incoming gradient]: the gradient array handed to the node about to run when
 # the engine owns it (nothing else refers to it), else None. A formula may then write its result
@@ -145,6 +147,7 @@ def _run(roots, retain_graph, only, accumulate):
     ready = list(dict.fromkeys(ready))
     prev = _state.enabled
     _state.enabled = False
+    checked = Flags.anomaly
     try:
         while ready:
             node = ready.pop()
@@ -165,7 +168,7 @@ def _run(roots, retain_graph, only, accumulate):
             skip = targets is not None and node not in needed
             if not skip:
                 OWNED[0] = g if owned else None
-                grads = node.apply(g)
+                grads = node.apply(g) if not checked else anomaly.checked_apply(node, g)
                 OWNED[0] = None
                 passed = False
                 for e, gi in zip(node.next, grads):
@@ -201,6 +204,7 @@ def _run(roots, retain_graph, only, accumulate):
                 _accumulate(leaf, g, owned)
     finally:
         _state.enabled = prev
+        OWNED[0] = None   # a failed formula must not leave a gradient marked as writable
     return found
 
 

@@ -17,6 +17,7 @@
 
 Saved tensors are version-checked like every other saved value (Note [Saved versions]).
 """
+from . import sites
 from .grad_mode import _state, no_grad
 from .node import Node, save
 
@@ -38,10 +39,10 @@ class FunctionCtx:
     def saved_tensors(self):
         from .node import stale_error
         out = []
-        for rec in self._saved:
+        for i, rec in enumerate(self._saved):
             if type(rec) is tuple:
                 if rec[1].value != rec[2]:
-                    raise stale_error(self._node, rec)
+                    raise stale_error(self._node, rec, i)
                 out.append(_from_record(rec))
             else:
                 out.append(rec)
@@ -66,14 +67,17 @@ def _from_record(rec):
 
 
 class FunctionNode(Node):
-    __slots__ = ("fn", "ctx", "shapes", "xp")
+    __slots__ = ("fn", "ctx", "shapes", "xp", "outputs")
 
     def name(self):
         return self.fn.__name__ + "Backward"
 
     def apply(self, g):
         from ..tensor import Tensor, _wrap
-        grads = self.fn.backward(self.ctx, _wrap(g))
+        if self.outputs is None:
+            grads = self.fn.backward(self.ctx, _wrap(g))
+        else:   # Note [Several outputs]: g is every output's gradient, packed
+            grads = self.fn.backward(self.ctx, *[_wrap(p) for p in _unpack(g, self.outputs)])
         if not isinstance(grads, tuple):
             grads = (grads,)
         res = []
@@ -102,8 +106,10 @@ class Function:
         with no_grad():
             out = cls.forward(ctx, *args, **kwargs)
         if _state.enabled and any(t._rg for t in tensors):
-            if not isinstance(out, Tensor):
-                raise TypeError(f"{cls.__name__}.forward must return one Tensor")
+            several = isinstance(out, (tuple, list)) and any(isinstance(o, Tensor) for o in out)
+            if not several and not isinstance(out, Tensor):
+                raise TypeError(f"{cls.__name__}.forward must return a Tensor or a tuple of "
+                                f"Tensors")
             edges = tuple((a.grad_fn or a) if isinstance(a, Tensor) and a._rg else None
                           for a in args)
             node = FunctionNode(edges, None)
@@ -112,9 +118,66 @@ class Function:
             node.shapes = tuple(a.shape if isinstance(a, Tensor) else () for a in args)
             node.xp = tensors[0]._place.xp
             ctx._node = node
-            out.grad_fn = node
-            out._rg = True
+            if ctx._saved:   # where the node was made, for a stale-value error
+                node.created_at = sites.here(2)
+            node.outputs = None
+            if several:
+                _attach_outputs(node, [o for o in out if isinstance(o, Tensor)])
+            else:
+                out.grad_fn = node
+                out._rg = True
         return out
+
+
+# Note [Several outputs]
+#     The engine hands each node one gradient array. A function with several outputs gives each
+#     output its own small node (OutputSlot) whose gradient is the output's gradient written into
+#     its segment of one flat zero buffer; the engine sums the buffers arriving at the function's
+#     node, which makes the concatenation of every output's gradient (zeros for unused outputs,
+#     as PyTorch's materialize_grads). The function's node splits it back.
+
+
+class OutputSlot(Node):
+    """Backward node of output ``index`` of a function with several outputs."""
+
+    __slots__ = ("index", "layout")
+
+    def name(self):
+        return f"{self.next[0].name()}[{self.index}]"
+
+    def apply(self, g):
+        size, dtype, segments = self.layout
+        packed = self.next[0].xp.zeros(size, dtype)
+        start, _ = segments[self.index]
+        packed[start:start + g.size] = g.reshape(-1)
+        return [packed]
+
+
+def _attach_outputs(node, outs):
+    xp = node.xp
+    dtype = xp.result_type(*[o._data.dtype for o in outs if o._data.dtype.kind in "fc"] or
+                           [xp.float32])
+    segments, start = [], 0
+    for o in outs:
+        segments.append((start, o._data.shape))
+        start += o._data.size
+    node.outputs = (start, dtype, segments)
+    for i, o in enumerate(outs):
+        slot = OutputSlot((node,), None)
+        slot.index, slot.layout = i, node.outputs
+        o.grad_fn = slot
+        o._rg = True
+
+
+def _unpack(packed, layout):
+    return [packed[start:start + _numel(shape)].reshape(shape) for start, shape in layout[2]]
+
+
+def _numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
 
 
 PyLayer = Function

@@ -77,9 +77,10 @@ class inference_mode(_GradMode):
     """As ``no_grad`` (``torch.inference_mode``); ``inference_mode(False)`` records again."""
 
     def __new__(cls, mode=True):
-        if callable(mode):
-            return super().__new__(cls)(mode)
         self = object.__new__(cls)
+        if callable(mode):           # used as ``@inference_mode`` without parentheses
+            self.mode = False
+            return self(mode)
         self.mode = not mode
         return self
 
@@ -106,3 +107,8 @@ class set_grad_enabled(_GradMode):
     def __exit__(self, *exc):
         _state.enabled = self._prev
         return False
+
+    def __call__(self, func):
+        # used as a decorator: making the object switched the mode; switch it back until called
+        _state.enabled = self._prev
+        return super().__call__(func)

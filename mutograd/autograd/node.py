@@ -9,23 +9,18 @@ Note [Saved versions]
     A node never keeps a Tensor: that would make reference cycles (tensor -> grad_fn -> tensor)
     and delay freeing memory until the garbage collector runs.
 """
-import os
-import sys
+from ..errors import BackwardError
+from . import sites
+from .explain import stale_error
+from .sites import Flags as _flags
+from .sites import here
 
-from ..errors import BackwardError, VersionError
-
-_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _MAX_WRITES = 8
 
 
 def user_location(depth=2):
-    """``file:line`` of the innermost caller outside the mutograd package."""
-    f = sys._getframe(depth)
-    while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
-        f = f.f_back
-    if f is None:
-        return "<unknown>"
-    return f"{f.f_code.co_filename}:{f.f_lineno}"
+    """``file:line`` of the user's line that called the op (Note [Recording source sites])."""
+    return sites.fmt(sites.here(depth + 1))
 
 
 class VersionCounter:
@@ -49,7 +44,7 @@ class VersionCounter:
     def record(self, op_name):
         if self.writes is None:
             self.writes = []
-        self.writes.append((self.value, op_name, user_location(3)))
+        self.writes.append((self.value, op_name, here(3)))
         del self.writes[:-_MAX_WRITES]
 
 
@@ -66,42 +61,26 @@ def save_copy(array, storage, name=None):
     return (array, None, None, name, storage)
 
 
-def stale_error(node, rec):
-    array, counter, version, name = rec[:4]
-    what = f"tensor '{name}'" if name else "tensor"
-    writes = [w for w in (counter.writes or []) if w[0] > version]
-    lines = [
-        "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: {what} of shape {list(array.shape)} and dtype {array.dtype}, saved by "
-        f"{node.name()}{_created(node)}, is at version {counter.value}; expected version "
-        f"{version} instead."]
-    if writes:
-        lines.append("It was modified by:")
-        lines += [f"  {op} at {where} (version {v})" for v, op, where in writes]
-    lines.append("Fix: clone() the tensor before the in-place write, or move the write after "
-                 "backward().")
-    return VersionError("\n".join(lines))
-
-
-def _created(node):
-    where = getattr(node, "created_at", None)
-    return f" (created at {where})" if where else ""
-
-
 _FREED = object()
 
 
 class Node:
     """A backward node. ``next`` holds one edge per input: a Node, a leaf Tensor, or None."""
 
-    __slots__ = ("next", "saved", "pre_hooks", "retained", "created_at", "__weakref__")
+    __slots__ = ("__weakref__", "created_at", "next", "pre_hooks", "rebased", "retained", "saved",
+                 "stack")
 
     def __init__(self, next_edges, saved=None):
         self.next = next_edges
         self.saved = saved
         self.pre_hooks = None
         self.retained = None
-        self.created_at = None
+        # Only a node that saves something can raise a stale-value error, so only it pays for
+        # finding the forward line (Note [Recording source sites]); anomaly mode keeps the stack.
+        # The caller of Node() is op machinery (_record, Function.apply, ...): start above it.
+        self.created_at = here(3) if saved else None
+        if _flags.anomaly:
+            self.stack = sites.stack(2)
 
     def name(self):
         return type(self).__name__
@@ -116,24 +95,27 @@ class Node:
 
     def unpack(self, key):
         """The array saved under ``key``, after checking its version (Note [Saved versions])."""
-        saved = self.saved
-        if saved is _FREED:
+        rec = self.saved[key]
+        if rec is _FREED:
             raise BackwardError(
                 f"Trying to backward through the graph a second time (or directly access saved "
                 f"tensors after they have already been freed): {self.name()} freed its saved "
                 f"values after the first backward. Pass retain_graph=True to the first "
                 f"backward() if you need to run it again.")
-        rec = saved[key]
         if type(rec) is not tuple:
             return rec
         counter = rec[1]
         if counter is not None and counter.value != rec[2]:
-            raise stale_error(self, rec)
+            raise stale_error(self, rec, key)
         return rec[0]
 
     def release(self):
-        if self.saved:
-            self.saved = _FREED
+        # Only saved tensors are freed; constants (a Python scalar operand, an array that is not
+        # a tensor) stay, so a graph that saves no tensor can be run backward again, as in
+        # PyTorch: ``y = (x * 2).sum(); y.backward(); y.backward()`` works.
+        saved = self.saved
+        if saved:
+            self.saved = {k: _FREED if type(v) is tuple else v for k, v in saved.items()}
 
     def register_prehook(self, hook):
         if self.pre_hooks is None:

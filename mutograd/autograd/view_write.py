@@ -68,6 +68,7 @@ def rebase_view(x, op, inputs, arrays, attrs, xp, x_copy):
     node.base_order = "F" if b.flags.f_contiguous and not b.flags.c_contiguous else "C"
     if old is not None and old.retained is not None:
         node.retained, old.retained = old.retained, None
+    node.rebased = True   # for graph(): history rewritten by an in-place op
     base.grad_fn = node
     base._rg = True
     return node

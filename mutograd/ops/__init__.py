@@ -1,8 +1,18 @@
 """The op declarations, and the step that turns them into functions, methods and operators."""
 from ..tensor import Tensor
-from . import elementwise, reduction, linalg, views, shaping, indexing, creation  # noqa: F401
-from . import composite
-from . import fastpath  # noqa: F401
+from . import (  # noqa: F401
+    composite,
+    conventions,
+    creation,
+    elementwise,
+    fastpath,
+    indexing,
+    linalg,
+    metadata,
+    reduction,
+    shaping,
+    views,
+)
 from .registry import OPS, call, call_inplace, defop  # noqa: F401
 
 # Public names that differ from the op's declared name
@@ -25,6 +35,7 @@ FUNCTIONS = {
     "log_softmax": composite.log_softmax, "einsum": composite.einsum,
     "index_put_": indexing.index_put_, "uniform_": creation.uniform_,
     "normal_": creation.normal_,
+    **conventions.FUNCTIONS, **metadata.FUNCTIONS,
 }
 
 
@@ -48,11 +59,13 @@ def _public():
 
 
 PUBLIC = _public()
+fastpath.install()   # again, now that every declaration module ran (Note [Ufunc fast path])
 _NOT_METHODS = {"cat", "stack", "einsum", "where", "broadcast_to"}
 
 for _name, _fn in PUBLIC.items():
     if _name not in _NOT_METHODS and not hasattr(Tensor, _name):
         setattr(Tensor, _name, _fn)
+Tensor.where = conventions.METHODS["where"]
 Tensor.broadcast_to = lambda self, *shape: call(
     OPS["expand"], [self], {"shape": tuple(shape[0]) if len(shape) == 1 else shape})
 

@@ -233,6 +233,8 @@ rand, randn = _random(rand), _random(randn)
 def randint(low=0, high=None, shape=None, dtype=None, size=None, place=None, device=None,
             requires_grad=False, name=None, generator=None):
     """Integers in ``[low, high)``; ``randint(high, shape)`` draws from ``[0, high)``."""
+    if isinstance(high, (list, tuple, Size)) and shape is None and size is None:
+        low, high, shape = 0, low, high          # PyTorch's randint(high, size)
     if high is None:
         low, high = 0, low
     shape = shape_args((shape if shape is not None else size if size is not None else [1],))
@@ -267,11 +269,20 @@ def normal(mean=0.0, std=1.0, shape=None, size=None, dtype=None, name=None, gene
     return _wrap(arr)
 
 
-def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
-    """Uniform samples in ``[min, max)`` (Paddle's ``uniform``)."""
+def uniform(*args, dtype=None, min=-1.0, max=1.0, seed=0, name=None, shape=None,
+            requires_grad=False, stop_gradient=None):
+    """Uniform samples in ``[min, max)``: Paddle's ``uniform(shape, dtype, min, max)``, or the
+    shape as varargs (``uniform(2, 3, min=0.0)``)."""
+    if shape is None:
+        n = 1 if args and isinstance(args[0], (list, tuple, Size, Tensor)) else next(
+            (i for i, a in enumerate(args) if not isinstance(a, int)), len(args))
+        shape, args = (args[0] if n == 1 and not isinstance(args[0], int) else args[:n]), \
+            args[n:]
+    params = dict(zip(("dtype", "min", "max", "seed"), args))
+    dtype, min, max = params.get("dtype", dtype), params.get("min", min), params.get("max", max)
     shape = shape_args((shape,))
     arr = random.generator().uniform(min, max, shape).astype(_float(dtype))
-    return _wrap(arr)
+    return _finish(_wrap(arr), requires_grad, stop_gradient)
 
 
 def randperm(n, dtype=None, device=None, requires_grad=False, generator=None):

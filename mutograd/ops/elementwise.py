@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from ..errors import DTypeError
 from .registry import defop
 
 
@@ -253,7 +254,18 @@ def _pow_grad_y(g, x, out, xp):
     return g * out * xp.log(safe) * (x > 0)
 
 
-defop("pow", lambda xp, x, y, out=None: xp.power(x, y, out=out),
+def _pow(xp, x, y, out=None):
+    if getattr(x, "dtype", None) is not None and x.dtype.kind in "iu":
+        yk = getattr(y, "dtype", None)
+        neg = (y < 0) if isinstance(y, int) else (
+            yk is not None and yk.kind == "i" and bool((y < 0).any()))
+        if neg:
+            raise DTypeError("pow(): integers to negative integer powers are not allowed; "
+                             "use a floating tensor")
+    return xp.power(x, y, out=out)
+
+
+defop("pow", _pow,
       grad=(lambda g, x, y: g * y * x ** (y - 1) if not _is_zero(y) else g * 0, _pow_grad_y))
 
 
@@ -324,17 +336,21 @@ defop("addcdiv", _addcdiv, grad=(lambda g: g, lambda g, t2, value: g * value / t
                                  lambda g, t1, t2, value: -g * value * t1 / (t2 * t2)))
 
 # ---- comparisons and logic (no gradient; in place they keep the written dtype) -------------
+def _ufunc2(name):
+    """A binary forward calling the backend's ufunc ``name``."""
+    return lambda xp, x, y, out=None: getattr(xp, name)(x, y, out=out)
+
+
 for _name, _ufunc in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"),
                       ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal"),
                       ("logical_and", "logical_and"), ("logical_or", "logical_or"),
                       ("logical_xor", "logical_xor")):
-    defop(_name, (lambda f: lambda xp, x, y, out=None: getattr(xp, f)(x, y, out=out))(_ufunc),
-          result="bool")
+    defop(_name, _ufunc2(_ufunc), result="bool")
 defop("logical_not", lambda xp, x, out=None: xp.logical_not(x, out=out), result="bool")
 defop("isnan", lambda xp, x: xp.isnan(x), inplace=False)
 defop("isinf", lambda xp, x: xp.isinf(x), inplace=False)
 defop("isfinite", lambda xp, x: xp.isfinite(x), inplace=False)
 for _name, _ufunc in (("bitwise_and", "bitwise_and"), ("bitwise_or", "bitwise_or"),
                       ("bitwise_xor", "bitwise_xor")):
-    defop(_name, (lambda f: lambda xp, x, y, out=None: getattr(xp, f)(x, y, out=out))(_ufunc))
+    defop(_name, _ufunc2(_ufunc))
 defop("bitwise_not", lambda xp, x, out=None: xp.invert(x, out=out))

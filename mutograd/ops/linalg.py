@@ -87,7 +87,12 @@ def _parse(equation, n):
 
 
 def _einsum(xp, xs, equation):
-    return xp.einsum(equation, *xs)
+    r = xp.einsum(equation, *xs)
+    # NumPy returns a view of the operand for pure diagonals/transposes ("ii->i"); einsum is a
+    # non-view op here, so its result must own its memory
+    if any(xp.may_share_memory(r, x) for x in xs):
+        r = r.copy()
+    return r
 
 
 def _einsum_grad(g, xs, equation, xp):

@@ -1,6 +1,7 @@
 """Reductions, scans and normalisations over ``axis`` (alias ``dim``) with ``keepdim``."""
 import math
 
+from ..errors import DTypeError, ShapeError
 from .registry import defop
 
 
@@ -47,7 +48,7 @@ defop("sum", _sum, kind="reduction", inplace=False,
 
 def _mean(xp, x, axis=None, keepdim=False, dtype=None):
     if x.dtype.kind not in "fc" and dtype is None:
-        raise TypeError(f"mean(): could not infer output dtype; input dtype is {x.dtype}, "
+        raise DTypeError(f"mean(): could not infer output dtype; input dtype is {x.dtype}, "
                         f"use a floating tensor or pass dtype=")
     return xp.mean(x, axis=_np_axis(axis), keepdims=keepdim, dtype=dtype)
 
@@ -230,7 +231,18 @@ def _scan_axis(x, axis):
     return axis
 
 
+def _flat_scan_into(x, out, name):
+    """A scan without an axis runs over the flattened tensor: in place only on 0-d/1-D ones."""
+    if out is not None and x.ndim > 1:
+        raise ShapeError(f"{name}_(): without an axis the result is flattened to "
+                         f"[{x.size}] and cannot be written into a tensor of shape "
+                         f"{list(x.shape)}; pass axis= (dim=)")
+    return 0 if out is not None else None
+
+
 def _cumsum(xp, x, axis=None, out=None, dtype=None):
+    if axis is None and out is not None:
+        axis = _flat_scan_into(x, out, "cumsum")
     if axis is None:
         return xp.cumsum(x.reshape(-1), dtype=dtype)
     return xp.cumsum(x, axis=axis, dtype=dtype, out=out)
@@ -246,6 +258,8 @@ defop("cumsum", _cumsum, kind="scan", grad=_cumsum_grad)
 
 
 def _cumprod(xp, x, axis=None, out=None, dtype=None):
+    if axis is None and out is not None:
+        axis = _flat_scan_into(x, out, "cumprod")
     if axis is None:
         return xp.cumprod(x.reshape(-1), dtype=dtype)
     return xp.cumprod(x, axis=axis, dtype=dtype, out=out)
@@ -260,11 +274,14 @@ def _cumprod_grad(g, x, out, axis, xp):
     gm = xp.moveaxis(g, axis, -1)
     n = xm.shape[-1]
     res = xp.zeros_like(xm)
+    prefix = xp.ones_like(xm[..., 0])     # prod_{k<i} x_k
     for i in range(n):   # a loop over the scanned axis, not over elements
-        others = xm.copy()
-        others[..., i] = 1
-        prods = xp.cumprod(others[..., i:], axis=-1)
-        res[..., i] = (gm[..., i:] * prods).sum(-1)
+        # prod_{i<k<=j} x_k for every j >= i (1 at j == i), times the prefix before i
+        after = xp.cumprod(xm[..., i:], axis=-1)
+        after[..., 1:] = xp.cumprod(xm[..., i + 1:], axis=-1)
+        after[..., 0] = 1
+        res[..., i] = prefix * (gm[..., i:] * after).sum(-1)
+        prefix = prefix * xm[..., i]
     res = xp.moveaxis(res, -1, axis)
     return res.reshape(-1) if flat else res
 

@@ -32,15 +32,17 @@ import numpy as np
 
 from .. import memory
 from ..autograd.engine import OWNED
+from ..autograd.explain import leaf_error
 from ..autograd.grad_mode import _state
 from ..autograd.node import Node, save, save_copy
-from ..errors import DTypeError, InplaceError, OverlapError, ShapeError
+from ..errors import DTypeError, InplaceError, MutogradError, OverlapError, ShapeError
 from ..memory import _cache
 from ..tensor import Tensor, _alias, _wrap
 
 _EMPTY = inspect.Parameter.empty
 _SCALARS = (int, float, bool, complex)
-_KW_ALIASES = {"dim": "axis", "keepdims": "keepdim", "keep_dim": "keepdim"}
+_KW_ALIASES = {"dim": "axis", "keepdims": "keepdim", "keep_dim": "keepdim",
+               "start_dim": "start_axis", "end_dim": "stop_axis"}
 _INPUT_ALIASES = ("input", "other")
 
 OPS = {}
@@ -284,10 +286,13 @@ def call(op, inputs, attrs):
     xp = x0._place.xp if x0 is not None else np
     if op.pool and inputs[0] is x0 and x0._data.nbytes >= _cache.min_bytes:
         return _call_pooled(op, inputs, arrays, attrs, rg)
-    if op.ufunc is not None and attrs is op.defaults and xp is np:
-        out = op.ufunc(*arrays)   # Note [Ufunc fast path] in ops/fastpath.py
-    else:
-        out = op.fwd(xp, *arrays, **attrs)
+    try:
+        if op.ufunc is not None and attrs is op.defaults and xp is np:
+            out = op.ufunc(*arrays)   # Note [Ufunc fast path] in ops/fastpath.py
+        else:
+            out = op.fwd(xp, *arrays, **attrs)
+    except (ValueError, TypeError) as e:
+        raise bad_input(op, arrays, e) from None
     if op.kind == "view":
         result = _view_result(op, x0, out, attrs)
     else:
@@ -323,7 +328,10 @@ def _call_pooled(op, inputs, arrays, attrs, rg):
         elif type(a) not in (int, float, bool):
             return _call_plain(op, inputs, arrays, attrs, rg)
     buf, raw = memory.take(shape, dtype)
-    out = op.fwd(np, *arrays, out=buf, **attrs)
+    try:
+        out = op.fwd(np, *arrays, out=buf, **attrs)
+    except (ValueError, TypeError) as e:
+        raise bad_input(op, arrays, e) from None
     result = _wrap(out, inputs[0])
     if out is buf:
         result._storage.buf = raw     # back to the cache when the result's storage dies
@@ -337,12 +345,30 @@ def _call_pooled(op, inputs, arrays, attrs, rg):
 
 def _call_plain(op, inputs, arrays, attrs, rg):
     x0 = inputs[0]
-    out = op.fwd(x0._place.xp, *arrays, **attrs)
+    try:
+        out = op.fwd(x0._place.xp, *arrays, **attrs)
+    except (ValueError, TypeError) as e:
+        raise bad_input(op, arrays, e) from None
     result = _wrap(out, x0)
     if rg and op.differentiable and _state.enabled:
         result.grad_fn = _record(op, inputs, arrays, result, attrs, x0._place.xp, None)
         result._rg = True
     return result
+
+
+def bad_input(op, arrays, e):
+    """Our error class for a backend's complaint about shapes or dtypes (else ``e`` itself)."""
+    if isinstance(e, (MutogradError, IndexError)):
+        return e      # already ours, or an axis out of range (IndexError and ValueError)
+    shapes = ", ".join(str(list(getattr(a, "shape", ()))) for a in arrays
+                       if hasattr(a, "shape"))
+    if isinstance(e, ValueError):
+        return ShapeError(f"{op.name}(): {e} (input shapes {shapes})")
+    msg = str(e)
+    if "not supported for the input types" in msg or "Cannot cast" in msg:
+        kinds = ", ".join(str(a.dtype) for a in arrays if hasattr(a, "dtype"))
+        return DTypeError(f"{op.name}(): {msg} (input dtypes {kinds})")
+    return e
 
 
 def _view_result(op, x, out, attrs):
@@ -436,14 +462,31 @@ def call_inplace(op, inputs, attrs):
             arr = x._data.copy()
             x_copy = save_copy(arr, memory.Storage(arr.nbytes, str(x._place)),
                                x.__dict__.get("name"))
-    if op.ufunc is not None and attrs is op.defaults and xp is np:
-        op.ufunc(*arrays, out=x._data)   # Note [Ufunc fast path] in ops/fastpath.py
-    else:
-        op.fwd(xp, *arrays, out=x._data, **attrs)
+    try:
+        if op.ufunc is not None and attrs is op.defaults and xp is np:
+            op.ufunc(*arrays, out=x._data)   # Note [Ufunc fast path] in ops/fastpath.py
+        else:
+            op.fwd(xp, *arrays, out=x._data, **attrs)
+    except (ValueError, TypeError) as e:
+        raise bad_input(op, arrays, e) from None
     x._counter.bump(op.iname)
     if record:
-        rebase(x, op, inputs, arrays, attrs, xp, x_copy)
+        _stale_aliases(rebase(x, op, inputs, arrays, attrs, xp, x_copy), op, inputs, x)
     return x
+
+
+def _stale_aliases(node, op, inputs, x):
+    """An input that shares ``x``'s storage (``y.mul_(y)``) was saved after the write, so its
+    saved data is the result, not the input: mark it saved at the version before the write, so
+    that backward raises (as PyTorch does) instead of computing a wrong gradient."""
+    saved = node.saved
+    if not saved:
+        return
+    for i in range(1, len(inputs)):
+        t = inputs[i]
+        rec = saved.get(op.inputs[i]) if isinstance(t, Tensor) else None
+        if rec is not None and type(rec) is tuple and rec[1] is x._counter:
+            saved[op.inputs[i]] = rec[:2] + (rec[2] - 1,) + rec[3:]
 
 
 def check_leaf(x, what):
@@ -451,23 +494,9 @@ def check_leaf(x, what):
     base = x._base
     if base is None:
         if x._rg and x.grad_fn is None:
-            raise InplaceError(
-                f"a leaf Variable that requires grad is being used in an in-place operation "
-                f"({what} on a leaf tensor of shape {list(x.shape)}{_named(x)}). Leaf Var that "
-                f"doesn't stop gradient can't use inplace strategy. Write it under no_grad() "
-                f"(parameter init, optimizer steps) or write into a clone().")
+            raise leaf_error(x, what)
     elif base._rg and base.grad_fn is None:
-        view_op = x._view_chain[-1][0].name if x._view_chain else "a view"
-        raise InplaceError(
-            f"a view of a leaf Variable that requires grad is being used in an in-place "
-            f"operation ({what} on a view made by {view_op} of a leaf tensor of shape "
-            f"{list(base.shape)}{_named(base)}). Write it under no_grad(), or write into a "
-            f"clone() of the leaf.")
-
-
-def _named(t):
-    name = t.__dict__.get("name")
-    return f" named '{name}'" if name else ""
+        raise leaf_error(x, what)
 
 
 def check_writable(op, x, arrays):
@@ -479,6 +508,7 @@ def check_writable(op, x, arrays):
         if (type(y) is np.ndarray and y.shape == shape and y.dtype == xa.dtype
                 and 0 not in xa.strides):
             return
+    simple = False
     if op.kind == "elementwise":
         dt = xa.dtype
         simple = True   # every input has x's dtype or is a scalar that keeps it
@@ -501,12 +531,13 @@ def check_writable(op, x, arrays):
                         f"{op.name}_(): output with shape {list(shape)} doesn't match the "
                         f"broadcast shape {list(b)}; an in-place op cannot change the shape of "
                         f"the tensor it writes")
-        if op.result != "same" and (not simple or op.result == "bool"
-                                    or (op.result == "float" and dt.kind not in "fc")):
-            rt = result_dtype(op, xa, arrays)
-            if rt != xa.dtype and not np.can_cast(rt, xa.dtype, "same_kind"):
-                raise DTypeError(f"{op.name}_(): result type {rt} can't be cast to the desired "
-                                 f"output type {xa.dtype} of the tensor written in place")
+    if op.result != "same" and op.kind != "index" and (
+            op.kind != "elementwise" or not simple or op.result == "bool"
+            or (op.result == "float" and xa.dtype.kind not in "fc")):
+        rt = result_dtype(op, xa, arrays)
+        if rt != xa.dtype and not np.can_cast(rt, xa.dtype, "same_kind"):
+            raise DTypeError(f"{op.name}_(): result type {rt} can't be cast to the desired "
+                             f"output type {xa.dtype} of the tensor written in place")
     if not op.fill and 0 in xa.strides and xa.size > 1 and _overlaps(xa):
         raise OverlapError(
             f"{op.name}_(): unsupported operation: more than one element of the written-to "
@@ -551,6 +582,7 @@ def rebase(x, op, inputs, arrays, attrs, xp, x_copy):
         node.next = (x,) + node.next[1:]   # cannot happen for leaves (rule 4); kept for safety
     if old is not None and old.retained is not None:
         node.retained, old.retained = old.retained, None
+    node.rebased = True   # for graph(): history rewritten by an in-place op
     x.grad_fn = node
     x._rg = True
     return node
@@ -609,7 +641,10 @@ def call_var(op, inputs, attrs):
             arrays.append(t._data)
         else:
             arrays.append(xp.asarray(t))
-    result = _wrap(op.fwd(xp, arrays, **attrs), x0)
+    try:
+        result = _wrap(op.fwd(xp, arrays, **attrs), x0)
+    except (ValueError, TypeError) as e:
+        raise bad_input(op, arrays, e) from None
     if rg and _state.enabled:
         edges = tuple((t.grad_fn or t) if isinstance(t, Tensor) and t._rg else None
                       for t in inputs)

@@ -1,6 +1,4 @@
 """Ops that build new storage from existing data: cat, stack, flip, roll, tile, gather, clone..."""
-from ..errors import ShapeError
-from ..tensor import Tensor
 from .registry import OPS, call, call_var, defop, defvar
 
 

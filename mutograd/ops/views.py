@@ -6,7 +6,7 @@ the strides allow and copies otherwise, as in PyTorch; ``view`` refuses to copy.
 """
 from ..errors import ShapeError
 from ..tensor import Tensor
-from .registry import call, defop, OPS
+from .registry import OPS, call, defop
 
 
 def _reshape(xp, x, *, shape):
@@ -33,7 +33,7 @@ def _view(xp, x, *, shape):
         raise ShapeError(f"shape {list(shape)} is invalid for input of size {x.size}") from None
 
 
-_back = lambda g, x_shape: g.reshape(x_shape)  # noqa: E731  (the gradient of every reshape)
+_back = lambda g, x_shape: g.reshape(x_shape)   # the gradient of every reshape
 
 defop("reshape", _reshape, kind="view", varargs="shape", result="maybe_view", grad=_back,
       inplace=False)
@@ -111,13 +111,18 @@ def _expand(xp, x, *, shape):
                          f"or equal to the number of dimensions in the tensor ({x.ndim})")
     full = tuple(x.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(shape))
     try:
-        return xp.broadcast_to(x, full)
+        r = xp.broadcast_to(x, full)
     except ValueError:
         raise ShapeError(f"expand: the expanded size {list(full)} must match the existing size "
                          f"{list(x.shape)} at non-singleton dimensions") from None
+    if x.flags.writeable:
+        # broadcast_to's result is read-only; the same geometry made writable lets fill_/zero_
+        # (well defined on repeated elements) write, while element-wise writes are refused by
+        # the overlap rule (registry.check_writable)
+        r = xp.lib.stride_tricks.as_strided(x, r.shape, r.strides)
+    return r
 
 
-# broadcast_to's result is read-only in NumPy; writes into it are refused by the overlap rule
 defop("expand", _expand, kind="view", varargs="shape", grad=lambda g: g, inplace=False)
 defop("broadcast_to", _expand, kind="view", grad=lambda g: g, inplace=False, method=False)
 

@@ -1,0 +1,115 @@
+"""Messages that explain an in-place misuse at the line that caused it (docs/inplace.md).
+
+Each error keeps the phrases PyTorch and Paddle users search for, then says what was written,
+where, and one line of fix. The parts are also attached to the exception (``node``, ``writes``,
+``fix``, ...) so that ``python -m mutograd check`` can print a short report.
+"""
+from ..errors import InplaceError, VersionError
+from . import sites
+
+STALE_FIX = "clone() the tensor before the in-place write, or move the write after backward()"
+LEAF_FIX = ("do the write under `with mutograd.no_grad():` (parameter init, optimizer steps), or "
+            "write into a clone() if the new values belong in the graph")
+
+
+# how a write shows in messages when its op name alone would not say what the user wrote
+_SPELLED = {"index_put_": "x[index] = value (index_put_)"}
+
+
+def spell(op):
+    """The op name of a write as the user wrote it."""
+    return _SPELLED.get(op, op)
+
+
+def describe(name, array):
+    """``tensor 'h' of shape [3, 4] and dtype float32`` (the name only when the user set one)."""
+    what = f"tensor '{name}'" if name else "tensor"
+    return f"{what} of shape {list(array.shape)} and dtype {array.dtype}"
+
+
+def node_label(node):
+    """A node's name with the line of the forward op that created it, when recorded."""
+    if node is None:
+        return "a custom Function"
+    site = getattr(node, "created_at", None)
+    return node.name() + (f" (created at {sites.fmt(site)})" if site is not None else "")
+
+
+def stale_error(node, rec, key=None):
+    """DESIGN.md rule 2: the VersionError for a saved value whose counter moved on."""
+    array, counter, version, name = rec[:4]
+    role = ("as its output" if key == "out" else f"as input '{key}'" if isinstance(key, str)
+            else f"as input {key}" if key is not None else "")
+    writes = [w for w in (counter.writes or ()) if w[0] > version]
+    head = ("one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: {describe(name, array)}, saved by {node_label(node)}"
+            f"{' ' + role if role else ''}, is at version {counter.value}; expected version "
+            f"{version} instead.")
+    lines = [head]
+    if writes:
+        lines.append("It was modified by:")
+        for v, op, site in writes:
+            lines.append(f"  {spell(op)} at {sites.fmt(site)} (version {v})")
+            code = sites.source(site)
+            if code:
+                lines.append(f"      {code}")
+    missing = counter.value - version - len(writes)
+    if missing > 0:
+        lines.append(f"  ... and {missing} earlier write(s) that were not kept")
+    op = writes[0][1] if writes else None
+    fix = STALE_FIX
+    if op and op.endswith("_") and op != "index_put_":
+        fix += f" (or use the out-of-place {op[:-1]}() instead of {op})"
+    lines.append(f"Fix: {fix}.")
+    _add_stack(lines, node)
+    err = VersionError("\n".join(lines))
+    err.node = node.name() if node is not None else None
+    err.created_at = sites.fmt(getattr(node, "created_at", None))
+    err.saved_version, err.version = version, counter.value
+    err.writes = [(v, spell(op), sites.fmt(site), sites.source(site)) for v, op, site in writes]
+    err.fix = fix
+    return err
+
+
+def leaf_error(x, what):
+    """DESIGN.md rule 4: the InplaceError for a write into a leaf that requires grad (or a view
+    of one), naming the leaf, where it was created and the view ops the write went through."""
+    base = x._base
+    leaf = x if base is None else base
+    name = leaf.__dict__.get("name")
+    site = leaf.__dict__.get("_site")
+    created = f", created at {sites.fmt(site)}" if site is not None else ""
+    if base is None:
+        via = None
+        head = "a leaf Variable that requires grad is being used in an in-place operation."
+        how = f"{spell(what)} writes directly into the leaf {describe(name, leaf._data)}{created}."
+    else:
+        via = " -> ".join(op.name for op, _ in x._view_chain) if x._view_chain else "a view"
+        head = ("a view of a leaf Variable that requires grad is being used in an in-place "
+                "operation.")
+        how = (f"{spell(what)} writes through a view (made by {via}, shape {list(x.shape)}) "
+               f"into the leaf {describe(name, leaf._data)}{created}.")
+    msg = (f"{head} {how}\nLeaf Var that doesn't stop gradient can't use inplace strategy.\n"
+           f"Fix: {LEAF_FIX}.")
+    err = InplaceError(msg)
+    err.via = via
+    err.created_at = sites.fmt(site) if site is not None else None
+    err.fix = LEAF_FIX
+    return err
+
+
+def forward_stack(node):
+    """The forward stack anomaly mode recorded for ``node``, formatted, or ''."""
+    frames = getattr(node, "stack", None)
+    if not frames:
+        return ""
+    return (f"Traceback of forward call that created {node.name()} (anomaly mode):\n"
+            + sites.format_stack(frames))
+
+
+def _add_stack(lines, node):
+    text = forward_stack(node)
+    if text:
+        lines.append(text)
+    elif not sites.Flags.anomaly:
+        lines.append("Run under mutograd.detect_anomaly() to see the full forward stack.")

@@ -1,0 +1,168 @@
+"""Reading a backward graph: a text tree and Graphviz dot text (no graphviz needed).
+
+    >>> import mutograd as mg
+    >>> a = mg.ones([2], requires_grad=True)
+    >>> h = a * 2
+    >>> y = h.exp_()
+    >>> print(mg.autograd.graph(y))                     # doctest: +ELLIPSIS
+    tensor [2] float32, version 1
+    #1 ExpBackward [in-place] saves out v1 ...
+    └── #2 MulBackward
+        └── #3 AccumulateGrad: leaf tensor [2] float32 ...
+
+Nodes created by an in-place op that rewrote a tensor's history (DESIGN.md rules 5 and 6) are
+marked ``[in-place]``; each saved value shows the version it was saved at and ``STALE`` when its
+tensor was written since (backward through that node would raise).
+"""
+from . import sites
+from .node import _FREED
+
+
+class GraphText(str):
+    """The text tree of a graph (a ``str``); ``.dot()`` gives the same graph as Graphviz dot."""
+
+    def dot(self):
+        return _dot(self._root)
+
+
+def graph(tensor, format="text"):
+    """The backward graph of ``tensor``: a text tree (``format="text"``) or dot text ("dot").
+
+    Example::
+
+        print(mutograd.autograd.graph(loss))
+        open("loss.dot", "w").write(mutograd.autograd.graph(loss, format="dot"))
+    """
+    if format == "dot":
+        return _dot(tensor)
+    if format != "text":
+        raise ValueError(f"graph(): format must be 'text' or 'dot', not {format!r}")
+    text = GraphText(_text(tensor))
+    text._root = tensor
+    return text
+
+
+def _walk(tensor):
+    """Nodes (and leaf tensors) reachable from ``tensor``, numbered in depth-first order."""
+    root = tensor.grad_fn if tensor.grad_fn is not None else tensor
+    ids = {}
+    order = []
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if id(n) in ids:
+            continue
+        ids[id(n)] = len(order) + 1
+        order.append(n)
+        stack.extend(reversed([e for e in _edges(n)]))
+    return root, ids, order
+
+
+def _edges(n):
+    from ..tensor import Tensor
+    if isinstance(n, Tensor):
+        return []
+    return [e for e in n.next if e is not None]
+
+
+def _label(n):
+    from ..tensor import Tensor
+    if isinstance(n, Tensor):
+        site = n.__dict__.get("_site")
+        where = f" @ {sites.fmt(site)}" if site is not None else ""
+        name = n.__dict__.get("name")
+        what = f"'{name}' " if name else ""
+        return f"AccumulateGrad: leaf tensor {what}{list(n.shape)} {n._data.dtype}{where}"
+    parts = [n.name()]
+    if getattr(n, "rebased", False):
+        parts.append("[in-place]")
+    saved = _saved(n)
+    if saved:
+        parts.append("saves " + ", ".join(saved))
+    site = getattr(n, "created_at", None)
+    if site is None and hasattr(n, "inner"):   # a view write: the line of its op
+        site = getattr(n.inner, "created_at", None)
+    if site is not None:
+        parts.append(f"@ {sites.fmt(site)}")
+    return " ".join(parts)
+
+
+def _saved(n):
+    """``name vN`` for each version-checked saved value (``STALE`` when written since)."""
+    saved = getattr(n, "saved", None)
+    if saved is None and hasattr(n, "ctx"):   # a custom Function keeps them on its ctx
+        saved = dict(enumerate(n.ctx._saved))
+    if saved is _FREED:
+        return ["(freed by backward)"]
+    if not saved:
+        return []
+    out = []
+    for key, rec in saved.items():
+        if type(rec) is not tuple:
+            continue
+        counter, version = rec[1], rec[2]
+        if counter is None:
+            out.append(f"{key} (copy)")
+        elif counter.value != version:
+            out.append(f"{key} v{version} STALE (now v{counter.value})")
+        else:
+            out.append(f"{key} v{version}")
+    return out
+
+
+def _text(tensor):
+    name = tensor.__dict__.get("name")
+    head = (f"tensor {f'{name!r} ' if name else ''}{list(tensor.shape)} {tensor._data.dtype}, "
+            f"version {tensor._counter.value}")
+    if tensor.grad_fn is None and not tensor._rg:
+        return head + "\n(no graph: the tensor does not require grad)"
+    root, ids, _ = _walk(tensor)
+    lines = [head]
+    shown = set()
+    stack = [(root, "", "", True)]   # node, prefix of its line, prefix of its children, is root
+    while stack:
+        n, lead, child_lead, _ = stack.pop()
+        i = ids[id(n)]
+        if i in shown:
+            lines.append(f"{lead}#{i} {_short(n)} (shown above)")
+            continue
+        shown.add(i)
+        lines.append(f"{lead}#{i} {_label(n)}")
+        kids = _edges(n)
+        for k, e in reversed(list(enumerate(kids))):
+            last = k == len(kids) - 1
+            stack.append((e, child_lead + ("└── " if last else "├── "),
+                          child_lead + ("    " if last else "│   "), False))
+    return "\n".join(lines)
+
+
+def _short(n):
+    from ..tensor import Tensor
+    return "AccumulateGrad" if isinstance(n, Tensor) else n.name()
+
+
+def _dot(tensor):
+    """Graphviz dot text; edges run from an input's node to the node that consumes it."""
+    from ..tensor import Tensor
+    lines = ["digraph mutograd {", '  node [shape=box, fontname="monospace"];']
+    if tensor.grad_fn is None and not tensor._rg:
+        lines.append('  n0 [label="no graph: the tensor does not require grad"];')
+        return "\n".join(lines + ["}"]) + "\n"
+    root, ids, order = _walk(tensor)
+    for n in order:
+        attrs = [f'label="{_escape(_label(n))}"']
+        if isinstance(n, Tensor):
+            attrs += ["shape=ellipse", "style=filled", 'fillcolor="lightblue"']
+        elif getattr(n, "rebased", False):
+            attrs += ["style=filled", 'fillcolor="orange"']
+        if n is root:
+            attrs.append("penwidth=2")
+        lines.append(f"  n{ids[id(n)]} [{', '.join(attrs)}];")
+    for n in order:
+        for e in _edges(n):
+            lines.append(f"  n{ids[id(e)]} -> n{ids[id(n)]};")
+    return "\n".join(lines + ["}"]) + "\n"
+
+
+def _escape(text):
+    return text.replace("\\", "\\\\").replace('"', '\\"')

@@ -1,0 +1,131 @@
+"""``python -m mutograd check SCRIPT [ARGS...]``: run a script under strict and anomaly mode.
+
+On an in-place, version, leaf or overlap error (or a write into an array that strict mode made
+read-only) it prints a short report - the failing line, the write that caused it, the fix - and
+exits with status 1. On success it says the script ran clean and how many in-place writes it saw.
+"""
+import os
+import runpy
+import sys
+import traceback
+
+from .autograd import sites
+from .autograd.anomaly import set_detect_anomaly
+from .autograd.node import VersionCounter
+from .errors import DTypeError, InplaceError, MutogradError, OverlapError, ShapeError
+from .strict import set_strict
+
+USAGE = "usage: python -m mutograd check SCRIPT [ARGS...]"
+STRICT_FIX = ("write through the tensor (t[...] = v, t.copy_(...)) so that autograd sees the "
+              "write, or write into a copy (t.numpy().copy())")
+_NOT_WRITES = ("grad accumulation",)
+_WRITE_ERRORS = (InplaceError, OverlapError, ShapeError, DTypeError)   # raised at the write   # the engine's own bumps of .grad, not the script's writes
+
+
+class count_writes:
+    """Count version-counter bumps (by op) while active.
+
+    The hook replaces ``VersionCounter.bump`` only inside the block, so ops outside a check pay
+    nothing for it.
+    """
+
+    def __enter__(self):
+        self.by_op = {}
+        orig = self._orig = VersionCounter.bump
+        by_op = self.by_op
+
+        def bump(counter, op_name="write"):
+            by_op[op_name] = by_op.get(op_name, 0) + 1
+            orig(counter, op_name)
+        VersionCounter.bump = bump
+        return self
+
+    def __exit__(self, *exc):
+        VersionCounter.bump = self._orig
+        return False
+
+    @property
+    def count(self):
+        return sum(n for op, n in self.by_op.items() if op not in _NOT_WRITES)
+
+
+def main(argv):
+    """Run ``argv[0]`` with ``sys.argv = argv`` under strict and anomaly mode; the exit status."""
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE, file=sys.stderr)
+        return 0 if argv else 2
+    script = argv[0]
+    if not os.path.isfile(script):
+        print(f"mutograd check: no such script: {script}\n{USAGE}", file=sys.stderr)
+        return 2
+    path = os.path.abspath(script)
+    saved_argv, saved_path = sys.argv, list(sys.path)
+    sys.argv = list(argv)
+    sys.path.insert(0, os.path.dirname(path))
+    try:
+        with set_strict(True), set_detect_anomaly(True), count_writes() as writes:
+            runpy.run_path(path, run_name="__main__")
+    except SystemExit as e:
+        if e.code not in (None, 0):
+            print(f"mutograd check: {script} exited with status {e.code}", file=sys.stderr)
+            return e.code if isinstance(e.code, int) else 1
+    except Exception as e:   # noqa: BLE001 - every failure of the script is reported
+        if isinstance(e, MutogradError) or _read_only(e):
+            print(report(e), file=sys.stderr)
+        else:
+            traceback.print_exc()
+            print(f"mutograd check: {script} failed with {type(e).__name__}", file=sys.stderr)
+        return 1
+    finally:
+        sys.argv, sys.path[:] = saved_argv, saved_path
+    ops = ", ".join(f"{op}: {n}" for op, n in sorted(writes.by_op.items(), key=lambda i: -i[1])
+                    if op not in _NOT_WRITES)
+    print(f"mutograd check: {script} ran clean under strict and anomaly mode; "
+          f"{writes.count} in-place writes seen{f' ({ops})' if ops else ''}", file=sys.stderr)
+    return 0
+
+
+def _read_only(e):
+    return isinstance(e, ValueError) and "read-only" in str(e)
+
+
+def failing_frame(e):
+    """The innermost frame of ``e``'s traceback in the user's code: ``(file, line, source)``."""
+    frames = traceback.extract_tb(e.__traceback__)
+    for fr in reversed(frames):
+        if sites.kind(fr.filename) == sites.USER:
+            return fr.filename, fr.lineno, (fr.line or "").strip()
+    fr = frames[-1] if frames else None
+    return (fr.filename, fr.lineno, (fr.line or "").strip()) if fr else ("<unknown>", 0, "")
+
+
+def report(e):
+    """The short report for a diagnosed failure (see the module docstring)."""
+    filename, lineno, code = failing_frame(e)
+    msg = str(e)
+    lines = [f"mutograd check: FAILED with {type(e).__name__}",
+             f"  failing line: {filename}:{lineno}"]
+    if code:
+        lines.append(f"      {code}")
+    lines.append(f"  cause: {msg.splitlines()[0] if msg else type(e).__name__}")
+    writes = getattr(e, "writes", None)
+    if writes:
+        for v, op, where, src in writes:
+            lines.append(f"  write: {op} at {where} (version {v})")
+            if src:
+                lines.append(f"      {src}")
+    elif isinstance(e, _WRITE_ERRORS) or _read_only(e):
+        lines.append("  write: the failing line itself")
+    else:   # e.g. a NaN found by anomaly mode: the rest of the message names the node's stack
+        lines += [f"  {ln}" for ln in msg.splitlines()[1:]]
+    fix = getattr(e, "fix", None)
+    if fix is None and _read_only(e):
+        fix = ("a NumPy array that aliases a tensor was written while strict mode was on; "
+               + STRICT_FIX)
+    if fix is None:
+        fix = next((ln[5:] for ln in msg.splitlines() if ln.startswith("Fix: ")), None)
+    if fix is None and "clone()" in msg:
+        fix = "clone() the tensor before the write"
+    if fix:
+        lines.append(f"  fix: {fix.rstrip('.')}.")
+    return "\n".join(lines)

@@ -1,0 +1,25 @@
+"""Compatibility namespaces: ``mutograd.compat.torch`` and ``mutograd.compat.paddle``.
+
+Each namespace offers one framework's names and signatures where the two frameworks clash
+(``transpose(x, perm)`` vs ``transpose(x, dim0, dim1)``, ``split`` by sections vs by size,
+``max`` with an axis returning values vs ``(values, indices)``, ...). Tensor is one class shared by
+every namespace, so the few *methods* that clash consult the **dialect** (see ``dialect.py``):
+importing a compat namespace sets it, :func:`set_dialect` and :func:`dialect` set it explicitly.
+
+    >>> import mutograd.compat.torch as torch          # dialect is now 'torch'
+    >>> x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+    >>> x
+    tensor([[1., 2.],
+            [3., 4.]], requires_grad=True)
+    >>> x.max(1).indices.tolist()
+    [1, 1]
+
+:func:`importing_as` runs unmodified code: inside it ``import torch`` (or ``import paddle``)
+resolves to the compat namespace; :func:`run_script` runs a script file that way.
+"""
+from . import tensor_ext  # noqa: F401  (Tensor.set_value, Tensor.gradient)
+from .dialect import DIALECTS, dialect, get_dialect, set_dialect
+from .hook import importing_as, run_script
+
+__all__ = ["DIALECTS", "dialect", "get_dialect", "importing_as", "run_script",
+           "set_dialect"]

@@ -1,0 +1,174 @@
+"""Paddle's names and signatures over mutograd: ``import mutograd.compat.paddle as paddle``.
+
+Importing it sets the ``'paddle'`` dialect (``mutograd.compat.dialect``): ``x.split(2)`` makes two
+pieces, ``x.max(1)`` gives the values, ``x.uniform_()`` samples [-1, 1), and ``backward()``
+accepts any output shape.
+
+    >>> import mutograd.compat.paddle as paddle
+    >>> a = paddle.randn([3, 4])
+    >>> a.stop_gradient = False
+    >>> x = a.scale(2.0)
+    >>> y = x.scale_(2.0)              # in place: y is x
+    >>> y.backward()
+    >>> float(a.grad.mean())
+    4.0
+"""
+import builtins as _builtins
+
+import mutograd as _mg
+
+from ...ops import views as _views
+from ...ops.creation import shape_args as _shape_args
+from ...ops.registry import OPS as _OPS
+from ...ops.registry import call as _call
+from ...ops.registry import call_inplace as _call_inplace
+from ...tensor import Tensor
+from .._common import public_names as _public_names
+from ..dialect import set_dialect as _set_dialect
+
+globals().update(_public_names())
+dtype = _mg.dtypes.DType
+
+
+def _shape(shape, dtype, fn):
+    """Paddle takes the shape as one list (or int, or Tensor); ``randn(3, 4)`` is a mistake."""
+    if dtype is not None and not isinstance(dtype, (str, _mg.dtypes.DType)) and not (
+            isinstance(dtype, type)):
+        raise TypeError(f"paddle.{fn}(shape, dtype): dtype got {dtype!r}; pass the shape as "
+                        f"one list, e.g. paddle.{fn}([3, 4])")
+    if isinstance(shape, Tensor) and shape.ndim == 0:
+        shape = [int(shape)]
+    return _shape_args((shape,) if not isinstance(shape, int) else ([shape],))
+
+
+def _creator(name):
+    make = getattr(_mg, name)
+
+    def create(shape, dtype=None, name=None):
+        return make(_shape(shape, dtype, make.__name__), dtype=dtype)
+    create.__name__ = name
+    create.__doc__ = f"A tensor of ``shape`` (a list) from ``{name}``; ``dtype`` float32 default."
+    return create
+
+
+randn, rand, zeros, ones, empty = (_creator(n) for n in ("randn", "rand", "zeros", "ones",
+                                                         "empty"))
+standard_normal = randn
+
+
+def full(shape, fill_value, dtype=None, name=None):
+    """A tensor of ``shape`` filled with ``fill_value``."""
+    return _mg.full(_shape(shape, dtype, "full"), fill_value, dtype=dtype)
+
+
+def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
+    """Integers in ``[low, high)`` (``[0, low)`` when ``high`` is None)."""
+    return _mg.randint(low, high, _shape(shape, dtype, "randint"), dtype=dtype)
+
+
+def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
+    """Uniform samples in ``[min, max)``."""
+    return _mg.uniform(_shape(shape, dtype, "uniform"), dtype=dtype, min=min, max=max)
+
+
+def to_tensor(data, dtype=None, place=None, stop_gradient=True):
+    """A new tensor holding a copy of ``data``; ``stop_gradient=False`` makes it need a grad."""
+    return _mg.to_tensor(data, dtype=dtype, place=place, stop_gradient=stop_gradient)
+
+
+def transpose(x, perm, name=None):
+    """Permute the dimensions of ``x`` by ``perm`` (a view)."""
+    if not isinstance(perm, (list, tuple)):
+        raise TypeError(f"paddle.transpose(x, perm): perm must list every dimension, such as "
+                        f"[1, 0], got {perm!r}")
+    return _views.transpose(x, list(perm))
+
+
+def split(x, num_or_sections, axis=0, name=None):
+    """A list of views: ``num_or_sections`` equal pieces (an int) or pieces of the listed sizes
+    (one of them may be -1)."""
+    return _views.split_sections(x, num_or_sections, axis)
+
+
+def max(x, axis=None, keepdim=False, name=None):
+    """The largest values along ``axis`` (all axes when None)."""
+    return _call(_OPS["amax"], [x], {"axis": axis, "keepdim": keepdim})
+
+
+def min(x, axis=None, keepdim=False, name=None):
+    """The smallest values along ``axis`` (all axes when None)."""
+    return _call(_OPS["amin"], [x], {"axis": axis, "keepdim": keepdim})
+
+
+def sum(x, axis=None, dtype=None, keepdim=False, name=None):
+    """Sum along ``axis`` (Paddle's argument order: ``dtype`` before ``keepdim``)."""
+    return _mg.sum(x, axis=axis, keepdim=keepdim, dtype=dtype)
+
+
+def _matmul_args(x, y, transpose_x, transpose_y):
+    if transpose_x:
+        x = x.mT if x.ndim > 1 else x
+    if transpose_y:
+        y = y.mT if y.ndim > 1 else y
+    return x, y
+
+
+def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
+    """Matrix product, optionally of the transposes of ``x`` and ``y``."""
+    return _mg.matmul(*_matmul_args(x, y, transpose_x, transpose_y))
+
+
+def matmul_(x, y, transpose_x=False, transpose_y=False, name=None):
+    """Matrix product written into ``x`` (which must have the product's shape); returns ``x``."""
+    if transpose_x:
+        raise ValueError("paddle.matmul_(x, y, transpose_x=True): x is the output and cannot be "
+                         "transposed; transpose y or use matmul()")
+    return _call_inplace(_OPS["matmul"], [x, _matmul_args(x, y, False, transpose_y)[1]], {})
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=False, no_grad_vars=None):
+    """The gradients of ``outputs`` with respect to ``inputs`` (a list), leaving ``.grad`` alone."""
+    return _mg.grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                    allow_unused=allow_unused)
+
+
+def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
+    """Whether all elements are close, as a bool Tensor (Paddle's convention)."""
+    xp = x._place.xp
+    close = xp.allclose(x._data, _mg.tensor(y)._data, rtol, atol, equal_nan)
+    return _mg.tensor(_builtins.bool(close))
+
+
+def disable_static(place=None):
+    """mutograd always runs eagerly (dynamic graph mode); nothing to switch."""
+
+
+def enable_static():
+    raise NotImplementedError("mutograd runs eagerly only; Paddle's static graph mode is not "
+                              "part of it")
+
+
+def CPUPlace():
+    """The CPU place."""
+    return _mg.places.CPU
+
+
+def seed(value):
+    """Seed the random generator of every place; returns the seed."""
+    return _mg.seed(value)
+
+
+def is_tensor(x):
+    return isinstance(x, Tensor)
+
+
+def in_dynamic_mode():
+    """mutograd always runs eagerly."""
+    return True
+
+
+from . import autograd, device, nn  # noqa: F401  (paddle.autograd, paddle.device, paddle.nn)
+from .device import get_device, is_compiled_with_cuda, set_device  # noqa: F401
+
+_set_dialect("paddle")

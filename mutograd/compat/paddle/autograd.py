@@ -1,0 +1,19 @@
+"""``paddle.autograd``: ``PyLayer``, ``backward`` and ``grad``."""
+from ...autograd import engine as _engine
+from ...autograd.function import Function as PyLayer
+from ...autograd.function import FunctionCtx as PyLayerContext
+from ...autograd.grad_mode import no_grad
+
+__all__ = ["PyLayer", "PyLayerContext", "backward", "grad", "no_grad"]
+
+
+def backward(tensors, grad_tensors=None, retain_graph=False):
+    """Accumulate gradients of ``tensors`` into the leaves (ones for outputs without one)."""
+    _engine.backward(tensors, grad_tensors, retain_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=False, no_grad_vars=None):
+    """The gradients of ``outputs`` with respect to ``inputs`` (a list)."""
+    return _engine.grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                        allow_unused=allow_unused)

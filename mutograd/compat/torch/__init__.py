@@ -1,0 +1,130 @@
+"""PyTorch's names and signatures over mutograd: ``import mutograd.compat.torch as torch``.
+
+Importing it sets the ``'torch'`` dialect (``mutograd.compat.dialect``): tensors print as
+``tensor([...])``, ``x.max(1)`` gives ``(values, indices)``, ``x.split(2)`` makes pieces of size 2
+and ``backward()`` needs a scalar output.
+
+    >>> import mutograd.compat.torch as torch
+    >>> w = torch.FloatTensor([[2.], [1.]]).requires_grad_()
+    >>> f = torch.matmul(torch.tensor([[1., 2.]]), w).sum()
+    >>> f.backward()
+    >>> w.grad
+    tensor([[1.],
+            [2.]])
+"""
+import builtins as _builtins
+
+import numpy as _np
+
+import mutograd as _mg
+
+from ...ops import views as _views
+from ...ops.creation import shape_args as _shape_args
+from ...tensor import Tensor as _Tensor
+from .._common import public_names as _public_names
+from ..dialect import set_dialect as _set_dialect
+
+globals().update(_public_names())
+
+# ---- dtypes: PyTorch's aliases (torch.int is int32, unlike numpy's default int) -------------
+float = float32 = _mg.float32
+double = float64 = _mg.float64
+half = float16 = _mg.float16
+int = int32 = _mg.int32
+long = int64 = _mg.int64
+short = int16 = _mg.int16
+int8, uint8 = _mg.int8, _mg.uint8
+bool = _mg.bool
+cfloat = complex64 = _mg.complex64
+cdouble = complex128 = _mg.complex128
+Size = _mg.Size
+dtype = _mg.dtypes.DType
+
+
+def device(type="cpu", index=None):
+    """A place: ``torch.device('cpu')``."""
+    return _mg.places.get(type)
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new tensor holding a copy of ``data``; ``requires_grad`` makes it a leaf with grad."""
+    return _mg.tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def is_tensor(obj):
+    """Whether ``obj`` is a tensor."""
+    return isinstance(obj, _Tensor)
+
+
+def manual_seed(seed):
+    """Seed the random generator (every place); returns the seed."""
+    return _mg.seed(seed)
+
+
+def transpose(input, dim0, dim1):
+    """Swap dimensions ``dim0`` and ``dim1`` (a view)."""
+    return _views.transpose(input, dim0, dim1)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """Views of pieces of size ``split_size_or_sections`` (an int) or of the listed sizes."""
+    return _views.split(tensor, split_size_or_sections, dim)
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether all elements are close, as a Python bool (PyTorch's convention)."""
+    return _builtins.bool(input._place.xp.allclose(input._data, other._data, rtol, atol,
+                                                   equal_nan))
+
+
+def equal(input, other):
+    """Whether both tensors have the same shape and elements."""
+    return input.shape == other.shape and _builtins.bool((input._data == other._data).all())
+
+
+# ---- legacy constructors: torch.Tensor(2, 3), torch.FloatTensor([[1., 2.]]) -----------------
+class _LegacyType(type):
+    """``FloatTensor(10)`` is 10 zeros, ``FloatTensor([[1., 2.]])`` is a copy of the data, and
+    ``isinstance(x, FloatTensor)`` checks the dtype; ``Tensor`` is any tensor."""
+
+    def __call__(cls, *args, device=None, requires_grad=False):
+        npd = cls._dtype.np if cls._dtype is not None else _mg.get_default_dtype().np
+        if not args or _builtins.all(isinstance(a, (_builtins.int, _np.integer)) for a in args) or (
+                len(args) == 1 and isinstance(args[0], _mg.Size)):
+            t = _mg.zeros(_shape_args(args) if args else (0,), dtype=npd)
+        elif len(args) == 1:
+            t = _mg.tensor(args[0], dtype=npd)
+        else:
+            raise TypeError(f"{cls.__name__}() takes sizes as ints or one sequence of data, got "
+                            f"{args!r}")
+        return t.requires_grad_() if requires_grad else t
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, _Tensor) and (cls._dtype is None or obj.dtype == cls._dtype)
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, _Tensor)
+
+    def __getattr__(cls, name):          # torch.Tensor.add_(x, y), torch.Tensor.shape
+        return getattr(_Tensor, name)
+
+
+def _legacy(name, dt):
+    return _LegacyType(name, (), {"_dtype": dt, "__module__": __name__,
+                                  "__doc__": f"Legacy constructor of {dt or 'float'} tensors."})
+
+
+Tensor = _legacy("Tensor", None)
+FloatTensor = _legacy("FloatTensor", _mg.float32)
+DoubleTensor = _legacy("DoubleTensor", _mg.float64)
+HalfTensor = _legacy("HalfTensor", _mg.float16)
+LongTensor = _legacy("LongTensor", _mg.int64)
+IntTensor = _legacy("IntTensor", _mg.int32)
+ShortTensor = _legacy("ShortTensor", _mg.int16)
+CharTensor = _legacy("CharTensor", _mg.int8)
+ByteTensor = _legacy("ByteTensor", _mg.uint8)
+BoolTensor = _legacy("BoolTensor", _mg.bool)
+
+from . import autograd, cuda, nn  # noqa: F401  (torch.autograd, torch.cuda, torch.nn)
+
+_set_dialect("torch")

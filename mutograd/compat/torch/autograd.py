@@ -1,0 +1,39 @@
+"""``torch.autograd``: ``Function``, ``grad``, ``backward`` and the grad-mode switches."""
+from ...autograd import engine as _engine
+from ...autograd.anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from ...autograd.function import Function, FunctionCtx
+from ...autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+
+__all__ = ["Function", "FunctionCtx", "backward", "detect_anomaly", "enable_grad", "grad",
+           "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "no_grad",
+           "set_detect_anomaly", "set_grad_enabled"]
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of ``outputs`` with respect to ``inputs`` (a tuple), leaving ``.grad`` alone.
+
+    An output without a ``grad_outputs`` entry must be a scalar, as in PyTorch.
+    """
+    outs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    gouts = grad_outputs
+    if gouts is not None and not isinstance(gouts, (list, tuple)):
+        gouts = [gouts]
+    for i, o in enumerate(outs):
+        if (gouts is None or gouts[i] is None) and o.numel() != 1:
+            from ...errors import BackwardError
+            raise BackwardError(f"grad can be implicitly created only for scalar outputs; got "
+                                f"shape {list(o.shape)}")
+    return tuple(_engine.grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                              allow_unused=allow_unused))
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate gradients of ``tensors`` into the leaves; implicit gradients need scalars."""
+    _engine.backward(tensors, grad_tensors, retain_graph, inputs=inputs, scalar_only=True)

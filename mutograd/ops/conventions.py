@@ -1,0 +1,269 @@
+"""Public functions that accept both PyTorch's and Paddle's argument orders.
+
+Where the two frameworks order or type the arguments of one op differently and the call itself
+tells which convention is meant (an ``int`` axis versus an index tensor in second position), the
+main namespace accepts both: ``gather(x, dim, index)`` and ``gather(x, index, axis)``,
+``index_select(x, dim, index)`` and ``index_select(x, index, axis)``. Each resolves to one declared
+op, so gradients and errors come from that op's declaration.
+"""
+from .. import dtypes
+from ..errors import ShapeError
+from ..tensor import Tensor
+from .registry import OPS, call, call_inplace, defop
+
+
+def _axis(axis, dim, default=None):
+    return default if axis is None and dim is None else axis if dim is None else dim
+
+
+def _int_index(index, what):
+    if not isinstance(index, Tensor):
+        from .creation import tensor
+        index = tensor(index)
+    if index._data.dtype.kind not in "iu":
+        raise TypeError(f"{what}(): index must be an integer tensor, got {index.dtype}")
+    return index
+
+
+def _check_along(x, index, axis, what):
+    if index.ndim != x.ndim:
+        raise ShapeError(f"{what}(): index has {index.ndim} dimensions but the input has "
+                         f"{x.ndim}; they must have the same number")
+    n = x.shape[axis % x.ndim]
+    data = index._data
+    if data.size and (data.min() < -n or data.max() >= n):
+        raise IndexError(f"{what}(): index out of range for dimension {axis % x.ndim} of size {n}")
+
+
+def gather(x, *args, axis=None, dim=None, index=None, **kw):
+    """Values of ``x`` picked along an axis by an index tensor.
+
+    ``gather(x, dim, index)`` (PyTorch): ``out[i][j] = x[i][index[i][j]]`` for ``dim=1``, the index
+    having as many dimensions as ``x``. ``gather(x, index, axis=0)`` (Paddle, index tensor in
+    second place): the slices of ``x`` at the 1-D ``index`` along ``axis`` (as ``index_select``).
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> x = mg.tensor([[1., 2.], [3., 4.]])
+        >>> mg.gather(x, 1, mg.tensor([[1], [0]])).tolist()
+        [[2.0], [3.0]]
+        >>> mg.gather(x, mg.tensor([1]), axis=0).tolist()
+        [[3.0, 4.0]]
+    """
+    _no_kw(kw, "gather")
+    if args and isinstance(args[0], Tensor) or (not args and index is not None and dim is None
+                                                and axis is not None):
+        index = args[0] if args else index
+        a = _axis(axis, args[1] if len(args) > 1 else dim, 0)
+        return index_select(x, _int_index(index, "gather"), axis=a)
+    a = args[0] if args else _axis(axis, dim)
+    if len(args) > 1:
+        index = args[1]
+    if a is None or index is None:
+        raise TypeError("gather() needs an axis and an index: gather(x, dim, index)")
+    index = _int_index(index, "gather")
+    _check_along(x, index, a, "gather")
+    return call(OPS["gather"], [x, index], {"axis": a})
+
+
+def take_along_axis(arr, indices, axis, broadcast=True):
+    """Paddle's and NumPy's ``take_along_axis(arr, indices, axis)``: PyTorch's ``gather``."""
+    indices = _int_index(indices, "take_along_axis")
+    if broadcast and indices.ndim == arr.ndim:
+        a = axis % arr.ndim
+        shape = [n if i != a else indices.shape[a] for i, n in enumerate(arr.shape)]
+        if list(indices.shape) != shape:
+            indices = call(OPS["expand"], [indices], {"shape": tuple(shape)})
+    _check_along(arr, indices, axis, "take_along_axis")
+    return call(OPS["gather"], [arr, indices], {"axis": axis})
+
+
+def index_select(x, *args, axis=None, dim=None, index=None, **kw):
+    """Slices of ``x`` at a 1-D integer ``index`` along an axis.
+
+    ``index_select(x, dim, index)`` (PyTorch) or ``index_select(x, index, axis=0)`` (Paddle).
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> x = mg.tensor([[1., 2., 3.]])
+        >>> mg.index_select(x, 1, mg.tensor([2, 0])).tolist()
+        [[3.0, 1.0]]
+        >>> mg.index_select(x, mg.tensor([2, 0]), axis=1).tolist()
+        [[3.0, 1.0]]
+    """
+    _no_kw(kw, "index_select")
+    if args and not isinstance(args[0], Tensor) and isinstance(args[0], int):
+        a = args[0]
+        index = args[1] if len(args) > 1 else index
+    else:
+        index = args[0] if args else index
+        a = args[1] if len(args) > 1 else _axis(axis, dim, 0)
+    if index is None:
+        raise TypeError("index_select() missing required argument 'index'")
+    index = _int_index(index, "index_select")
+    if index.ndim > 1:
+        raise ShapeError(f"index_select(): index must be 1-D, got {index.ndim}-D")
+    n = x.shape[a % x.ndim]
+    data = index._data
+    if data.size and (data.min() < -n or data.max() >= n):
+        raise IndexError(f"index_select(): index out of range for dimension {a % x.ndim} of "
+                         f"size {n}")
+    return call(OPS["index_select"], [x, index], {"axis": a})
+
+
+def _no_kw(kw, what):
+    kw.pop("name", None)
+    kw.pop("sparse_grad", None)
+    if kw:
+        raise TypeError(f"{what}() got an unexpected keyword argument '{next(iter(kw))}'")
+
+
+def broadcast_to(x, *shape, **kw):
+    """``x`` broadcast to ``shape`` (a view; no data is copied)."""
+    shape = kw.pop("shape", kw.pop("size", None)) if not shape else (
+        shape[0] if len(shape) == 1 and isinstance(shape[0], (list, tuple)) else shape)
+    _no_kw(kw, "broadcast_to")
+    return call(OPS["expand"], [x], {"shape": tuple(shape)})
+
+
+def _scalar_dtype(v):
+    if isinstance(v, bool):
+        return dtypes.bool.np
+    if isinstance(v, int):
+        return dtypes.int64.np
+    if isinstance(v, float):
+        return dtypes.default_float.np
+    return None
+
+
+def where(condition, x=None, y=None, name=None):
+    """``x`` where ``condition`` holds, else ``y`` (either may be a Python scalar).
+
+    With only ``condition``: the indices of its non-zero elements, one tensor per dimension.
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> c = mg.tensor([True, False])
+        >>> mg.where(c, 1.0, 0.0).tolist(), mg.where(c, 1.0, 0.0).dtype
+        ([1.0, 0.0], float32)
+    """
+    if x is None and y is None:
+        from .creation import _wrap
+        return tuple(_wrap(i) for i in condition._data.nonzero())
+    if x is None or y is None:
+        raise TypeError("where() takes a condition and both x and y, or the condition alone")
+    if not isinstance(condition, Tensor):
+        from .creation import tensor
+        condition = tensor(condition)
+    if condition._data.dtype.kind != "b":
+        condition = call(OPS["ne"], [condition, 0], {})
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+        # two Python scalars: the frameworks' default dtypes, not NumPy's float64
+        kinds = {_scalar_dtype(x), _scalar_dtype(y)}
+        if None not in kinds:
+            dt = max(kinds, key=lambda d: "bif".index(d.kind))
+            from .creation import full
+            x = full([], x, dtype=dt)
+    return call(OPS["where"], [condition, x, y], {})
+
+
+def _where_into(xp, x, cond, y, out=None):
+    r = xp.where(cond, x, y)
+    if out is None:
+        return r
+    out[...] = r
+    return out
+
+
+# Paddle's ``where_(condition, x, y)`` writes the result into ``x``: declared with ``x`` first so
+# that the registry's in-place machinery (leaf rule, version, overlap, rebase) applies to it
+defop("where_x", _where_into, node_name="WhereBackward", method=False,
+      grad=(lambda g, cond: g * cond, None, lambda g, cond: g * ~cond))
+
+
+def where_(condition, x, y, name=None):
+    """In-place :func:`where` into ``x`` (Paddle's ``where_``); returns ``x``.
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> x = mg.tensor([1.0, 2.0])
+        >>> mg.where_(mg.tensor([True, False]), x, 0.0) is x, x.tolist()
+        (True, [1.0, 0.0])
+    """
+    if not isinstance(condition, Tensor):
+        from .creation import tensor
+        condition = tensor(condition)
+    if condition._data.dtype.kind != "b":
+        condition = call(OPS["ne"], [condition, 0], {})
+    return call_inplace(OPS["where_x"], [x, condition, y], {})
+
+
+def _where_method(self, condition, y):
+    """``x.where(condition, y)``: PyTorch's method form (``self`` is the value where true)."""
+    return where(condition, self, y)
+
+
+# ---- clamp/clip with tensor bounds --------------------------------------------------------
+def _clamp_t(xp, x, lo, hi, out=None):
+    if lo is None:
+        return xp.minimum(x, hi, out=out)
+    if hi is None:
+        return xp.maximum(x, lo, out=out)
+    return xp.minimum(xp.maximum(x, lo), hi, out=out)
+
+
+def _keep_x(g, x, lo, hi):
+    keep = True
+    if lo is not None:
+        keep = keep & (x >= lo)
+    if hi is not None:
+        keep = keep & (x <= hi)
+    return g * keep
+
+
+def _to_lo(g, x, lo, hi):
+    hit = x < lo
+    if hi is not None:
+        hit = hit & (lo <= hi)
+    return g * hit
+
+
+defop("clamp_tensor", _clamp_t, node_name="ClampBackward", method=False,
+      grad=(_keep_x, _to_lo, lambda g, x, hi: g * (x > hi)))
+
+
+def _clamp_args(x, min, max, what):
+    if min is None and max is None:
+        raise ValueError(f"{what}(): at least one of 'min' and 'max' must be given")
+    tensors = isinstance(min, Tensor) or isinstance(max, Tensor)
+    if tensors:
+        return OPS["clamp_tensor"], [x, min, max], {}
+    return OPS["clamp"], [x], {"min": min, "max": max}
+
+
+def clamp(x, min=None, max=None, name=None):
+    """``x`` limited to ``[min, max]``; bounds are scalars or tensors (then with gradients).
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> mg.clamp(mg.tensor([-2., 0.5, 3.]), -1, mg.tensor(1.)).tolist()
+        [-1.0, 0.5, 1.0]
+    """
+    return call(*_clamp_args(x, min, max, "clamp"))
+
+
+def clamp_(x, min=None, max=None, name=None):
+    """In-place :func:`clamp`; returns ``x``."""
+    return call_inplace(*_clamp_args(x, min, max, "clamp_"))
+
+
+FUNCTIONS = {"gather": gather, "take_along_axis": take_along_axis, "index_select": index_select,
+             "broadcast_to": broadcast_to, "where": where, "where_": where_, "clamp": clamp,
+             "clamp_": clamp_,
+             "clip": clamp, "clip_": clamp_}
+METHODS = {"where": _where_method}

@@ -1,0 +1,117 @@
+"""Generate ``docs/ops.md``, the op list, from the registry: ``python -m mutograd.tools.opdocs``.
+
+Each row comes from the op's one declaration: its public forms, its kind, and what its backward
+saves (read from the gradient's parameter names, STYLE.md "One declaration per op"). A test
+checks that the committed page is current.
+"""
+import os
+import sys
+
+import mutograd as mg
+import mutograd.compat.tensor_ext  # noqa: F401  (registers set_value, listed too)
+from mutograd.ops import ALIASES, FUNCTIONS, OPS, metadata
+from mutograd.ops.registry import OpDef
+
+HEADER = """# Ops
+
+Generated from the op registry by `python -m mutograd.tools.opdocs`; do not edit by hand.
+
+Forms: `mg.op(...)` (function), `x.op(...)` (method), `mg.op_(x, ...)` / `x.op_(...)` (in place,
+returning `x` itself). **Saves** is what the backward node keeps when every input needs a
+gradient: `result` (the output; free when run in place), an input by name (kept by reference and
+version-checked), `copy of x in place` (the in-place form copies the overwritten input first,
+one counted buffer, only when its gradient is needed), or nothing (shapes and attributes only).
+Ops without a gradient are marked `-`.
+
+Both conventions are accepted where they do not clash: `axis=`/`dim=`, `keepdim`/`keepdims`,
+shapes as a list or as varargs, `gather(x, dim, index)` and `gather(x, index, axis)`,
+`index_select(x, dim, index)` and `index_select(x, index, axis)`, `take_along_axis(x, index,
+axis)`, `transpose(x, perm)` and `transpose(x, dim0, dim1)`. The in-place view ops (`reshape_`,
+`squeeze_`, `unsqueeze_`, `t_`, `transpose_`, `flatten_`) change the tensor's own shape and
+strides: no data moves, the version is not bumped, and the history is rebased onto the view op's
+node.
+
+"""
+
+# public names that are composites of declared ops, and what they are built from
+COMPOSITES = {
+    "max": "amax; argmax + values_at with an int axis; maximum with a tensor",
+    "min": "amin; argmin + values_at with an int axis; minimum with a tensor",
+    "var": "var", "std": "std", "softmax": "softmax", "log_softmax": "log_softmax",
+    "transpose": "permute or swapaxes", "expand_as": "expand", "broadcast_to": "expand",
+    "split": "narrow (views)", "chunk": "narrow (views)", "unbind": "select (views)",
+    "contiguous": "clone when not contiguous", "gather": "gather; index_select (Paddle order)",
+    "take_along_axis": "gather", "index_select": "index_select", "where": "where",
+    "clamp": "clamp; clamp_tensor with tensor bounds", "index_put": "index_put",
+    "uniform": "uniform (in-place fill)", "normal": "normal (in-place fill)", "einsum": "einsum",
+    "cat": "cat", "stack": "stack",
+}
+
+
+def _saves(op):
+    if not isinstance(op, OpDef):
+        return "inputs" if op.saves_inputs else "nothing"
+    if not op.differentiable:
+        return "-"
+    names = set()
+    for uses in op.uses:
+        names |= uses
+    if not names:
+        return "nothing"
+    parts = ["result" if n == "out" else n for n in sorted(names, key=lambda n: (n != "out", n))]
+    if op.has_inplace and op.takes_out and op.inputs and op.inputs[0] in names:
+        parts.append("copy of x in place")
+    return ", ".join(parts)
+
+
+def _forms(name, op):
+    forms = []
+    if hasattr(mg, name):
+        forms.append(f"`mg.{name}`")
+    if hasattr(mg.Tensor, name):
+        forms.append(f"`x.{name}`")
+    if hasattr(mg, name + "_"):
+        forms.append(f"`{name}_`")
+    return ", ".join(forms) or "internal"
+
+
+def rows():
+    """``(name, forms, kind, aliases, saves)`` for every declared op, by name."""
+    aliases = {}
+    for alias, target in ALIASES.items():
+        aliases.setdefault(target, []).append(alias)
+    out = []
+    for name in sorted(OPS):
+        op = OPS[name]
+        kind = getattr(op, "kind", "variadic")
+        out.append((name, _forms(name, op), kind, ", ".join(sorted(aliases.get(name, []))),
+                    _saves(op)))
+    return out
+
+
+def render():
+    lines = [HEADER, "| op | forms | kind | aliases | saves for backward |",
+             "|---|---|---|---|---|"]
+    for name, forms, kind, aliases, saves in rows():
+        lines.append(f"| `{name}` | {forms} | {kind} | {aliases} | {saves} |")
+    lines += ["", "## Functions composed from declared ops", "",
+              "| function | forms | built from |", "|---|---|---|"]
+    for base in sorted({n.rstrip("_") for n in FUNCTIONS}):
+        what = COMPOSITES.get(base) or (f"alias of {ALIASES[base]}" if base in ALIASES else "")
+        if base + "_" in metadata.FUNCTIONS:
+            what = (what + "; " if what else "") + f"`{base}_` changes the tensor's metadata"
+        lines.append(f"| `{base}` | {_forms(base, None)} | {what} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    path = argv[0] if argv else os.path.join("docs", "ops.md")
+    with open(path, "w") as f:
+        f.write(render())
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,291 @@
+"""Op behaviour the generic table cannot express: workspaces, argument conventions, promotion,
+view-versus-copy rules and the in-place metadata ops."""
+import operator
+
+import numpy as np
+import pytest
+from helpers import counting
+
+import mutograd as mg
+
+
+def _f64(a):
+    return mg.tensor(np.asarray(a, dtype=np.float64))
+
+
+# ---- matmul_: the product needs a workspace ------------------------------------------------
+def test_matmul_inplace_counts_its_workspace_in_the_peak_not_in_allocated():
+    x = mg.ones(64, 64)
+    y = mg.ones(64, 64)
+    mg.memory.reset_peak()
+    before, peak_before = mg.memory.allocated(), mg.memory.max_allocated()
+    with counting() as c:
+        assert x.matmul_(y) is x
+    assert c["bytes"] == 0 and c["allocations"] == 1
+    assert mg.memory.allocated() == before
+    assert mg.memory.max_allocated() - peak_before == 64 * 64 * 4
+    assert x._version == 1 and float(x[0, 0]) == 64.0
+
+
+def test_matmul_inplace_refuses_a_product_of_another_shape_before_writing():
+    x = mg.ones(3, 4)
+    with pytest.raises(mg.ShapeError, match=r"product has shape \[3, 2\]"):
+        x.matmul_(mg.ones(4, 2))
+    assert x._version == 0 and x.tolist() == [[1.0] * 4] * 3
+
+
+# ---- view/reshape: a view when the strides allow, else reshape copies and view refuses ----
+def test_reshape_of_a_non_contiguous_tensor_copies_and_view_refuses():
+    x = mg.arange(6.0).reshape(2, 3).t()
+    r = x.reshape(6)
+    assert r._base is None and not np.shares_memory(r.numpy(), x.numpy())
+    assert r.tolist() == [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]
+    with pytest.raises(mg.ShapeError, match="view size is not compatible with input tensor's "
+                                            r"size and stride .*Use \.reshape\(\.\.\.\) instead"):
+        x.view(6)
+    f = x.flatten()
+    assert f._base is None and f.tolist() == r.tolist()
+
+
+def test_reshape_of_a_contiguous_tensor_is_a_view():
+    x = mg.arange(6.0)
+    r = x.reshape([2, 3])
+    assert r._base is x and np.shares_memory(r.numpy(), x.numpy())
+
+
+# ---- type promotion follows NumPy (NEP 50: Python scalars are weak) -------------------------
+@pytest.mark.parametrize("a, b", [
+    ("float32", 1.5), ("float32", 2), ("float16", 1.5), ("int32", 2), ("int64", True),
+    ("uint8", 3), ("int8", "int16"), ("int32", "float32"), ("float16", "float64"),
+    ("bool", "int8"), ("uint8", "int8"), ("int64", "float16"),
+])
+@pytest.mark.parametrize("op", ["add", "mul", "sub", "div", "maximum"])
+def test_type_promotion_matches_numpy(a, b, op):
+    x = np.ones(3, a)
+    y = np.ones(3, b) if isinstance(b, str) else b
+    if op == "sub" and (x.dtype == bool or getattr(y, "dtype", None) == bool):
+        pytest.skip("NumPy refuses boolean subtraction")
+    ref = {"add": np.add, "mul": np.multiply, "sub": np.subtract, "div": np.true_divide,
+           "maximum": np.maximum}[op](x, y)
+    got = getattr(mg, op)(mg.tensor(x), mg.tensor(y) if isinstance(b, str) else y)
+    assert got.dtype == ref.dtype
+
+
+def test_promotion_examples_named_in_the_docs():
+    assert (mg.ones(2) + 1.5).dtype == mg.float32
+    assert (mg.tensor([1, 2]) / mg.tensor([2, 2])).dtype.is_floating_point
+    assert (mg.tensor([1, 2], dtype="int32") + 1).dtype == mg.int32
+
+
+def test_integer_pow_stays_integer_and_refuses_negative_exponents():
+    x = mg.tensor([1, 2, 3])
+    assert (x ** 2).tolist() == [1, 4, 9] and (x ** 2).dtype == mg.int64
+    assert mg.pow(x, x).tolist() == [1, 4, 27]
+    assert x.pow_(2) is x and x.tolist() == [1, 4, 9]
+    with pytest.raises(mg.DTypeError, match="negative integer powers"):
+        x.pow_(-1)
+    with pytest.raises(mg.DTypeError, match="negative integer powers"):
+        mg.pow(x, mg.tensor([1, -1, 1]))
+    assert x.tolist() == [1, 4, 9] and x._version == 1
+    assert (mg.tensor([2.0]) ** -1).tolist() == [0.5]
+
+
+def test_round_with_decimals_in_all_forms():
+    x = mg.tensor([1.2345, -2.5678], dtype="float64")
+    assert mg.round(x, 2).tolist() == [1.23, -2.57]
+    assert x.round(decimals=1).tolist() == [1.2, -2.6]
+    assert mg.round_(x, decimals=3) is x and x.tolist() == [1.234, -2.568]
+
+
+# ---- where, gather, index_select, masked_select -----------------------------------------------
+def test_where_with_scalars_uses_the_default_dtypes():
+    c = mg.tensor([True, False, True])
+    assert mg.where(c, 1.0, 0.0).dtype == mg.float32
+    assert mg.where(c, 1, 0).dtype == mg.int64
+    assert mg.where(c, 1, 0.5).tolist() == [1.0, 0.5, 1.0]
+    x = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = mg.where(c, x, -1.0)
+    assert y.dtype == mg.float32 and y.tolist() == [1.0, -1.0, 3.0]
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 0.0, 1.0]
+    assert x.where(c, 0.0).tolist() == [1.0, 0.0, 3.0]    # PyTorch's method form
+    assert mg.where(mg.tensor([1, 0, 2]), 1.0, 0.0).tolist() == [1.0, 0.0, 1.0]
+
+
+def test_where_with_only_a_condition_gives_the_indices():
+    rows, cols = mg.where(mg.tensor([[True, False], [False, True]]))
+    assert rows.tolist() == [0, 1] and cols.tolist() == [0, 1]
+
+
+def test_gather_in_both_conventions():
+    x = _f64([[1, 2, 3], [4, 5, 6]])
+    idx = mg.tensor([[2, 0], [1, 1]])
+    expected = [[3.0, 1.0], [5.0, 5.0]]
+    assert mg.gather(x, 1, idx).tolist() == expected                   # PyTorch
+    assert mg.gather(x, dim=1, index=idx).tolist() == expected
+    assert x.gather(1, idx).tolist() == expected
+    assert mg.take_along_axis(x, idx, 1).tolist() == expected          # Paddle
+    assert mg.take_along_axis(x, idx, axis=1).tolist() == expected
+    # Paddle's gather: an index tensor second picks whole slices, as index_select
+    assert mg.gather(x, mg.tensor([1, 0]), axis=0).tolist() == [[4.0, 5.0, 6.0],
+                                                                [1.0, 2.0, 3.0]]
+
+
+def test_take_along_axis_broadcasts_the_index():
+    x = _f64([[1, 2, 3], [4, 5, 6]])
+    assert mg.take_along_axis(x, mg.tensor([[2]]), 1).tolist() == [[3.0], [6.0]]
+
+
+def test_index_select_in_both_conventions():
+    x = _f64([[1, 2, 3], [4, 5, 6]])
+    idx = mg.tensor([2, 0, 2])
+    expected = [[3.0, 1.0, 3.0], [6.0, 4.0, 6.0]]
+    assert mg.index_select(x, 1, idx).tolist() == expected             # PyTorch
+    assert mg.index_select(x, idx, axis=1).tolist() == expected        # Paddle
+    assert mg.index_select(x, idx, 1).tolist() == expected
+    assert x.index_select(1, idx).tolist() == expected
+    assert x.index_select(idx, axis=1).tolist() == expected
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda x: mg.gather(x, 1, mg.tensor([[3]])), IndexError, "out of range"),
+    (lambda x: mg.gather(x, 1, mg.tensor([0, 1])), mg.ShapeError, "same number"),
+    (lambda x: mg.gather(x, 1, mg.tensor([[0.5]])), TypeError, "integer tensor"),
+    (lambda x: mg.index_select(x, 0, mg.tensor([2])), IndexError, "out of range"),
+    (lambda x: mg.index_select(x, 0, mg.tensor([[0]])), mg.ShapeError, "must be 1-D"),
+    (lambda x: mg.gather(x), TypeError, "needs an axis and an index"),
+])
+def test_index_errors_are_clear(call, error, message):
+    with pytest.raises(error, match=message):
+        call(_f64([[1, 2, 3], [4, 5, 6]]))
+
+
+def test_masked_select_gradient_scatters_back():
+    x = _f64([[1, 2], [3, 4]]).requires_grad_()
+    m = mg.tensor([[True, False], [False, True]])
+    y = mg.masked_select(x, m)
+    assert y.tolist() == [1.0, 4.0]
+    (y * _f64([10, 20])).sum().backward()
+    assert x.grad.tolist() == [[10.0, 0.0], [0.0, 20.0]]
+
+
+# ---- max/min in the main namespace --------------------------------------------------------
+def test_max_min_with_an_int_axis_return_values_and_indices():
+    x = _f64([[1, 5, 2], [7, 0, 3]]).requires_grad_()
+    values, indices = mg.max(x, 1)
+    assert values.tolist() == [5.0, 7.0] and indices.tolist() == [1, 0]
+    r = x.min(dim=0, keepdim=True)
+    assert r.values.tolist() == [[1.0, 0.0, 2.0]] and r.indices.tolist() == [[0, 1, 0]]
+    values.sum().backward()
+    assert x.grad.tolist() == [[0, 1, 0], [1, 0, 0]]
+    assert mg.max(x).item() == 7.0 and mg.min(x).item() == 0.0
+    assert mg.max(x, _f64([[3] * 3] * 2)).tolist() == [[3, 5, 3], [7, 3, 3]]
+    assert mg.max(x, axis=[0, 1]).item() == 7.0
+
+
+# ---- clamp/clip with tensor bounds -------------------------------------------------------
+def test_clamp_with_tensor_bounds_gives_gradients_to_the_bounds():
+    x = _f64([-2, 0.5, 3]).requires_grad_()
+    lo = _f64([-1, -1, -1]).requires_grad_()
+    hi = _f64(1.0).requires_grad_()
+    y = mg.clip(x, lo, hi)
+    assert y.tolist() == [-1.0, 0.5, 1.0] and type(y.grad_fn).__name__ == "ClampBackward"
+    y.sum().backward()
+    assert x.grad.tolist() == [0, 1, 0] and lo.grad.tolist() == [1, 0, 0]
+    assert hi.grad.item() == 1.0
+    z = _f64([-2, 0.5, 3])
+    assert mg.clamp_(z, min=_f64([0, 0, 0])) is z and z.tolist() == [0, 0.5, 3]
+    with pytest.raises(ValueError, match="at least one of 'min' and 'max'"):
+        mg.clamp(z)
+
+
+# ---- augmented assignment is in place ------------------------------------------------------
+@pytest.mark.parametrize("iop, operand, expected", [
+    (operator.iadd, 1, [3.0, 5.0]), (operator.isub, 1, [1.0, 3.0]),
+    (operator.imul, 2, [4.0, 8.0]), (operator.itruediv, 2, [1.0, 2.0]),
+    (operator.ifloordiv, 3, [0.0, 1.0]), (operator.imod, 3, [2.0, 1.0]),
+    (operator.ipow, 2, [4.0, 16.0]), (operator.imatmul, "eye", [2.0, 4.0]),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_augmented_assignment_writes_in_place(iop, operand, expected):
+    x = mg.tensor([2.0, 4.0])
+    ptr = x.data_ptr()
+    y = iop(x, mg.eye(2) if operand == "eye" else operand)   # what ``x op= operand`` binds
+    assert y is x and x.data_ptr() == ptr and x._version == 1
+    assert x.tolist() == expected
+
+
+# ---- in-place metadata ops -----------------------------------------------------------------
+def test_metadata_ops_accept_both_conventions():
+    x = mg.zeros(2, 1, 3)
+    assert x.squeeze_(1) is x and x.shape == [2, 3]
+    assert mg.unsqueeze_(x, dim=0) is x and x.shape == [1, 2, 3]
+    assert x.flatten_(start_dim=1) is x and x.shape == [1, 6]
+    assert x.reshape_([3, 2]) is x and x.shape == [3, 2]
+    assert x.t_() is x and x.shape == [2, 3]
+    assert x.transpose_(0, 1) is x and x.shape == [3, 2]
+    assert mg.transpose_(x, [1, 0]) is x and x.shape == [2, 3]
+    assert x._version == 0
+
+
+def test_where_inplace_writes_into_x_with_gradients():
+    a = _f64([1, 2, 3]).requires_grad_()
+    b = _f64([10, 20, 30]).requires_grad_()
+    x = a * 1.0
+    c = mg.tensor([True, False, True])
+    assert mg.where_(c, x, b) is x and x.tolist() == [1, 20, 3] and x._version == 1
+    (x * _f64([1, 2, 3])).sum().backward()
+    assert a.grad.tolist() == [1, 0, 3] and b.grad.tolist() == [0, 2, 0]
+    with pytest.raises(mg.InplaceError, match="leaf Variable"):
+        mg.where_(c, a, 0.0)
+    with pytest.raises(mg.ShapeError, match="broadcast"):
+        mg.where_(mg.tensor([[True], [False]]), mg.ones(3), 0.0)
+
+
+def test_a_metadata_op_does_not_invalidate_saved_tensors():
+    a = mg.ones(2, 3, requires_grad=True)
+    h = a * 2
+    y = (h * h).sum()                         # MulBackward saves h
+    h.t_()
+    h.unsqueeze_(0)
+    assert h._version == 0
+    y.backward()
+    assert a.grad.tolist() == [[8.0] * 3] * 2
+
+
+def test_reshape_inplace_refuses_to_copy():
+    x = mg.zeros(2, 3).t()
+    with pytest.raises(mg.ShapeError, match="an in-place reshape keeps the storage"):
+        x.reshape_(6)
+    assert x.shape == [3, 2]
+
+
+def test_metadata_op_on_a_view_extends_its_chain_and_keeps_gradients_right():
+    a = _f64(np.arange(6.0).reshape(2, 3)).requires_grad_()
+    x = a * 1.0
+    v = x[:, 1:]
+    assert v.t_() is v and v._base is x and v.shape == [2, 2]
+    assert [op.name for op, _ in v._view_chain] == ["getitem", "t"]
+    x.mul_(2)                                 # v's history is regenerated from x's
+    (v * _f64([[1, 2], [3, 4]])).sum().backward()
+    assert a.grad.tolist() == [[0, 2, 6], [0, 4, 8]]
+
+
+def test_views_made_before_a_base_changes_shape_still_get_right_gradients():
+    a = _f64(np.arange(6.0).reshape(2, 3)).requires_grad_()
+    x = a * 1.0
+    row = x[0]
+    x.t_()                                    # the base changes shape after row was made
+    assert x.shape == [3, 2] and row.shape == [3]
+    row.mul_(3)                               # a write through the old view
+    assert x.tolist() == [[0, 3], [3, 4], [6, 5]]
+    (x * _f64([[1, 1], [1, 1], [1, 1]])).sum().backward()
+    assert a.grad.tolist() == [[3, 3, 3], [1, 1, 1]]
+
+
+def test_retain_grad_follows_a_metadata_rebase():
+    a = mg.ones(2, 3, requires_grad=True)
+    h = a * 2
+    h.retain_grad()
+    h.t_()
+    (h * mg.arange(6.0).reshape(3, 2)).sum().backward()
+    assert h.grad.shape == [3, 2] and h.grad.tolist() == [[0, 1], [2, 3], [4, 5]]
