@@ -62,3 +62,25 @@ def test_run_writes_json_and_a_table_with_memory_from_a_subprocess(tmp_path):
     assert row["mutograd"]["rss_peak"] is not None
     text = bench.table(data)
     assert "| x.relu_(), in place | ms |" in text and "mutograd / numpy" in text
+
+
+PADDLE_CASES = [n for n, w in WORKLOADS.items() if hasattr(w, "paddle")]
+
+
+@pytest.mark.parametrize("name", PADDLE_CASES)
+def test_paddle_contestant_code_runs_on_the_paddle_dialect(name, monkeypatch):
+    """Paddle is not installed here: its contestant code runs on ``mutograd.compat.paddle``,
+    which has Paddle's names and signatures, so a typo in it cannot wait for a machine with
+    Paddle."""
+    if importlib.util.find_spec("paddle"):
+        pytest.skip("the real Paddle is installed; the workload test above runs it")
+    import mutograd.compat.paddle as dialect
+    monkeypatch.setitem(__import__("sys").modules, "paddle", dialect)
+    w = WORKLOADS[name]
+    fn = w.paddle(w.tiny)
+    fn()
+    fn()
+    if name.startswith("mlp_step"):
+        inplace = name.endswith("inplace")
+        np.testing.assert_allclose(_losses("paddle", inplace), _losses("numpy", inplace),
+                                   rtol=1e-5)
