@@ -1,5 +1,6 @@
 """Shared test helpers: sampling inputs, finite-difference gradients, byte counting."""
 import contextlib
+import gc
 
 import numpy as np
 
@@ -41,8 +42,16 @@ def numeric_grad(f, arrays, eps=1e-6):
 def counting():
     """Yields a dict whose 'bytes' and 'allocations' are filled with what the block allocated."""
     res = {}
-    before = mg.memory.allocated()
-    n = mg.memory.num_allocations()
-    yield res
-    res["bytes"] = mg.memory.allocated() - before
-    res["allocations"] = mg.memory.num_allocations() - n
+    # no cyclic collection inside the block: garbage from earlier tests (cycles through saved
+    # tracebacks) freed there would skew the exact byte counts
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        before = mg.memory.allocated()
+        n = mg.memory.num_allocations()
+        yield res
+        res["bytes"] = mg.memory.allocated() - before
+        res["allocations"] = mg.memory.num_allocations() - n
+    finally:
+        if enabled:
+            gc.enable()

@@ -49,7 +49,8 @@ class OpInfo:
     def id(self):
         return self.name + (f"-{self.variant}" if self.variant else "")
 
-    def sample(self, rng):
+    def draw(self, rng):
+        """A Sample: the ``make`` function's, or float inputs of ``shapes`` from ``domain``."""
         if self.make is not None:
             return self.make(rng)
         lo, hi = self.domain
@@ -203,6 +204,8 @@ OPS = [
        saves="input", positive=True),
     _u("clip", lambda x: np.maximum(x, -0.5), attrs={"min": -0.5}, saves="input",
        positive=True, variant="min-only"),
+    _u("exp2", np.exp2, saves="out"),
+    _b("fmod", np.fmod, positive=True, domain=(-5, 5)),
     _u("floor", np.floor, positive=True),
     _u("ceil", np.ceil, positive=True),
     _u("trunc", np.trunc, positive=True),
@@ -260,6 +263,14 @@ OPS = [
     *[OpInfo(n, getattr(np, n), nargs=2, grad=False, make=lambda rng: Sample(
         [_mask(rng), _mask(rng, (4,))], {}, ())) for n in (
         "logical_and", "logical_or", "logical_xor")],
+    *[OpInfo(n, getattr(np, n), nargs=2, grad=False, 
+             make=lambda rng: Sample([rng.integers(-8, 8, (3, 4)), rng.integers(-8, 8, (4,))],
+                                     {}, ())) for n in ("bitwise_and", "bitwise_or", "bitwise_xor")],
+    OpInfo("bitwise_not", np.invert, grad=False,
+           make=lambda rng: Sample([rng.integers(-8, 8, (3, 4))], {}, ())),
+    *[OpInfo(n, getattr(np, n), grad=False, inplace=False, make=lambda rng: Sample(
+        [np.array([[1.0, np.nan, np.inf], [-np.inf, 0.0, -2.0]])], {}, ()))
+      for n in ("isnan", "isinf", "isfinite")],
     OpInfo("logical_not", np.logical_not, grad=False,
            make=lambda rng: Sample([_mask(rng)], {}, ())),
     # ---- reductions ------------------------------------------------------------------------
@@ -333,6 +344,9 @@ OPS = [
            torch=lambda torch, x: torch.cumsum(x.reshape(-1), 0)),
     OpInfo("cumsum", lambda x: np.cumsum(x), kind="scan", variant="1d", shapes=((5,),),
            torch=lambda torch, x: torch.cumsum(x, 0)),
+    OpInfo("tril", np.tril, kind="scan"),
+    OpInfo("triu", lambda x, diagonal: np.triu(x, diagonal), kind="scan",
+           attrs={"diagonal": 1}),
     OpInfo("cumprod", lambda x, axis: np.cumprod(x, axis), kind="scan", attrs={"axis": 1},
            saves="input", positive=True),
     # ---- linear algebra --------------------------------------------------------------------
@@ -380,6 +394,8 @@ OPS = [
        call=lambda fn, x: x.T, torch=lambda torch, x: x.permute(2, 1, 0)),
     _v("mT", lambda x: np.swapaxes(x, -1, -2), make=_mk_list(((2, 3, 4),), {}), method=False,
        call=lambda fn, x: x.mT, torch=lambda torch, x: x.mT),
+    _v("swapaxes", lambda x, axis0, axis1: np.swapaxes(x, axis0, axis1),
+       attrs={"axis0": 0, "axis1": 1}, torch=lambda torch, x, axis0, axis1: x.swapaxes(0, 1)),
     _v("permute", lambda x: np.transpose(x, (2, 0, 1)), make=_mk_list(((2, 3, 4),), {}),
        call=lambda fn, x: fn(x, 2, 0, 1), torch=lambda torch, x: x.permute(2, 0, 1)),
     _v("squeeze", np.squeeze, make=_mk_list(((3, 1, 4, 1),), {}), inplace=True),
@@ -449,6 +465,10 @@ OPS = [
     _c("repeat", lambda x: np.tile(x, (2, 1, 3)), call=lambda fn, x: fn(x, 2, 1, 3),
        torch=lambda torch, x: x.repeat(2, 1, 3)),
     _c("tile", lambda x: np.tile(x, (1, 2)), call=lambda fn, x: fn(x, [1, 2])),
+    _c("repeat_interleave", lambda x, repeats, axis: np.repeat(x, repeats, axis),
+       attrs={"repeats": 2, "axis": 1}),
+    _c("repeat_interleave", lambda x, repeats, axis: np.repeat(x, repeats, axis),
+       variant="per-row", attrs={"repeats": np.array([1, 0, 2]), "axis": 0}, torch=False),
     _c("gather", lambda x, dim, idx: np.take_along_axis(x, idx, dim), make=_index_make),
     _c("take_along_axis", lambda x, idx, axis: np.take_along_axis(x, idx, axis), torch=False,
        make=lambda rng: Sample([rng.uniform(-2, 2, (3, 4)), rng.integers(0, 3, (2, 4))],

@@ -217,3 +217,38 @@ def test_fill_and_zero_are_allowed_on_an_expanded_tensor_but_element_wise_writes
     with pytest.raises(mg.OverlapError):
         e.add_(1.0)
     assert base._version == 2
+
+
+DTYPES = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"]
+
+
+@pytest.mark.parametrize("name", DTYPES)
+def test_every_dtype_can_be_made_cast_and_printed(name):
+    d = getattr(mg, name)
+    x = mg.zeros(2, 3, dtype=name)
+    assert x.dtype == d == name and x.dtype is mg.dtypes.get(np.dtype(name))
+    assert x.element_size() == np.dtype(name).itemsize and x.nbytes == 6 * x.element_size()
+    assert mg.ones(2).astype(d).dtype == d and x.astype("float32").dtype == mg.float32
+    assert f"dtype={name}," in repr(x)
+    assert x.is_floating_point() == (name.startswith("float"))
+    if not name.startswith("float"):
+        with pytest.raises(mg.BackwardError, match="floating point dtype"):
+            x.requires_grad_()
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: mg.from_numpy(np.ones(2, np.uint16)), TypeError, "does not support the dtype"),
+    (lambda: mg.zeros(2, dtype="bfloat16"), TypeError, "bfloat16 is not supported"),
+    (lambda: mg.ones(2, place="gpu:0"), mg.PlaceError, "unavailable place 'gpu:0'"),
+    (lambda: mg.ones(2).to("cuda:0"), mg.PlaceError, "cuda:0"),
+    (lambda: mg.zeros(2, bogus=1), TypeError, "unexpected keyword argument 'bogus'"),
+])
+def test_creation_errors(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_the_cpu_place():
+    x = mg.tensor([1.0], place="cpu")
+    assert x.place == "cpu" and x.place == mg.CPU and repr(x.place) == "Place(cpu)"
+    assert x.to("cpu") is x and x.cpu() is x and not x.is_cuda

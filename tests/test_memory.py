@@ -330,7 +330,7 @@ def test_every_op_gives_the_same_result_from_the_cache(cache, info):
     """The op table's forward with every eligible result taken from the cache equals it with
     the cache off (values, dtypes and shapes)."""
     def forward():
-        s = info.sample(np.random.default_rng(1))
+        s = info.draw(np.random.default_rng(1))
         return [p.numpy() for p in _parts(_run(info, _function(info), _tensors(s.args),
                                                 s.kwargs))]
     cache.set_cache(threshold=0)
@@ -447,3 +447,12 @@ def test_inplace_add_with_alpha_is_one_pass_and_exact(dtype, name, sign, monkeyp
     assert r is x and x.data_ptr() == ptr and c["bytes"] == 0
     assert x._version == 1 and calls == [sign * -0.25]
     np.testing.assert_allclose(x.numpy(), a + sign * -0.25 * b, rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["relu", "exp", "tanh", "sigmoid"])
+def test_backward_into_a_zero_dim_gradient(name):
+    x = mg.tensor(0.3, requires_grad=True)
+    getattr(x * 1.0, name)().backward()
+    ref = {"relu": 1.0, "exp": np.exp(0.3), "tanh": 1 - np.tanh(0.3) ** 2,
+           "sigmoid": (1 / (1 + np.exp(-0.3))) * (1 - 1 / (1 + np.exp(-0.3)))}[name]
+    assert x.grad.item() == pytest.approx(ref, rel=1e-6)

@@ -127,6 +127,7 @@ def test_gather_in_both_conventions():
     assert mg.take_along_axis(x, idx, 1).tolist() == expected          # Paddle
     assert mg.take_along_axis(x, idx, axis=1).tolist() == expected
     # Paddle's gather: an index tensor second picks whole slices, as index_select
+    assert mg.gather(x, [1, 0]).tolist() == [[4.0, 5.0, 6.0], [1.0, 2.0, 3.0]]
     assert mg.gather(x, mg.tensor([1, 0]), axis=0).tolist() == [[4.0, 5.0, 6.0],
                                                                 [1.0, 2.0, 3.0]]
 
@@ -237,6 +238,8 @@ def test_where_inplace_writes_into_x_with_gradients():
     assert a.grad.tolist() == [1, 0, 3] and b.grad.tolist() == [0, 2, 0]
     with pytest.raises(mg.InplaceError, match="leaf Variable"):
         mg.where_(c, a, 0.0)
+    z = mg.tensor([1.0, 2.0, 3.0])
+    assert z.where_(c, 0.0) is z and z.tolist() == [1.0, 0.0, 3.0]
     with pytest.raises(mg.ShapeError, match="broadcast"):
         mg.where_(mg.tensor([[True], [False]]), mg.ones(3), 0.0)
 
@@ -289,3 +292,80 @@ def test_retain_grad_follows_a_metadata_rebase():
     h.t_()
     (h * mg.arange(6.0).reshape(3, 2)).sum().backward()
     assert h.grad.shape == [3, 2] and h.grad.tolist() == [[0, 1], [2, 3], [4, 5]]
+
+
+# ---- both conventions where they do not clash ------------------------------------------------
+@pytest.mark.parametrize("name", ["sum", "mean", "amax", "amin", "prod", "argmax", "argmin",
+                                  "logsumexp", "norm", "var", "std", "max", "min", "all", "any"])
+def test_reductions_take_axis_or_dim_and_keepdim_or_keepdims(name):
+    x = mg.tensor(np.arange(1.0, 13.0).reshape(3, 4))
+    if name in ("all", "any"):
+        x = x > 6
+    ref = getattr(mg, name)(x, axis=1, keepdim=True)
+    for kw in ({"dim": 1, "keepdim": True}, {"axis": 1, "keepdims": True},
+               {"dim": 1, "keepdims": True}):
+        got = getattr(x, name)(**kw)
+        for a, b in zip(got if isinstance(got, tuple) else (got,),
+                        ref if isinstance(ref, tuple) else (ref,)):
+            assert a.shape == [3, 1]
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.reshape(4, 6), lambda x: x.reshape([4, 6]), lambda x: x.reshape((4, 6)),
+    lambda x: x.reshape(shape=[4, 6]), lambda x: x.view(4, 6), lambda x: x.view([4, 6]),
+    lambda x: mg.reshape(x, [4, 6]), lambda x: mg.reshape(x, 4, 6),
+])
+def test_shapes_as_a_list_or_varargs(call):
+    x = mg.tensor(np.arange(24.0).reshape(2, 3, 4))
+    assert call(x).shape == [4, 6]
+
+
+@pytest.mark.parametrize("call, shape", [
+    (lambda x: x.permute(2, 0, 1), [4, 2, 3]), (lambda x: x.permute([2, 0, 1]), [4, 2, 3]),
+    (lambda x: x.transpose(0, 2), [4, 3, 2]), (lambda x: x.transpose([2, 1, 0]), [4, 3, 2]),
+    (lambda x: mg.transpose(x, perm=[1, 0, 2]), [3, 2, 4]),
+    (lambda x: x[:, :1].expand(2, 5, 4), [2, 5, 4]),
+    (lambda x: x[:, :1].expand([2, 5, 4]), [2, 5, 4]), (lambda x: x.tile(1, 2, 1), [2, 6, 4]),
+    (lambda x: x.repeat([2, 1, 1]), [4, 3, 4]), (lambda x: x.flip(0, 1), [2, 3, 4]),
+    (lambda x: x.flatten(start_dim=1), [2, 12]), (lambda x: x.flatten(1, 2), [2, 12]),
+    (lambda x: x.squeeze(dim=0), [2, 3, 4]), (lambda x: x.unsqueeze(dim=-1), [2, 3, 4, 1]),
+    (lambda x: mg.unsqueeze(x, axis=[0, 1]), [1, 1, 2, 3, 4]),
+    (lambda x: x.cumsum(dim=2), [2, 3, 4]), (lambda x: mg.softmax(x, dim=0), [2, 3, 4]),
+    (lambda x: mg.concat([x, x], axis=2), [2, 3, 8]), (lambda x: mg.cat([x, x], dim=1), [2, 6, 4]),
+])
+def test_view_and_shape_ops_take_both_conventions(call, shape):
+    x = mg.tensor(np.arange(24.0).reshape(2, 3, 4))
+    assert call(x).shape == shape
+
+
+# ---- out= ------------------------------------------------------------------------------------
+def test_out_argument_writes_bumps_the_version_and_checks_shape_and_dtype():
+    x, y = mg.tensor([1.0, 2.0]), mg.tensor([3.0, 4.0])
+    out = mg.zeros(2)
+    assert mg.add(x, y, out=out) is out and out.tolist() == [4.0, 6.0] and out._version == 1
+    with pytest.raises(mg.ShapeError, match=r"out= has shape \[3\]"):
+        mg.add(x, y, out=mg.zeros(3))
+    iout = mg.zeros(2, dtype="int64")
+    with pytest.raises(mg.DTypeError, match="can't be cast to the desired output type int64"):
+        mg.div(x, y, out=iout)
+    assert iout.tolist() == [0, 0] and iout._version == 0
+    with pytest.raises(mg.InplaceError, match="don't support automatic differentiation"):
+        mg.mul(x.requires_grad_(), y, out=out)
+    assert out._version == 1
+
+
+def test_a_metadata_op_under_no_grad_keeps_the_history_consistent():
+    a = _f64(np.arange(6.0).reshape(2, 3)).requires_grad_()
+    h = a * 1.0
+    with mg.no_grad():
+        h.t_()                                # still recorded: the history must match the shape
+    assert type(h.grad_fn).__name__ == "TBackward"
+    (h * _f64(np.arange(6.0).reshape(3, 2))).sum().backward()
+    assert a.grad.tolist() == [[0, 2, 4], [1, 3, 5]]
+    w = mg.ones(2, 3, requires_grad=True)
+    with mg.no_grad():
+        w.reshape_(6)                         # a leaf stays a leaf
+    assert w.is_leaf and w.shape == [6]
+    (w * 2).sum().backward()
+    assert w.grad.shape == [6]

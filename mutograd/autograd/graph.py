@@ -98,6 +98,9 @@ def _saved(n):
         return []
     out = []
     for key, rec in saved.items():
+        if rec is _FREED:         # Node.release frees saved tensors and keeps constants
+            out.append(f"{key} (freed by backward)")
+            continue
         if type(rec) is not tuple:
             continue
         counter, version = rec[1], rec[2]

@@ -10,13 +10,16 @@ Note [Writing through a view]
     geometry) and the op's own saved values, never a copy of the base. The view itself gets a new
     ``grad_fn`` from the base the next time it is used (Note [Views and their history]).
 """
+import numpy as np
+
+from ..errors import InplaceError
 from .node import Node
 
 
 class CopySlices(Node):
     """Backward of an in-place op applied through a view of a base tensor."""
 
-    __slots__ = ("inner", "chain", "xp", "base_shape", "base_dtype", "base_order")
+    __slots__ = ("base_dtype", "base_order", "base_shape", "chain", "inner", "xp")
 
     def name(self):
         return f"CopySlices({self.inner.name()})"
@@ -27,12 +30,24 @@ class CopySlices(Node):
         gb = xp.empty(self.base_shape, self.base_dtype, order=self.base_order)
         gb[...] = g
         region = replay(self.chain, gb, xp)
-        inner_grads = self.inner.apply(region.copy())
+        g_in = region.copy()
+        if internal_overlap(region):    # a fill through an expand: count each location once
+            g_in *= self._first_visits(xp, region.shape)
+        inner_grads = self.inner.apply(g_in)
         if self.next[0] is None:
             return [None] + inner_grads[1:]
         gx = inner_grads[0]
         region[...] = 0 if gx is None else gx
         return [gb] + inner_grads[1:]
+
+    def _first_visits(self, xp, shape):
+        """1 where an element of the region is the first to address its memory location."""
+        ids = xp.empty(self.base_shape, xp.int64, order=self.base_order)
+        ids[...] = xp.arange(ids.size).reshape(self.base_shape)
+        pos = replay(self.chain, ids, xp).ravel()
+        first = xp.zeros(pos.size, bool)
+        first[xp.unique(pos, return_index=True)[1]] = True
+        return first.reshape(shape)
 
     def release(self):
         self.inner.release()
@@ -46,6 +61,30 @@ class CopySlices(Node):
         pass
 
 
+def internal_overlap(a):
+    """Whether two elements of array ``a`` share a memory location (expand, as_strided windows).
+
+    Sorted by stride, a layout has no overlap when each stride steps past everything the smaller
+    strides reach; only when that quick test fails are the addresses counted.
+    """
+    if a.size < 2 or a.flags.c_contiguous or a.flags.f_contiguous:
+        return False
+    dims = sorted((abs(st), n) for st, n in zip(a.strides, a.shape) if n > 1)
+    reach = a.itemsize
+    for st, n in dims:
+        if st < reach:
+            break
+        reach += st * (n - 1)
+    else:
+        return False
+    if dims[0][0] == 0 or a.size > 1 << 22:
+        return True
+    offsets = 0
+    for st, n in dims:
+        offsets = np.add.outer(offsets, np.arange(n) * st)
+    return np.unique(offsets).size < a.size
+
+
 def replay(chain, arr, xp):
     """Apply a view's chain of view ops to ``arr`` (the base, or an array shaped like it)."""
     for op, attrs in chain:
@@ -53,11 +92,45 @@ def replay(chain, arr, xp):
     return arr
 
 
-def rebase_view(x, op, inputs, arrays, attrs, xp, x_copy):
+def check_layout(v):
+    """Refuse to replay ``v``'s chain when it no longer finds ``v``'s region in its base.
+
+    The chain finds the view's region by repeating the view ops on the base's array. When the
+    base's array was replaced since ``v`` was made (a new layout from ``t_()``/``reshape_()``, new
+    data from ``x.data = t``), the chain is replayed once on the new array: if it gives exactly
+    ``v``'s memory it is still good; otherwise using ``v`` with grad would send its gradient to
+    the wrong place, so this is an error (Note [Views and their history] in tensor.py).
+    """
+    base = v._base
+    old, now = v._base_arr, base._data
+    if old is None or old is now:
+        return
+    from ..tensor import _address
+    mine = v._data
+    try:
+        r = replay(v._view_chain, now, base._place.xp)
+        same = r.shape == mine.shape and (mine.size == 0 or (_address(r) == _address(mine) and all(
+            a == b for a, b, n in zip(r.strides, mine.strides, mine.shape) if n > 1)))
+    except (ValueError, TypeError, IndexError):   # the chain does not apply to the new layout
+        same = False
+    if same:
+        v._base_arr = now
+        return
+    chain = v._view_chain
+    made_by = chain[-1][0].name if chain else "a view op"
+    raise InplaceError(
+        f"this view (made by {made_by}) was taken from a tensor whose layout has changed in "
+        f"place since (it had shape {list(old.shape)} and strides "
+        f"{[s // old.itemsize for s in old.strides]}, it has shape {list(now.shape)} and strides "
+        f"{[s // now.itemsize for s in now.strides]}: t_(), reshape_(), .data = ...). Its "
+        f"gradient cannot be traced back to the base; take the view again after the change.")
+
+
+def rebase_view(x, op, inputs, arrays, attrs, xp, copies):
     """Make ``x._base``'s history a CopySlices node for ``op`` written through view ``x``."""
     from ..ops.registry import _record
     base = x._base
-    inner = _record(op, inputs, arrays, x, attrs, xp, x_copy)
+    inner = _record(op, inputs, arrays, x, attrs, xp, copies)
     old = base.grad_fn
     node = CopySlices((old,) + inner.next[1:])
     node.inner = inner

@@ -82,7 +82,8 @@ def split(self, split_size_or_sections, axis=0, dim=None, name=None):
 
 
 def _paddle_extreme(reduce, main):
-    def method(self, axis=None, keepdim=False, name=None, dim=None, other=None):
+    def method(self, axis=None, keepdim=False, name=None, dim=None, other=None, keepdims=None):
+        keepdim = keepdim if keepdims is None else keepdims
         if _current == "paddle" and other is None and not isinstance(axis, Tensor):
             return reduce(self, axis if dim is None else dim, keepdim)
         return main(self, axis, keepdim, dim=dim, other=other)

@@ -1,16 +1,24 @@
 """The op declarations, and the step that turns them into functions, methods and operators."""
 from ..tensor import Tensor
-from . import (  # noqa: F401
+from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/inplace_api.md)
     composite,
     conventions,
     creation,
     elementwise,
     fastpath,
+    fills,
+    functional_inplace,
     indexing,
+    inplace_misc,
     linalg,
+    matrix_updates,
     metadata,
+    more_elementwise,
     reduction,
+    scatter,
+    scatter_reduce,
     shaping,
+    special,
     views,
 )
 from .registry import OPS, call, call_inplace, defop  # noqa: F401
@@ -35,8 +43,19 @@ FUNCTIONS = {
     "log_softmax": composite.log_softmax, "einsum": composite.einsum,
     "index_put_": indexing.index_put_, "uniform_": creation.uniform_,
     "normal_": creation.normal_,
-    **conventions.FUNCTIONS, **metadata.FUNCTIONS,
+    "index_put": indexing.index_put,
+    **conventions.FUNCTIONS, **metadata.FUNCTIONS, **scatter.FUNCTIONS,
 }
+ALIASES.update(special.ALIASES)
+ALIASES.update(more_elementwise.ALIASES)
+FUNCTIONS.update(inplace_misc.FUNCTIONS)
+FUNCTIONS.update(functional_inplace.FUNCTIONS)
+FUNCTIONS.update({f.__name__: f for f in (
+    fills.cauchy_, fills.geometric_, fills.log_normal_, fills.random_, fills.fill_diagonal_,
+    matrix_updates.embedding_renorm_,
+    scatter_reduce.scatter_reduce, scatter_reduce.scatter_reduce_,
+    scatter_reduce.put_along_axis, scatter_reduce.put_along_axis_,
+    scatter_reduce.index_reduce, scatter_reduce.index_reduce_)})
 
 
 def _public():
@@ -66,6 +85,7 @@ for _name, _fn in PUBLIC.items():
     if _name not in _NOT_METHODS and not hasattr(Tensor, _name):
         setattr(Tensor, _name, _fn)
 Tensor.where = conventions.METHODS["where"]
+Tensor.where_ = conventions.METHODS["where_"]
 Tensor.broadcast_to = lambda self, *shape: call(
     OPS["expand"], [self], {"shape": tuple(shape[0]) if len(shape) == 1 else shape})
 

@@ -17,19 +17,26 @@ def _extreme(x, axis, keepdim, reduce, arg, other_op, name):
     return _ValuesIndices(vals, idx)
 
 
-def max(x, axis=None, keepdim=False, dim=None, other=None):
+def max(x, axis=None, keepdim=False, dim=None, other=None, keepdims=None, name=None):
     """The largest value (``axis=None``), ``(values, indices)`` along an int ``axis``, or the
     element-wise maximum with a tensor."""
     if other is not None:
         axis = other
-    return _extreme(x, axis if dim is None else dim, keepdim, "amax", "argmax", "maximum", "max")
+    return _extreme(x, axis if dim is None else dim, _keep(keepdim, keepdims), "amax", "argmax",
+                    "maximum", "max")
 
 
-def min(x, axis=None, keepdim=False, dim=None, other=None):
+def min(x, axis=None, keepdim=False, dim=None, other=None, keepdims=None, name=None):
     """As :func:`max`, for the smallest value."""
     if other is not None:
         axis = other
-    return _extreme(x, axis if dim is None else dim, keepdim, "amin", "argmin", "minimum", "min")
+    return _extreme(x, axis if dim is None else dim, _keep(keepdim, keepdims), "amin", "argmin",
+                    "minimum", "min")
+
+
+def _keep(keepdim, keepdims):
+    """``keepdim`` (PyTorch, Paddle) or ``keepdims`` (NumPy)."""
+    return keepdim if keepdims is None else keepdims
 
 
 def _correction(unbiased, correction):
@@ -38,15 +45,19 @@ def _correction(unbiased, correction):
     return 1 if unbiased in (None, True) else 0
 
 
-def var(x, axis=None, unbiased=None, keepdim=False, dim=None, correction=None):
+def var(x, axis=None, unbiased=None, keepdim=False, dim=None, correction=None, keepdims=None,
+        name=None):
     """Variance (unbiased by default, as both frameworks)."""
-    return call(OPS["var"], [x], {"axis": axis if dim is None else dim, "keepdim": keepdim,
+    return call(OPS["var"], [x], {"axis": axis if dim is None else dim,
+                                  "keepdim": _keep(keepdim, keepdims),
                                   "correction": _correction(unbiased, correction)})
 
 
-def std(x, axis=None, unbiased=None, keepdim=False, dim=None, correction=None):
+def std(x, axis=None, unbiased=None, keepdim=False, dim=None, correction=None, keepdims=None,
+        name=None):
     """Standard deviation (unbiased by default)."""
-    return call(OPS["std"], [x], {"axis": axis if dim is None else dim, "keepdim": keepdim,
+    return call(OPS["std"], [x], {"axis": axis if dim is None else dim,
+                                  "keepdim": _keep(keepdim, keepdims),
                                   "correction": _correction(unbiased, correction)})
 
 

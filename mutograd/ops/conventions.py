@@ -52,8 +52,9 @@ def gather(x, *args, axis=None, dim=None, index=None, **kw):
         [[3.0, 4.0]]
     """
     _no_kw(kw, "gather")
-    if args and isinstance(args[0], Tensor) or (not args and index is not None and dim is None
-                                                and axis is not None):
+    paddle = args and not _is_int(args[0]) or (not args and index is not None and dim is None
+                                                and axis is not None)
+    if paddle:
         index = args[0] if args else index
         a = _axis(axis, args[1] if len(args) > 1 else dim, 0)
         return index_select(x, _int_index(index, "gather"), axis=a)
@@ -94,7 +95,7 @@ def index_select(x, *args, axis=None, dim=None, index=None, **kw):
         [[3.0, 1.0]]
     """
     _no_kw(kw, "index_select")
-    if args and not isinstance(args[0], Tensor) and isinstance(args[0], int):
+    if args and _is_int(args[0]):
         a = args[0]
         index = args[1] if len(args) > 1 else index
     else:
@@ -111,6 +112,12 @@ def index_select(x, *args, axis=None, dim=None, index=None, **kw):
         raise IndexError(f"index_select(): index out of range for dimension {a % x.ndim} of "
                          f"size {n}")
     return call(OPS["index_select"], [x, index], {"axis": a})
+
+
+def _is_int(v):
+    """A Python or NumPy integer (an axis), not a tensor or a list (an index)."""
+    return not isinstance(v, (Tensor, bool)) and hasattr(v, "__index__") and not hasattr(
+        v, "__len__")
 
 
 def _no_kw(kw, what):
@@ -266,4 +273,9 @@ FUNCTIONS = {"gather": gather, "take_along_axis": take_along_axis, "index_select
              "broadcast_to": broadcast_to, "where": where, "where_": where_, "clamp": clamp,
              "clamp_": clamp_,
              "clip": clamp, "clip_": clamp_}
-METHODS = {"where": _where_method}
+def _where_inplace_method(self, condition, y):
+    """``x.where_(condition, y)``: ``x`` keeps its values where ``condition`` holds, in place."""
+    return where_(condition, self, y)
+
+
+METHODS = {"where": _where_method, "where_": _where_inplace_method}

@@ -20,8 +20,17 @@ def _scalar_mul(xp, x, c, out):
     return xp.multiply(x, c, out=out)
 
 
+def _negative(xp, x, out=None):
+    # NumPy 2.4's negative writes wrong values in place on some strided views (a stride of 64
+    # bytes for 8-byte types, 16 for 4-byte ones: x[:, 0].neg_() on an (n, 8) float64 matrix),
+    # so an input that shares memory with a strided output is negated from a copy
+    if out is not None and not out.flags.c_contiguous and xp.may_share_memory(x, out):
+        x = x.copy()
+    return xp.negative(x, out=out)
+
+
 # ---- unary ---------------------------------------------------------------------------------
-defop("neg", lambda xp, x, out=None: xp.negative(x, out=out), grad=lambda g: -g)
+defop("neg", _negative, grad=lambda g: -g)
 defop("abs", lambda xp, x, out=None: xp.absolute(x, out=out), grad=lambda g, x, xp: g * xp.sign(x))
 defop("sign", lambda xp, x, out=None: xp.sign(x, out=out), grad=_zero)
 defop("exp", lambda xp, x, out=None: xp.exp(x, out=out),
@@ -51,9 +60,7 @@ defop("cos", lambda xp, x, out=None: xp.cos(x, out=out), grad=lambda g, x, xp: -
 defop("tan", lambda xp, x, out=None: xp.tan(x, out=out), grad=lambda g, out: g * (1 + out * out),
       result="float")
 def _tanh_grad(g, out, into, xp):
-    d = xp.multiply(out, out)
-    xp.subtract(1, d, out=d)
-    return xp.multiply(g, d, out=into)
+    return xp.multiply(g, 1 - out * out, out=into)
 
 
 defop("tanh", lambda xp, x, out=None: xp.tanh(x, out=out), grad=_tanh_grad, result="float")
@@ -61,16 +68,14 @@ defop("tanh", lambda xp, x, out=None: xp.tanh(x, out=out), grad=_tanh_grad, resu
 
 def _sigmoid(xp, x, out=None):
     # 1 / (1 + exp(-x)) in one buffer: safe for large |x| (exp overflows to inf, 1/inf = 0)
-    out = xp.negative(x, out=out)
+    out = xp.asarray(_negative(xp, x, out=out))   # a 0-d input gives a NumPy scalar
     xp.exp(out, out=out)
     out += 1
     return xp.reciprocal(out, out=out)
 
 
 def _sigmoid_grad(g, out, into, xp):
-    d = xp.subtract(1, out)
-    d *= out
-    return xp.multiply(g, d, out=into)
+    return xp.multiply(g, out * (1 - out), out=into)
 
 
 # ``into``: the incoming gradient's buffer when it may be overwritten (Note [Reusing the

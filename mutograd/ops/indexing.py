@@ -8,6 +8,7 @@ view of a base it rewrites the base's history (Note [Writing through a view]).
 """
 import numpy as np
 
+from ..errors import ShapeError
 from ..tensor import Tensor
 from .registry import OPS, call, call_inplace, defop
 
@@ -56,16 +57,38 @@ defop("index", _index, kind="other", inplace=False, grad=_index_grad, method=Fal
 def _index_put(xp, x, value, *, index, accumulate=False, out=None):
     if out is None:
         out = x.copy()
-    if accumulate:
-        xp.add.at(out, index, value)
-    else:
-        out[index] = value
+    try:
+        if accumulate:
+            xp.add.at(out, index, value)
+        else:
+            out[index] = value
+    except ValueError as e:     # NumPy checks the shapes before it writes anything
+        shape = getattr(value, "shape", ())
+        raise ShapeError(f"x[index] = value: a value of shape {list(shape)} cannot be written "
+                         f"into the selected region of a tensor of shape {list(x.shape)} ({e})"
+                         ) from None
     return out
+
+
+def _value_grad(g, index, accumulate, xp):
+    """The value's gradient: ``g`` at the written positions; where an integer index repeats,
+    only the write that NumPy keeps (the last) gets it, unless the writes accumulate."""
+    r = g[index]
+    if accumulate or _is_basic(index) or not _repeats(xp, index, g.shape):
+        return r
+    from .scatter import _last_writes
+    return r * _last_writes(xp, g.shape, index, r.shape)
+
+
+def _repeats(xp, index, shape):
+    items = index if isinstance(index, tuple) else (index,)
+    return any(getattr(i, "dtype", None) is not None and i.dtype.kind in "iu" and i.size > 1
+               for i in items)
 
 
 defop("index_put", _index_put, kind="index", result="same", method=False,
       grad=(lambda g, index, accumulate: _zero_region(g, index) if not accumulate else g,
-            lambda g, index: g[index]))
+            _value_grad))
 
 
 def _zero_region(g, index):
@@ -92,6 +115,13 @@ def index_put_(x, indices, value, accumulate=False):
     xp = x._place.xp
     return call_inplace(OPS["index_put"], [x, value],
                         {"index": _plain(tuple(indices), xp), "accumulate": accumulate})
+
+
+def index_put(x, indices, value, accumulate=False):
+    """Out-of-place ``index_put_``: a copy of ``x`` with ``value`` written at ``indices``."""
+    xp = x._place.xp
+    return call(OPS["index_put"], [x, value],
+                {"index": _plain(tuple(indices), xp), "accumulate": accumulate})
 
 
 Tensor.__getitem__ = getitem

@@ -35,6 +35,7 @@ from ..autograd.engine import OWNED
 from ..autograd.explain import leaf_error
 from ..autograd.grad_mode import _state
 from ..autograd.node import Node, save, save_copy
+from ..autograd.view_write import check_layout, internal_overlap
 from ..errors import DTypeError, InplaceError, MutogradError, OverlapError, ShapeError
 from ..memory import _cache
 from ..tensor import Tensor, _alias, _wrap
@@ -51,7 +52,7 @@ OPS = {}
 class OpNode(Node):
     """Backward node of a declared op; one subclass per op, named ``<Op>Backward``."""
 
-    __slots__ = ("attrs", "shapes", "dtypes", "xp")
+    __slots__ = ("attrs", "dtypes", "shapes", "xp")
     op = None
 
     def apply(self, g):
@@ -363,6 +364,8 @@ def bad_input(op, arrays, e):
     shapes = ", ".join(str(list(getattr(a, "shape", ()))) for a in arrays
                        if hasattr(a, "shape"))
     if isinstance(e, ValueError):
+        if "could not be broadcast" in str(e):
+            return ShapeError(f"{op.name}(): the shapes {shapes} do not broadcast")
         return ShapeError(f"{op.name}(): {e} (input shapes {shapes})")
     msg = str(e)
     if "not supported for the input types" in msg or "Cannot cast" in msg:
@@ -378,11 +381,13 @@ def _view_result(op, x, out, attrs):
     v._base = x._base if x._base is not None else x
     v._view_chain = (x._view_chain if x._base is not None else ()) + ((op, attrs),)
     v._view_version = x._counter.value
+    v._base_arr = v._base._data   # the base's layout now (Note [Views and their history])
     return v
 
 
-def _record(op, inputs, arrays, result, attrs, xp, x_copy):
-    """Attach op's backward node to ``result`` (Note [In-place saving] for ``x_copy``)."""
+def _record(op, inputs, arrays, result, attrs, xp, copies=None):
+    """Attach op's backward node to ``result``; ``copies``: input index -> saved copy taken
+    before an in-place write (Note [In-place saving])."""
     mask = 0
     edges = []
     grad_fns = op.grad_fns
@@ -399,8 +404,8 @@ def _record(op, inputs, arrays, result, attrs, xp, x_copy):
     for name in names:
         if name == "out":
             saved[name] = save(result)
-        elif x_copy is not None and op.index[name] == 0:
-            saved[name] = x_copy
+        elif copies is not None and op.index[name] in copies:
+            saved[name] = copies[op.index[name]]
         else:
             t = inputs[op.index[name]]
             saved[name] = save(t) if isinstance(t, Tensor) else arrays[op.index[name]]
@@ -446,22 +451,34 @@ def call_inplace(op, inputs, attrs):
         else:
             arrays.append(_as_array(x._place.xp, t))
     enabled = _state.enabled
-    if enabled and (x.grad_fn is None or x._base is not None):   # a non-leaf passes rule 4
-        check_leaf(x, op.iname)
+    if enabled:
+        if x.grad_fn is None or x._base is not None:   # a non-view non-leaf passes rule 4
+            check_leaf(x, op.iname)
+        if x._base is not None and not x._rg and x._base._rg:
+            # a view taken under no_grad() of a base that requires grad: the write changes the
+            # base, so it must enter the base's history (Note [Writing through a view])
+            x._refresh_view()
+            rg = True
     check_writable(op, x, arrays)
     xp = x._place.xp
-    x_copy = None
+    copies = None
+    overlap = _read_first(x._data, arrays, xp)
     # A write without a gradient formula into a tensor that requires grad gets a zero gradient.
     record = rg and enabled and (op.differentiable or x._rg)
-    if record and op.saves_x:
+    if record and (op.saves_x or overlap or x._base is not None):
         mask = 0
         for i, t in enumerate(inputs):
             if isinstance(t, Tensor) and t._rg and op.grad_fns[i] is not None:
                 mask |= 1 << i
-        if op.inputs[0] in op.plan(mask):   # Note [In-place saving]
-            arr = x._data.copy()
-            x_copy = save_copy(arr, memory.Storage(arr.nbytes, str(x._place)),
-                               x.__dict__.get("name"))
+        plan = op.plan(mask)
+        if x._base is not None:
+            check_layout(x)   # before the write: nothing changes if it is refused
+        for i in [0] + overlap:   # Note [In-place saving], Note [Inputs that overlap the output]
+            if op.inputs[i] in plan:
+                arr = x._data.copy() if i == 0 else arrays[i]
+                copies = copies or {}
+                copies[i] = save_copy(arr, memory.Storage(arr.nbytes, str(x._place)),
+                                      inputs[i].__dict__.get("name"))
     try:
         if op.ufunc is not None and attrs is op.defaults and xp is np:
             op.ufunc(*arrays, out=x._data)   # Note [Ufunc fast path] in ops/fastpath.py
@@ -471,22 +488,25 @@ def call_inplace(op, inputs, attrs):
         raise bad_input(op, arrays, e) from None
     x._counter.bump(op.iname)
     if record:
-        _stale_aliases(rebase(x, op, inputs, arrays, attrs, xp, x_copy), op, inputs, x)
+        rebase(x, op, inputs, arrays, attrs, xp, copies)
     return x
 
 
-def _stale_aliases(node, op, inputs, x):
-    """An input that shares ``x``'s storage (``y.mul_(y)``) was saved after the write, so its
-    saved data is the result, not the input: mark it saved at the version before the write, so
-    that backward raises (as PyTorch does) instead of computing a wrong gradient."""
-    saved = node.saved
-    if not saved:
-        return
-    for i in range(1, len(inputs)):
-        t = inputs[i]
-        rec = saved.get(op.inputs[i]) if isinstance(t, Tensor) else None
-        if rec is not None and type(rec) is tuple and rec[1] is x._counter:
-            saved[op.inputs[i]] = rec[:2] + (rec[2] - 1,) + rec[3:]
+def _read_first(xa, arrays, xp):
+    """Note [Inputs that overlap the output]: copy the inputs that share memory with ``xa``.
+
+    ``x[1:].add_(x[:-1])`` must read ``x[:-1]`` before the write, as NumPy does; and a saved input
+    that the write overwrites would give its gradient formula the new values. So each such input
+    is replaced by a copy taken before the write (kept for backward only when it is saved).
+    Returns the indices of the copied inputs.
+    """
+    found = []
+    for i in range(1, len(arrays)):
+        a = arrays[i]
+        if type(a) is xp.ndarray and a.size and xp.may_share_memory(a, xa):
+            arrays[i] = a.copy()
+            found.append(i)
+    return found
 
 
 def check_leaf(x, what):
@@ -506,7 +526,7 @@ def check_writable(op, x, arrays):
     if len(arrays) == 2 and op.result is None and op.kind == "elementwise":
         y = arrays[1]   # the common case, decided early: an input just like x, no aliasing
         if (type(y) is np.ndarray and y.shape == shape and y.dtype == xa.dtype
-                and 0 not in xa.strides):
+                and xa.flags.c_contiguous):   # contiguous: no element shares a location
             return
     simple = False
     if op.kind == "elementwise":
@@ -538,16 +558,12 @@ def check_writable(op, x, arrays):
         if rt != xa.dtype and not np.can_cast(rt, xa.dtype, "same_kind"):
             raise DTypeError(f"{op.name}_(): result type {rt} can't be cast to the desired "
                              f"output type {xa.dtype} of the tensor written in place")
-    if not op.fill and 0 in xa.strides and xa.size > 1 and _overlaps(xa):
+    if not op.fill and internal_overlap(xa):
         raise OverlapError(
             f"{op.name}_(): unsupported operation: more than one element of the written-to "
-            f"tensor refers to a single memory location (an expanded tensor, shape "
-            f"{list(shape)}, strides {list(xa.strides)}). Please clone() the tensor before "
-            f"performing the operation.")
-
-
-def _overlaps(a):
-    return any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
+            f"tensor refers to a single memory location (an expanded tensor or overlapping "
+            f"as_strided windows, shape {list(shape)}, strides {list(xa.strides)}). Please "
+            f"clone() the tensor before performing the operation.")
 
 
 def result_dtype(op, xa, arrays):
@@ -571,13 +587,13 @@ def result_dtype(op, xa, arrays):
     return rt
 
 
-def rebase(x, op, inputs, arrays, attrs, xp, x_copy):
+def rebase(x, op, inputs, arrays, attrs, xp, copies):
     """DESIGN.md rules 5 and 6: an in-place op becomes the new history of ``x`` (or its base)."""
     if x._base is not None:
         from ..autograd.view_write import rebase_view
-        return rebase_view(x, op, inputs, arrays, attrs, xp, x_copy)
+        return rebase_view(x, op, inputs, arrays, attrs, xp, copies)
     old = x.grad_fn
-    node = _record(op, inputs, arrays, x, attrs, xp, x_copy)
+    node = _record(op, inputs, arrays, x, attrs, xp, copies)
     if old is None and x._rg:
         node.next = (x,) + node.next[1:]   # cannot happen for leaves (rule 4); kept for safety
     if old is not None and old.retained is not None:
@@ -595,7 +611,7 @@ def rebase(x, op, inputs, arrays, attrs, xp, x_copy):
 class VarNode(Node):
     """Backward node of a variadic op: one gradient function returns every input's gradient."""
 
-    __slots__ = ("attrs", "shapes", "dtypes", "xp")
+    __slots__ = ("attrs", "dtypes", "shapes", "xp")
     op = None
 
     def apply(self, g):
@@ -712,6 +728,10 @@ def write_out(op, inputs, attrs, out):
     if tuple(out.shape) != tuple(result.shape):
         raise ShapeError(f"{op.name}(): out= has shape {list(out.shape)} but the result has "
                          f"shape {list(result.shape)}")
+    rt, ot = result._data.dtype, out._data.dtype
+    if rt != ot and not np.can_cast(rt, ot, "same_kind"):
+        raise DTypeError(f"{op.name}(): result type {rt} can't be cast to the desired output "
+                         f"type {ot} of out=")
     check_leaf(out, op.name + "(out=)")
     out._data[...] = result._data
     out._counter.bump(op.name + "(out=)")

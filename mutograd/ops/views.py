@@ -151,7 +151,7 @@ def _select(xp, x, *, axis, index):
     if not -n <= index < n:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(x.shape)} at dimension {a}")
-    return x[(slice(None),) * a + (index,)]
+    return x[(slice(None),) * a + (index, ...)]   # the Ellipsis keeps a 0-d result a view
 
 
 def _diagonal(xp, x, offset=0, axis1=0, axis2=1):
@@ -166,7 +166,10 @@ def _diagonal(xp, x, offset=0, axis1=0, axis2=1):
 
 
 def _getitem(xp, x, *, index):
-    return x[index]
+    r = x[index]
+    if type(r) is not type(x):    # all integers: NumPy gives a scalar; a 0-d view is wanted
+        r = x[(index if isinstance(index, tuple) else (index,)) + (...,)]
+    return r
 
 
 for _name, _fwd in (("narrow", _narrow), ("select", _select), ("diagonal", _diagonal),

@@ -8,7 +8,7 @@ import os
 import sys
 
 import mutograd as mg
-import mutograd.compat.tensor_ext  # noqa: F401  (registers set_value, listed too)
+import mutograd.compat.tensor_ext  # registers set_value, listed too
 from mutograd.ops import ALIASES, FUNCTIONS, OPS, metadata
 from mutograd.ops.registry import OpDef
 
@@ -26,10 +26,18 @@ Ops without a gradient are marked `-`.
 Both conventions are accepted where they do not clash: `axis=`/`dim=`, `keepdim`/`keepdims`,
 shapes as a list or as varargs, `gather(x, dim, index)` and `gather(x, index, axis)`,
 `index_select(x, dim, index)` and `index_select(x, index, axis)`, `take_along_axis(x, index,
-axis)`, `transpose(x, perm)` and `transpose(x, dim0, dim1)`. The in-place view ops (`reshape_`,
+axis)`, `transpose(x, perm)` and `transpose(x, dim0, dim1)`. Where they clash the main namespace
+follows PyTorch and `mutograd.compat.paddle` follows Paddle: `split(x, 2)` makes pieces of size 2,
+and `max(x, axis)` with an int axis returns `(values, indices)`. The in-place view ops (`reshape_`,
 `squeeze_`, `unsqueeze_`, `t_`, `transpose_`, `flatten_`) change the tensor's own shape and
 strides: no data moves, the version is not bumped, and the history is rebased onto the view op's
 node.
+
+Type promotion is NumPy's (NEP 50): Python scalars are weak (`float32 tensor + 1.5` stays
+float32, `int32 tensor + 1` stays int32), `int / int` gives a float, and two Python scalars given
+to `where` take the default dtypes (float32, int64). A shape or dtype the backend refuses raises
+`ShapeError` / `DTypeError` naming the op; an in-place op checks broadcasting and the result's
+dtype before it writes anything.
 
 """
 

@@ -168,7 +168,7 @@ def in_dynamic_mode():
     return True
 
 
-from . import autograd, device, nn  # noqa: F401  (paddle.autograd, paddle.device, paddle.nn)
+from . import autograd, device, io, nn, optimizer  # noqa: F401  (paddle.autograd, ...)
 from .device import get_device, is_compiled_with_cuda, set_device  # noqa: F401
 
 _set_dialect("paddle")

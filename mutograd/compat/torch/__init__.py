@@ -125,6 +125,6 @@ CharTensor = _legacy("CharTensor", _mg.int8)
 ByteTensor = _legacy("ByteTensor", _mg.uint8)
 BoolTensor = _legacy("BoolTensor", _mg.bool)
 
-from . import autograd, cuda, nn  # noqa: F401  (torch.autograd, torch.cuda, torch.nn)
+from . import autograd, cuda, nn, optim, utils  # noqa: F401  (torch.autograd, ...)
 
 _set_dialect("torch")

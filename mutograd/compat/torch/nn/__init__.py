@@ -1,2 +1,44 @@
-"""``torch.nn``: for now its ``functional`` module (layers and losses come with ``mutograd.nn``)."""
-from . import functional  # noqa: F401
+"""``torch.nn``: mutograd's modules, layers and losses under PyTorch's names.
+
+    >>> import mutograd.compat.torch as torch
+    >>> net = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU(inplace=True))
+    >>> [n for n, _ in net.named_parameters()]
+    ['0.weight', '0.bias']
+"""
+from ....nn import (  # noqa: F401
+                    ELU,
+                    GELU,
+                    AdaptiveAvgPool2d,
+                    AvgPool2d,
+                    BatchNorm1d,
+                    BatchNorm2d,
+                    BCELoss,
+                    BCEWithLogitsLoss,
+                    Conv2d,
+                    CrossEntropyLoss,
+                    Dropout,
+                    Embedding,
+                    Flatten,
+                    Identity,
+                    L1Loss,
+                    LayerNorm,
+                    LeakyReLU,
+                    Linear,
+                    LogSoftmax,
+                    MaxPool2d,
+                    Module,
+                    ModuleDict,
+                    ModuleList,
+                    MSELoss,
+                    NLLLoss,
+                    Parameter,
+                    ReLU,
+                    ReLU6,
+                    Sequential,
+                    Sigmoid,
+                    SiLU,
+                    SmoothL1Loss,
+                    Softmax,
+                    Tanh,
+)
+from . import functional, init, utils  # noqa: F401

@@ -8,6 +8,26 @@
 """
 import mutograd as _mg
 
+# layers and losses: mutograd.nn.functional's signatures are PyTorch's
+from ....nn.functional import (  # noqa: F401
+    adaptive_avg_pool2d,
+    avg_pool2d,
+    batch_norm,
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    conv2d,
+    cross_entropy,
+    dropout,
+    embedding,
+    l1_loss,
+    layer_norm,
+    linear,
+    max_pool2d,
+    mse_loss,
+    nll_loss,
+    one_hot,
+    smooth_l1_loss,
+)
 from ..._common import activation as _act
 
 relu = _act("relu", "max(x, 0); ``inplace=True`` writes into ``input`` and returns it.")
@@ -29,6 +49,40 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     return (_mg.clamp_ if inplace else _mg.clamp)(input, min_val, max_val)
 
 
+# ---- the rest of PyTorch's ``inplace=`` activations and dropouts (docs/inplace_api.md) ------
+from ....ops import functional_inplace as _fi  # (here, apart from the imports above)
+
+celu, selu, mish, hardsigmoid, threshold, rrelu = (_fi.celu, _fi.selu, _fi.mish,
+                                                   _fi.hardsigmoid, _fi.threshold, _fi.rrelu)
+# dropout itself comes from mutograd.nn.functional (imported above), with the same signature
+dropout1d, dropout2d, dropout3d = _fi.dropout1d, _fi.dropout2d, _fi.dropout3d
+alpha_dropout, feature_alpha_dropout = _fi.alpha_dropout, _fi.feature_alpha_dropout
+hardswish = _act("hardswish", "x * relu6(x + 3) / 6; ``inplace=True`` writes into ``input``.")
+
+
+def celu_(input, alpha=1.0):
+    """In-place :func:`celu`; returns ``input``."""
+    return _fi.celu(input, alpha, inplace=True)
+
+
+def selu_(input):
+    """In-place :func:`selu`; returns ``input``."""
+    return _fi.selu(input, inplace=True)
+
+
+def threshold_(input, threshold, value):
+    """In-place :func:`threshold`; returns ``input``."""
+    return _fi.threshold(input, threshold, value, inplace=True)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place :func:`hardtanh`; returns ``input``."""
+    return _fi.hardtanh(input, min_val, max_val, inplace=True)
+
+
+rrelu_ = _fi.rrelu_
+
+
 def softplus(input, beta=1.0, threshold=20.0):
     """log(1 + exp(beta * x)) / beta, linear above ``threshold``."""
     return _mg.softplus(input, beta=beta, threshold=threshold)
@@ -42,3 +96,4 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """Log-softmax along ``dim``."""
     return _mg.log_softmax(input, dim=-1 if dim is None else dim, dtype=dtype)
+

@@ -1,0 +1,249 @@
+"""Paddle's layer names and arguments over ``mutograd.nn``.
+
+Differences from the PyTorch-named layers that matter: ``Linear`` stores its weight as
+``[in_features, out_features]`` (Paddle's layout, ``y = x @ W + b``); BatchNorm's ``momentum`` is
+the weight of the old running statistic (0.9 means 0.1 of the new batch); ``AvgPool2D`` excludes
+padding from the mean by default (``exclusive=True``); ``SmoothL1Loss`` is Paddle's Huber form
+(``delta * smooth_l1(beta=delta)``); ``Layer.parameters()`` returns a list.
+"""
+from .... import nn as _nn
+from ....nn import functional as _F
+from ....nn import init as _init
+from . import functional as F
+
+
+class Layer(_nn.Module):
+    """``paddle.nn.Layer``: a Module whose ``parameters()`` is a list."""
+
+    def parameters(self, include_sublayers=True):
+        return list(super().parameters(recurse=include_sublayers))
+
+    def sublayers(self, include_self=False):
+        return [m for m in self.modules() if include_self or m is not self]
+
+    def create_parameter(self, shape, dtype=None, default_initializer=None, is_bias=False,
+                         attr=None):
+        """A new Parameter of ``shape``: zeros for a bias, Xavier-uniform otherwise."""
+        from ....ops.creation import zeros
+        p = _nn.Parameter(zeros(list(shape), dtype=dtype))
+        if default_initializer is not None:
+            default_initializer(p)
+        elif not is_bias and len(shape) >= 2:
+            _init.xavier_uniform_(p)
+        return p
+
+
+class Linear(Layer):
+    """``y = x @ weight + bias`` with ``weight`` of shape [in_features, out_features]."""
+
+    def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None, name=None):
+        super().__init__()
+        self.weight = self.create_parameter([in_features, out_features])
+        if bias_attr is False:
+            self.register_parameter("bias", None)
+        else:
+            self.bias = self.create_parameter([out_features], is_bias=True)
+
+    def forward(self, x):
+        return F.linear(x, self.weight, self.bias)
+
+
+def _no_bias(bias_attr):
+    return bias_attr is False
+
+
+class Conv2D(_nn.Conv2d, Layer):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
+                 data_format="NCHW"):
+        if data_format != "NCHW":
+            raise ValueError("only data_format='NCHW' is supported")
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias=not _no_bias(bias_attr), padding_mode=padding_mode)
+
+
+class _BatchNorm:
+    """Paddle's arguments; ``momentum`` is the weight of the old statistic (PyTorch: 1 - it)."""
+
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-5, weight_attr=None,
+                 bias_attr=None, data_format=None, use_global_stats=None, name=None):
+        super().__init__(num_features, eps=epsilon, momentum=1 - momentum)
+
+
+class BatchNorm1D(_BatchNorm, _nn.BatchNorm1d, Layer):
+    pass
+
+
+class BatchNorm2D(_BatchNorm, _nn.BatchNorm2d, Layer):
+    pass
+
+
+class LayerNorm(_nn.LayerNorm, Layer):
+    def __init__(self, normalized_shape, epsilon=1e-5, weight_attr=None, bias_attr=None,
+                 name=None):
+        super().__init__(normalized_shape, eps=epsilon)
+
+
+class Embedding(_nn.Embedding, Layer):
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, sparse=False,
+                 weight_attr=None, name=None):
+        super().__init__(num_embeddings, embedding_dim, padding_idx)
+
+
+class Dropout(_nn.Dropout, Layer):
+    def __init__(self, p=0.5, axis=None, mode="upscale_in_train", name=None):
+        if axis is not None or mode != "upscale_in_train":
+            raise ValueError("Dropout: only axis=None and mode='upscale_in_train' are supported")
+        super().__init__(p)
+
+
+class Flatten(_nn.Flatten, Layer):
+    def __init__(self, start_axis=1, stop_axis=-1):
+        super().__init__(start_axis, stop_axis)
+
+
+class MaxPool2D(_nn.MaxPool2d, Layer):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 return_mask=False, data_format="NCHW", name=None):
+        super().__init__(kernel_size, stride, padding)
+
+
+class AvgPool2D(_nn.AvgPool2d, Layer):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
+                 divisor_override=None, data_format="NCHW", name=None):
+        super().__init__(kernel_size, stride, padding, count_include_pad=not exclusive,
+                         divisor_override=divisor_override)
+
+
+class AdaptiveAvgPool2D(_nn.AdaptiveAvgPool2d, Layer):
+    def __init__(self, output_size, data_format="NCHW", name=None):
+        super().__init__(output_size)
+
+
+class ReLU(_nn.ReLU, Layer):
+    def __init__(self, name=None):
+        super().__init__()
+
+
+class ReLU6(_nn.ReLU6, Layer):
+    def __init__(self, name=None):
+        super().__init__()
+
+
+class Silu(_nn.SiLU, Layer):
+    def __init__(self, name=None):
+        super().__init__()
+
+
+class LeakyReLU(_nn.LeakyReLU, Layer):
+    def __init__(self, negative_slope=0.01, name=None):
+        super().__init__(negative_slope)
+
+
+class ELU(_nn.ELU, Layer):
+    def __init__(self, alpha=1.0, name=None):
+        super().__init__(alpha)
+
+
+class GELU(_nn.GELU, Layer):
+    def __init__(self, approximate=False, name=None):
+        super().__init__("tanh" if approximate else "none")
+
+
+class Sigmoid(_nn.Sigmoid, Layer):
+    pass
+
+
+class Tanh(_nn.Tanh, Layer):
+    pass
+
+
+class Softmax(_nn.Softmax, Layer):
+    def __init__(self, axis=-1, name=None):
+        super().__init__(axis)
+
+
+class Identity(_nn.Identity, Layer):
+    pass
+
+
+class Sequential(_nn.Sequential, Layer):
+    pass
+
+
+class LayerList(_nn.ModuleList, Layer):
+    pass
+
+
+class LayerDict(_nn.ModuleDict, Layer):
+    pass
+
+
+# ---- losses --------------------------------------------------------------------------------
+class CrossEntropyLoss(Layer):
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean", soft_label=False,
+                 axis=-1, use_softmax=True, label_smoothing=0.0, name=None):
+        super().__init__()
+        self.kw = {"weight": weight, "ignore_index": ignore_index, "reduction": reduction,
+                   "soft_label": soft_label, "axis": axis, "use_softmax": use_softmax,
+                   "label_smoothing": label_smoothing}
+
+    def forward(self, input, label):
+        return F.cross_entropy(input, label, **self.kw)
+
+
+class _Loss(Layer):
+    fn = None
+
+    def __init__(self, reduction="mean", name=None):
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input, label):
+        return type(self).fn(input, label, reduction=self.reduction)
+
+
+class MSELoss(_Loss):
+    fn = staticmethod(_F.mse_loss)
+
+
+class L1Loss(_Loss):
+    fn = staticmethod(_F.l1_loss)
+
+
+class SmoothL1Loss(Layer):
+    def __init__(self, reduction="mean", delta=1.0, name=None):
+        super().__init__()
+        self.reduction, self.delta = reduction, delta
+
+    def forward(self, input, label):
+        return F.smooth_l1_loss(input, label, self.reduction, self.delta)
+
+
+class NLLLoss(Layer):
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean", name=None):
+        super().__init__()
+        self.weight, self.ignore_index, self.reduction = weight, ignore_index, reduction
+
+    def forward(self, input, label):
+        return F.nll_loss(input, label, self.weight, self.ignore_index, self.reduction)
+
+
+class BCELoss(Layer):
+    def __init__(self, weight=None, reduction="mean", name=None):
+        super().__init__()
+        self.weight, self.reduction = weight, reduction
+
+    def forward(self, input, label):
+        return _F.binary_cross_entropy(input, label, self.weight, self.reduction)
+
+
+class BCEWithLogitsLoss(Layer):
+    def __init__(self, weight=None, reduction="mean", pos_weight=None, name=None):
+        super().__init__()
+        self.weight, self.reduction, self.pos_weight = weight, reduction, pos_weight
+
+    def forward(self, logit, label):
+        return _F.binary_cross_entropy_with_logits(logit, label, self.weight, self.reduction,
+                                                   self.pos_weight)
+

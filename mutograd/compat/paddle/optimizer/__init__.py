@@ -1,0 +1,164 @@
+"""``paddle.optimizer``: mutograd's in-place optimizers with Paddle's arguments
+(``learning_rate=``, ``parameters=``, ``beta1``/``beta2``/``epsilon``, ``grad_clip=``) and methods
+(``clear_grad``, ``minimize``, ``get_lr``, ``set_lr``, ``set_state_dict``).
+
+``learning_rate`` may be a number or a scheduler from ``paddle.optimizer.lr``, read at every
+``step()`` (call the scheduler's ``step()`` yourself, as in Paddle).
+
+    >>> import mutograd.compat.paddle as paddle
+    >>> w = paddle.nn.Parameter(paddle.ones([2]))
+    >>> opt = paddle.optimizer.SGD(learning_rate=0.5, parameters=[w])
+    >>> (w * w).sum().backward()
+    >>> opt.step(); opt.clear_grad()
+    >>> w.tolist()
+    [0.0, 0.0]
+"""
+from .... import optim as _optim
+from . import lr
+
+
+class _Paddle:
+    """What every Paddle optimizer adds to the mutograd one it extends."""
+
+    def _paddle_setup(self, learning_rate, parameters, grad_clip=None):
+        if grad_clip is not None and not hasattr(grad_clip, "_clip"):
+            raise TypeError(f"grad_clip must be a paddle.nn.ClipGradByGlobalNorm, ClipGradByNorm "
+                            f"or ClipGradByValue, got {type(grad_clip).__name__}")
+        self._grad_clip = grad_clip
+        if parameters is None:
+            raise ValueError("parameters argument given to the optimizer should not be None "
+                             "in dygraph mode (pass parameters=model.parameters())")
+        self._scheduler = learning_rate if isinstance(learning_rate, lr.LRScheduler) else None
+        base = learning_rate() if self._scheduler is not None else float(learning_rate)
+        return list(parameters), base
+
+    def step(self):
+        """Update the parameters in place (the learning rate read from the scheduler)."""
+        if self._scheduler is not None:
+            for g in self.param_groups:
+                g["lr"] = self._scheduler()
+        if self._grad_clip is not None:
+            self._grad_clip._clip([p for g in self.param_groups for p in g["params"]
+                                   if p.grad is not None])
+        return super().step()
+
+    def clear_grad(self, set_to_zero=True):
+        """Zero the gradients in place (``set_to_zero=False``: drop them)."""
+        self.zero_grad(set_to_none=not set_to_zero)
+
+    clear_gradients = clear_grad
+
+    def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
+        """``loss.backward()`` then :meth:`step`."""
+        loss.backward()
+        self.step()
+
+    def get_lr(self):
+        return self._scheduler() if self._scheduler is not None else \
+            self.param_groups[0]["lr"]
+
+    def set_lr(self, value):
+        if self._scheduler is not None:
+            raise RuntimeError("optimizer's learning rate can't be LRScheduler when invoke "
+                               "this API, because this will lead to conflict.")
+        for g in self.param_groups:
+            g["lr"] = float(value)
+
+    def set_state_dict(self, state_dict):
+        self.load_state_dict(state_dict)
+
+
+def _decay(weight_decay):
+    """A float, None or an ``L2Decay``-like object with ``coeff``."""
+    if weight_decay is None:
+        return 0.0
+    return float(getattr(weight_decay, "coeff", weight_decay))
+
+
+class SGD(_Paddle, _optim.SGD):
+    def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None,
+                 name=None):
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
+        _optim.SGD.__init__(self, ps, lr=base, weight_decay=_decay(weight_decay))
+
+
+class Momentum(_Paddle, _optim.SGD):
+    def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False,
+                 weight_decay=None, grad_clip=None, name=None):
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
+        _optim.SGD.__init__(self, ps, lr=base, momentum=momentum, nesterov=use_nesterov,
+                            weight_decay=_decay(weight_decay))
+
+
+class Adam(_Paddle, _optim.Adam):
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 parameters=None, weight_decay=None, grad_clip=None, lazy_mode=False,
+                 multi_precision=False, amsgrad=False, name=None):
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
+        _optim.Adam.__init__(self, ps, lr=base, betas=(beta1, beta2), eps=epsilon,
+                             weight_decay=_decay(weight_decay), amsgrad=amsgrad)
+
+
+class AdamW(_Paddle, _optim.AdamW):
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 parameters=None, weight_decay=0.01, lr_ratio=None, apply_decay_param_fun=None,
+                 grad_clip=None, lazy_mode=False, multi_precision=False, amsgrad=False,
+                 name=None):
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
+        _optim.AdamW.__init__(self, ps, lr=base, betas=(beta1, beta2), eps=epsilon,
+                              weight_decay=_decay(weight_decay), amsgrad=amsgrad)
+
+
+class Adagrad(_Paddle, _optim.Adagrad):
+    def __init__(self, learning_rate=0.001, epsilon=1e-6, parameters=None, weight_decay=None,
+                 grad_clip=None, initial_accumulator_value=0.0, name=None):
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
+        _optim.Adagrad.__init__(self, ps, lr=base, eps=epsilon, weight_decay=_decay(weight_decay),
+                                initial_accumulator_value=initial_accumulator_value)
+
+
+class RMSProp(_Paddle, _optim.Optimizer):
+    """Paddle's RMSProp: ``epsilon`` inside the square root, and the momentum buffer accumulates
+    ``lr * g / sqrt(v + eps)`` (so it differs from ``torch.optim.RMSprop`` by design)."""
+
+    n_workspace = 3
+
+    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-6, momentum=0.0,
+                 centered=False, parameters=None, weight_decay=None, grad_clip=None, name=None):
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
+        _optim.Optimizer.__init__(self, ps, {"lr": base, "rho": rho, "epsilon": epsilon,
+                                             "momentum": momentum, "centered": centered,
+                                             "weight_decay": _decay(weight_decay)})
+
+    def _init_state(self, p, state, group):
+        state["mean_square"] = self._buffer(p)
+        state["moment"] = self._buffer(p)
+        if group["centered"]:
+            state["mean_grad"] = self._buffer(p)
+
+    def _update(self, p, g, state, group, ws, xp):
+        from ....optim.algorithms import _add_square, _grad, _lerp
+        rho = group["rho"]
+        d = _grad(p, g, group, ws[0])
+        ms = state["mean_square"]._data
+        ms *= rho
+        _add_square(ms, d, 1 - rho, ws[1])
+        denom = ws[1]
+        denom[...] = ms
+        if group["centered"]:
+            mg_ = state["mean_grad"]._data
+            _lerp(mg_, d, 1 - rho, ws[2])
+            ws[2][...] = mg_
+            ws[2] *= mg_
+            denom -= ws[2]
+        denom += group["epsilon"]
+        xp.sqrt(denom, out=denom)
+        mom = state["moment"]._data
+        mom *= group["momentum"]
+        q = xp.divide(d, denom, out=ws[2])
+        q *= group["lr"]
+        mom += q
+        p -= mom
+
+
+__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Momentum", "RMSProp", "lr"]

@@ -1,0 +1,99 @@
+"""DataLoader: batches of a dataset, optionally shuffled with a seed, collated into tensors."""
+import numpy as np
+
+from ..tensor import Tensor, _wrap
+
+
+def default_collate(batch):
+    """Stack a list of samples: tensors and arrays along a new first axis, numbers into a tensor,
+    and tuples, lists and dicts element by element.
+
+        >>> import mutograd as mg
+        >>> x, y = mg.data.default_collate([(mg.zeros([2]), 1), (mg.ones([2]), 0)])
+        >>> x.shape, y.tolist()
+        ([2, 2], [1, 0])
+    """
+    first = batch[0]
+    if isinstance(first, Tensor):
+        return _wrap(first._place.xp.stack([b._data for b in batch]), first)
+    if isinstance(first, np.ndarray):
+        return _wrap(np.stack(batch))
+    if isinstance(first, (bool, int, float, np.number)):
+        arr = np.asarray(batch)
+        if arr.dtype == np.float64 and not isinstance(first, np.float64):
+            arr = arr.astype(np.float32)
+        return _wrap(arr)
+    if isinstance(first, dict):
+        return {k: default_collate([b[k] for b in batch]) for k in first}
+    if isinstance(first, tuple) and hasattr(first, "_fields"):
+        return type(first)(*(default_collate(list(s)) for s in zip(*batch)))
+    if isinstance(first, (tuple, list)):
+        if any(len(b) != len(first) for b in batch):
+            raise ValueError("each element in the batch should be of equal size")
+        return type(first)(default_collate(list(s)) for s in zip(*batch)) if isinstance(
+            first, tuple) else [default_collate(list(s)) for s in zip(*batch)]
+    if isinstance(first, (str, bytes)):
+        return list(batch)
+    raise TypeError(f"default_collate: batch must contain tensors, arrays, numbers, dicts or "
+                    f"lists; found {type(first).__name__}")
+
+
+class DataLoader:
+    """Iterate over ``dataset`` in batches.
+
+    ``shuffle=True`` draws a new order each epoch from a generator seeded with ``seed`` (or from
+    ``mutograd.seed``'s generator when ``seed`` is None), so runs are reproducible.
+
+        >>> import mutograd as mg
+        >>> ds = mg.data.TensorDataset(mg.arange(10))
+        >>> [b[0].tolist() for b in mg.data.DataLoader(ds, batch_size=4, drop_last=True)]
+        [[0, 1, 2, 3], [4, 5, 6, 7]]
+    """
+
+    def __init__(self, dataset, batch_size=1, shuffle=False, drop_last=False, collate_fn=None,
+                 seed=None, num_workers=0, generator=None, **kw):
+        if batch_size is not None and (not isinstance(batch_size, int) or batch_size <= 0):
+            raise ValueError(f"batch_size should be a positive integer value, but got "
+                             f"batch_size={batch_size}")
+        self.dataset, self.batch_size = dataset, batch_size
+        self.shuffle, self.drop_last = shuffle, drop_last
+        self.collate_fn = collate_fn or default_collate
+        self._rng = np.random.default_rng(seed) if seed is not None else None
+
+    def _order(self):
+        n = len(self.dataset)
+        if not self.shuffle:
+            return np.arange(n)
+        if self._rng is not None:
+            return self._rng.permutation(n)
+        from .. import random
+        return random.generator().permutation(n)
+
+    def __iter__(self):
+        order = self._order()
+        bs = self.batch_size
+        if bs is None:
+            for i in order:
+                yield self.dataset[int(i)]
+            return
+        fast = _tensor_rows(self.dataset)
+        for start in range(0, len(order), bs):
+            idx = order[start:start + bs]
+            if len(idx) < bs and self.drop_last:
+                return
+            if fast is not None and self.collate_fn is default_collate:
+                # a TensorDataset: one gather per tensor instead of a Python loop over samples
+                yield tuple(_wrap(t._data[idx], t) for t in fast)
+            else:
+                yield self.collate_fn([self.dataset[int(i)] for i in idx])
+
+    def __len__(self):
+        n = len(self.dataset)
+        if self.batch_size is None:
+            return n
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+
+def _tensor_rows(ds):
+    from .dataset import TensorDataset
+    return ds.tensors if type(ds) is TensorDataset else None

@@ -1,0 +1,88 @@
+"""``mutograd.nn``: modules, layers, losses, ``functional`` and ``init``.
+
+    >>> import mutograd as mg
+    >>> from mutograd import nn
+    >>> net = nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(inplace=True),
+    ...                     nn.MaxPool2d(2), nn.Flatten(), nn.Linear(8 * 4 * 4, 10))
+    >>> net(mg.randn([2, 1, 8, 8])).shape
+    [2, 10]
+"""
+from . import functional, init
+from .layers import (
+                     ELU,
+                     GELU,
+                     AdaptiveAvgPool2d,
+                     AvgPool2d,
+                     BatchNorm1d,
+                     BatchNorm2d,
+                     BCELoss,
+                     BCEWithLogitsLoss,
+                     Conv2d,
+                     CrossEntropyLoss,
+                     Dropout,
+                     Embedding,
+                     Flatten,
+                     Identity,
+                     L1Loss,
+                     LayerNorm,
+                     LeakyReLU,
+                     Linear,
+                     LogSoftmax,
+                     MaxPool2d,
+                     ModuleDict,
+                     ModuleList,
+                     MSELoss,
+                     NLLLoss,
+                     ReLU,
+                     ReLU6,
+                     Sequential,
+                     Sigmoid,
+                     SiLU,
+                     SmoothL1Loss,
+                     Softmax,
+                     Tanh,
+)
+from .module import Module, Parameter, StateDictError
+from .utils import clip_grad_norm_, clip_grad_value_
+
+__all__ = [
+                     "ELU",
+                     "GELU",
+                     "AdaptiveAvgPool2d",
+                     "AvgPool2d",
+                     "BCELoss",
+                     "BCEWithLogitsLoss",
+                     "BatchNorm1d",
+                     "BatchNorm2d",
+                     "Conv2d",
+                     "CrossEntropyLoss",
+                     "Dropout",
+                     "Embedding",
+                     "Flatten",
+                     "Identity",
+                     "L1Loss",
+                     "LayerNorm",
+                     "LeakyReLU",
+                     "Linear",
+                     "LogSoftmax",
+                     "MSELoss",
+                     "MaxPool2d",
+                     "Module",
+                     "ModuleDict",
+                     "ModuleList",
+                     "NLLLoss",
+                     "Parameter",
+                     "ReLU",
+                     "ReLU6",
+                     "Sequential",
+                     "SiLU",
+                     "Sigmoid",
+                     "SmoothL1Loss",
+                     "Softmax",
+                     "StateDictError",
+                     "Tanh",
+                     "clip_grad_norm_",
+                     "clip_grad_value_",
+                     "functional",
+                     "init",
+]

@@ -1,0 +1,469 @@
+"""``mutograd.nn.functional``: layers, activations and losses as functions.
+
+Everything here is built from declared ops (``mutograd.ops`` and ``mutograd.ops.nn_ops``), so
+gradients, version checks and memory accounting come from the op table. ``inplace=True`` uses the
+op's in-place form (``relu_``, ...): the result is the input object, no new storage.
+
+    >>> import mutograd as mg
+    >>> import mutograd.nn.functional as F
+    >>> x = mg.randn([2, 3])
+    >>> F.relu(x, inplace=True) is x
+    True
+"""
+from .. import random
+from ..autograd.grad_mode import no_grad
+from ..errors import ShapeError
+from ..ops import (
+    OPS,
+    call,
+    call_inplace,
+    nn_ops,  # noqa: F401  (registers conv2d, pooling, normalize, embedding)
+)
+from ..ops.composite import log_softmax as _log_softmax
+from ..ops.composite import softmax as _softmax
+from ..tensor import Tensor, _wrap
+
+__all__ = [
+    "adaptive_avg_pool2d",
+    "avg_pool2d",
+    "batch_norm",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "conv2d",
+    "cross_entropy",
+    "dropout",
+    "elu",
+    "elu_",
+    "embedding",
+    "gelu",
+    "l1_loss",
+    "layer_norm",
+    "leaky_relu",
+    "leaky_relu_",
+    "linear",
+    "log_softmax",
+    "max_pool2d",
+    "mse_loss",
+    "nll_loss",
+    "one_hot",
+    "relu",
+    "relu6",
+    "relu_",
+    "sigmoid",
+    "silu",
+    "smooth_l1_loss",
+    "softmax",
+    "tanh",
+]
+
+
+def _pair(v, name):
+    if isinstance(v, int):
+        return (v, v)
+    v = tuple(int(a) for a in v)
+    if len(v) != 2:
+        raise ValueError(f"{name} must be an int or a pair of ints, got {v}")
+    return v
+
+
+def _batched(x, name):
+    """A 3-D (C, H, W) input as a batch of one, and a function that undoes it."""
+    if x.ndim == 4:
+        return x, lambda y: y
+    if x.ndim == 3:
+        return call(OPS["unsqueeze"], [x], {"axis": 0}), lambda y: call(
+            OPS["squeeze"], [y], {"axis": 0})
+    raise ShapeError(f"{name}: expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got shape "
+                     f"{list(x.shape)}")
+
+
+def _add_channel_bias_(out, bias):
+    """Add a per-channel bias into a fresh result in place (the result is ours: no new buffer)."""
+    shape = [1] * out.ndim
+    shape[1 if out.ndim > 1 else 0] = -1
+    return call_inplace(OPS["add"], [out, call(OPS["reshape"], [bias], {"shape": tuple(shape)})],
+                        OPS["add"].defaults)
+
+
+# ---- layers --------------------------------------------------------------------------------
+def linear(x, weight, bias=None):
+    """``x @ weight.T + bias`` (PyTorch's weight layout: out_features x in_features)."""
+    out = call(OPS["matmul"], [x, call(OPS["t"], [weight], {})], {})
+    if bias is not None:
+        call_inplace(OPS["add"], [out, bias], OPS["add"].defaults)
+    return out
+
+
+def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution (cross-correlation) of (N, C, H, W) with (O, C/groups, kh, kw) weights.
+
+    ``padding`` may be an int, a pair, ``'valid'`` or ``'same'`` (stride 1).
+    """
+    x, undo = _batched(x, "conv2d")
+    stride, dilation = _pair(stride, "stride"), _pair(dilation, "dilation")
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = (0, 0)
+        elif padding == "same":
+            if stride != (1, 1):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+            kh, kw = weight.shape[2:]
+            total = (dilation[0] * (kh - 1), dilation[1] * (kw - 1))
+            if total[0] % 2 or total[1] % 2:
+                raise ValueError("padding='same' needs an odd (dilated) kernel size here")
+            padding = (total[0] // 2, total[1] // 2)
+        else:
+            raise ValueError(f"padding must be an int, a pair, 'valid' or 'same', got {padding!r}")
+    if weight.ndim != 4:
+        raise ShapeError(f"conv2d: weight must be 4-D (out, in/groups, kh, kw), got shape "
+                         f"{list(weight.shape)}")
+    if groups < 1 or weight.shape[0] % groups:
+        raise ValueError(f"conv2d: out_channels {weight.shape[0]} must be divisible by "
+                         f"groups={groups}")
+    out = call(OPS["conv2d"], [x, weight], {"stride": stride, "padding": _pair(padding, "padding"),
+                                            "dilation": dilation, "groups": groups})
+    if bias is not None:
+        _add_channel_bias_(out, bias)
+    return undo(out)
+
+
+def _pool_args(kernel_size, stride, padding):
+    k = _pair(kernel_size, "kernel_size")
+    s = k if stride is None or stride == [] else _pair(stride, "stride")
+    p = _pair(padding, "padding")
+    if p[0] > k[0] // 2 or p[1] > k[1] // 2:
+        raise ValueError(f"pad should be at most half of effective kernel size, got padding={p} "
+                         f"and kernel_size={k}")
+    return k, s, p
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Maximum over windows; the gradient goes to each window's first maximum."""
+    if ceil_mode or return_indices:
+        raise ValueError("max_pool2d: ceil_mode and return_indices are not supported")
+    x, undo = _batched(x, "max_pool2d")
+    k, s, p = _pool_args(kernel_size, stride, padding)
+    return undo(call(OPS["max_pool2d"], [x], {"kernel_size": k, "stride": s, "padding": p,
+                                              "dilation": _pair(dilation, "dilation")}))
+
+
+def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """Mean over windows (zero padding counted unless ``count_include_pad=False``)."""
+    if ceil_mode:
+        raise ValueError("avg_pool2d: ceil_mode is not supported")
+    x, undo = _batched(x, "avg_pool2d")
+    k, s, p = _pool_args(kernel_size, stride, padding)
+    return undo(call(OPS["avg_pool2d"], [x], {
+        "kernel_size": k, "stride": s, "padding": p, "count_include_pad": count_include_pad,
+        "divisor_override": divisor_override}))
+
+
+def adaptive_avg_pool2d(x, output_size):
+    """Mean over the bins that divide H and W into ``output_size`` (None keeps a size)."""
+    x, undo = _batched(x, "adaptive_avg_pool2d")
+    if isinstance(output_size, int):
+        output_size = (output_size, output_size)
+    size = tuple(x.shape[2 + i] if s is None else int(s) for i, s in enumerate(output_size))
+    return undo(call(OPS["adaptive_avg_pool2d"], [x], {"output_size": size}))
+
+
+def _affine(out, weight, bias, axis_shape):
+    if weight is not None:
+        w = call(OPS["reshape"], [weight], {"shape": axis_shape})
+        out = call_inplace(OPS["mul"], [out, w], {}) if _owned(out) else out * w
+    if bias is not None:
+        b = call(OPS["reshape"], [bias], {"shape": axis_shape})
+        out = call_inplace(OPS["add"], [out, b], OPS["add"].defaults)
+    return out
+
+
+def _owned(t):
+    # normalize saves its input, not its output, so writing into its fresh result is safe
+    return t._base is None
+
+
+def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Normalise over every axis but the channels (axis 1); in training, update the running
+    statistics in place (under ``no_grad``) with the batch mean and unbiased variance."""
+    if x.ndim < 2:
+        raise ShapeError(f"batch_norm: expected at least 2-D input (N, C, ...), got shape "
+                         f"{list(x.shape)}")
+    axes = (0,) + tuple(range(2, x.ndim))
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    if training or running_mean is None:
+        n = x.numel() // x.shape[1]
+        if n <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                             f"size {list(x.shape)}")
+        out = call(OPS["normalize"], [x], {"axis": axes, "eps": eps})
+        if training and running_mean is not None:
+            with no_grad():
+                xd = x._data
+                running_mean.mul_(1 - momentum).add_(_wrap(xd.mean(axis=axes)), alpha=momentum)
+                running_var.mul_(1 - momentum).add_(_wrap(xd.var(axis=axes, ddof=1)),
+                                                    alpha=momentum)
+    else:
+        mean = call(OPS["reshape"], [running_mean], {"shape": shape})
+        inv = call(OPS["rsqrt"], [call(OPS["reshape"], [running_var + eps], {"shape": shape})],
+                   {})
+        out = (x - mean) * inv
+    return _affine(out, weight, bias, shape)
+
+
+def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalise over the last ``len(normalized_shape)`` axes, then scale and shift."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    k = len(normalized_shape)
+    if tuple(x.shape[x.ndim - k:]) != tuple(normalized_shape):
+        raise ShapeError(f"layer_norm: input of shape {list(x.shape)} does not end with "
+                         f"normalized_shape {list(normalized_shape)}")
+    out = call(OPS["normalize"], [x], {"axis": tuple(range(x.ndim - k, x.ndim)), "eps": eps})
+    return _affine(out, weight, bias, tuple(normalized_shape))
+
+
+def dropout(x, p=0.5, training=True, inplace=False):
+    """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)``."""
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return x
+    xp = x._place.xp
+    keep = random.generator().random(x.shape) >= p
+    scale = keep.astype(x._data.dtype)
+    if p < 1:
+        scale /= 1 - p
+    mask = _wrap(xp.asarray(scale))
+    return call_inplace(OPS["mul"], [x, mask], {}) if inplace else call(OPS["mul"], [x, mask], {})
+
+
+def embedding(indices, weight, padding_idx=None, max_norm=None):
+    """Rows of ``weight`` at ``indices`` (the gradient at ``padding_idx`` is zero)."""
+    if max_norm is not None:
+        raise ValueError("embedding: max_norm is not supported")
+    idx = indices._data if isinstance(indices, Tensor) else indices
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"embedding: indices must be integers, got {idx.dtype}")
+    n = weight.shape[0]
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise IndexError(f"embedding: index out of range for a table of {n} rows "
+                         f"(got indices in [{int(idx.min())}, {int(idx.max())}])")
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += n
+    return call(OPS["embedding"], [weight, indices], {"padding_idx": padding_idx})
+
+
+def one_hot(x, num_classes=-1):
+    """Integer class indices as a one-hot int64 tensor with a trailing class axis."""
+    idx = x._data
+    n = int(idx.max()) + 1 if num_classes < 0 else num_classes
+    xp = x._place.xp
+    return _wrap((idx[..., None] == xp.arange(n)).astype(xp.int64), x)
+
+
+# ---- activations ---------------------------------------------------------------------------
+def _act(name):
+    op = OPS[name]
+
+    def f(x, inplace=False, **attrs):
+        a = dict(op.defaults)
+        a.update(attrs)
+        return call_inplace(op, [x], a) if inplace else call(op, [x], a)
+    f.__name__ = name
+    f.__doc__ = f"``{name}`` with ``inplace=True`` for the in-place form (no new storage)."
+    return f
+
+
+relu, relu6, elu, silu = _act("relu"), _act("relu6"), _act("elu"), _act("silu")
+_leaky = _act("leaky_relu")
+
+
+def leaky_relu(x, negative_slope=0.01, inplace=False):
+    """``x`` where positive, ``negative_slope * x`` elsewhere."""
+    return _leaky(x, inplace=inplace, negative_slope=negative_slope)
+
+
+def elu_(x, alpha=1.0):
+    return elu(x, inplace=True, alpha=alpha)
+
+
+def relu_(x):
+    return relu(x, inplace=True)
+
+
+def leaky_relu_(x, negative_slope=0.01):
+    return leaky_relu(x, negative_slope, inplace=True)
+
+
+def gelu(x, approximate="none"):
+    """Gaussian error linear unit (``approximate='tanh'`` for the tanh form)."""
+    return call(OPS["gelu"], [x], {"approximate": approximate})
+
+
+def sigmoid(x):
+    return call(OPS["sigmoid"], [x], {})
+
+
+def tanh(x):
+    return call(OPS["tanh"], [x], {})
+
+
+def softmax(x, dim=None, dtype=None, axis=-1):
+    return _softmax(x, axis=axis if dim is None else dim, dtype=dtype)
+
+
+def log_softmax(x, dim=None, dtype=None, axis=-1):
+    return _log_softmax(x, axis=axis if dim is None else dim, dtype=dtype)
+
+
+# ---- losses --------------------------------------------------------------------------------
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _reduce(loss, reduction):
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction!r} is not a valid value for reduction; use one of "
+                         f"{', '.join(_REDUCTIONS)}")
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
+
+
+def _check_same_shape(x, target, name):
+    if tuple(x.shape) != tuple(target.shape):
+        raise ShapeError(f"{name}: target size {list(target.shape)} is different from the "
+                         f"input size {list(x.shape)}")
+
+
+def _classes_last(x):
+    """(N, C, d1, ...) as (N*d1*..., C), and the batch shape (N, d1, ...)."""
+    if x.ndim == 1:
+        return call(OPS["unsqueeze"], [x], {"axis": 0}), ()
+    if x.ndim == 2:
+        return x, (x.shape[0],)
+    perm = (0,) + tuple(range(2, x.ndim)) + (1,)
+    moved = call(OPS["permute"], [x], {"perm": perm})
+    batch = (x.shape[0],) + tuple(x.shape[2:])
+    return call(OPS["reshape"], [moved], {"shape": (-1, x.shape[1])}), batch
+
+
+def nll_loss(logp, target, weight=None, ignore_index=-100, reduction="mean"):
+    """Negative log-likelihood of class indices ``target`` under log-probabilities ``logp``
+    (N, C, ...); ``weight`` per class; targets equal to ``ignore_index`` count for nothing."""
+    return _nll(logp, target, weight, ignore_index, reduction, 0.0)
+
+
+def _nll(logp, target, weight, ignore_index, reduction, smoothing):
+    flat, batch = _classes_last(logp)
+    m, c = flat.shape
+    xp = logp._place.xp
+    t = (target._data if isinstance(target, Tensor) else xp.asarray(target)).reshape(-1)
+    if t.dtype.kind not in "iu":
+        raise TypeError(f"expected target of integer class indices, got dtype {t.dtype}")
+    if t.shape[0] != m:
+        raise ShapeError(f"Expected input batch_size ({m}) to match target batch_size "
+                         f"({t.shape[0]})")
+    valid = t != ignore_index
+    safe = xp.where(valid, t, 0)
+    if safe.size and (safe.min() < 0 or safe.max() >= c):
+        raise IndexError(f"Target {int(t[valid & ((t < 0) | (t >= c))][0])} is out of bounds "
+                         f"for {c} classes")
+    wc = xp.ones(c, flat._data.dtype) if weight is None else weight._data.astype(
+        flat._data.dtype)
+    wt = wc[safe] * valid               # the weight of each sample's target (0 when ignored)
+    picked = call(OPS["index"], [flat], {"index": (xp.arange(m), safe)})
+    loss = picked * _wrap(-wt)
+    if smoothing:
+        smooth = call(OPS["sum"], [flat * _wrap(wc)], {"axis": -1, "keepdim": False})
+        smooth = smooth * _wrap(-valid.astype(wt.dtype))
+        loss = loss * (1 - smoothing) + smooth * (smoothing / c)
+    if reduction == "none":
+        return call(OPS["reshape"], [loss], {"shape": batch})
+    total = loss.sum()
+    if reduction == "sum":
+        return total
+    if reduction != "mean":
+        _reduce(loss, reduction)
+    return total / float(wt.sum())
+
+
+def cross_entropy(x, target, weight=None, ignore_index=-100, reduction="mean",
+                  label_smoothing=0.0):
+    """Cross-entropy of logits ``x`` (N, C, ...) against class indices, or against class
+    probabilities of ``x``'s shape; with ``label_smoothing`` in [0, 1]."""
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"label_smoothing must be between 0.0 and 1.0, got {label_smoothing}")
+    logp = _log_softmax(x, axis=1 if x.ndim > 1 else 0)
+    if isinstance(target, Tensor) and target._data.dtype.kind == "f":
+        _check_same_shape(x, target, "cross_entropy")
+        c = x.shape[1] if x.ndim > 1 else x.shape[0]
+        prob = target
+        if label_smoothing:
+            prob = target * (1 - label_smoothing) + label_smoothing / c
+        if weight is not None:
+            shape = (1, -1) + (1,) * (x.ndim - 2) if x.ndim > 1 else (-1,)
+            prob = prob * call(OPS["reshape"], [weight], {"shape": shape})
+        loss = -call(OPS["sum"], [logp * prob], {"axis": 1 if x.ndim > 1 else 0,
+                                                  "keepdim": False})
+        return _reduce(loss, reduction)
+    return _nll(logp, target, weight, ignore_index, reduction, label_smoothing)
+
+
+def mse_loss(x, target, reduction="mean"):
+    """Mean squared error."""
+    _check_same_shape(x, target, "mse_loss")
+    d = x - target
+    return _reduce(d * d, reduction)
+
+
+def l1_loss(x, target, reduction="mean"):
+    """Mean absolute error."""
+    _check_same_shape(x, target, "l1_loss")
+    return _reduce(call(OPS["abs"], [x - target], {}), reduction)
+
+
+def smooth_l1_loss(x, target, reduction="mean", beta=1.0):
+    """Huber-like loss: ``0.5 d^2 / beta`` where ``|d| < beta``, ``|d| - 0.5 beta`` elsewhere."""
+    _check_same_shape(x, target, "smooth_l1_loss")
+    if beta < 0:
+        raise ValueError(f"smooth_l1_loss: beta must be non-negative, got {beta}")
+    a = call(OPS["abs"], [x - target], {})
+    if beta == 0:
+        return _reduce(a, reduction)
+    # with q = min(|d|, beta) both branches are 0.5 q^2 / beta + (|d| - q)
+    quad = call(OPS["clamp"], [a], {"min": None, "max": beta})
+    return _reduce(quad * quad * (0.5 / beta) + (a - quad), reduction)
+
+
+def binary_cross_entropy(p, target, weight=None, reduction="mean"):
+    """Binary cross-entropy of probabilities ``p`` (logs clamped at -100, as PyTorch)."""
+    _check_same_shape(p, target, "binary_cross_entropy")
+    pd = p._data
+    if pd.size and (pd.min() < 0 or pd.max() > 1):
+        raise ValueError("binary_cross_entropy: all elements of input should be between 0 "
+                         "and 1")
+    log_p = call(OPS["clamp"], [call(OPS["log"], [p], {})], {"min": -100.0, "max": None})
+    log_q = call(OPS["clamp"], [call(OPS["log"], [1 - p], {})], {"min": -100.0, "max": None})
+    loss = -(target * log_p + (1 - target) * log_q)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(x, target, weight=None, reduction="mean", pos_weight=None):
+    """Sigmoid + binary cross-entropy in one stable formula:
+    ``(1 - t) x + (1 + (pw - 1) t) * (log1p(exp(-|x|)) + relu(-x))``."""
+    _check_same_shape(x, target, "binary_cross_entropy_with_logits")
+    sp = call(OPS["log1p"], [call(OPS["exp"], [-call(OPS["abs"], [x], {})], {})], {}) + call(
+        OPS["relu"], [-x], {})     # softplus(-x) = -log(sigmoid(x))
+    if pos_weight is None:
+        loss = (1 - target) * x + sp
+    else:
+        loss = (1 - target) * x + (1 + (pos_weight - 1) * target) * sp
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+

@@ -1,0 +1,384 @@
+"""Module and Parameter: the containers of trainable state.
+
+A :class:`Parameter` is a Tensor that is a leaf requiring grad. A :class:`Module` registers the
+Parameters, buffers (tensors that are state but not trained, such as BatchNorm's running mean) and
+sub-modules assigned to its attributes, so ``named_parameters()``, ``state_dict()``, ``train()``
+and ``zero_grad()`` walk the whole tree.
+
+    >>> import mutograd as mg
+    >>> from mutograd import nn
+    >>> net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    >>> [name for name, _ in net.named_parameters()]
+    ['0.weight', '0.bias', '2.weight', '2.bias']
+
+``load_state_dict`` copies into the existing tensors in place (their identity, and so an
+optimizer's references to them, survive), and refuses missing, unexpected or mis-shaped keys with
+one error that lists them all, before anything is written.
+"""
+from collections import OrderedDict, namedtuple
+
+from ..autograd.grad_mode import no_grad
+from ..errors import MutogradError
+from ..tensor import Tensor, _alias, _wrap
+
+
+class StateDictError(MutogradError, RuntimeError, KeyError):
+    """A state dict that does not fit a module: missing, unexpected or mis-shaped entries."""
+
+    def __str__(self):   # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class Parameter(Tensor):
+    """A Tensor that is a module's trainable state: a leaf that requires grad by default.
+
+    ``Parameter(t)`` shares ``t``'s storage and version counter (no copy).
+    """
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            data = _wrap(_empty())
+        elif not isinstance(data, Tensor):
+            data = Tensor(data)
+        p = _alias(data, data._data)
+        p.__class__ = cls
+        if requires_grad:
+            p.requires_grad = True
+        return p
+
+    def __init__(self, data=None, requires_grad=True):
+        pass   # everything is set in __new__ (Tensor.__init__ would allocate a copy)
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    __str__ = __repr__
+
+
+def _empty():
+    import numpy as np
+    return np.empty((0,), np.float32)
+
+
+_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+class Module:
+    """Base class of layers and models: override ``forward`` and assign sub-modules, Parameters
+    and buffers as attributes in ``__init__`` (after ``super().__init__()``)."""
+
+    def __init__(self):
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent", set())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_forward_pre_hooks", {})
+        object.__setattr__(self, "_forward_hooks", {})
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} must define forward()")
+
+    def __call__(self, *args, **kwargs):
+        for hook in list(self._forward_pre_hooks.values()):
+            new = hook(self, args)
+            if new is not None:
+                args = new if isinstance(new, tuple) else (new,)
+        out = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks.values()):
+            new = hook(self, args, out)
+            if new is not None:
+                out = new
+        return out
+
+    def register_forward_pre_hook(self, hook):
+        """Call ``hook(module, args)`` before ``forward``; it may return new args."""
+        return _Handle(self._forward_pre_hooks, hook)
+
+    def register_forward_hook(self, hook):
+        """Call ``hook(module, args, output)`` after ``forward``; it may return a new output.
+
+            >>> import mutograd as mg
+            >>> lin = mg.nn.Linear(2, 3)
+            >>> seen = []
+            >>> h = lin.register_forward_hook(lambda m, args, out: seen.append(out.shape))
+            >>> _ = lin(mg.ones([4, 2])); h.remove(); _ = lin(mg.ones([1, 2]))
+            >>> seen
+            [[4, 3]]
+        """
+        return _Handle(self._forward_hooks, hook)
+
+    # ---- registration -----------------------------------------------------------------------
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        if "_parameters" not in d:
+            raise AttributeError(f"cannot assign {name!r} before Module.__init__() was called")
+        if isinstance(value, Parameter):
+            _forget(d, name)
+            d["_parameters"][name] = value
+        elif isinstance(value, Module):
+            _forget(d, name)
+            d["_modules"][name] = value
+        elif name in d["_parameters"] or name in d["_buffers"] or name in d["_modules"]:
+            table = next(t for t in ("_parameters", "_buffers", "_modules") if name in d[t])
+            kind = {"_parameters": "mutograd.nn.Parameter", "_buffers": "Tensor",
+                    "_modules": "Module"}[table]
+            ok = value is None or (table == "_buffers" and isinstance(value, Tensor))
+            if not ok:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as {table[1:-1]} "
+                                f"'{name}' ({kind} or None expected)")
+            d[table][name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        d = self.__dict__
+        for table in ("_parameters", "_buffers", "_modules"):
+            if table in d and name in d[table]:
+                return d[table][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name):
+        for table in ("_parameters", "_buffers", "_modules"):
+            if name in self.__dict__[table]:
+                del self.__dict__[table][name]
+                return
+        object.__delattr__(self, name)
+
+    def register_parameter(self, name, param):
+        """Add a Parameter (or None, a declared but absent parameter) under ``name``."""
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter "
+                            f"'{name}' (mutograd.nn.Parameter or None required)")
+        self._check_name(name)
+        self.__dict__.pop(name, None)
+        self._parameters[name] = param
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """Add a tensor that is state but not trained; ``persistent=False`` keeps it out of
+        ``state_dict``."""
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
+                            f"(Tensor or None required)")
+        self._check_name(name)
+        self.__dict__.pop(name, None)
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent.discard(name)
+        else:
+            self._non_persistent.add(name)
+
+    def add_module(self, name, module):
+        """Add a sub-module under ``name``."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        self._check_name(name)
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def _check_name(self, name):
+        if not isinstance(name, str) or not name or "." in name:
+            raise KeyError(f"module, parameter and buffer names must be non-empty strings "
+                           f"without '.', got {name!r}")
+
+    # ---- traversal --------------------------------------------------------------------------
+    def named_modules(self, memo=None, prefix=""):
+        """``(name, module)`` for this module and every sub-module, each once."""
+        memo = set() if memo is None else memo
+        if id(self) in memo:
+            return
+        memo.add(id(self))
+        yield prefix, self
+        for name, m in self._modules.items():
+            if m is not None:
+                yield from m.named_modules(memo, f"{prefix}.{name}" if prefix else name)
+
+    def modules(self):
+        return (m for _, m in self.named_modules())
+
+    def named_children(self):
+        return ((n, m) for n, m in self._modules.items() if m is not None)
+
+    def children(self):
+        return (m for _, m in self.named_children())
+
+    def _named(self, table, prefix, recurse):
+        seen = set()
+        mods = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        for mname, m in mods:
+            for name, t in getattr(m, table).items():
+                if t is None or id(t) in seen:
+                    continue
+                seen.add(id(t))
+                yield (f"{mname}.{name}" if mname else name), t
+
+    def named_parameters(self, prefix="", recurse=True):
+        """``(dotted name, Parameter)`` pairs, each parameter once (shared ones too)."""
+        return self._named("_parameters", prefix, recurse)
+
+    def parameters(self, recurse=True):
+        return (p for _, p in self.named_parameters(recurse=recurse))
+
+    def named_buffers(self, prefix="", recurse=True):
+        return self._named("_buffers", prefix, recurse)
+
+    def buffers(self, recurse=True):
+        return (b for _, b in self.named_buffers(recurse=recurse))
+
+    def apply(self, fn):
+        """Call ``fn(m)`` on every sub-module, then on this one (e.g. custom initialisation)."""
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    # ---- modes and gradients ----------------------------------------------------------------
+    def train(self, mode=True):
+        """Training mode (dropout drops, batch norm uses and updates batch statistics)."""
+        for m in self.modules():
+            object.__setattr__(m, "training", bool(mode))
+        return self
+
+    def eval(self):
+        """Evaluation mode: ``train(False)``."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        """Drop every parameter's ``.grad`` (or zero it in place with ``set_to_none=False``)."""
+        for p in self.parameters():
+            _zero_grad(p, set_to_none)
+
+    def clear_gradients(self, set_to_zero=False):
+        """Paddle's name for :meth:`zero_grad`."""
+        self.zero_grad(set_to_none=not set_to_zero)
+
+    # ---- state ------------------------------------------------------------------------------
+    def state_dict(self, destination=None, prefix="", keep_vars=False):
+        """Parameters and persistent buffers by dotted name (detached aliases: no copies)."""
+        out = OrderedDict() if destination is None else destination
+        for mname, m in self.named_modules(prefix=prefix.rstrip(".")):
+            p = f"{mname}." if mname else ""
+            for name, t in m._parameters.items():
+                if t is not None:
+                    out[p + name] = t if keep_vars else t.detach()
+            for name, t in m._buffers.items():
+                if t is not None and name not in m._non_persistent:
+                    out[p + name] = t if keep_vars else t.detach()
+        return out
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Copy ``state_dict`` into this module's tensors in place.
+
+        Raises :class:`StateDictError` listing missing keys (strict), unexpected keys (strict)
+        and shape mismatches, before any tensor is written. Returns ``(missing_keys,
+        unexpected_keys)``.
+        """
+        own = self.state_dict(keep_vars=True)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        problems = []
+        for k, t in own.items():
+            if k in state_dict:
+                v = state_dict[k]
+                shape = tuple(getattr(v, "shape", ()))
+                if shape != tuple(t.shape):
+                    problems.append(f"size mismatch for {k}: copying a param with shape "
+                                    f"{list(shape)} from checkpoint, the shape in current model "
+                                    f"is {list(t.shape)}.")
+        if strict:
+            if unexpected:
+                problems.insert(0, "Unexpected key(s) in state_dict: "
+                                + ", ".join(f'"{k}"' for k in unexpected) + ".")
+            if missing:
+                problems.insert(0, "Missing key(s) in state_dict: "
+                                + ", ".join(f'"{k}"' for k in missing) + ".")
+        if problems:
+            raise StateDictError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                                 + "\n\t".join(problems))
+        with no_grad():
+            for k, t in own.items():
+                if k in state_dict:
+                    v = state_dict[k]
+                    t[...] = v._data if isinstance(v, Tensor) else v
+        return _IncompatibleKeys(missing, unexpected)
+
+    set_state_dict = load_state_dict
+
+    def to(self, *args, **kwargs):
+        """Cast and/or move every parameter and buffer (``to(dtype)``, ``to('cpu')``); the
+        Parameter objects are kept, so optimizers built before still hold them."""
+        with no_grad():
+            for t in list(self.parameters()) + list(self.buffers()):
+                if t._data.dtype.kind not in "fc" and _casts(args, kwargs):
+                    continue   # as PyTorch, a dtype cast leaves integer buffers alone
+                new = t.to(*args, **kwargs)
+                if new is not t:
+                    t.data = new
+        return self
+
+    def float(self):
+        from .. import dtypes
+        return self.to(dtypes.float32)
+
+    def double(self):
+        from .. import dtypes
+        return self.to(dtypes.float64)
+
+    def cpu(self):
+        return self.to("cpu")
+
+    # ---- printing ---------------------------------------------------------------------------
+    def extra_repr(self):
+        return ""
+
+    def __repr__(self):
+        lines = []
+        for name, m in self._modules.items():
+            sub = repr(m).replace("\n", "\n  ")
+            lines.append(f"({name}): {sub}")
+        head = f"{type(self).__name__}({self.extra_repr()}"
+        if not lines:
+            return head + ")"
+        return head + "\n  " + "\n  ".join(lines) + "\n)"
+
+
+class _Handle:
+    """What ``register_*_hook`` returns: ``remove()`` takes the hook out again."""
+
+    _next = 0
+
+    def __init__(self, table, hook):
+        _Handle._next += 1
+        self.table, self.key = table, _Handle._next
+        table[self.key] = hook
+
+    def remove(self):
+        self.table.pop(self.key, None)
+
+
+def _forget(d, name):
+    for table in ("_parameters", "_buffers", "_modules"):
+        d[table].pop(name, None)
+    d.pop(name, None)
+
+
+def _casts(args, kwargs):
+    from ..tensor_methods import _is_dtype
+    return "dtype" in kwargs or any(_is_dtype(a) for a in args if not isinstance(a, Tensor))
+
+
+def _zero_grad(p, set_to_none):
+    if p.grad is None:
+        return
+    if set_to_none:
+        p.__dict__["_grad"] = None
+    else:
+        with no_grad():
+            p.grad.zero_()
+

@@ -1,0 +1,170 @@
+"""In-place fills: random distributions (``cauchy_``, ``geometric_``, ``log_normal_``,
+``random_``) and diagonals (``fill_diagonal_``, ``fill_diagonal_tensor_``).
+
+Random fills are declared ops without a gradient, like ``normal_``/``uniform_`` in creation.py:
+they bump the version, obey the leaf rule, and a tensor that requires grad gets a zero gradient
+for what it held before (the new values do not depend on it). They draw from the generator that
+``mutograd.seed`` seeds, so runs are reproducible.
+"""
+import numpy as np
+
+from .. import random
+from ..errors import ShapeError
+from .creation import _fill_from, _no_extra
+from .registry import OPS, call_inplace, defop
+from .views import _diagonal
+
+
+def _cauchy(xp, x, loc=0.0, scale=1.0, out=None):
+    return _fill_from(out, loc + scale * random.generator().standard_cauchy(x.shape))
+
+
+def _geometric(xp, x, probs=0.5, out=None):
+    if not 0 < probs <= 1:
+        raise ValueError(f"geometric_: the success probability must be in (0, 1], got {probs}")
+    # the number of Bernoulli trials up to and including the first success: 1, 2, 3, ...
+    return _fill_from(out, random.generator().geometric(probs, x.shape))
+
+
+def _log_normal(xp, x, mean=1.0, std=2.0, out=None):
+    if std <= 0:
+        raise ValueError(f"log_normal_: std must be positive, got {std}")
+    return _fill_from(out, random.generator().lognormal(mean, std, x.shape))
+
+
+def _random_ints(xp, x, low=0, high=None, out=None):
+    dt = x.dtype
+    if high is None:    # the whole range the dtype holds exactly
+        if dt.kind == "f":
+            high = 2 ** np.finfo(dt).nmant + 1
+        elif dt.kind == "b":
+            high = 2
+        else:
+            high = int(np.iinfo(dt).max) + 1
+    if low >= high:
+        raise ValueError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
+                         f"to={high}")
+    if dt.kind in "iu" and (low < np.iinfo(dt).min or high - 1 > np.iinfo(dt).max):
+        raise ValueError(f"random_: the range [{low}, {high}) does not fit in {dt}")
+    return _fill_from(out, random.generator().integers(low, high, x.shape, dtype=np.int64
+                                                       if high <= 2 ** 63 else np.uint64))
+
+
+for _name, _fwd in (("cauchy", _cauchy), ("geometric", _geometric),
+                    ("log_normal", _log_normal), ("random", _random_ints)):
+    defop(_name, _fwd, result="same", method="inplace")
+
+
+def cauchy_(x, loc=None, scale=None, *, median=None, sigma=None, generator=None, name=None):
+    """Fill ``x`` with Cauchy samples (Paddle ``loc``/``scale``, PyTorch ``median``/``sigma``)."""
+    loc = loc if loc is not None else (median if median is not None else 0.0)
+    scale = scale if scale is not None else (sigma if sigma is not None else 1.0)
+    return call_inplace(OPS["cauchy"], [x], {"loc": loc, "scale": scale})
+
+
+def geometric_(x, probs=None, *, p=None, generator=None, name=None):
+    """Fill ``x`` with geometric samples (trials to the first success; ``probs`` or ``p``)."""
+    probs = probs if probs is not None else p
+    if probs is None:
+        raise TypeError("geometric_() missing required argument 'probs' (or 'p')")
+    return call_inplace(OPS["geometric"], [x], {"probs": probs})
+
+
+def log_normal_(x, mean=1.0, std=2.0, *, generator=None, name=None):
+    """Fill ``x`` with samples whose logarithm is normal(``mean``, ``std``)."""
+    return call_inplace(OPS["log_normal"], [x], {"mean": mean, "std": std})
+
+
+def random_(x, *args, generator=None, **kw):
+    """``random_()``, ``random_(to)`` or ``random_(from, to)``: integers in ``[from, to)``;
+    without ``to``, the whole range the dtype holds exactly (``2**24`` for float32)."""
+    low = kw.pop("from", kw.pop("from_", None))      # PyTorch's keyword, Paddle's keyword
+    high = kw.pop("to", None)
+    _no_extra(kw, "random_")
+    if len(args) == 1:
+        high = args[0]
+    elif len(args) == 2:
+        low, high = args
+    elif args:
+        raise TypeError(f"random_() takes at most 2 positional arguments ({len(args)} given)")
+    return call_inplace(OPS["random"], [x], {"low": 0 if low is None else low, "high": high})
+
+
+# ---- diagonals -------------------------------------------------------------------------------
+def _diag_index(shape, offset, wrap):
+    """Flat positions of the diagonal ``(i, i + offset)`` of a matrix, or ``(i, i, ..., i)``."""
+    if len(shape) < 2:
+        raise ShapeError(f"fill_diagonal_: the tensor must have at least 2 dimensions, got "
+                         f"{len(shape)}")
+    if len(shape) > 2:
+        if len(set(shape)) != 1:
+            raise ShapeError(f"fill_diagonal_: all dimensions must be equal when the tensor "
+                             f"has more than 2, got {list(shape)}")
+        step = sum(int(np.prod(shape[k + 1:])) for k in range(len(shape)))
+        return np.arange(shape[0]) * step
+    n, m = shape
+    if wrap and offset == 0 and n > m:
+        return np.arange(0, n * m, m + 1)     # restart below every m + 1 rows, as NumPy does
+    rows = np.arange(n)
+    cols = rows + offset
+    keep = (cols >= 0) & (cols < m)
+    return rows[keep] * m + cols[keep]
+
+
+def _fill_diagonal(xp, x, value, offset=0, wrap=False, out=None):
+    idx = _diag_index(x.shape, offset, wrap)
+    if out is None:
+        out = x.copy()
+    out.reshape(-1)[idx] = value
+    return out
+
+
+def _zero_diagonal(g, offset, wrap, xp):
+    g = g.copy()
+    g.reshape(-1)[_diag_index(g.shape, offset, wrap)] = 0
+    return g
+
+
+defop("fill_diagonal", _fill_diagonal, kind="other", result="same",
+      grad=(_zero_diagonal, lambda g, offset, wrap: g.reshape(-1)[
+          _diag_index(g.shape, offset, wrap)].sum()))
+
+
+def fill_diagonal_(x, value=None, offset=0, wrap=False, *, fill_value=None, name=None):
+    """Fill the diagonal of ``x`` with ``value`` in place; returns ``x``.
+
+    Paddle's ``fill_diagonal_(value, offset=0, wrap=False)`` and PyTorch's
+    ``fill_diagonal_(fill_value, wrap=False)``: a bool in second place is PyTorch's ``wrap``.
+    """
+    if isinstance(offset, bool):
+        offset, wrap = 0, offset
+    value = fill_value if value is None else value
+    if value is None:
+        raise TypeError("fill_diagonal_() missing required argument 'value' (or 'fill_value')")
+    return call_inplace(OPS["fill_diagonal"], [x, value], {"offset": offset, "wrap": wrap})
+
+
+def _fill_diagonal_tensor(xp, x, y, offset=0, dim1=0, dim2=1, out=None):
+    d = _diagonal(xp, x, offset, dim1, dim2)
+    try:
+        fits = xp.broadcast_shapes(d.shape, y.shape) == d.shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ShapeError(f"fill_diagonal_tensor_: y of shape {list(y.shape)} does not fit the "
+                         f"diagonal of shape {list(d.shape)}")
+    if out is None:
+        out = x.copy()
+    _diagonal(xp, out, offset, dim1, dim2)[...] = y
+    return out
+
+
+def _diag_zeroed(g, offset, dim1, dim2, xp):
+    g = g.copy()
+    _diagonal(xp, g, offset, dim1, dim2)[...] = 0
+    return g
+
+
+defop("fill_diagonal_tensor", _fill_diagonal_tensor, kind="other", result="same",
+      grad=(_diag_zeroed, lambda g, offset, dim1, dim2, xp: _diagonal(xp, g, offset, dim1,
+                                                                      dim2).copy()))

@@ -1,0 +1,198 @@
+"""Ops of neural-network layers: convolution, pooling, normalisation, embedding lookup.
+
+Each is one ``defop`` declaration (forward + gradient), as in the other op modules. Windows are
+strided views of the input (``sliding_window_view``): no Python loop runs over pixels; the only
+loops run over the few positions of a kernel (to scatter a window gradient back) and over nothing
+else. The public, PyTorch-shaped wrappers live in ``mutograd.nn.functional``.
+
+Note [Kernel-position scatter]
+    The gradient of a windowed op w.r.t. its input adds every window's gradient back into the
+    (padded) input. Window element ``(i, j)`` of all windows at once is the strided slice
+    ``[i*dh : i*dh + sh*(OH-1) + 1 : sh, j*dw : ... : sw]`` of the padded input, so a loop over
+    the ``kh*kw`` kernel positions, each a vectorised ``+=`` on a strided view, does the scatter.
+"""
+import math
+
+from ..errors import ShapeError
+from .registry import defop
+
+
+def _windows(xp, x, kernel, stride, padding, dilation, pad_value=0.0):
+    """``x`` (N, C, H, W) as windows (N, C, OH, OW, kh, kw): a strided view when unpadded."""
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    if ph or pw:
+        x = xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=pad_value)
+    eh, ew = dh * (kh - 1) + 1, dw * (kw - 1) + 1
+    if x.shape[2] < eh or x.shape[3] < ew:
+        raise ShapeError(f"the (padded) input of spatial size {list(x.shape[2:])} is smaller "
+                         f"than the (dilated) kernel size {[eh, ew]}")
+    win = xp.lib.stride_tricks.sliding_window_view(x, (eh, ew), axis=(2, 3))
+    return win[:, :, ::sh, ::sw, ::dh, ::dw]
+
+
+def _scatter(xp, gwin, x_shape, kernel, stride, padding, dilation):
+    """The input gradient from window gradients (N, C, OH, OW, kh, kw); Note [Kernel-position
+    scatter]."""
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    n, c, h, w = x_shape
+    oh, ow = gwin.shape[2:4]
+    gx = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), gwin.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            gx[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
+               j * dw:j * dw + sw * (ow - 1) + 1:sw] += gwin[:, :, :, :, i, j]
+    return gx[:, :, ph:ph + h, pw:pw + w]
+
+
+# ---- convolution ---------------------------------------------------------------------------
+def _conv2d(xp, x, weight, *, stride, padding, dilation, groups):
+    n, c = x.shape[:2]
+    o, cg, kh, kw = weight.shape
+    if c != cg * groups:
+        raise ShapeError(f"conv2d: expected input with {cg * groups} channels (weight "
+                         f"{list(weight.shape)}, groups={groups}), got {c} channels")
+    win = _windows(xp, x, (kh, kw), stride, padding, dilation)
+    oh, ow = win.shape[2:4]
+    win = win.reshape(n, groups, cg, oh, ow, kh, kw)
+    w = weight.reshape(groups, o // groups, cg, kh, kw)
+    out = xp.einsum("ngchwij,gocij->ngohw", win, w, optimize=True)
+    return out.reshape(n, o, oh, ow)
+
+
+def _conv2d_grad_x(g, x_shape, weight, stride, padding, dilation, groups, xp):
+    n, c = x_shape[:2]
+    o, cg, kh, kw = weight.shape
+    oh, ow = g.shape[2:]
+    gg = g.reshape(n, groups, o // groups, oh, ow)
+    w = weight.reshape(groups, o // groups, cg, kh, kw)
+    gwin = xp.einsum("ngohw,gocij->ngchwij", gg, w, optimize=True).reshape(n, c, oh, ow, kh, kw)
+    return _scatter(xp, gwin, x_shape, (kh, kw), stride, padding, dilation)
+
+
+def _conv2d_grad_w(g, x, weight_shape, stride, padding, dilation, groups, xp):
+    n = x.shape[0]
+    o, cg, kh, kw = weight_shape
+    win = _windows(xp, x, (kh, kw), stride, padding, dilation)
+    oh, ow = win.shape[2:4]
+    win = win.reshape(n, groups, cg, oh, ow, kh, kw)
+    gg = g.reshape(n, groups, o // groups, oh, ow)
+    return xp.einsum("ngchwij,ngohw->gocij", win, gg, optimize=True).reshape(weight_shape)
+
+
+defop("conv2d", _conv2d, kind="other", inplace=False, method=False,
+      grad=(_conv2d_grad_x, _conv2d_grad_w))
+
+
+# ---- pooling -------------------------------------------------------------------------------
+def _max_pool2d(xp, x, *, kernel_size, stride, padding, dilation):
+    return _windows(xp, x, kernel_size, stride, padding, dilation, -math.inf).max(axis=(-2, -1))
+
+
+def _max_pool2d_grad(g, x, kernel_size, stride, padding, dilation, xp):
+    # all of a window's gradient goes to its first maximum (the element PyTorch picks)
+    win = _windows(xp, x, kernel_size, stride, padding, dilation, -math.inf)
+    kh, kw = kernel_size
+    arg = win.reshape(win.shape[:4] + (kh * kw,)).argmax(axis=-1)
+    gwin = xp.zeros(win.shape, g.dtype)
+    for k in range(kh * kw):
+        gwin[..., k // kw, k % kw] = xp.where(arg == k, g, 0)
+    return _scatter(xp, gwin, x.shape, kernel_size, stride, padding, dilation)
+
+
+defop("max_pool2d", _max_pool2d, kind="other", inplace=False, method=False,
+      grad=_max_pool2d_grad)
+
+
+def _avg_divisor(xp, x_shape, kernel_size, stride, padding, count_include_pad, divisor_override,
+                 dtype):
+    if divisor_override:
+        return divisor_override
+    if count_include_pad or not any(padding):
+        return kernel_size[0] * kernel_size[1]
+    ones = xp.ones((1, 1) + tuple(x_shape[2:]), dtype)
+    return _windows(xp, ones, kernel_size, stride, padding, (1, 1)).sum(axis=(-2, -1))
+
+
+def _avg_pool2d(xp, x, *, kernel_size, stride, padding, count_include_pad=True,
+                divisor_override=None):
+    win = _windows(xp, x, kernel_size, stride, padding, (1, 1))
+    div = _avg_divisor(xp, x.shape, kernel_size, stride, padding, count_include_pad,
+                       divisor_override, x.dtype)
+    return (win.sum(axis=(-2, -1)) / div).astype(x.dtype, copy=False)
+
+
+def _avg_pool2d_grad(g, x_shape, kernel_size, stride, padding, count_include_pad,
+                     divisor_override, xp):
+    div = _avg_divisor(xp, x_shape, kernel_size, stride, padding, count_include_pad,
+                       divisor_override, g.dtype)
+    share = g / div
+    gwin = xp.broadcast_to(share[..., None, None], share.shape + tuple(kernel_size))
+    return _scatter(xp, gwin, x_shape, kernel_size, stride, padding, (1, 1))
+
+
+defop("avg_pool2d", _avg_pool2d, kind="other", inplace=False, method=False,
+      grad=_avg_pool2d_grad)
+
+
+def _bins(xp, n_in, n_out, dtype):
+    """The (n_out, n_in) averaging matrix of adaptive pooling: bin i spans
+    [floor(i*n_in/n_out), ceil((i+1)*n_in/n_out))."""
+    m = xp.zeros((n_out, n_in), dtype)
+    for i in range(n_out):      # a loop over output bins (a few), not over pixels
+        lo, hi = (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
+        m[i, lo:hi] = 1.0 / (hi - lo)
+    return m
+
+
+def _adaptive_avg_pool2d(xp, x, *, output_size):
+    ah = _bins(xp, x.shape[-2], output_size[0], x.dtype)
+    aw = _bins(xp, x.shape[-1], output_size[1], x.dtype)
+    return xp.einsum("nchw,ph,qw->ncpq", x, ah, aw, optimize=True)
+
+
+def _adaptive_avg_pool2d_grad(g, x_shape, output_size, xp):
+    ah = _bins(xp, x_shape[-2], output_size[0], g.dtype)
+    aw = _bins(xp, x_shape[-1], output_size[1], g.dtype)
+    return xp.einsum("ncpq,ph,qw->nchw", g, ah, aw, optimize=True)
+
+
+defop("adaptive_avg_pool2d", _adaptive_avg_pool2d, kind="other", inplace=False, method=False,
+      grad=_adaptive_avg_pool2d_grad)
+
+
+# ---- normalisation -------------------------------------------------------------------------
+def _normalize(xp, x, *, axis, eps):
+    """``(x - mean) / sqrt(var + eps)`` over ``axis`` (biased variance), batch/layer norm's core."""
+    mean = x.mean(axis=axis, keepdims=True)
+    var = x.var(axis=axis, keepdims=True)
+    out = xp.subtract(x, mean)
+    out /= xp.sqrt(var + eps)
+    return out
+
+
+def _normalize_grad(g, x, axis, eps, xp):
+    mean = x.mean(axis=axis, keepdims=True)
+    inv = 1.0 / xp.sqrt(x.var(axis=axis, keepdims=True) + eps)
+    xhat = (x - mean) * inv
+    return inv * (g - g.mean(axis=axis, keepdims=True)
+                  - xhat * (g * xhat).mean(axis=axis, keepdims=True))
+
+
+defop("normalize", _normalize, kind="other", inplace=False, method=False, grad=_normalize_grad)
+
+
+# ---- embedding -----------------------------------------------------------------------------
+def _embedding(xp, weight, indices, *, padding_idx=None):
+    return xp.take(weight, indices, axis=0)
+
+
+def _embedding_grad(g, weight_shape, indices, padding_idx, xp):
+    z = xp.zeros(weight_shape, g.dtype)
+    xp.add.at(z, indices, g)      # repeated indices accumulate
+    if padding_idx is not None:
+        z[padding_idx] = 0
+    return z
+
+
+defop("embedding", _embedding, kind="other", inplace=False, method=False,
+      grad=(_embedding_grad, None))

@@ -1,0 +1,444 @@
+"""Writes at computed positions: index_add, index_fill, index_copy, scatter, scatter_add,
+masked_scatter and put (``x[index] = value`` and ``index_put`` are in indexing.py).
+
+Each is one ``defop`` declaration, so it gets an out-of-place function, an in-place ``op_`` form,
+a backward node and the in-place machinery (leaf rule, version bump, writes through views). The
+public functions below only read both calling conventions and pass the declared op its inputs:
+
+    x.index_add_(0, index, source, alpha=2)      # PyTorch: (dim, index, source)
+    mg.index_add(x, index, 0, source)             # Paddle: (index, axis, value)
+    x.scatter_(1, index, src, reduce="add")
+    x.put_(index, source, accumulate=True)
+
+Gradients: the written tensor's gradient passes through except where a value was replaced (there
+it is zero); a source's gradient is the incoming gradient gathered at the positions it went to.
+Where an index repeats, ``index_add``/``scatter_add``/``put(accumulate=True)`` add every
+contribution and the assigning forms keep the last write, as NumPy does, and only that write
+receives a gradient.
+"""
+import numpy as np
+
+from ..errors import ShapeError
+from ..tensor import Tensor
+from .registry import OPS, call, call_inplace, defop
+from .shaping import _full_index
+
+
+def _check_index(xp, index, what):
+    if index.dtype.kind not in "iu":
+        raise TypeError(f"{what}: the index must be an integer tensor, got dtype {index.dtype}")
+
+
+def _along(ndim, axis, index):
+    """The NumPy index that picks ``index`` along ``axis`` (all of every other axis)."""
+    return (slice(None),) * (axis % ndim) + (index,)
+
+
+def _last_writes(xp, shape, index, n_shape):
+    """For an assignment ``a[index] = v`` (``v`` of shape ``n_shape``): which writes survive."""
+    n = 1
+    for d in n_shape:
+        n *= d
+    order = xp.arange(n).reshape(n_shape)
+    ids = xp.full(shape, -1, dtype=order.dtype)
+    ids[index] = order
+    return ids[index] == order
+
+
+def _has_repeats(xp, index):
+    flat = xp.ravel(index)
+    return flat.size > 1 and xp.unique(flat).size < flat.size
+
+
+# ---- index_add / index_copy / index_fill ----------------------------------------------------
+def _axis_source(x, index, source, axis, what):
+    if index.ndim > 1:
+        raise ShapeError(f"{what}: index must be at most 1-D, got shape {list(index.shape)}")
+    a = axis % max(x.ndim, 1)
+    want = x.shape[:a] + (index.size,) + x.shape[a + 1:]
+    if getattr(source, "shape", want) not in (want, ()):
+        raise ShapeError(f"{what}: source has shape {list(source.shape)} but indexing "
+                         f"{index.size} entries along dimension {a} of a tensor of shape "
+                         f"{list(x.shape)} needs shape {list(want)}")
+
+
+def _index_add(xp, x, index, source, *, axis=0, alpha=1, out=None):
+    _check_index(xp, index, "index_add")
+    _axis_source(x, index, source, axis, "index_add")
+    out = x.copy() if out is None else out
+    xp.add.at(out, _along(x.ndim, axis, index), source if alpha == 1 else source * alpha)
+    return out
+
+
+defop("index_add", _index_add, kind="index", result="same", method=False,
+      grad=(lambda g: g, None,
+            lambda g, index, axis, alpha, xp: xp.take(g, index, axis) * alpha))
+
+
+def _index_copy(xp, x, index, source, *, axis=0, out=None):
+    _check_index(xp, index, "index_copy")
+    _axis_source(x, index, source, axis, "index_copy")
+    out = x.copy() if out is None else out
+    out[_along(x.ndim, axis, index)] = source
+    return out
+
+
+def _index_copy_source_grad(g, index, axis, xp):
+    sel = _along(g.ndim, axis, index)
+    r = g[sel]
+    if _has_repeats(xp, index):
+        r = r * _last_writes(xp, g.shape, sel, r.shape)
+    return r
+
+
+defop("index_copy", _index_copy, kind="index", result="same", method=False,
+      grad=(lambda g, index, axis: _zeroed(g, _along(g.ndim, axis, index)), None,
+            _index_copy_source_grad))
+
+
+def _zeroed(g, sel):
+    g = g.copy()
+    g[sel] = 0
+    return g
+
+
+def _index_fill(xp, x, index, value, *, axis=0, out=None):
+    _check_index(xp, index, "index_fill")
+    if getattr(value, "ndim", 0):
+        raise ShapeError(f"index_fill: value must be a number or a 0-d tensor, got shape "
+                         f"{list(value.shape)}")
+    out = x.copy() if out is None else out
+    out[_along(x.ndim, axis, index)] = value
+    return out
+
+
+defop("index_fill", _index_fill, kind="index", result="same", method=False,
+      grad=(lambda g, index, axis: _zeroed(g, _along(g.ndim, axis, index)), None,
+            lambda g, index, axis, xp: _mask(xp, g.shape, _along(g.ndim, axis, index), g)))
+
+
+def _mask(xp, shape, sel, g):
+    """The sum of ``g`` over the positions ``sel`` picks, each position counted once."""
+    m = xp.zeros(shape, bool)
+    m[sel] = True
+    return (g * m).sum()
+
+
+# ---- scatter / scatter_add ------------------------------------------------------------------
+_REDUCE = {None: None, "none": None, "assign": None, "add": "add", "sum": "add",
+           "multiply": "multiply", "mul": "multiply", "prod": "multiply"}
+
+
+def _scatter_parts(xp, x, index, src, axis, what):
+    _check_index(xp, index, what)
+    if index.ndim != x.ndim:
+        raise ShapeError(f"{what}: index has {index.ndim} dimensions but the tensor has "
+                         f"{x.ndim}; they must have the same number")
+    a = axis % x.ndim
+    for d, (n, m) in enumerate(zip(index.shape, x.shape)):
+        if d != a and n > m:
+            raise ShapeError(f"{what}: index has shape {list(index.shape)}, larger than the "
+                             f"tensor's shape {list(x.shape)} at dimension {d}")
+    if getattr(src, "ndim", 0):
+        if src.ndim != index.ndim or any(n > m for n, m in zip(index.shape, src.shape)):
+            raise ShapeError(f"{what}: index has shape {list(index.shape)}, larger than the "
+                             f"source's shape {list(src.shape)}")
+        src = src[tuple(slice(0, n) for n in index.shape)]
+    return _full_index(xp, index, a), src
+
+
+def _scatter(xp, x, index, src, *, axis, reduce=None, out=None):
+    how = _REDUCE[reduce]
+    sel, src = _scatter_parts(xp, x, index, src, axis, "scatter")
+    out = x.copy() if out is None else out
+    if how is None:
+        out[sel] = src
+    else:
+        getattr(xp, how).at(out, sel, xp.broadcast_to(src, index.shape))
+    return out
+
+
+def _scatter_grad_x(g, index, axis, reduce, xp):
+    if _REDUCE[reduce] == "add":
+        return g
+    return _zeroed(g, _full_index(xp, index, axis % g.ndim))
+
+
+def _scatter_grad_src(g, index, src_shape, axis, reduce, xp):
+    sel = _full_index(xp, index, axis % g.ndim)
+    picked = g[sel]
+    if _REDUCE[reduce] is None and _has_repeats(xp, _flat_pos(xp, g.shape, sel)):
+        picked = picked * _last_writes(xp, g.shape, sel, picked.shape)
+    return _into_source(xp, picked, index, src_shape)
+
+
+def _into_source(xp, picked, index, src_shape):
+    """A source's gradient: ``picked`` in the region the index covers, zero elsewhere."""
+    if src_shape is None or not len(src_shape):
+        return picked.sum()
+    z = xp.zeros(src_shape, picked.dtype)
+    z[tuple(slice(0, n) for n in index.shape)] = picked
+    return z
+
+
+def _flat_pos(xp, shape, sel):
+    return xp.ravel_multi_index(xp.broadcast_arrays(*sel), shape)
+
+
+def _check_reduce(reduce):
+    if reduce not in _REDUCE:
+        raise ValueError(f"scatter: reduce must be one of 'add', 'multiply' or None, got "
+                         f"{reduce!r}")
+    return _REDUCE[reduce]
+
+
+def _scatter_add(xp, x, index, src, *, axis, out=None):
+    return _scatter(xp, x, index, src, axis=axis, reduce="add", out=out)
+
+
+# assigning and adding scatters keep no values for backward, only the index and shapes
+defop("scatter", _scatter, kind="index", result="same", method=False,
+      grad=(_scatter_grad_x, None, _scatter_grad_src))
+defop("scatter_add", _scatter_add, kind="index", result="same", method=False,
+      grad=(lambda g: g, None, lambda g, index, src_shape, axis, xp: _into_source(
+          xp, g[_full_index(xp, index, axis % g.ndim)], index, src_shape)))
+
+
+def _scatter_mul(xp, x, index, src, *, axis, out=None):
+    return _scatter(xp, x, index, src, axis=axis, reduce="multiply", out=out)
+
+
+def _scatter_mul_grad_x(g, index, src, axis, xp):
+    sel, s = _scatter_parts(xp, g, index, src, axis, "scatter")
+    prod = xp.ones(g.shape, g.dtype)           # out = x * (the product of what landed there)
+    xp.multiply.at(prod, sel, xp.broadcast_to(s, index.shape))
+    return g * prod
+
+
+def _scatter_mul_grad_src(g, x, index, src, src_shape, axis, xp):
+    """d out / d src[j] = x times every other factor landing at src[j]'s position."""
+    sel, s = _scatter_parts(xp, g, index, src, axis, "scatter")
+    s = xp.broadcast_to(s, index.shape)
+    nz = xp.where(s == 0, 1, s)
+    prod = x.copy()                            # x times the nonzero factors at each position
+    xp.multiply.at(prod, sel, nz)
+    zeros = xp.zeros(x.shape, xp.int64)        # and how many zero factors landed there
+    xp.add.at(zeros, sel, (s == 0).astype(xp.int64))
+    p, z = prod[sel], zeros[sel]
+    d = xp.where(s == 0, xp.where(z == 1, p, 0), xp.where(z == 0, p / nz, 0))
+    return _into_source(xp, g[sel] * d, index, src_shape)
+
+
+# a multiplying scatter needs x and src in its gradient: run in place, it keeps a copy of x
+defop("scatter_mul", _scatter_mul, kind="index", result="same", method=False,
+      grad=(_scatter_mul_grad_x, None, _scatter_mul_grad_src))
+
+
+# ---- masked_scatter / put -------------------------------------------------------------------
+def _masked_scatter(xp, x, mask, source, out=None):
+    if mask.dtype != bool:
+        raise TypeError(f"masked_scatter: mask must be a bool tensor, got dtype {mask.dtype}")
+    m = xp.broadcast_to(mask, x.shape)
+    k = int(m.sum())
+    if source.size < k:
+        raise ShapeError(f"masked_scatter: the mask selects {k} elements but source has only "
+                         f"{source.size}")
+    out = x.copy() if out is None else out
+    out[m] = xp.ravel(source)[:k]
+    return out
+
+
+def _masked_scatter_grad_source(g, mask, source_shape, xp):
+    m = xp.broadcast_to(mask, g.shape)
+    picked = g[m]
+    z = xp.zeros(int(np.prod(source_shape)), g.dtype)
+    z[:picked.size] = picked
+    return z.reshape(source_shape)
+
+
+defop("masked_scatter", _masked_scatter, kind="index", result="same", method=False,
+      grad=(lambda g, mask, xp: g * ~xp.broadcast_to(mask, g.shape), None,
+            _masked_scatter_grad_source))
+
+
+def _positions(xp, shape, index, what):
+    _check_index(xp, index, what)
+    n = 1
+    for d in shape:
+        n *= d
+    if index.size and (index.max() >= n or index.min() < -n):
+        raise IndexError(f"{what}: index out of range for a tensor of {n} elements")
+    return xp.unravel_index(xp.where(index < 0, index + n, index), shape) if shape else ()
+
+
+def _put(xp, x, index, source, *, accumulate=False, out=None):
+    sel = _positions(xp, x.shape, index, "put")
+    if getattr(source, "size", index.size) != index.size:
+        raise ShapeError(f"put: source has {source.size} elements but index has {index.size}")
+    out = x.copy() if out is None else out
+    src = xp.reshape(source, index.shape) if getattr(source, "ndim", 0) else source
+    if accumulate:
+        xp.add.at(out, sel, src)
+    else:
+        out[sel] = src
+    return out
+
+
+def _put_grad_source(g, index, source_shape, accumulate, xp):
+    sel = _positions(xp, g.shape, index, "put")
+    r = g[sel]
+    if not accumulate and _has_repeats(xp, _flat_pos(xp, g.shape, sel) if sel else index):
+        r = r * _last_writes(xp, g.shape, sel, r.shape)
+    return r.reshape(source_shape) if source_shape is not None else r.sum()
+
+
+defop("put", _put, kind="index", result="same", method=False,
+      grad=(lambda g, index, accumulate, xp: g if accumulate else _zeroed(
+          g, _positions(xp, g.shape, index, "put")), None, _put_grad_source))
+
+
+# ---- the public functions: both calling conventions -----------------------------------------
+def _is_int(a):
+    return isinstance(a, (int, np.integer)) and not isinstance(a, bool)
+
+
+def _pick(kw, *names, default=None):
+    for n in names:
+        if n in kw:
+            return kw.pop(n)
+    return default
+
+
+def _done(kw, name):
+    kw.pop("name", None)
+    if kw:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
+
+
+def _axis_form(name, source_names):
+    """(dim, index, source) as PyTorch, or (index, axis, source) as Paddle, or keywords."""
+    def parse(x, args, kw):
+        args = list(args)
+        if args and _is_int(args[0]):                    # PyTorch order
+            axis, rest = args[0], args[1:]
+        elif len(args) >= 2 and _is_int(args[1]):        # Paddle order
+            axis, rest = args[1], args[:1] + args[2:]
+        else:
+            axis, rest = _pick(kw, "dim", "axis", default=0), args
+        index = rest.pop(0) if rest else _pick(kw, "index")
+        source = rest.pop(0) if rest else _pick(kw, *source_names)
+        if index is None or source is None:
+            raise TypeError(f"{name}() missing required argument(s): index, "
+                            f"{source_names[0]}")
+        attrs = {"axis": axis}
+        if name == "index_add":
+            attrs["alpha"] = rest.pop(0) if rest else _pick(kw, "alpha", default=1)
+        if rest:
+            raise TypeError(f"{name}() got too many positional arguments")
+        _done(kw, name)
+        return name, [x, _index_array(index), source], attrs
+    return parse
+
+
+def _index_array(index):
+    if isinstance(index, Tensor):
+        return index
+    return np.asarray(index)
+
+
+def _parse_scatter(name):
+    def parse(x, args, kw):
+        args = list(args)
+        if args and not _is_int(args[0]) and not isinstance(args[0], Tensor):
+            raise TypeError(f"{name}(): expected dim (an int) first, got "
+                            f"{type(args[0]).__name__}")
+        axis = args.pop(0) if args and _is_int(args[0]) else _pick(kw, "dim", "axis")
+        index = args.pop(0) if args else _pick(kw, "index")
+        src = args.pop(0) if args else _pick(kw, "src", "value", "values", "source")
+        if axis is None or index is None or src is None:
+            raise TypeError(f"{name}() missing required argument(s): dim, index, src")
+        attrs, op = {"axis": axis}, name
+        if name == "scatter":
+            how = _check_reduce(args.pop(0) if args else _pick(kw, "reduce"))
+            if how == "multiply":
+                op = "scatter_mul"
+            else:
+                attrs["reduce"] = how
+        if args:
+            raise TypeError(f"{name}() got too many positional arguments")
+        _done(kw, name)
+        return op, [x, _index_array(index), src], attrs
+    return parse
+
+
+def _parse_masked_scatter(x, args, kw):
+    args = list(args)
+    mask = args.pop(0) if args else _pick(kw, "mask")
+    source = args.pop(0) if args else _pick(kw, "source", "value")
+    if mask is None or source is None or args:
+        raise TypeError("masked_scatter() takes a mask and a source")
+    _done(kw, "masked_scatter")
+    return "masked_scatter", [x, mask, source], {}
+
+
+def _parse_put(x, args, kw):
+    args = list(args)
+    index = args.pop(0) if args else _pick(kw, "index")
+    source = args.pop(0) if args else _pick(kw, "source")
+    accumulate = args.pop(0) if args else _pick(kw, "accumulate", default=False)
+    if index is None or source is None or args:
+        raise TypeError("put() takes index, source and accumulate=False")
+    _done(kw, "put")
+    return "put", [x, _index_array(index), source], {"accumulate": bool(accumulate)}
+
+
+def _forms(name, parse):
+    def function(x, *args, **kw):
+        op, inputs, attrs = parse(x, args, kw)
+        return call(OPS[op], inputs, attrs)
+
+    def inplace(x, *args, **kw):
+        op, inputs, attrs = parse(x, args, kw)
+        return call_inplace(OPS[op], inputs, attrs)
+
+    function.__name__ = function.__qualname__ = name
+    inplace.__name__ = inplace.__qualname__ = name + "_"
+    function.__doc__ = f"``{name}`` out of place (see the docstring of mutograd.ops.scatter)."
+    inplace.__doc__ = f"``{name}`` written into its first argument, which is returned."
+    return {name: function, name + "_": inplace}
+
+
+def _paddle_scatter(fill):
+    """Paddle's ``scatter(x, index, updates, overwrite=True)``: rows along axis 0."""
+    def scatter(x, *args, **kw):
+        if args and _is_int(args[0]) or "dim" in kw:
+            return fill[0](x, *args, **kw)
+        args = list(args)
+        index = args.pop(0) if args else _pick(kw, "index")
+        updates = args.pop(0) if args else _pick(kw, "updates")
+        overwrite = args.pop(0) if args else _pick(kw, "overwrite", default=True)
+        _done(kw, "scatter")
+        index = _index_array(index)
+        if overwrite:
+            return fill[1](OPS["index_copy"], [x, index, updates], {"axis": 0})
+        # Paddle: the rows written are first zeroed, then every update is added
+        x = fill[1](OPS["index_fill"], [x, index, 0.0], {"axis": 0})
+        return fill[1](OPS["index_add"], [x, index, updates], {"axis": 0, "alpha": 1})
+    return scatter
+
+
+FUNCTIONS = {}
+for _name, _parse in (("index_add", _axis_form("index_add", ("source", "value", "tensor"))),
+                      ("index_copy", _axis_form("index_copy", ("source", "value", "tensor"))),
+                      ("index_fill", _axis_form("index_fill", ("value", "fill_value"))),
+                      ("scatter", _parse_scatter("scatter")),
+                      ("scatter_add", _parse_scatter("scatter_add")),
+                      ("masked_scatter", _parse_masked_scatter),
+                      ("put", _parse_put)):
+    FUNCTIONS.update(_forms(_name, _parse))
+FUNCTIONS["scatter"] = _paddle_scatter((FUNCTIONS["scatter"], call))
+FUNCTIONS["scatter_"] = _paddle_scatter((FUNCTIONS["scatter_"], call_inplace))
+FUNCTIONS["scatter"].__doc__ = "``x.scatter(dim, index, src, reduce=None)`` (PyTorch) or " \
+    "``scatter(x, index, updates, overwrite=True)`` (Paddle)."
+FUNCTIONS["scatter_"].__doc__ = "In-place ``scatter`` (both conventions)."
+FUNCTIONS["scatter"].__name__, FUNCTIONS["scatter_"].__name__ = "scatter", "scatter_"

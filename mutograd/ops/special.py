@@ -1,0 +1,134 @@
+"""Special functions backed by ``scipy.special`` (``cupyx.scipy.special`` on a GPU, through
+``backend_special.module``): one declaration each, never hand-written.
+
+Saving follows the gradient's parameter names (Note [In-place saving] in registry.py): ``erfinv``
+differentiates through its output and so runs in place without a copy; the others need the value
+they overwrite and keep a copy of it when a gradient will be needed.
+"""
+import math
+
+from ..backend_special import module as _sp
+from ..errors import BackwardError
+from .registry import defop
+
+_SQRT_PI = math.sqrt(math.pi)
+
+
+def _ufunc(name):
+    """A forward ``(xp, x, out=None)`` from a special-function ufunc of the backend (computed,
+    then written into ``out``)."""
+    def fwd(xp, x, out=None):
+        return _put(out, getattr(_sp(xp), name)(x), x)
+    return fwd
+
+
+def _put(out, r, x):
+    """``r`` as the result (float inputs keep their dtype), or written into ``out``."""
+    if out is None:
+        return r.astype(x.dtype, copy=False) if getattr(x, "dtype", None) is not None and \
+            x.dtype.kind == "f" else r
+    out[...] = r
+    return out
+
+
+defop("digamma", _ufunc("digamma"), grad=lambda g, x, xp: g * _sp(xp).polygamma(1, x),
+      result="float")
+defop("lgamma", _ufunc("gammaln"), grad=lambda g, x, xp: g * _sp(xp).digamma(x), result="float")
+defop("erf", _ufunc("erf"), result="float",
+      grad=lambda g, x, xp: g * (2 / _SQRT_PI) * xp.exp(-x * x))
+defop("erfc", _ufunc("erfc"), result="float",
+      grad=lambda g, x, xp: g * (-2 / _SQRT_PI) * xp.exp(-x * x))
+# d erfinv(x)/dx = sqrt(pi)/2 * exp(erfinv(x)^2): the output is enough, no copy in place
+defop("erfinv", _ufunc("erfinv"), result="float",
+      grad=lambda g, out, xp: g * (_SQRT_PI / 2) * xp.exp(out * out))
+defop("i0", _ufunc("i0"), grad=lambda g, x, xp: g * _sp(xp).i1(x), result="float")
+
+
+def _sinc_grad(g, x, xp):
+    # d/dx sin(pi x)/(pi x) = (cos(pi x) - sinc(x)) / x, which tends to 0 at x = 0
+    safe = xp.where(x == 0, 1, x)
+    return g * xp.where(x == 0, 0, (xp.cos(math.pi * x) - xp.sinc(x)) / safe)
+
+
+defop("sinc", lambda xp, x, out=None: _put(out, xp.sinc(x), x), grad=_sinc_grad,
+      result="float")
+
+
+def _polygamma(xp, x, *, n, out=None):
+    if int(n) != n or n < 0:
+        raise ValueError(f"polygamma: the order n must be a non-negative integer, got {n}")
+    return _put(out, _sp(xp).polygamma(int(n), x), x)
+
+
+defop("polygamma", _polygamma, grad=lambda g, x, n, xp: g * _sp(xp).polygamma(int(n) + 1, x),
+      result="float")
+
+
+def _multigammaln(xp, x, *, p, out=None):
+    if int(p) != p or p < 1:
+        raise ValueError(f"multigammaln: p must be a positive integer, got {p}")
+    lim = (p - 1) / 2
+    if (x <= lim).any():
+        raise ValueError(f"multigammaln: all elements must be greater than (p-1)/2 = {lim}")
+    return _put(out, _vec_multigammaln(xp, x, int(p)), x)
+
+
+def _vec_multigammaln(xp, x, p):
+    # sum_{i<p} lgamma(x - i/2) + p(p-1)/4 log(pi), the definition of scipy's multigammaln
+    # (which takes one number at a time)
+    r = p * (p - 1) / 4 * math.log(math.pi)
+    for i in range(p):
+        r = r + _sp(xp).gammaln(x - i / 2)
+    return xp.asarray(r)
+
+
+defop("multigammaln", _multigammaln, result="float",
+      grad=lambda g, x, p, xp: g * sum(_sp(xp).digamma(x - i / 2) for i in range(int(p))))
+
+
+def _logit(xp, x, eps=None, out=None):
+    z = x if eps is None else xp.clip(x, eps, 1 - eps)
+    return _put(out, _sp(xp).logit(z), x)
+
+
+def _logit_grad(g, x, eps, xp):
+    d = g / (x * (1 - x))
+    if eps is None:
+        return d
+    return xp.where((x < eps) | (x > 1 - eps), 0, d)
+
+
+defop("logit", _logit, grad=_logit_grad, result="float")
+
+
+def _xlogy_grad_x(g, x, y, xp):
+    # x * log(y) is defined as 0 where x == 0, so the gradient there is 0 as well
+    return g * xp.where(x == 0, 0, _sp(xp).xlogy(1, y))
+
+
+defop("xlogy", lambda xp, x, y, out=None: _put(out, _sp(xp).xlogy(x, y), x), result="float",
+      grad=(_xlogy_grad_x, lambda g, x, y: g * x / y))
+
+
+def _no_shape_grad(name):
+    def grad(g):
+        raise BackwardError(
+            f"the derivative of {name} with respect to its first argument (the shape parameter) "
+            f"is not implemented; only the second argument can require grad")
+    return grad
+
+
+def _gammainc_grad_y(g, x, y, xp):
+    # d P(a, y)/dy = y^(a-1) e^(-y) / Gamma(a), computed in log space
+    return g * xp.exp((x - 1) * xp.log(y) - y - _sp(xp).gammaln(x))
+
+
+defop("gammainc", lambda xp, x, y, out=None: _put(out, _sp(xp).gammainc(x, y), x),
+      result="float", grad=(_no_shape_grad("gammainc"), _gammainc_grad_y))
+defop("gammaincc", lambda xp, x, y, out=None: _put(out, _sp(xp).gammaincc(x, y), x),
+      result="float",
+      grad=(_no_shape_grad("gammaincc"), lambda g, x, y, xp: -_gammainc_grad_y(g, x, y, xp)))
+
+# Public names that are aliases of the declarations above (both frameworks' spellings)
+ALIASES = {"gammaln": "lgamma", "igamma": "gammainc", "igammac": "gammaincc",
+           "mvlgamma": "multigammaln"}

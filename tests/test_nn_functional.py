@@ -1,0 +1,262 @@
+"""Layer and loss functions: one table, each case gradchecked in float64 (finite differences) and
+compared with PyTorch (values and gradients) when it is installed."""
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+from helpers import numeric_grad
+from nn_helpers import exact_counting
+
+import mutograd as mg
+import mutograd.nn.functional as F
+
+
+@dataclass
+class Case:
+    id: str
+    fn: str                            # name in mutograd.nn.functional and torch.nn.functional
+    shapes: tuple                      # float inputs that get gradients
+    kw: dict = field(default_factory=dict)
+    extra: tuple = ()                  # non-differentiable inputs (arrays) passed after them
+    domain: tuple = (-2.0, 2.0)
+    torch_kw: dict = None              # when PyTorch spells an argument differently
+
+
+def _targets(n, c, seed=0):
+    return np.random.default_rng(seed).integers(0, c, n)
+
+
+T6 = _targets(6, 5)
+T_IGN = T6.copy()
+T_IGN[[1, 4]] = -100
+T_K = np.random.default_rng(1).integers(0, 4, (2, 3, 3))
+
+CASES = [
+    Case("linear", "linear", ((4, 5), (3, 5), (3,))),
+    Case("conv2d", "conv2d", ((2, 2, 5, 5), (3, 2, 3, 3), (3,))),
+    Case("conv2d_stride_pad", "conv2d", ((1, 2, 6, 5), (4, 2, 3, 2), (4,)),
+         {"stride": 2, "padding": 1}),
+    Case("conv2d_dilation", "conv2d", ((1, 1, 7, 7), (2, 1, 3, 3)), {"dilation": 2,
+                                                                      "padding": (2, 1)}),
+    Case("conv2d_groups", "conv2d", ((2, 4, 5, 4), (6, 2, 2, 3), (6,)),
+         {"groups": 2, "stride": (1, 2)}),
+    Case("conv2d_same", "conv2d", ((1, 2, 4, 4), (2, 2, 3, 3)), {"padding": "same"}),
+    Case("max_pool2d", "max_pool2d", ((2, 3, 6, 6),), {"kernel_size": 2}),
+    Case("max_pool2d_overlap_pad", "max_pool2d", ((1, 2, 7, 6),),
+         {"kernel_size": 3, "stride": 2, "padding": 1}),
+    Case("max_pool2d_dilation", "max_pool2d", ((1, 1, 7, 7),),
+         {"kernel_size": 2, "stride": 1, "dilation": 2}),
+    Case("avg_pool2d", "avg_pool2d", ((2, 2, 6, 6),), {"kernel_size": 2}),
+    Case("avg_pool2d_pad", "avg_pool2d", ((1, 2, 5, 5),),
+         {"kernel_size": 3, "stride": 2, "padding": 1}),
+    Case("avg_pool2d_pad_exclude", "avg_pool2d", ((1, 2, 5, 5),),
+         {"kernel_size": 3, "stride": 2, "padding": 1, "count_include_pad": False}),
+    Case("adaptive_avg_pool2d", "adaptive_avg_pool2d", ((2, 2, 7, 5),), {"output_size": (3, 2)}),
+    Case("adaptive_avg_pool2d_1", "adaptive_avg_pool2d", ((2, 3, 4, 4),), {"output_size": 1}),
+    Case("batch_norm_train", "batch_norm", ((4, 3, 2, 2), (3,), (3,)), {"training": True},
+         extra=(None, None)),
+    Case("batch_norm_1d", "batch_norm", ((5, 3), (3,), (3,)), {"training": True},
+         extra=(None, None)),
+    Case("layer_norm", "layer_norm", ((3, 4, 5), (4, 5), (4, 5)),
+         {"normalized_shape": (4, 5)}),
+    Case("embedding", "embedding", ((6, 3),), extra=(np.array([[0, 2, 2], [5, 1, 2]]),)),
+    Case("relu", "relu", ((3, 4),)),
+    Case("relu6", "relu6", ((3, 4),), domain=(-3, 8)),
+    Case("leaky_relu", "leaky_relu", ((3, 4),), {"negative_slope": 0.2}),
+    Case("elu", "elu", ((3, 4),), {"alpha": 1.5}),
+    Case("gelu", "gelu", ((3, 4),)),
+    Case("gelu_tanh", "gelu", ((3, 4),), {"approximate": "tanh"}),
+    Case("silu", "silu", ((3, 4),)),
+    Case("sigmoid", "sigmoid", ((3, 4),)),
+    Case("tanh", "tanh", ((3, 4),)),
+    Case("softmax", "softmax", ((3, 4),), {"dim": 1}),
+    Case("log_softmax", "log_softmax", ((3, 4),), {"dim": 0}),
+    Case("cross_entropy", "cross_entropy", ((6, 5),), extra=(T6,)),
+    Case("cross_entropy_sum", "cross_entropy", ((6, 5),), {"reduction": "sum"}, extra=(T6,)),
+    Case("cross_entropy_none", "cross_entropy", ((6, 5),), {"reduction": "none"}, extra=(T6,)),
+    Case("cross_entropy_smooth_ignore", "cross_entropy", ((6, 5),),
+         {"label_smoothing": 0.2}, extra=(T_IGN,)),
+    Case("cross_entropy_weight_smooth", "cross_entropy", ((6, 5),),
+         {"label_smoothing": 0.1, "weight": np.array([1.0, 2.0, 0.5, 1.0, 3.0])},
+         extra=(T_IGN,)),
+    Case("cross_entropy_ignore_index", "cross_entropy", ((6, 5),), {"ignore_index": 2},
+         extra=(T6,)),
+    Case("cross_entropy_kdim", "cross_entropy", ((2, 4, 3, 3),), extra=(T_K,)),
+    Case("cross_entropy_probs", "cross_entropy", ((4, 3), (4, 3)), {"label_smoothing": 0.1},
+         domain=(0.05, 1.0)),
+    Case("nll_loss", "nll_loss", ((6, 5),), {"weight": np.array([1.0, 2.0, 0.5, 1.0, 3.0])},
+         extra=(T_IGN,)),
+    Case("mse_loss", "mse_loss", ((3, 4), (3, 4))),
+    Case("l1_loss", "l1_loss", ((3, 4), (3, 4)), {"reduction": "sum"}),
+    Case("smooth_l1_loss", "smooth_l1_loss", ((3, 4), (3, 4)), {"beta": 0.5}),
+    Case("binary_cross_entropy", "binary_cross_entropy", ((3, 4), (3, 4)), domain=(0.05, 0.95)),
+    Case("bce_with_logits", "binary_cross_entropy_with_logits", ((3, 4), (3, 4)),
+         domain=(0.05, 0.95)),
+    Case("bce_with_logits_pos_weight", "binary_cross_entropy_with_logits", ((3, 4), (3, 4)),
+         {"pos_weight": np.array([1.0, 2.0, 0.5, 3.0])}, domain=(0.05, 0.95)),
+]
+IDS = [c.id for c in CASES]
+
+
+def _inputs(case, seed=0):
+    rng = np.random.default_rng(seed)
+    arrs = [rng.uniform(*case.domain, s) for s in case.shapes]
+    if case.fn in ("relu", "leaky_relu", "elu", "relu6", "l1_loss", "smooth_l1_loss"):
+        # keep away from kinks (0, 6, |d| = beta) where finite differences are meaningless
+        arrs = [np.where(np.abs(a) < 0.1, a + 0.3, a) for a in arrs]
+        arrs = [np.where(np.abs(np.abs(a) - 6) < 0.1, a + 0.3, a) for a in arrs]
+        if len(arrs) == 2:
+            d = arrs[0] - arrs[1]
+            arrs[1] = np.where(np.abs(np.abs(d) - 0.5) < 0.1, arrs[1] + 0.25, arrs[1])
+            arrs[1] = np.where(np.abs(arrs[0] - arrs[1]) < 0.05, arrs[1] + 0.2, arrs[1])
+    if case.fn.startswith("binary_cross_entropy_with"):
+        arrs[0] = rng.uniform(-3, 3, case.shapes[0])
+    if case.fn == "max_pool2d":    # distinct values: no ties inside a window
+        arrs[0] = rng.permutation(arrs[0].size).reshape(arrs[0].shape) / arrs[0].size * 4 - 2
+    return arrs
+
+
+def _call_mg(case, arrays, requires_grad=False):
+    ts = [mg.tensor(a, requires_grad=requires_grad) for a in arrays]
+    kw = {k: (mg.tensor(v) if isinstance(v, np.ndarray) else v) for k, v in case.kw.items()}
+    extra = [mg.tensor(e) if isinstance(e, np.ndarray) else e for e in case.extra]
+    if case.fn == "embedding":
+        return ts, F.embedding(extra[0], ts[0])
+    if case.fn == "batch_norm":
+        return ts, F.batch_norm(ts[0], None, None, ts[1], ts[2], **kw)
+    if case.fn == "layer_norm":
+        return ts, F.layer_norm(ts[0], kw.pop("normalized_shape"), ts[1], ts[2], **kw)
+    return ts, getattr(F, case.fn)(*ts, *extra, **kw)
+
+
+def _weights(case, shape):
+    return np.random.default_rng(9).standard_normal(shape)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_gradient_matches_finite_differences(case):
+    arrays = _inputs(case)
+    _, out = _call_mg(case, arrays)
+    w = _weights(case, tuple(out.shape))
+
+    def loss(*arrs):
+        with mg.no_grad():
+            return float((_call_mg(case, list(arrs))[1].numpy() * w).sum())
+
+    expected = numeric_grad(loss, [a.copy() for a in arrays])
+    ts, out = _call_mg(case, arrays, requires_grad=True)
+    (out * mg.tensor(w)).sum().backward()
+    for t, e in zip(ts, expected):
+        np.testing.assert_allclose(t.grad.numpy(), e, rtol=1e-5, atol=1e-6)
+
+
+def _call_torch(torch, case, arrays):
+    tf = torch.nn.functional
+    ts = [torch.tensor(a, requires_grad=True) for a in arrays]
+    kw = {k: (torch.tensor(v) if isinstance(v, np.ndarray) else v) for k, v in case.kw.items()}
+    extra = [torch.tensor(e) if isinstance(e, np.ndarray) else e for e in case.extra]
+    if case.fn == "embedding":
+        return ts, tf.embedding(extra[0], ts[0])
+    if case.fn == "batch_norm":
+        return ts, tf.batch_norm(ts[0], None, None, ts[1], ts[2], **kw)
+    if case.fn == "layer_norm":
+        return ts, tf.layer_norm(ts[0], kw.pop("normalized_shape"), ts[1], ts[2], **kw)
+    if case.fn in ("softmax", "log_softmax"):
+        return ts, getattr(tf, case.fn)(ts[0], **kw)
+    return ts, getattr(tf, case.fn)(*ts, *extra, **kw)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_matches_pytorch(case):
+    torch = pytest.importorskip("torch")
+    arrays = _inputs(case, seed=1)
+    ts, out = _call_mg(case, arrays, requires_grad=True)
+    rs, ref = _call_torch(torch, case, arrays)
+    np.testing.assert_allclose(out.numpy(), ref.detach().numpy(), rtol=1e-7, atol=1e-9)
+    w = _weights(case, tuple(out.shape))
+    (out * mg.tensor(w)).sum().backward()
+    (ref * torch.tensor(w)).sum().backward()
+    for t, r in zip(ts, rs):
+        np.testing.assert_allclose(t.grad.numpy(), r.grad.numpy(), rtol=1e-7, atol=1e-9)
+
+
+# ---- in-place forms ------------------------------------------------------------------------
+INPLACE = ["relu", "relu6", "leaky_relu", "elu", "silu"]
+
+
+@pytest.mark.parametrize("name", INPLACE)
+def test_inplace_activation_is_same_object_and_allocates_no_result(name):
+    leaf = mg.tensor(np.linspace(-2, 2, 12).reshape(3, 4), requires_grad=True)
+    h = leaf * 1.0
+    with exact_counting() as c:
+        y = getattr(F, name)(h, inplace=True)
+    assert y is h and h._version == 1
+    copied = c["bytes"]
+    # relu-like ops save their output (no copy); silu's gradient needs its input (one copy)
+    assert copied == (h.nbytes if name == "silu" else 0)
+    y.sum().backward()
+    ref_leaf = mg.tensor(leaf.numpy(), requires_grad=True)
+    getattr(F, name)(ref_leaf * 1.0).sum().backward()
+    np.testing.assert_allclose(leaf.grad.numpy(), ref_leaf.grad.numpy())
+
+
+def test_dropout_inplace_scales_kept_and_zeroes_dropped_elements():
+    x = mg.ones([1000])
+    y = F.dropout(x, 0.25, training=True, inplace=True)
+    assert y is x and x._version == 1
+    vals = set(np.unique(x.numpy()).tolist())
+    assert vals == {0.0, float(np.float32(1 / 0.75))}
+    assert 0.18 < float((x == 0).float().mean()) < 0.32
+    z = mg.ones([5])
+    assert F.dropout(z, 0.5, training=False) is z
+
+
+def test_dropout_gradient_uses_the_same_mask():
+    x = mg.ones([200], requires_grad=True)
+    y = F.dropout(x, 0.5)
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), y.detach().numpy())
+
+
+def test_linear_and_conv_add_bias_in_place_into_their_fresh_result():
+    x, w, b = mg.randn([8, 16]), mg.randn([4, 16]), mg.randn([4])
+    with exact_counting() as c:
+        out = F.linear(x, w, b)
+    # the matmul result; the transposed view and the in-place bias add allocate nothing
+    assert c["allocations"] == 1 and c["bytes"] == out.nbytes
+
+
+# ---- errors --------------------------------------------------------------------------------
+ERRORS = [
+    (lambda: F.conv2d(mg.randn([1, 3, 5, 5]), mg.randn([2, 2, 3, 3])), mg.ShapeError,
+     "expected input with 2 channels"),
+    (lambda: F.conv2d(mg.randn([1, 2, 2, 2]), mg.randn([2, 2, 3, 3])), mg.ShapeError,
+     "smaller than the \\(dilated\\) kernel"),
+    (lambda: F.conv2d(mg.randn([5, 5]), mg.randn([2, 2, 3, 3])), mg.ShapeError,
+     "expected a 3-D"),
+    (lambda: F.max_pool2d(mg.randn([1, 1, 4, 4]), 2, padding=2), ValueError,
+     "pad should be at most half"),
+    (lambda: F.cross_entropy(mg.randn([3, 4]), mg.tensor([0, 1, 4])), IndexError,
+     "Target 4 is out of bounds"),
+    (lambda: F.cross_entropy(mg.randn([3, 4]), mg.tensor([0, 1])), mg.ShapeError,
+     "Expected input batch_size \\(3\\) to match target batch_size \\(2\\)"),
+    (lambda: F.cross_entropy(mg.randn([3, 4]), mg.tensor([0, 1, 2]), label_smoothing=1.5),
+     ValueError, "label_smoothing must be between"),
+    (lambda: F.mse_loss(mg.randn([3]), mg.randn([4])), mg.ShapeError, "target size"),
+    (lambda: F.mse_loss(mg.randn([3]), mg.randn([3]), reduction="avg"), ValueError,
+     "not a valid value for reduction"),
+    (lambda: F.binary_cross_entropy(mg.tensor([1.5]), mg.tensor([1.0])), ValueError,
+     "between 0 and 1"),
+    (lambda: F.embedding(mg.tensor([0, 7]), mg.randn([5, 2])), IndexError,
+     "index out of range for a table of 5 rows"),
+    (lambda: F.dropout(mg.randn([3]), 1.5), ValueError, "between 0 and 1"),
+    (lambda: F.layer_norm(mg.randn([3, 4]), (5,)), mg.ShapeError,
+     "does not end with normalized_shape"),
+]
+
+
+@pytest.mark.parametrize("fn,cls,msg", ERRORS, ids=[str(i) for i in range(len(ERRORS))])
+def test_bad_input_raises_a_clear_error(fn, cls, msg):
+    with pytest.raises(cls, match=msg):
+        fn()
