@@ -84,3 +84,16 @@ def test_paddle_contestant_code_runs_on_the_paddle_dialect(name, monkeypatch):
         inplace = name.endswith("inplace")
         np.testing.assert_allclose(_losses("paddle", inplace), _losses("numpy", inplace),
                                    rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["nn_mlp_step", "nn_mlp_step_inplace", "cnn_step"])
+def test_nn_workloads_train_exactly_like_pytorch(name):
+    """Same initial weights, same data: mutograd's nn/optim and PyTorch's take the same steps."""
+    torch = pytest.importorskip("torch")
+    torch.set_num_threads(1)
+    w = WORKLOADS[name]
+    a, b = w.mutograd(w.tiny), w.torch(w.tiny)
+    la = [float(a().detach().numpy()) for _ in range(3)]
+    lb = [float(b().detach().numpy()) for _ in range(3)]
+    np.testing.assert_allclose(la, lb, rtol=1e-5)
+    assert la[-1] < la[0]
