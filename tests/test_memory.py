@@ -456,3 +456,25 @@ def test_backward_into_a_zero_dim_gradient(name):
     ref = {"relu": 1.0, "exp": np.exp(0.3), "tanh": 1 - np.tanh(0.3) ** 2,
            "sigmoid": (1 / (1 + np.exp(-0.3))) * (1 - 1 / (1 + np.exp(-0.3)))}[name]
     assert x.grad.item() == pytest.approx(ref, rel=1e-6)
+
+
+def test_gradient_through_a_transpose_is_not_copied_into_the_leaf():
+    """W.t() in the forward: the leaf's gradient is the transposed view of the product's
+    gradient, owned by the engine, so it becomes ``.grad`` without a (slow, transposing) copy."""
+    x = mg.randn(8, 5)
+    w = mg.randn(3, 5, requires_grad=True)
+    (x @ w.t()).sum().backward()
+    g = w.grad.numpy()
+    assert g.base is not None and g.flags.f_contiguous and not g.flags.c_contiguous
+    np.testing.assert_allclose(g, np.ones((8, 3)).T @ x.numpy(), rtol=1e-5, atol=1e-6)
+    (x @ w.t()).sum().backward()          # accumulates into it
+    np.testing.assert_allclose(w.grad.numpy(), 2 * (np.ones((8, 3)).T @ x.numpy()), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_broadcast_gradient_views_are_still_copied():
+    x = mg.randn(4, 3, requires_grad=True)
+    y = x * 1.0
+    y.sum().backward()                    # SumBackward hands out a broadcast view of g
+    x.grad.add_(1)                        # a real buffer: every element its own memory
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((4, 3), 2.0, np.float32))

@@ -179,8 +179,14 @@ def _run(roots, retain_graph, only, accumulate):
                     if gi is g:
                         mine = owned and not passed
                         passed = True
+                    elif gi.base is None:
+                        mine = True
+                    elif owned and not passed and gi.base is g and gi.size == g.size:
+                        # a reshaped or transposed view of our own g (a view op's backward):
+                        # every element once, so it is as much ours as g was; no copy later
+                        mine = passed = True
                     else:
-                        mine = gi.base is None
+                        mine = False
                     _add(buf, e, gi, mine)
             if not retain_graph:
                 node.release()
