@@ -460,12 +460,13 @@ def test_backward_into_a_zero_dim_gradient(name):
 
 def test_gradient_through_a_transpose_is_not_copied_into_the_leaf():
     """W.t() in the forward: the leaf's gradient is the transposed view of the product's
-    gradient, owned by the engine, so it becomes ``.grad`` without a (slow, transposing) copy."""
+    gradient (computed in w's layout), owned by the engine, so it becomes ``.grad`` without a
+    copy."""
     x = mg.randn(8, 5)
     w = mg.randn(3, 5, requires_grad=True)
     (x @ w.t()).sum().backward()
     g = w.grad.numpy()
-    assert g.base is not None and g.flags.f_contiguous and not g.flags.c_contiguous
+    assert g.base is not None and g.flags.c_contiguous   # a view of the product: no copy
     np.testing.assert_allclose(g, np.ones((8, 3)).T @ x.numpy(), rtol=1e-5, atol=1e-6)
     (x @ w.t()).sum().backward()          # accumulates into it
     np.testing.assert_allclose(w.grad.numpy(), 2 * (np.ones((8, 3)).T @ x.numpy()), rtol=1e-5,
@@ -478,3 +479,20 @@ def test_broadcast_gradient_views_are_still_copied():
     y.sum().backward()                    # SumBackward hands out a broadcast view of g
     x.grad.add_(1)                        # a real buffer: every element its own memory
     np.testing.assert_array_equal(x.grad.numpy(), np.full((4, 3), 2.0, np.float32))
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_linear_weight_gradient_is_c_ordered_without_a_copy(transposed):
+    """``x @ w.t()`` (nn.Linear's layout): the weight's gradient comes out C-ordered, the
+    layout an optimizer's update and BLAS axpy want, with the same values either way."""
+    rng = np.random.default_rng(0)
+    xa, wa = rng.standard_normal((6, 5)), rng.standard_normal((4, 5))
+    x = mg.tensor(xa, requires_grad=True)
+    w = mg.tensor(wa if transposed else wa.T.copy(), requires_grad=True)
+    y = x @ (w.t() if transposed else w)
+    g = rng.standard_normal((6, 4))
+    y.backward(mg.tensor(g))
+    gw = w.grad.numpy()
+    assert gw.flags.c_contiguous
+    np.testing.assert_allclose(gw, (g.T @ xa) if transposed else (xa.T @ g), rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), g @ wa, rtol=1e-12)

@@ -52,7 +52,7 @@ OPS = {}
 class OpNode(Node):
     """Backward node of a declared op; one subclass per op, named ``<Op>Backward``."""
 
-    __slots__ = ("attrs", "dtypes", "shapes", "xp")
+    __slots__ = ("attrs", "dtypes", "layouts", "shapes", "xp")
     op = None
 
     def apply(self, g):
@@ -84,6 +84,8 @@ class OpNode(Node):
             return self.xp
         if kind == "shape":
             return self.shapes[self.op.index[name[:-6]]]
+        if kind == "transposed":
+            return self.layouts[self.op.index[name[:-11]]]
         return self.dtypes[self.op.index[name[:-6]]]
 
 
@@ -167,6 +169,7 @@ class OpDef:
         self.uses = [set() if gf is None else {p for p in gf[1] if self.sources[p] == "saved"}
                      for gf in self.grad_fns]
         self.takes_into = "into" in self.sources
+        self.wants_layout = "transposed" in self.sources.values()
         # whether some gradient may need the value an in-place form overwrites
         self.saves_x = bool(self.inputs) and any(self.inputs[0] in u for u in self.uses)
         self.plans = {}
@@ -184,6 +187,8 @@ class OpDef:
             return "shape"
         if p.endswith("_dtype") and p[:-6] in self.index:
             return "dtype"
+        if p.endswith("_transposed") and p[:-11] in self.index:
+            return "transposed"   # the input is laid out as a transposed (F-order) matrix
         if p in self.attr_names:
             return "attr"
         raise TypeError(f"gradient of {self.name!r} takes an unknown parameter {p!r}")
@@ -413,6 +418,9 @@ def _record(op, inputs, arrays, result, attrs, xp, copies=None):
     node.attrs = attrs
     node.xp = xp
     node.shapes, node.dtypes = _meta(arrays)
+    if op.wants_layout:   # a gradient computes in its input's layout (matmul with W.t())
+        node.layouts = tuple([type(a) is np.ndarray and a.ndim >= 2 and not a.flags.c_contiguous
+                              and a.flags.f_contiguous for a in arrays])
     return node
 
 
@@ -501,8 +509,11 @@ def _read_first(xa, arrays, xp):
     Returns the indices of the copied inputs.
     """
     found = []
+    own = xa.base is None
     for i in range(1, len(arrays)):
         a = arrays[i]
+        if own and a is not xa and type(a) is xp.ndarray and a.base is None:
+            continue   # two arrays that own their memory: separate allocations (the cheap case)
         if type(a) is xp.ndarray and a.size and xp.may_share_memory(a, xa):
             arrays[i] = a.copy()
             found.append(i)
