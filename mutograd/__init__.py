@@ -58,5 +58,5 @@ def get_device():
     return "cpu"
 
 # after the ops: nn, optim and data are built on them
-from . import data, nn, optim  # noqa: F401
-from .checkpoint import load, save  # noqa: F401
+from . import data, nn, optim  # noqa: E402, F401
+from .checkpoint import load, save  # noqa: E402, F401

@@ -18,8 +18,8 @@ from .strict import set_strict
 USAGE = "usage: python -m mutograd check SCRIPT [ARGS...]"
 STRICT_FIX = ("write through the tensor (t[...] = v, t.copy_(...)) so that autograd sees the "
               "write, or write into a copy (t.numpy().copy())")
-_NOT_WRITES = ("grad accumulation",)
-_WRITE_ERRORS = (InplaceError, OverlapError, ShapeError, DTypeError)   # raised at the write   # the engine's own bumps of .grad, not the script's writes
+_NOT_WRITES = ("grad accumulation",)   # the engine's own bumps of .grad, not the script's writes
+_WRITE_ERRORS = (InplaceError, OverlapError, ShapeError, DTypeError)   # raised at the write
 
 
 class count_writes:

@@ -254,6 +254,10 @@ def parse(argv):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--blas-threads", type=int, default=1, help="OpenBLAS threads (default 1: "
                    "the matrices are small; 0 leaves the library's setting)")
+    p.add_argument("--distributed", action="store_true", help="train data-parallel on the "
+                   "ranks of mpirun -n N (needs the mpi extra; docs/distributed.md)")
+    p.add_argument("--resume", action="store_true", help="with --distributed: go on from the "
+                   "checkpoint in --out")
     return p.parse_args(argv)
 
 
@@ -277,6 +281,9 @@ def _run(args, epochs):
     if args.quick:
         x, y = train_set.tensors
         train_set = mg.data.TensorDataset(x[:384], y[:384])
+    if args.distributed:
+        from .distributed.demo import run as run_distributed
+        return run_distributed(args, train_set, test_set, epochs)
     print(f"mutograd demo: a small CNN on the UCI digits (8x8, {len(train_set)} train / "
           f"{len(test_set)} test images), {epochs} epochs per run, trained twice from seed "
           f"{args.seed}\n")

@@ -35,3 +35,7 @@ class OverlapError(MutogradError, RuntimeError, ValueError):
 
 class PlaceError(MutogradError, RuntimeError, ValueError):
     """Tensors on different places used together, or a place that is not available."""
+
+
+class DistributedError(MutogradError, RuntimeError, ValueError):
+    """A collective or data-parallel setup that cannot run: no MPI, mismatched ranks, bad buffer."""

@@ -296,6 +296,15 @@ class Tensor:
             owner = None
         return _HookHandle(hooks, hook, owner)
 
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(self)`` on a leaf each time backward has accumulated into its ``.grad``."""
+        if self.grad_fn is not None or not self._rg:
+            raise BackwardError("post accumulate grad hooks can only be registered on leaf "
+                                "tensors that require grad")
+        hooks = self.__dict__.setdefault("_post_acc_hooks", [])
+        hooks.append(hook)
+        return _HookHandle(hooks, hook, None)
+
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute gradients of this tensor with respect to the leaves that require grad.
 

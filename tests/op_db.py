@@ -263,9 +263,10 @@ OPS = [
     *[OpInfo(n, getattr(np, n), nargs=2, grad=False, make=lambda rng: Sample(
         [_mask(rng), _mask(rng, (4,))], {}, ())) for n in (
         "logical_and", "logical_or", "logical_xor")],
-    *[OpInfo(n, getattr(np, n), nargs=2, grad=False, 
+    *[OpInfo(n, getattr(np, n), nargs=2, grad=False,
              make=lambda rng: Sample([rng.integers(-8, 8, (3, 4)), rng.integers(-8, 8, (4,))],
-                                     {}, ())) for n in ("bitwise_and", "bitwise_or", "bitwise_xor")],
+                                     {}, ()))
+      for n in ("bitwise_and", "bitwise_or", "bitwise_xor")],
     OpInfo("bitwise_not", np.invert, grad=False,
            make=lambda rng: Sample([rng.integers(-8, 8, (3, 4))], {}, ())),
     *[OpInfo(n, getattr(np, n), grad=False, inplace=False, make=lambda rng: Sample(

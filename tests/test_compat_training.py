@@ -189,7 +189,8 @@ from torch.utils.data import DataLoader, TensorDataset
 torch.manual_seed(0)
 x = torch.randn(64, 1, 8, 8)
 y = torch.randint(0, 10, (64,))
-net = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(inplace=True), nn.Flatten(), nn.Linear(256, 10))
+net = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(inplace=True), nn.Flatten(),
+                    nn.Linear(256, 10))
 opt = optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
 sched = StepLR(opt, 1, 0.5)
 for epoch in range(2):

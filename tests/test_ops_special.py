@@ -63,7 +63,7 @@ def test_reshape_of_a_contiguous_tensor_is_a_view():
 def test_type_promotion_matches_numpy(a, b, op):
     x = np.ones(3, a)
     y = np.ones(3, b) if isinstance(b, str) else b
-    if op == "sub" and (x.dtype == bool or getattr(y, "dtype", None) == bool):
+    if op == "sub" and (x.dtype == bool or getattr(y, "dtype", None) == bool):  # noqa: E721
         pytest.skip("NumPy refuses boolean subtraction")
     ref = {"add": np.add, "mul": np.multiply, "sub": np.subtract, "div": np.true_divide,
            "maximum": np.maximum}[op](x, y)

@@ -10,7 +10,7 @@ import mutograd as mg
 
 _DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 sys.path.insert(0, _DATA)
-from paddle_cases import CASES
+from paddle_cases import CASES  # noqa: E402
 
 REF = np.load(os.path.join(_DATA, "paddle_reference.npz"), allow_pickle=False)
 

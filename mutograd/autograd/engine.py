@@ -5,6 +5,7 @@ Gradients travel as backend arrays. A gradient array is *owned* when nothing els
 ``.grad`` without a copy. A formula that passes its incoming gradient through, or returns a view,
 gives an array that is not owned, which is copied before anything writes into it.
 """
+import threading
 
 from ..errors import BackwardError
 from . import anomaly
@@ -19,14 +20,35 @@ OWNED = [None]
 
 def backward(tensors, grad_tensors=None, retain_graph=None, inputs=None, scalar_only=False):
     """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves (or of ``inputs``)."""
-    from ..tensor import Tensor
     tensors = list(tensors) if isinstance(tensors, (list, tuple)) else [tensors]
     roots = _roots(tensors, grad_tensors, scalar_only)
     only = None if inputs is None else list(inputs) if isinstance(inputs, (list, tuple)) \
         else [inputs]
-    results = _run(roots, bool(retain_graph), only, accumulate=True)
-    del results
+    outer = getattr(_final, "callbacks", None)   # a backward run from a hook has its own
+    _final.callbacks = callbacks = []
+    try:
+        results = _run(roots, bool(retain_graph), only, accumulate=True)
+        del results
+        while callbacks:
+            callbacks.pop(0)()
+    finally:
+        _final.callbacks = outer
     return None
+
+
+_final = threading.local()
+
+
+def queue_callback(fn):
+    """Run ``fn()`` once the backward now running has accumulated every gradient.
+
+    For code that acts on several final gradients together (distributed gradient reduction
+    waits for its in-flight reductions here); call it from a hook during backward.
+    """
+    callbacks = getattr(_final, "callbacks", None)
+    if callbacks is None:
+        raise BackwardError("queue_callback() can only be called during backward (from a hook)")
+    callbacks.append(fn)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -94,21 +116,25 @@ def _roots(tensors, grads, scalar_only):
 
 
 def _dependencies(roots):
-    """How many edges point at each node reachable from the roots."""
+    """How many edges point at each node (and each leaf) reachable from the roots."""
     from ..tensor import Tensor
     deps = {}
+    leaf_deps = {}
     stack = [n for n, _ in roots if not isinstance(n, Tensor)]
     seen = set(stack)
     while stack:
         node = stack.pop()
         for e in node.next:
-            if e is None or isinstance(e, Tensor):
+            if e is None:
+                continue
+            if isinstance(e, Tensor):
+                leaf_deps[e] = leaf_deps.get(e, 0) + 1
                 continue
             deps[e] = deps.get(e, 0) + 1
             if e not in seen:
                 seen.add(e)
                 stack.append(e)
-    return deps, seen
+    return deps, seen, leaf_deps
 
 
 def _needed(nodes, targets):
@@ -130,7 +156,7 @@ def _needed(nodes, targets):
 
 def _run(roots, retain_graph, only, accumulate):
     from ..tensor import Tensor
-    deps, nodes = _dependencies(roots)
+    deps, nodes, leaf_deps = _dependencies(roots)
     buf = {}
     for node, g in roots:
         _add(buf, node, g, True)
@@ -143,6 +169,10 @@ def _run(roots, retain_graph, only, accumulate):
             targets[t.grad_fn if t.grad_fn is not None else t] = t
         needed = _needed(nodes, targets)
     found = {}
+    # Note [Early leaf accumulation]: a leaf's gradient is final once every edge into it has
+    # been processed; accumulating it then (not after the whole graph) lets post-accumulate
+    # hooks start work, such as a distributed reduction, while the rest of backward runs.
+    early = accumulate and targets is None
     ready = [n for n, _ in roots if not isinstance(n, Tensor) and deps.get(n, 0) == 0]
     ready = list(dict.fromkeys(ready))
     prev = _state.enabled
@@ -152,7 +182,10 @@ def _run(roots, retain_graph, only, accumulate):
         while ready:
             node = ready.pop()
             entry = buf.pop(node, None)
-            if entry is None:
+            if entry is None:   # no gradient reached it: its inputs must not wait for it
+                if not retain_graph:
+                    node.release()
+                _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor)
                 continue
             g, owned = entry
             if node.pre_hooks:
@@ -190,28 +223,57 @@ def _run(roots, retain_graph, only, accumulate):
                     _add(buf, e, gi, mine)
             if not retain_graph:
                 node.release()
-            for e in node.next:
-                if e is not None and not isinstance(e, Tensor):
-                    left = deps[e] - 1
-                    deps[e] = left
-                    if left == 0:
-                        ready.append(e)
+            _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor)
         for leaf, (g, owned) in list(buf.items()):
             if not isinstance(leaf, Tensor):
                 continue
-            hooks = leaf.__dict__.get("_hooks")
-            if hooks:
-                g, owned = _run_hooks(hooks, g, owned)
             if targets is not None:
+                hooks = leaf.__dict__.get("_hooks")
+                if hooks:
+                    g, owned = _run_hooks(hooks, g, owned)
                 if leaf in targets:
                     found[targets[leaf]] = (g, owned)
                 continue
             if accumulate:
-                _accumulate(leaf, g, owned)
+                _finish_leaf(leaf, g, owned)
     finally:
         _state.enabled = prev
         OWNED[0] = None   # a failed formula must not leave a gradient marked as writable
     return found
+
+
+def _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor):
+    """``node`` is done: each input node waits for one edge less and runs when none is left;
+    a leaf whose edges are all done is accumulated now (Note [Early leaf accumulation])."""
+    for e in node.next:
+        if e is None:
+            continue
+        if not isinstance(e, Tensor):
+            left = deps[e] - 1
+            deps[e] = left
+            if left == 0:
+                ready.append(e)
+        elif early:
+            left = leaf_deps[e] - 1
+            leaf_deps[e] = left
+            if left == 0 and e in buf:
+                _finish_leaf(e, *buf.pop(e))
+
+
+def _finish_leaf(leaf, g, owned):
+    """Run a leaf's gradient hooks, accumulate into ``.grad``, then its post-accumulate hooks.
+
+    ``_pre_acc_hooks`` (internal: ``hook(leaf)``, no gradient wrapped) may point ``.grad`` at
+    the buffer to accumulate into, as data-parallel gradient buckets do.
+    """
+    hooks = leaf.__dict__.get("_hooks")
+    if hooks:
+        g, owned = _run_hooks(hooks, g, owned)
+    for hook in leaf.__dict__.get("_pre_acc_hooks", ()):
+        hook(leaf)
+    _accumulate(leaf, g, owned)
+    for hook in list(leaf.__dict__.get("_post_acc_hooks", ())):
+        hook(leaf)
 
 
 def _add(buf, key, g, owned):

@@ -49,7 +49,7 @@ class VersionCounter:
 
 
 def save(tensor):
-    """The saved record of a tensor: its array, counter and current version (Note [Saved versions])."""
+    """The saved record of a tensor: array, counter and current version (Note [Saved versions])."""
     counter = tensor._counter
     counter.watched = True
     # the storage rides along so the bytes stay counted while only a node keeps the array

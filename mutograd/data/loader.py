@@ -51,16 +51,27 @@ class DataLoader:
     """
 
     def __init__(self, dataset, batch_size=1, shuffle=False, drop_last=False, collate_fn=None,
-                 seed=None, num_workers=0, generator=None, **kw):
+                 seed=None, num_workers=0, generator=None, sampler=None, batch_sampler=None,
+                 **kw):
         if batch_size is not None and (not isinstance(batch_size, int) or batch_size <= 0):
             raise ValueError(f"batch_size should be a positive integer value, but got "
                              f"batch_size={batch_size}")
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None and (batch_size != 1 or shuffle or sampler is not None
+                                          or drop_last):
+            raise ValueError("batch_sampler option is mutually exclusive with batch_size, "
+                             "shuffle, sampler, and drop_last")
+        self.sampler = sampler     # e.g. a DistributedSampler: its indices, in its order
+        self.batch_sampler = batch_sampler   # lists of indices, one per batch
         self.dataset, self.batch_size = dataset, batch_size
         self.shuffle, self.drop_last = shuffle, drop_last
         self.collate_fn = collate_fn or default_collate
         self._rng = np.random.default_rng(seed) if seed is not None else None
 
     def _order(self):
+        if self.sampler is not None:
+            return np.fromiter(self.sampler, dtype=np.int64)
         n = len(self.dataset)
         if not self.shuffle:
             return np.arange(n)
@@ -70,6 +81,15 @@ class DataLoader:
         return random.generator().permutation(n)
 
     def __iter__(self):
+        if self.batch_sampler is not None:
+            fast = _tensor_rows(self.dataset)
+            for idx in self.batch_sampler:
+                idx = np.asarray(idx, dtype=np.int64)
+                if fast is not None and self.collate_fn is default_collate:
+                    yield tuple(_wrap(t._data[idx], t) for t in fast)
+                else:
+                    yield self.collate_fn([self.dataset[int(i)] for i in idx])
+            return
         order = self._order()
         bs = self.batch_size
         if bs is None:
@@ -88,7 +108,9 @@ class DataLoader:
                 yield self.collate_fn([self.dataset[int(i)] for i in idx])
 
     def __len__(self):
-        n = len(self.dataset)
+        if self.batch_sampler is not None:
+            return len(self.batch_sampler)
+        n = len(self.dataset if self.sampler is None else self.sampler)
         if self.batch_size is None:
             return n
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)

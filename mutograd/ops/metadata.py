@@ -1,4 +1,5 @@
-"""In-place view ops: ``reshape_``, ``squeeze_``, ``unsqueeze_``, ``t_``, ``transpose_``, ``flatten_``.
+"""In-place view ops: ``reshape_``, ``squeeze_``, ``unsqueeze_``, ``t_``, ``transpose_``,
+``flatten_``.
 
 They change the tensor's own shape and strides and return the same object (``y is x``); the data
 and the storage stay where they are. They reuse the view ops' declarations (views.py) for the

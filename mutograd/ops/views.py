@@ -33,7 +33,9 @@ def _view(xp, x, *, shape):
         raise ShapeError(f"shape {list(shape)} is invalid for input of size {x.size}") from None
 
 
-_back = lambda g, x_shape: g.reshape(x_shape)   # the gradient of every reshape
+def _back(g, x_shape):
+    """The gradient of every reshape."""
+    return g.reshape(x_shape)
 
 defop("reshape", _reshape, kind="view", varargs="shape", result="maybe_view", grad=_back,
       inplace=False)

@@ -184,8 +184,9 @@ class RMSprop(Optimizer):
             raise ValueError(f"Invalid epsilon value: {eps}")
         if momentum < 0:
             raise ValueError(f"Invalid momentum value: {momentum}")
-        super().__init__(params, {"lr": lr, "alpha": alpha, "eps": eps, "weight_decay": weight_decay,
-                                      "momentum": momentum, "centered": centered, "maximize": maximize},
+        super().__init__(params, {"lr": lr, "alpha": alpha, "eps": eps,
+                                  "weight_decay": weight_decay, "momentum": momentum,
+                                  "centered": centered, "maximize": maximize},
                          inplace)
 
     def _init_state(self, p, state, group):

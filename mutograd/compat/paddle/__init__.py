@@ -168,7 +168,10 @@ def in_dynamic_mode():
     return True
 
 
-from . import autograd, device, io, nn, optimizer  # noqa: F401  (paddle.autograd, ...)
-from .device import get_device, is_compiled_with_cuda, set_device  # noqa: F401
+from . import autograd, device, io, nn, optimizer  # noqa: E402, F401  (paddle.autograd, ...)
+from .device import get_device, is_compiled_with_cuda, set_device  # noqa: E402, F401
 
 _set_dialect("paddle")
+
+from . import distributed  # noqa: E402, F401  (paddle.distributed, over MPI)
+from .distributed import DataParallel  # noqa: E402, F401

@@ -125,6 +125,8 @@ CharTensor = _legacy("CharTensor", _mg.int8)
 ByteTensor = _legacy("ByteTensor", _mg.uint8)
 BoolTensor = _legacy("BoolTensor", _mg.bool)
 
-from . import autograd, cuda, nn, optim, utils  # noqa: F401  (torch.autograd, ...)
+from . import autograd, cuda, nn, optim, utils  # noqa: E402, F401  (torch.autograd, ...)
 
 _set_dialect("torch")
+
+from . import distributed  # noqa: E402, F401  (torch.distributed, over MPI)

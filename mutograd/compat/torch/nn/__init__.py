@@ -41,4 +41,4 @@ from ....nn import (  # noqa: F401
                     Softmax,
                     Tanh,
 )
-from . import functional, init, utils  # noqa: F401
+from . import functional, init, parallel, utils  # noqa: F401

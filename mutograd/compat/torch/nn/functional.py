@@ -50,7 +50,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 # ---- the rest of PyTorch's ``inplace=`` activations and dropouts (docs/inplace_api.md) ------
-from ....ops import functional_inplace as _fi  # (here, apart from the imports above)
+from ....ops import functional_inplace as _fi  # noqa: E402 (here, apart from the imports above)
 
 celu, selu, mish, hardsigmoid, threshold, rrelu = (_fi.celu, _fi.selu, _fi.mish,
                                                    _fi.hardsigmoid, _fi.threshold, _fi.rrelu)

@@ -8,3 +8,4 @@ from ....data import (  # noqa: F401
                       default_collate,
                       random_split,
 )
+from ....distributed import DistributedSampler  # noqa: F401

@@ -1,0 +1,111 @@
+"""``paddle.distributed`` over MPI: ``import mutograd.compat.paddle.distributed as dist``.
+
+Launch with ``mpirun -n N python script.py`` (where Paddle uses ``python -m
+paddle.distributed.launch``). Collectives work on the whole world (``group=None``) and write in
+place like :mod:`mutograd.distributed` (docs/distributed.md).
+
+    import mutograd.compat.paddle as paddle
+    import mutograd.compat.paddle.distributed as dist
+    dist.init_parallel_env()
+    t = paddle.ones([3]) * (dist.get_rank() + 1)
+    dist.all_reduce(t)
+"""
+from ... import distributed as _dist
+from ...distributed import DistributedDataParallel as _DDP
+from ...distributed import DistributedSampler as _Sampler
+from ...errors import DistributedError
+
+
+class ReduceOp:
+    """Paddle's reduction names."""
+
+    SUM = "sum"
+    AVG = "mean"
+    MAX = "max"
+    MIN = "min"
+    PROD = "prod"
+
+
+def init_parallel_env():
+    """Join the MPI world started by ``mpirun``."""
+    _dist.init()
+
+
+def is_initialized():
+    return _dist.is_initialized()
+
+
+def _world(group):
+    if group is not None:
+        raise DistributedError("only the default group (the whole world, group=None) is "
+                               "supported")
+
+
+def get_rank(group=None):
+    _world(group)
+    return _dist.rank()
+
+
+def get_world_size(group=None):
+    _world(group)
+    return _dist.world_size()
+
+
+def barrier(group=None):
+    _world(group)
+    _dist.barrier()
+
+
+def all_reduce(tensor, op=ReduceOp.SUM, group=None, sync_op=True):
+    """Reduce ``tensor`` over the ranks, in place; a task to ``wait()`` with ``sync_op=False``."""
+    _world(group)
+    w = _dist.all_reduce_(tensor, op, async_op=not sync_op)
+    return None if sync_op else w
+
+
+def broadcast(tensor, src, group=None, sync_op=True):
+    """Overwrite ``tensor`` with rank ``src``'s, in place."""
+    _world(group)
+    _dist.broadcast_(tensor, src)
+
+
+def all_gather(tensor_list, tensor, group=None, sync_op=True):
+    """Append every rank's ``tensor`` to ``tensor_list`` (Paddle fills an empty list)."""
+    _world(group)
+    tensor_list.extend(_dist.all_gather(tensor).unbind(0))
+
+
+class DataParallel(_DDP):
+    """``paddle.DataParallel(layers)``: gradients averaged over the ranks during backward."""
+
+    def __init__(self, layers, strategy=None, comm_buffer_size=25, last_comm_buffer_size=1,
+                 find_unused_parameters=False, group=None):
+        _world(group)
+        super().__init__(layers, bucket_cap_mb=comm_buffer_size)
+
+
+class DistributedBatchSampler:
+    """``paddle.io.DistributedBatchSampler``: batches of this rank's share of ``dataset``."""
+
+    def __init__(self, dataset, batch_size, num_replicas=None, rank=None, shuffle=False,
+                 drop_last=False):
+        self.sampler = _Sampler(dataset, num_replicas, rank, shuffle=shuffle)
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def set_epoch(self, epoch):
+        self.sampler.set_epoch(epoch)
+
+    def __iter__(self):
+        batch = []
+        for i in self.sampler:
+            batch.append(i)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self):
+        n = len(self.sampler)
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
