@@ -5,6 +5,7 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     conventions,
     creation,
     elementwise,
+    fastpath,
     fills,
     functional_inplace,
     indexing,
@@ -78,6 +79,7 @@ def _public():
 
 
 PUBLIC = _public()
+fastpath.install()   # again, now that every declaration module ran (Note [Ufunc fast path])
 _NOT_METHODS = {"cat", "stack", "einsum", "where", "broadcast_to"}
 
 for _name, _fn in PUBLIC.items():
@@ -94,13 +96,16 @@ def _swap(op):
 
 
 def _binary(op):
-    f = OPS[op].function
-    return lambda self, other: f(self, other)
+    # straight to ``call`` (the function's argument parsing is not needed for two tensors)
+    o = OPS[op]
+    d = o.defaults
+    return lambda self, other: call(o, (self, other), d)
 
 
 def _inplace(op):
-    f = OPS[op].inplace_function
-    return lambda self, other: f(self, other)
+    o = OPS[op]
+    d = o.defaults
+    return lambda self, other: call_inplace(o, (self, other), d)
 
 
 for _dunder, _op in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"),
