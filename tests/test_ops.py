@@ -384,7 +384,7 @@ ELSEWHERE = {
     "clamp_tensor": "clamp with tensor bounds (op_db row clamp-tensor-bounds)",
     "where_x": "Paddle's where_ (test_ops_special.py)",
     "index": "advanced getitem (op_db rows getitem-int-array, getitem-mask)",
-    "index_put": "item assignment (test_views.py on the views branch)",
+    "index_put": "item assignment (test_views.py)",
     "normal": "test_creation.py", "uniform": "test_creation.py", "bernoulli": "test_creation.py",
     "exponential": "test_creation.py", "fill": "test_creation.py", "zero": "test_creation.py",
 }
