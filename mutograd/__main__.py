@@ -7,6 +7,7 @@ import sys
 COMMANDS = {
     "check": "mutograd.check",
     "demo": "mutograd.demo",
+    "run": "mutograd.compat.run",
 }
 
 

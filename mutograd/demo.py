@@ -13,7 +13,6 @@ import json
 import os
 import sys
 import time
-from collections import defaultdict
 
 import mutograd as mg
 from mutograd import memory, nn
@@ -30,35 +29,36 @@ def build_model(inplace):
         nn.Linear(64, 10))
 
 
-class _Recorder(defaultdict):
-    """Stands in for the allocator's per-place byte counter while a run is measured: it sees
-    every change of live bytes, so it can sum the bytes allocated and trace live memory."""
-
-    def __init__(self, start):
-        super().__init__(int, start)
-        self.allocated_bytes = 0
-        self.trace = None
-
-    def __setitem__(self, key, value):
-        old = self.get(key, 0)
-        if value > old:
-            self.allocated_bytes += value - old
-        if self.trace is not None and key == "cpu":
-            self.trace.append(value)
-        super().__setitem__(key, value)
-
-
 class _measure:
-    """Install a :class:`_Recorder` for the duration of a ``with`` block."""
+    """Measure a ``with`` block: the tensor bytes it allocated (``allocated_bytes``), and, while
+    ``trace`` is set to a list, live bytes after every allocation and free (a memory timeline)."""
 
     def __enter__(self):
-        self.saved = memory._live
-        self.rec = memory._live = _Recorder(self.saved)
-        return self.rec
+        self._start = memory.stats()["allocated_bytes.all.allocated"]
+        self._trace = None
+        self._tl = None
+        self.allocated_bytes = 0
+        return self
 
     def __exit__(self, *exc):
-        self.saved.update(self.rec)
-        memory._live = self.saved
+        self.trace = None
+        self.allocated_bytes = memory.stats()["allocated_bytes.all.allocated"] - self._start
+
+    @property
+    def trace(self):
+        if self._tl is None:
+            return self._trace
+        return self._trace + [e.live for e in self._tl.events]
+
+    @trace.setter
+    def trace(self, value):
+        if self._tl is not None:
+            self._tl.__exit__(None, None, None)
+            self._tl = None
+        self._trace = value
+        if value is not None:
+            self._tl = memory.timeline()
+            self._tl.__enter__()
 
 
 def _progress(iterable, total, desc):

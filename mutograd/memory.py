@@ -1,8 +1,8 @@
-"""Memory accounting: every tensor storage is counted here.
+"""Memory accounting and the caching allocator: every tensor storage is counted here.
 
 A :class:`Storage` is created for each new buffer a tensor owns (views and in-place results
 share their input's storage and create none), so ``allocated()`` is exact: tests assert that an
-in-place op allocates 0 bytes. Counting is per place.
+in-place op allocates 0 bytes. Counting is per place (a string key such as ``"cpu"``).
 
 Example::
 
@@ -11,30 +11,80 @@ Example::
     >>> x = mg.zeros(1024)                     # 4096 bytes of float32
     >>> mg.memory.allocated() - before
     4096
-"""
-from collections import defaultdict
 
-_live = defaultdict(int)      # place name -> bytes held by live storages
-_peak = defaultdict(int)
-_count = defaultdict(int)     # number of storages ever created per place
+Note [The buffer cache]
+    A fresh large NumPy array costs page faults on first touch (a new 128 MiB array costs about
+    twice the element-wise op written into it). Out-of-place element-wise ops whose result is at
+    least ``threshold`` bytes therefore take their result buffer from a cache of raw buffers
+    (``take``), grouped by size class. When the result tensor's storage dies, its raw buffer goes
+    back to the cache (``Storage.__del__``). A raw buffer is handed out again only when nothing
+    but the cache refers to it, checked with its reference count: every NumPy array that looks
+    into it (the tensor's own data, an array the user got from ``numpy()``/``__array__``, a DLPack
+    capsule, a saved value in a backward node) holds a reference to it as its ``base``, so memory
+    that escaped is never reused while anyone can still see it. Buffers beyond ``cap`` bytes are
+    dropped instead of cached; :func:`empty_cache` drops them all.
+"""
+import sys
+
+import numpy as np
+
+
+class _Counters:
+    """The counters of one place; a Storage points at its place's record."""
+
+    __slots__ = ("count", "freed", "live", "name", "peak", "total")
+
+    def __init__(self, name):
+        self.name = name
+        self.live = self.peak = self.count = self.total = self.freed = 0
+
+
+_places = {}                  # place name -> _Counters
+_recorder = None              # the active Timeline, if any (a check per allocation when off)
+
+
+def _counters(place):
+    c = _places.get(place)
+    if c is None:
+        c = _places[place] = _Counters(place)
+    return c
 
 
 class Storage:
-    """Accounting record of one buffer; the buffer's bytes are freed from the counters with it."""
+    """Accounting record of one buffer; the buffer's bytes are freed from the counters with it.
 
-    __slots__ = ("nbytes", "place", "__weakref__")
+    ``buf`` is the raw cached buffer behind the data when it came from the cache
+    (Note [The buffer cache]); it goes back to the cache when the storage dies.
+    """
+
+    __slots__ = ("__weakref__", "buf", "counters", "nbytes")
 
     def __init__(self, nbytes, place="cpu"):
         self.nbytes = nbytes
-        self.place = place
-        live = _live[place] + nbytes
-        _live[place] = live
-        _count[place] += 1
-        if live > _peak[place]:
-            _peak[place] = live
+        self.buf = None
+        c = _places.get(place) or _counters(place)
+        self.counters = c
+        live = c.live + nbytes
+        c.live = live
+        c.count += 1
+        c.total += nbytes
+        if live > c.peak:   # noqa: PLR1730 (a compare is cheaper than max() on every op)
+            c.peak = live
+        if _recorder is not None:
+            _recorder._event(self, nbytes)
+
+    @property
+    def place(self):
+        return self.counters.name
 
     def __del__(self):
-        _live[self.place] -= self.nbytes
+        c = self.counters
+        c.live -= self.nbytes
+        c.freed += 1
+        if self.buf is not None:
+            _give_back(self.buf)
+        if _recorder is not None:
+            _recorder._event(self, -self.nbytes)
 
 
 def _key(place):
@@ -46,33 +96,200 @@ def _key(place):
 
 def allocated(place=None):
     """Bytes held by live tensor storages on ``place`` (default: the CPU)."""
-    return _live[_key(place)]
+    return _counters(_key(place)).live
 
 
 def max_allocated(place=None):
     """The largest value of :func:`allocated` since the start or the last :func:`reset_peak`."""
-    return _peak[_key(place)]
+    return _counters(_key(place)).peak
 
 
 def reset_peak(place=None):
     """Start measuring the peak afresh from the current allocation."""
-    key = _key(place)
-    _peak[key] = _live[key]
+    c = _counters(_key(place))
+    c.peak = c.live
 
 
 def num_allocations(place=None):
     """How many storages have been created on ``place`` since the start."""
-    return _count[_key(place)]
+    return _counters(_key(place)).count
 
 
 def stats(place=None):
-    """A dict of the counters above, in the spirit of ``torch.cuda.memory_stats``."""
+    """Counters as a dict in the spirit of ``torch.cuda.memory_stats``.
+
+    ``allocated_bytes.*`` count live tensor storages (exact tensor bytes); ``reserved_bytes``
+    is every raw buffer of the cache (behind live tensors, or returned), ``cached_bytes`` the
+    returned ones that nothing looks into any more (free for reuse). A returned buffer that some
+    array still looks into is in neither live nor cached bytes until that array dies. Example::
+
+        >>> import mutograd as mg
+        >>> s = mg.memory.stats()
+        >>> s["allocated_bytes.all.current"] == mg.memory.allocated()
+        True
+    """
     key = _key(place)
-    out = {"allocated_bytes.current": _live[key], "allocated_bytes.peak": _peak[key],
-           "num_allocations": _count[key]}
-    if key != "cpu":   # a GPU: its memory pool's own counters too (CuPy's pool)
-        from . import places
-        b = places._backends.get(key.partition(":")[0])
-        if b is not None and b.memory is not None:
-            out.update(b.memory(int(key.partition(":")[2])))
-    return out
+    c = _counters(key)
+    cpu = key == "cpu"
+    cached, reserved = _cache_bytes() if cpu else (0, 0)
+    return {
+        "allocated_bytes.all.current": c.live,
+        "allocated_bytes.all.peak": c.peak,
+        "allocated_bytes.all.allocated": c.total,
+        "allocated_bytes.all.freed": c.total - c.live,
+        "allocation.all.current": c.count - c.freed,
+        "allocation.all.allocated": c.count,
+        "allocation.all.freed": c.freed,
+        "reserved_bytes.all.current": reserved,
+        "cached_bytes.all.current": cached,
+        "cache.hits": _cache.hits if cpu else 0,
+        "cache.misses": _cache.misses if cpu else 0,
+        "cache.dropped": _cache.dropped if cpu else 0,
+        "cache.threshold": _cache.threshold if cpu else 0,
+        "cache.cap": _cache.cap if cpu else 0,
+        # the names of the first version, kept for callers that used them
+        "allocated_bytes.current": c.live,
+        "allocated_bytes.peak": c.peak,
+        "num_allocations": c.count,
+        **_device_pool(key),
+    }
+
+
+def _device_pool(key):
+    """A GPU's memory-pool counters (CuPy's pool), from its backend; nothing for the CPU."""
+    if key == "cpu":
+        return {}
+    from . import places
+    kind, _, index = key.partition(":")
+    b = places._backends.get(kind)
+    return b.memory(int(index)) if b is not None and b.memory is not None else {}
+
+
+# --------------------------------------------------------------------------------------------
+# The buffer cache (Note [The buffer cache]); CPU only
+
+
+class _Cache:
+    def __init__(self):
+        self.enabled = True
+        self.threshold = 1 << 20      # bytes: smaller results stay plain NumPy allocations
+        self.cap = 2 << 30            # bytes the free lists may hold
+        self.held = 0                 # bytes of the raw buffers in ``free`` lists
+        self.in_use = 0               # bytes of raw buffers behind live storages
+        self.free = {}                # size class -> raw buffers returned to the cache
+        self.hits = self.misses = self.dropped = 0
+
+    @property
+    def min_bytes(self):
+        """The smallest result taken from the cache (no result when it is off)."""
+        return self.threshold if self.enabled else _NEVER
+
+
+_NEVER = float("inf")
+_cache = _Cache()
+# getrefcount(buf) for a raw buffer referred to only by a cache list, a loop variable and the
+# getrefcount argument itself: the proof that no array looks into it any more.
+_UNSEEN = 3
+
+
+def _size_class(nbytes):
+    """Round up to 1/8 of the power of two at or above ``nbytes`` (at most 12.5% slack)."""
+    step = max(1 << max(nbytes.bit_length() - 4, 0), 4096)
+    return -(-nbytes // step) * step
+
+
+def take(shape, dtype):
+    """A C-contiguous array of ``shape`` and ``dtype`` from the cache, and its raw buffer.
+
+    Returns ``(array, raw)``; the caller makes a tensor of ``array`` and sets its storage's
+    ``buf`` to ``raw`` so the buffer returns to the cache when the tensor dies.
+    """
+    dtype = np.dtype(dtype)
+    n = dtype.itemsize
+    for d in shape:
+        n *= d
+    cls = _size_class(n)
+    raw = None
+    lst = _cache.free.get(cls)
+    if lst:
+        getrc = sys.getrefcount
+        for i in range(len(lst)):   # (not enumerate: its tuple would hold a reference)
+            if getrc(lst[i]) == _UNSEEN - 1:
+                raw = lst.pop(i)
+                _cache.held -= cls
+                _cache.hits += 1
+                break
+    if raw is None:
+        raw = np.empty(cls, np.uint8)
+        _cache.misses += 1
+    _cache.in_use += cls
+    return raw[:n].view(dtype).reshape(shape), raw
+
+
+def _give_back(raw):
+    c = _cache
+    size = raw.nbytes
+    c.in_use -= size
+    if not c.enabled or c.held + size > c.cap:
+        c.dropped += 1
+        return
+    c.free.setdefault(size, []).append(raw)
+    c.held += size
+
+
+def _cache_bytes():
+    """(bytes free for reuse, bytes of every raw buffer: behind live tensors or cached)."""
+    free = 0
+    getrc = sys.getrefcount
+    for lst in _cache.free.values():
+        for b in lst:
+            if getrc(b) == _UNSEEN:
+                free += b.nbytes
+    return free, _cache.held + _cache.in_use
+
+
+def empty_cache():
+    """Release every cached buffer (those some array still looks into are freed with it)."""
+    _cache.free.clear()
+    _cache.held = 0
+
+
+def set_cache(enabled=None, threshold=None, cap=None):
+    """Switch the buffer cache on or off, or change its size threshold or cap (bytes).
+
+    Returns the previous settings as a dict, so a test can restore them::
+
+        >>> import mutograd as mg
+        >>> old = mg.memory.set_cache(threshold=0)
+        >>> _ = mg.memory.set_cache(**old)
+    """
+    old = {"enabled": _cache.enabled, "threshold": _cache.threshold, "cap": _cache.cap}
+    if enabled is not None:
+        _cache.enabled = bool(enabled)
+        if not enabled:
+            empty_cache()
+    if threshold is not None:
+        _cache.threshold = int(threshold)
+    if cap is not None:
+        _cache.cap = int(cap)
+    return old
+
+
+def cache_threshold():
+    """Results of at least this many bytes come from the cache; None when it is off."""
+    return _cache.threshold if _cache.enabled else None
+
+
+def timeline(place=None):
+    """A context manager recording every allocation and free (see :mod:`mutograd.memtrace`).
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> with mg.memory.timeline() as tl:
+        ...     y = mg.ones(256) * 2
+        >>> [e.op for e in tl.events if e.nbytes > 0]
+        ['ones', 'mul']
+    """
+    from .memtrace import Timeline
+    return Timeline(place)

@@ -125,6 +125,16 @@ def _min(x, axis=None, keepdim=False):
     return (np.min(x, axis=axis, keepdims=keepdim), np.argmin(x, axis=axis, keepdims=keepdim))
 
 
+def _sort(x, axis=-1, descending=False):
+    idx = np.argsort(-x if descending else x, axis, kind="stable")
+    return np.take_along_axis(x, idx, axis), idx
+
+
+def _topk(x, k, axis=-1, largest=True):
+    idx = np.take(np.argsort(-x if largest else x, axis, kind="stable"), np.arange(k), axis)
+    return np.take_along_axis(x, idx, axis), idx
+
+
 def _softmax(x, axis=-1):
     e = np.exp(x - x.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
@@ -496,6 +506,18 @@ OPS = [
        call=lambda fn, x: fn(x, "float32")),
     _c("cast", lambda x: x.astype(np.int32), grad=False, torch=False,
        call=lambda fn, x: fn(x, "int32")),
+    # ordering (mutograd/ops/sorting.py): indices by a stable sort, values a gather
+    _c("argsort", lambda x, axis: np.argsort(x, axis, kind="stable"), grad=False,
+       make=_distinct_make({"axis": 1})),
+    _c("argsort", lambda x, axis, descending: np.argsort(-x, axis, kind="stable"), grad=False,
+       variant="descending-axis0", make=_distinct_make({"axis": 0, "descending": True})),
+    _c("sort", _sort, make=_distinct_make({"axis": 1})),
+    _c("sort", _sort, variant="descending-axis0",
+       make=_distinct_make({"axis": 0, "descending": True})),
+    _c("topk", _topk, make=lambda rng: Sample([_distinct(rng, (3, 5)), 2], {"axis": 1}, (0,))),
+    _c("topk", _topk, variant="smallest-axis0",
+       make=lambda rng: Sample([_distinct(rng, (4, 3)), 3], {"axis": 0, "largest": False},
+                               (0,))),
 ]
 
 IDS = [o.id for o in OPS]

@@ -19,20 +19,13 @@ from mutograd.ops import inplace_surface as surface
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# Names that another branch (index writes) is adding right now: allowed to be missing until it
-# lands; once present they are checked like every other name.
-ELSEWHERE = {"index_add_", "index_fill_", "index_copy_", "scatter_", "scatter_add_",
-             "masked_scatter_", "put_"}
-
-
 @pytest.mark.parametrize("framework", ["paddle", "torch"])
 def test_every_inplace_name_of_both_frameworks_exists_as_function_and_method(framework):
     names = surface.PADDLE_INPLACE if framework == "paddle" else surface.TORCH_INPLACE
     assert len(names) == len(set(names)) and len(names) > 100
     missing = [n for n in names if not (
         callable(getattr(mg, n, None)) and callable(getattr(mg.Tensor, n, None)))]
-    assert [n for n in missing if n not in ELSEWHERE] == []
-    assert all(not hasattr(mg, n) for n in missing), "a name exists only as a function"
+    assert missing == []
 
 
 def test_forms_cover_both_lists():

@@ -379,11 +379,12 @@ def test_bad_input_raises_our_error_classes(call, error, message):
 
 # Registry ops that the table covers elsewhere, and where
 ELSEWHERE = {
+    "argtopk": "topk (op_db rows topk, topk-smallest-axis0)",
     "values_at": "max/min with an int axis (op_db rows max-axis1, min-axis-1)",
     "clamp_tensor": "clamp with tensor bounds (op_db row clamp-tensor-bounds)",
     "where_x": "Paddle's where_ (test_ops_special.py)",
     "index": "advanced getitem (op_db rows getitem-int-array, getitem-mask)",
-    "index_put": "item assignment (test_views.py on the views branch)",
+    "index_put": "item assignment (test_views.py)",
     "normal": "test_creation.py", "uniform": "test_creation.py", "bernoulli": "test_creation.py",
     "exponential": "test_creation.py", "fill": "test_creation.py", "zero": "test_creation.py",
 }
@@ -391,7 +392,7 @@ ELSEWHERE = {
 
 # The core op modules; ops declared in other modules have their own tables (op_db_surface, ...)
 CORE = {f"mutograd.ops.{m}" for m in ("elementwise", "reduction", "linalg", "views", "shaping",
-                                      "indexing", "creation", "conventions")}
+                                      "indexing", "creation", "conventions", "sorting")}
 
 
 def test_every_declared_op_has_a_row_in_the_table():

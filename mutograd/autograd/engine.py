@@ -12,6 +12,11 @@ from . import anomaly
 from .grad_mode import _state
 from .sites import Flags
 
+# Note [Reusing the incoming gradient]: the gradient array handed to the node about to run when
+# the engine owns it (nothing else refers to it), else None. A formula may then write its result
+# into it instead of a new buffer (ops/registry.py, gradient parameter ``into``).
+OWNED = [None]
+
 
 def backward(tensors, grad_tensors=None, retain_graph=None, inputs=None, scalar_only=False):
     """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves (or of ``inputs``)."""
@@ -195,7 +200,9 @@ def _run(roots, retain_graph, only, accumulate):
                 owned = False
             skip = targets is not None and node not in needed
             if not skip:
+                OWNED[0] = g if owned else None
                 grads = node.apply(g) if not checked else anomaly.checked_apply(node, g)
+                OWNED[0] = None
                 passed = False
                 for e, gi in zip(node.next, grads):
                     if e is None or gi is None:
@@ -205,8 +212,14 @@ def _run(roots, retain_graph, only, accumulate):
                     if gi is g:
                         mine = owned and not passed
                         passed = True
+                    elif gi.base is None:
+                        mine = True
+                    elif owned and not passed and gi.base is g and gi.size == g.size:
+                        # a reshaped or transposed view of our own g (a view op's backward):
+                        # every element once, so it is as much ours as g was; no copy later
+                        mine = passed = True
                     else:
-                        mine = gi.base is None
+                        mine = False
                     _add(buf, e, gi, mine)
             if not retain_graph:
                 node.release()
@@ -225,6 +238,7 @@ def _run(roots, retain_graph, only, accumulate):
                 _finish_leaf(leaf, g, owned)
     finally:
         _state.enabled = prev
+        OWNED[0] = None   # a failed formula must not leave a gradient marked as writable
     return found
 
 
@@ -281,8 +295,8 @@ def _run_hooks(hooks, g, owned):
         r = hook(_wrap(g) if where is None else on_place(g, where))
         if r is not None:
             g = r._data if isinstance(r, Tensor) else r
-            owned = False
-    return g, owned
+    # a hook may keep the tensor it was given: the array is no longer ours to write into
+    return g, False
 
 
 def _keep_grad(t, g, owned):

@@ -30,12 +30,11 @@ class VersionCounter:
     that uses this counter (``watched``), so unwatched writes cost one increment.
     """
 
-    __slots__ = ("value", "watched", "writes")
-
-    def __init__(self):
-        self.value = 0
-        self.watched = False
-        self.writes = None
+    # Class-level defaults instead of __init__ and __slots__: every new tensor makes a counter,
+    # and one without an __init__ costs a fraction of one with it (the per-op hot path).
+    value = 0
+    watched = False
+    writes = None
 
     def bump(self, op_name="write"):
         self.value += 1
@@ -53,7 +52,8 @@ def save(tensor):
     """The saved record of a tensor: array, counter and current version (Note [Saved versions])."""
     counter = tensor._counter
     counter.watched = True
-    return (tensor._data, counter, counter.value, tensor.__dict__.get("name"))
+    # the storage rides along so the bytes stay counted while only a node keeps the array
+    return (tensor._data, counter, counter.value, tensor.__dict__.get("name"), tensor._storage)
 
 
 def save_copy(array, storage, name=None):

@@ -19,7 +19,7 @@ resolves to the compat namespace; :func:`run_script` runs a script file that way
 """
 from . import tensor_ext  # noqa: F401  (Tensor.set_value, Tensor.gradient)
 from .dialect import DIALECTS, dialect, get_dialect, set_dialect
-from .hook import importing_as, run_script
+from .hook import importing_as, install, run_script
 
-__all__ = ["DIALECTS", "dialect", "get_dialect", "importing_as", "run_script",
+__all__ = ["DIALECTS", "dialect", "get_dialect", "importing_as", "install", "run_script",
            "set_dialect"]

@@ -25,3 +25,26 @@ def activation(op_name, doc):
     act.__name__ = op_name
     act.__doc__ = doc
     return act
+
+
+def refuse_missing(root):
+    """Give ``root`` (a compat package) and each of its submodules a module ``__getattr__`` that
+    names a missing attribute and its framework spelling, instead of a bare AttributeError."""
+    import pkgutil
+    import sys
+    framework = root.__name__.rsplit(".", 1)[-1]
+    names = [root.__name__] + [i.name for i in pkgutil.walk_packages(root.__path__,
+                                                                    root.__name__ + ".")]
+    for name in names:
+        mod = sys.modules.get(name)
+        if mod is not None and "__getattr__" not in vars(mod):
+            mod.__getattr__ = _missing(name, framework + name[len(root.__name__):])
+
+
+def _missing(module_name, framework_name):
+    def __getattr__(name):
+        if name.startswith("__") and name.endswith("__"):     # probes by import machinery
+            raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
+        raise AttributeError(f"{module_name} has no attribute {name!r} "
+                             f"({framework_name}.{name} is not supported yet)")
+    return __getattr__

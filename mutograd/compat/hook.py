@@ -28,6 +28,40 @@ def _modules(name):
     return mods
 
 
+class _Refuser:
+    """A meta-path finder: ``import torch.xyz`` for a submodule the namespace lacks fails with a
+    message naming it (instead of finding nothing, or a real package's file)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.startswith(self.name + "."):
+            raise ModuleNotFoundError(
+                f"mutograd.compat.{fullname} does not exist ({fullname} is not supported yet)",
+                name=fullname)
+        return None
+
+
+def install(name):
+    """Make ``import <name>`` (``'torch'`` or ``'paddle'``) give the compat namespace from now on,
+    for the whole process; returns a function that undoes it.
+
+        >>> import mutograd.compat as compat
+        >>> undo = compat.install("torch")
+        >>> import torch.nn.functional as F
+        >>> F.__name__
+        'mutograd.compat.torch.nn.functional'
+        >>> undo()
+    """
+    ctx = importing_as(name)
+    ctx.__enter__()
+
+    def undo():
+        ctx.__exit__(None, None, None)
+    return undo
+
+
 @contextlib.contextmanager
 def importing_as(name):
     """Inside the block, ``import <name>`` (``'torch'`` or ``'paddle'``) gives the compat namespace
@@ -41,10 +75,13 @@ def importing_as(name):
     for k in saved:
         del sys.modules[k]
     sys.modules.update(mods)
+    refuser = _Refuser(name)
+    sys.meta_path.insert(0, refuser)
     set_dialect(name)
     try:
         yield mods[name]
     finally:
+        sys.meta_path.remove(refuser)
         set_dialect(prev)
         for k in [k for k in sys.modules if k == name or k.startswith(name + ".")]:
             del sys.modules[k]

@@ -9,8 +9,11 @@
 from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
 from .datasets import DataFormatError, digits_split, load_digits, load_mnist, read_idx
 from .loader import DataLoader, default_collate
+from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
+                      SubsetRandomSampler)
 
 __all__ = [
+           "BatchSampler",
            "ConcatDataset",
            "DataFormatError",
            "DataLoader",
@@ -22,5 +25,9 @@ __all__ = [
            "load_digits",
            "load_mnist",
            "random_split",
+           "RandomSampler",
+           "Sampler",
+           "SequentialSampler",
+           "SubsetRandomSampler",
            "read_idx",
 ]

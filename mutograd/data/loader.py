@@ -52,7 +52,7 @@ class DataLoader:
 
     def __init__(self, dataset, batch_size=1, shuffle=False, drop_last=False, collate_fn=None,
                  seed=None, num_workers=0, generator=None, sampler=None, batch_sampler=None,
-                 **kw):
+                 pin_memory=False, **kw):
         if batch_size is not None and (not isinstance(batch_size, int) or batch_size <= 0):
             raise ValueError(f"batch_size should be a positive integer value, but got "
                              f"batch_size={batch_size}")
@@ -67,11 +67,10 @@ class DataLoader:
         self.dataset, self.batch_size = dataset, batch_size
         self.shuffle, self.drop_last = shuffle, drop_last
         self.collate_fn = collate_fn or default_collate
+        # pin_memory and num_workers are accepted (one process, host memory: nothing to do)
         self._rng = np.random.default_rng(seed) if seed is not None else None
 
     def _order(self):
-        if self.sampler is not None:
-            return np.fromiter(self.sampler, dtype=np.int64)
         n = len(self.dataset)
         if not self.shuffle:
             return np.arange(n)
@@ -81,9 +80,19 @@ class DataLoader:
         return random.generator().permutation(n)
 
     def __iter__(self):
-        if self.batch_sampler is not None:
+        batches = self.batch_sampler
+        if batches is None and self.sampler is not None:
+            if self.batch_size is None:
+                for i in self.sampler:
+                    yield self.dataset[int(i)]
+                return
+            # batch by batch, never the whole order at once: a RandomSampler with a huge
+            # num_samples is endless in effect
+            from .sampler import BatchSampler
+            batches = BatchSampler(self.sampler, self.batch_size, self.drop_last)
+        if batches is not None:
             fast = _tensor_rows(self.dataset)
-            for idx in self.batch_sampler:
+            for idx in batches:
                 idx = np.asarray(idx, dtype=np.int64)
                 if fast is not None and self.collate_fn is default_collate:
                     yield tuple(_wrap(t._data[idx], t) for t in fast)

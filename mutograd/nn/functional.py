@@ -185,9 +185,10 @@ def _owned(t):
 
 
 def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False,
-               momentum=0.1, eps=1e-5):
+               momentum=0.1, eps=1e-5, *, var_ddof=1):
     """Normalise over every axis but the channels (axis 1); in training, update the running
-    statistics in place (under ``no_grad``) with the batch mean and unbiased variance."""
+    statistics in place (under ``no_grad``) with the batch mean and unbiased variance
+    (``var_ddof=0``: the biased variance, as Paddle keeps)."""
     if x.ndim < 2:
         raise ShapeError(f"batch_norm: expected at least 2-D input (N, C, ...), got shape "
                          f"{list(x.shape)}")
@@ -203,7 +204,7 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
             with no_grad():
                 xd = x._data
                 running_mean.mul_(1 - momentum).add_(_wrap(xd.mean(axis=axes)), alpha=momentum)
-                running_var.mul_(1 - momentum).add_(_wrap(xd.var(axis=axes, ddof=1)),
+                running_var.mul_(1 - momentum).add_(_wrap(xd.var(axis=axes, ddof=var_ddof)),
                                                     alpha=momentum)
     else:
         mean = call(OPS["reshape"], [running_mean], {"shape": shape})

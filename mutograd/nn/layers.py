@@ -195,6 +195,7 @@ class Conv2d(Module):
 
 class _BatchNorm(Module):
     _dims = ()
+    _var_ddof = 1       # the running variance is unbiased (Paddle's layers: 0, biased)
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, dtype=None):
@@ -234,7 +235,8 @@ class _BatchNorm(Module):
                 self.num_batches_tracked.add_(1)
         return F.batch_norm(x, self.running_mean if self.track_running_stats else None,
                             self.running_var if self.track_running_stats else None,
-                            self.weight, self.bias, use_batch, self.momentum, self.eps)
+                            self.weight, self.bias, use_batch, self.momentum, self.eps,
+                            var_ddof=self._var_ddof)
 
     def extra_repr(self):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "

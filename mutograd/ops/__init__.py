@@ -5,6 +5,7 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     conventions,
     creation,
     elementwise,
+    fastpath,
     fills,
     functional_inplace,
     indexing,
@@ -17,6 +18,7 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     scatter,
     scatter_reduce,
     shaping,
+    sorting,
     special,
     views,
 )
@@ -43,7 +45,7 @@ FUNCTIONS = {
     "index_put_": indexing.index_put_, "uniform_": creation.uniform_,
     "normal_": creation.normal_,
     "index_put": indexing.index_put,
-    **conventions.FUNCTIONS, **metadata.FUNCTIONS, **scatter.FUNCTIONS,
+    **conventions.FUNCTIONS, **metadata.FUNCTIONS, **scatter.FUNCTIONS, **sorting.FUNCTIONS,
 }
 ALIASES.update(special.ALIASES)
 ALIASES.update(more_elementwise.ALIASES)
@@ -77,6 +79,7 @@ def _public():
 
 
 PUBLIC = _public()
+fastpath.install()   # again, now that every declaration module ran (Note [Ufunc fast path])
 _NOT_METHODS = {"cat", "stack", "einsum", "where", "broadcast_to"}
 
 for _name, _fn in PUBLIC.items():
@@ -93,13 +96,16 @@ def _swap(op):
 
 
 def _binary(op):
-    f = OPS[op].function
-    return lambda self, other: f(self, other)
+    # straight to ``call`` (the function's argument parsing is not needed for two tensors)
+    o = OPS[op]
+    d = o.defaults
+    return lambda self, other: call(o, (self, other), d)
 
 
 def _inplace(op):
-    f = OPS[op].inplace_function
-    return lambda self, other: f(self, other)
+    o = OPS[op]
+    d = o.defaults
+    return lambda self, other: call_inplace(o, (self, other), d)
 
 
 for _dunder, _op in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"),

@@ -6,6 +6,8 @@ pow, ...). See Note [In-place saving] in registry.py.
 """
 import math
 
+import numpy as np
+
 from ..errors import DTypeError
 from .registry import defop
 
@@ -31,8 +33,8 @@ def _negative(xp, x, out=None):
 defop("neg", _negative, grad=lambda g: -g)
 defop("abs", lambda xp, x, out=None: xp.absolute(x, out=out), grad=lambda g, x, xp: g * xp.sign(x))
 defop("sign", lambda xp, x, out=None: xp.sign(x, out=out), grad=_zero)
-defop("exp", lambda xp, x, out=None: xp.exp(x, out=out), grad=lambda g, out: g * out,
-      result="float")
+defop("exp", lambda xp, x, out=None: xp.exp(x, out=out),
+      grad=lambda g, out, into, xp: xp.multiply(g, out, out=into), result="float")
 defop("exp2", lambda xp, x, out=None: xp.exp2(x, out=out),
       grad=lambda g, out: g * out * math.log(2), result="float")
 defop("expm1", lambda xp, x, out=None: xp.expm1(x, out=out), grad=lambda g, out: g * (out + 1),
@@ -57,8 +59,11 @@ defop("cos", lambda xp, x, out=None: xp.cos(x, out=out), grad=lambda g, x, xp: -
       result="float")
 defop("tan", lambda xp, x, out=None: xp.tan(x, out=out), grad=lambda g, out: g * (1 + out * out),
       result="float")
-defop("tanh", lambda xp, x, out=None: xp.tanh(x, out=out), grad=lambda g, out: g * (1 - out * out),
-      result="float")
+def _tanh_grad(g, out, into, xp):
+    return xp.multiply(g, 1 - out * out, out=into)
+
+
+defop("tanh", lambda xp, x, out=None: xp.tanh(x, out=out), grad=_tanh_grad, result="float")
 
 
 def _sigmoid(xp, x, out=None):
@@ -69,8 +74,15 @@ def _sigmoid(xp, x, out=None):
     return xp.reciprocal(out, out=out)
 
 
-defop("sigmoid", _sigmoid, grad=lambda g, out: g * out * (1 - out), result="float")
-defop("relu", lambda xp, x, out=None: xp.maximum(x, 0, out=out), grad=lambda g, out: g * (out > 0))
+def _sigmoid_grad(g, out, into, xp):
+    return xp.multiply(g, out * (1 - out), out=into)
+
+
+# ``into``: the incoming gradient's buffer when it may be overwritten (Note [Reusing the
+# incoming gradient] in registry.py), so these backward steps allocate at most one temporary
+defop("sigmoid", _sigmoid, grad=_sigmoid_grad, result="float")
+defop("relu", lambda xp, x, out=None: xp.maximum(x, 0, out=out),
+      grad=lambda g, out, into, xp: xp.multiply(g, out > 0, out=into))
 defop("relu6", lambda xp, x, out=None: xp.clip(x, 0, 6, out=out),
       grad=lambda g, out: g * ((out > 0) & (out < 6)))
 
@@ -195,11 +207,37 @@ defop("scale", _scale, grad=lambda g, scale: g * scale)
 
 # ---- binary --------------------------------------------------------------------------------
 def _add(xp, x, y, out=None, alpha=1):
-    return xp.add(x, y if alpha == 1 else xp.multiply(y, alpha), out=out)
+    if alpha == 1:
+        return xp.add(x, y, out=out)
+    if out is x and _axpy(xp, x, y, alpha):
+        return out
+    return xp.add(x, xp.multiply(y, alpha), out=out)
 
 
 def _sub(xp, x, y, out=None, alpha=1):
-    return xp.subtract(x, y if alpha == 1 else xp.multiply(y, alpha), out=out)
+    if alpha == 1:
+        return xp.subtract(x, y, out=out)
+    if out is x and _axpy(xp, x, y, -alpha):
+        return out
+    return xp.subtract(x, xp.multiply(y, alpha), out=out)
+
+
+_AXPY_MIN = 1 << 14   # elements; below this NumPy's two passes cost less than the BLAS call
+
+
+def _axpy(xp, x, y, alpha):
+    """``x += alpha * y`` in one BLAS pass without a temporary (``p.add_(g, alpha=-lr)``, the
+    SGD step), when both are C-contiguous float32/float64 CPU arrays of one shape that do not
+    overlap. Returns whether it did it."""
+    if (type(x) is not np.ndarray or type(y) is not np.ndarray or x.size < _AXPY_MIN
+            or x.dtype != y.dtype or x.shape != y.shape or x.dtype.char not in "fd"
+            or not (x.flags.c_contiguous and y.flags.c_contiguous)
+            or type(alpha) not in (int, float) or np.may_share_memory(x, y)):
+        return False
+    from scipy.linalg import blas
+    f = blas.saxpy if x.dtype.char == "f" else blas.daxpy
+    f(y.reshape(-1), x.reshape(-1), a=alpha)   # writes into x's buffer (a contiguous view)
+    return True
 
 
 defop("add", _add, grad=(lambda g: g, lambda g, alpha: g if alpha == 1 else g * alpha))

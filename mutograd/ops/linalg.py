@@ -9,8 +9,19 @@ def _swap(a):
     return a.swapaxes(-1, -2)
 
 
+def _flat_matmul(xp, x, y):
+    """``x @ y`` for a stacked ``x`` (..., m, k) and a matrix ``y``: one (M, k) @ (k, n) product
+    (a single large BLAS call, as in a Linear layer over a batch of sequences) instead of NumPy's
+    loop of small ones; ``None`` when the shapes are not that case."""
+    if x.ndim > 2 and y.ndim == 2 and x.shape[-1] == y.shape[0]:
+        return xp.matmul(x.reshape(-1, x.shape[-1]), y).reshape(x.shape[:-1] + y.shape[1:])
+    return None
+
+
 def _matmul(xp, x, y, out=None):
-    r = xp.matmul(x, y)
+    r = _flat_matmul(xp, x, y)
+    if r is None:
+        r = xp.matmul(x, y)
     if out is None:
         return r
     # in place: the product needs a workspace (counted) before it can replace x
@@ -23,24 +34,46 @@ def _matmul(xp, x, y, out=None):
     return out
 
 
-def _matmul_grad_x(g, x_shape, y, xp):
+# A gradient is computed in the layout of its input: for ``x @ w.t()`` (nn.Linear) the gradient of
+# ``w.t()`` is the transpose of a C-ordered ``g.T @ x``, so the transpose's backward hands ``w`` a
+# C-ordered gradient without a copy, as BLAS computes either product at the same speed.
+
+
+def _matmul_grad_x(g, x_shape, x_transposed, y, xp):
     if len(x_shape) == 1 and y.ndim == 1:
         return g * y
     if y.ndim == 1:
         return xp.expand_dims(g, -1) * y                # x (..., m, k), g (..., m)
     if len(x_shape) == 1:
         return (y @ xp.expand_dims(g, -1))[..., 0]      # y (..., k, n), g (..., n)
+    if y.ndim == 2 and g.ndim > 2:
+        return _flat_matmul(xp, g, y.T)
+    if x_transposed and len(x_shape) == 2 and y.ndim == 2:
+        return _in_layout(xp, x_shape, y, _swap(g))
     return g @ _swap(y)
 
 
-def _matmul_grad_y(g, x, y_shape, xp):
+def _matmul_grad_y(g, x, y_shape, y_transposed, xp):
     if x.ndim == 1 and len(y_shape) == 1:
         return g * x
     if x.ndim == 1:
         return xp.expand_dims(x, -1) * xp.expand_dims(g, -2)   # (k,1)*(...,1,n)
     if len(y_shape) == 1:
         return (_swap(x) @ xp.expand_dims(g, -1))[..., 0]
+    if len(y_shape) == 2 and x.ndim > 2:
+        # the sum over the stacked dimensions as part of one product
+        return x.reshape(-1, x.shape[-1]).T @ g.reshape(-1, g.shape[-1])
+    if y_transposed and len(y_shape) == 2 and x.ndim == 2:
+        return _in_layout(xp, y_shape, _swap(g), x)
     return _swap(x) @ g
+
+
+def _in_layout(xp, shape, a, b):
+    """``(a @ b).T`` as a new F-ordered array of ``shape``: BLAS writes the product straight
+    into the transposed view, so the result owns its memory (no copy, no view of a temporary)."""
+    r = xp.empty(shape, xp.result_type(a, b), order="F")
+    xp.matmul(a, b, out=_swap(r))
+    return r
 
 
 defop("matmul", _matmul, kind="matmul", grad=(_matmul_grad_x, _matmul_grad_y))

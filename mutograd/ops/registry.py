@@ -8,8 +8,16 @@ class ``MulBackward``. The forward's parameters say what the op takes: after ``x
 parameters without a default are its inputs (tensors or scalars), ``out`` is where an in-place or
 pre-allocated result goes, and the rest are attributes (``axis``, ``alpha``, ...). A gradient's
 parameter names are the save contract: ``out`` is the result, input names are inputs, ``x_shape``
-is only metadata, attributes and ``xp`` are passed in. What is saved follows from those names, per
+is only metadata, attributes and ``xp`` are passed in; ``into`` is where the result may be
+written (Note [Reusing the incoming gradient]). What is saved follows from those names, per
 call, for the inputs that need a gradient (STYLE.md, "One declaration per op").
+
+Note [Reusing the incoming gradient]
+    A gradient formula that takes a parameter ``into`` gets the incoming gradient array ``g``
+    there when the backward engine owns it (no one else refers to it: not a leaf's ``.grad``, not
+    retained, not another node's input) and the node has a single input edge, else None. It may
+    then write its result into ``g`` (``xp.multiply(g, out > 0, out=into)``) instead of
+    allocating: the ReLU, exp, tanh and sigmoid backward of a training step reuse one buffer.
 
 Note [In-place saving]
     For ``op_(x, ...)`` the written tensor ``x`` is both input and output. A gradient that uses
@@ -23,11 +31,13 @@ import inspect
 import numpy as np
 
 from .. import memory
+from ..autograd.engine import OWNED
 from ..autograd.explain import leaf_error
 from ..autograd.grad_mode import _state
 from ..autograd.node import Node, save, save_copy
 from ..autograd.view_write import check_layout, internal_overlap
 from ..errors import DTypeError, InplaceError, MutogradError, OverlapError, ShapeError
+from ..memory import _cache
 from ..tensor import Tensor, _alias, _wrap
 
 _EMPTY = inspect.Parameter.empty
@@ -42,21 +52,25 @@ OPS = {}
 class OpNode(Node):
     """Backward node of a declared op; one subclass per op, named ``<Op>Backward``."""
 
-    __slots__ = ("attrs", "dtypes", "shapes", "xp")
+    __slots__ = ("attrs", "dtypes", "layouts", "shapes", "xp")
     op = None
 
     def apply(self, g):
         op = self.op
         grads = []
+        into = None
+        if op.takes_into and OWNED[0] is g and sum(e is not None for e in self.next) == 1:
+            into = g    # Note [Reusing the incoming gradient]: the one formula may write into g
         for i, edge in enumerate(self.next):
             if edge is None:
                 grads.append(None)
                 continue
             fn, params, all_attrs = op.grad_fns[i]
+            args = [into if p == "into" else self.arg(p) for p in params]
             if all_attrs:   # a gradient taking **attrs gets every attribute
-                gi = fn(g, *[self.arg(p) for p in params], **self.attrs)
+                gi = fn(g, *args, **self.attrs)
             else:
-                gi = fn(g, *[self.arg(p) for p in params])
+                gi = fn(g, *args)
             grads.append(fit(self.xp, gi, self.shapes[i], self.dtypes[i]))
         return grads
 
@@ -70,6 +84,8 @@ class OpNode(Node):
             return self.xp
         if kind == "shape":
             return self.shapes[self.op.index[name[:-6]]]
+        if kind == "transposed":
+            return self.layouts[self.op.index[name[:-11]]]
         return self.dtypes[self.op.index[name[:-6]]]
 
 
@@ -104,8 +120,12 @@ def fit(xp, g, shape, dtype):
 class OpDef:
     """One op's declaration. See the module docstring for how it is read."""
 
+    pool = False   # set by defop: results may come from the buffer cache
+    ufunc = None   # set by ops/fastpath.py: the NumPy ufunc equal to fwd with default attrs
+
     def __init__(self, name, fwd, grad, kind, inplace, varargs, result, fill, node_name):
         self.name = name
+        self.iname = name + "_"   # the in-place form's name, for messages and the write log
         self.fwd = fwd
         self.kind = kind
         self.has_inplace = inplace
@@ -148,6 +168,10 @@ class OpDef:
             self.sources["xp"] = "xp"
         self.uses = [set() if gf is None else {p for p in gf[1] if self.sources[p] == "saved"}
                      for gf in self.grad_fns]
+        self.takes_into = "into" in self.sources
+        self.wants_layout = "transposed" in self.sources.values()
+        # whether some gradient may need the value an in-place form overwrites
+        self.saves_x = bool(self.inputs) and any(self.inputs[0] in u for u in self.uses)
         self.plans = {}
         self.node_cls = type(node_name or _camel(name) + "Backward", (OpNode,),
                              {"__slots__": (), "op": self})
@@ -155,12 +179,16 @@ class OpDef:
     def _source(self, p):
         if p == "out" or p in self.index:
             return "saved"
+        if p == "into":
+            return "into"
         if p == "xp":
             return "xp"
         if p.endswith("_shape") and p[:-6] in self.index:
             return "shape"
         if p.endswith("_dtype") and p[:-6] in self.index:
             return "dtype"
+        if p.endswith("_transposed") and p[:-11] in self.index:
+            return "transposed"   # the input is laid out as a transposed (F-order) matrix
         if p in self.attr_names:
             return "attr"
         raise TypeError(f"gradient of {self.name!r} takes an unknown parameter {p!r}")
@@ -260,6 +288,8 @@ def call(op, inputs, attrs):
             elif t._place is not x0._place:
                 mixed = True
             arrays.append(t._data)
+        elif type(t) is float or type(t) is int:
+            arrays.append(t)
         else:
             arrays.append(_as_array(np, t))
     if mixed:
@@ -269,8 +299,13 @@ def call(op, inputs, attrs):
         for i, a in enumerate(arrays):
             if type(a) is np.ndarray and not isinstance(inputs[i], Tensor):
                 arrays[i] = xp.asarray(a)
+    if op.pool and xp is np and inputs[0] is x0 and x0._data.nbytes >= _cache.min_bytes:
+        return _call_pooled(op, inputs, arrays, attrs, rg)
     try:
-        out = op.fwd(xp, *arrays, **attrs)
+        if op.ufunc is not None and attrs is op.defaults and xp is np:
+            out = op.ufunc(*arrays)   # Note [Ufunc fast path] in ops/fastpath.py
+        else:
+            out = op.fwd(xp, *arrays, **attrs)
     except (ValueError, TypeError) as e:
         raise bad_input(op, arrays, e) from None
     if op.kind == "view":
@@ -309,6 +344,59 @@ def _one_place(op, inputs, arrays, target):
     return x0, inputs
 
 
+def _call_pooled(op, inputs, arrays, attrs, rg):
+    """``call`` for a large element-wise result: compute it into a buffer from the cache.
+
+    Note [The buffer cache] in memory.py. Taken only when the result's shape and dtype are
+    known without computing it: a float first input, every other input either an array of the
+    same dtype or a Python scalar (which does not change a float dtype), shapes that broadcast.
+    Anything else runs the plain path, which also raises the errors.
+    """
+    xa = arrays[0]
+    dtype = xa.dtype
+    shape = xa.shape
+    if type(xa) is not np.ndarray or dtype.kind != "f":
+        return _call_plain(op, inputs, arrays, attrs, rg)
+    for a in arrays[1:]:
+        if type(a) is np.ndarray:
+            if a.dtype != dtype:
+                return _call_plain(op, inputs, arrays, attrs, rg)
+            if a.shape != shape:
+                try:
+                    shape = np.broadcast_shapes(shape, a.shape)
+                except ValueError:
+                    return _call_plain(op, inputs, arrays, attrs, rg)
+        elif type(a) not in (int, float, bool):
+            return _call_plain(op, inputs, arrays, attrs, rg)
+    buf, raw = memory.take(shape, dtype)
+    try:
+        out = op.fwd(np, *arrays, out=buf, **attrs)
+    except (ValueError, TypeError) as e:
+        raise bad_input(op, arrays, e) from None
+    result = _wrap(out, inputs[0])
+    if out is buf:
+        result._storage.buf = raw     # back to the cache when the result's storage dies
+    else:                             # a forward that returned another array: keep the buffer
+        memory._give_back(raw)
+    if rg and op.differentiable and _state.enabled:
+        result.grad_fn = _record(op, inputs, arrays, result, attrs, np, None)
+        result._rg = True
+    return result
+
+
+def _call_plain(op, inputs, arrays, attrs, rg):
+    x0 = inputs[0]
+    try:
+        out = op.fwd(x0._place.xp, *arrays, **attrs)
+    except (ValueError, TypeError) as e:
+        raise bad_input(op, arrays, e) from None
+    result = _wrap(out, x0)
+    if rg and op.differentiable and _state.enabled:
+        result.grad_fn = _record(op, inputs, arrays, result, attrs, x0._place.xp, None)
+        result._rg = True
+    return result
+
+
 def bad_input(op, arrays, e):
     """Our error class for a backend's complaint about shapes or dtypes (else ``e`` itself)."""
     if isinstance(e, (MutogradError, IndexError)):
@@ -342,14 +430,18 @@ def _record(op, inputs, arrays, result, attrs, xp, copies=None):
     before an in-place write (Note [In-place saving])."""
     mask = 0
     edges = []
+    grad_fns = op.grad_fns
     for i, t in enumerate(inputs):
-        if isinstance(t, Tensor) and t._rg and op.grad_fns[i] is not None:
+        if isinstance(t, Tensor) and t._rg and grad_fns[i] is not None:
             edges.append(t.grad_fn or t)
             mask |= 1 << i
         else:
             edges.append(None)
-    saved = {}
-    for name in op.plan(mask):
+    names = op.plans.get(mask)
+    if names is None:
+        names = op.plan(mask)
+    saved = {} if names else None   # a node that saves nothing keeps no dict
+    for name in names:
         if name == "out":
             saved[name] = save(result)
         elif copies is not None and op.index[name] in copies:
@@ -360,9 +452,29 @@ def _record(op, inputs, arrays, result, attrs, xp, copies=None):
     node = op.node_cls(tuple(edges), saved)
     node.attrs = attrs
     node.xp = xp
-    node.shapes = tuple(getattr(a, "shape", None) for a in arrays)
-    node.dtypes = tuple(getattr(a, "dtype", None) for a in arrays)
+    node.shapes, node.dtypes = _meta(arrays)
+    if op.wants_layout:   # a gradient computes in its input's layout (matmul with W.t())
+        node.layouts = tuple([type(a) is np.ndarray and a.ndim >= 2 and not a.flags.c_contiguous
+                              and a.flags.f_contiguous for a in arrays])
     return node
+
+
+def _meta(arrays):
+    """The inputs' shapes and dtypes (None for scalars), cheaply for one or two arrays."""
+    if not arrays:
+        return (), ()
+    a = arrays[0]
+    if len(arrays) == 1 and type(a) is np.ndarray:
+        return (a.shape,), (a.dtype,)
+    if len(arrays) == 2 and type(a) is np.ndarray and type(arrays[1]) is np.ndarray:
+        b = arrays[1]
+        return (a.shape, b.shape), (a.dtype, b.dtype)
+    shapes = []
+    dtypes = []
+    for a in arrays:   # a plain loop: comprehensions cost a frame each on the per-op path
+        shapes.append(getattr(a, "shape", None))
+        dtypes.append(getattr(a, "dtype", None))
+    return tuple(shapes), tuple(dtypes)
 
 
 def call_inplace(op, inputs, attrs):
@@ -385,8 +497,10 @@ def call_inplace(op, inputs, attrs):
             arrays.append(_as_array(x._place.xp, t))
     if mixed:
         _, inputs = _one_place(op, inputs, arrays, x)
-    if _state.enabled:
-        check_leaf(x, op.name + "_")
+    enabled = _state.enabled
+    if enabled:
+        if x.grad_fn is None or x._base is not None:   # a non-view non-leaf passes rule 4
+            check_leaf(x, op.iname)
         if x._base is not None and not x._rg and x._base._rg:
             # a view taken under no_grad() of a base that requires grad: the write changes the
             # base, so it must enter the base's history (Note [Writing through a view])
@@ -397,8 +511,8 @@ def call_inplace(op, inputs, attrs):
     copies = None
     overlap = _read_first(x._data, arrays, xp)
     # A write without a gradient formula into a tensor that requires grad gets a zero gradient.
-    record = rg and _state.enabled and (op.differentiable or x._rg)
-    if record:
+    record = rg and enabled and (op.differentiable or x._rg)
+    if record and (op.saves_x or overlap or x._base is not None):
         mask = 0
         for i, t in enumerate(inputs):
             if isinstance(t, Tensor) and t._rg and op.grad_fns[i] is not None:
@@ -413,10 +527,13 @@ def call_inplace(op, inputs, attrs):
                 copies[i] = save_copy(arr, memory.Storage(arr.nbytes, str(x._place)),
                                       inputs[i].__dict__.get("name"))
     try:
-        op.fwd(xp, *arrays, out=x._data, **attrs)
+        if op.ufunc is not None and attrs is op.defaults and xp is np:
+            op.ufunc(*arrays, out=x._data)   # Note [Ufunc fast path] in ops/fastpath.py
+        else:
+            op.fwd(xp, *arrays, out=x._data, **attrs)
     except (ValueError, TypeError) as e:
         raise bad_input(op, arrays, e) from None
-    x._counter.bump(op.name + "_")
+    x._counter.bump(op.iname)
     if record:
         rebase(x, op, inputs, arrays, attrs, xp, copies)
     return x
@@ -431,8 +548,11 @@ def _read_first(xa, arrays, xp):
     Returns the indices of the copied inputs.
     """
     found = []
+    own = xa.base is None
     for i in range(1, len(arrays)):
         a = arrays[i]
+        if own and a is not xa and type(a) is xp.ndarray and a.base is None:
+            continue   # two arrays that own their memory: separate allocations (the cheap case)
         if type(a) is xp.ndarray and a.size and xp.may_share_memory(a, xa):
             arrays[i] = a.copy()
             found.append(i)
@@ -453,10 +573,24 @@ def check_writable(op, x, arrays):
     """DESIGN.md rule 10: refuse a write that cannot be done safely, before any data changes."""
     xa = x._data
     shape = xa.shape
+    if len(arrays) == 2 and op.result is None and op.kind == "elementwise":
+        y = arrays[1]   # the common case, decided early: an input just like x, no aliasing
+        if (type(y) is np.ndarray and y.shape == shape and y.dtype == xa.dtype
+                and xa.flags.c_contiguous):   # contiguous: no element shares a location
+            return
+    simple = False
     if op.kind == "elementwise":
+        dt = xa.dtype
+        simple = True   # every input has x's dtype or is a scalar that keeps it
         for a in arrays[1:]:
-            s = getattr(a, "shape", None)
-            if s is not None and s != shape:
+            s = a.shape if type(a) is np.ndarray else getattr(a, "shape", None)
+            if s is None:
+                if not (type(a) is int or (type(a) is float and dt.kind in "fc")):
+                    simple = False
+                continue
+            if a.dtype != dt:
+                simple = False
+            if s != shape:
                 try:
                     b = np.broadcast_shapes(shape, s)
                 except ValueError:
@@ -467,7 +601,9 @@ def check_writable(op, x, arrays):
                         f"{op.name}_(): output with shape {list(shape)} doesn't match the "
                         f"broadcast shape {list(b)}; an in-place op cannot change the shape of "
                         f"the tensor it writes")
-    if op.result != "same" and op.kind != "index":
+    if op.result != "same" and op.kind != "index" and (
+            op.kind != "elementwise" or not simple or op.result == "bool"
+            or (op.result == "float" and xa.dtype.kind not in "fc")):
         rt = result_dtype(op, xa, arrays)
         if rt != xa.dtype and not np.can_cast(rt, xa.dtype, "same_kind"):
             raise DTypeError(f"{op.name}_(): result type {rt} can't be cast to the desired "
@@ -509,7 +645,6 @@ def rebase(x, op, inputs, arrays, attrs, xp, copies):
         from ..autograd.view_write import rebase_view
         return rebase_view(x, op, inputs, arrays, attrs, xp, copies)
     old = x.grad_fn
-    inputs = list(inputs)
     node = _record(op, inputs, arrays, x, attrs, xp, copies)
     if old is None and x._rg:
         node.next = (x,) + node.next[1:]   # cannot happen for leaves (rule 4); kept for safety
@@ -615,6 +750,10 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
         op.inplace_function.__name__ = op.inplace_function.__qualname__ = name + "_"
     op.method = method
     op.aliases = aliases
+    # Large results of element-wise ops may come from the buffer cache (Note [The buffer
+    # cache]); an op whose forward treats ``out`` as holding ``x`` already must set False.
+    op.pool = (kind == "elementwise" and op.takes_out and inplace and not fill
+               and result in (None, "float"))
     return op
 
 

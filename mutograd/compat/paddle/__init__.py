@@ -14,6 +14,7 @@ accepts any output shape.
     4.0
 """
 import builtins as _builtins
+import sys as _sys
 
 import mutograd as _mg
 
@@ -176,7 +177,11 @@ def in_dynamic_mode():
 from . import autograd, device, io, nn, optimizer  # noqa: E402, F401  (paddle.autograd, ...)
 from .device import get_device, is_compiled_with_cuda, set_device  # noqa: E402, F401
 
+from .._common import refuse_missing as _refuse_missing  # noqa: E402
+
 _set_dialect("paddle")
 
 from . import distributed  # noqa: E402, F401  (paddle.distributed, over MPI)
 from .distributed import DataParallel  # noqa: E402, F401
+
+_refuse_missing(_sys.modules[__name__])

@@ -12,6 +12,7 @@ place like :mod:`mutograd.distributed` (docs/distributed.md).
 """
 from ... import distributed as _dist
 from ...distributed import DistributedDataParallel as _DDP
+from ...data.sampler import BatchSampler as _BatchSampler
 from ...distributed import DistributedSampler as _Sampler
 from ...errors import DistributedError
 
@@ -84,28 +85,13 @@ class DataParallel(_DDP):
         super().__init__(layers, bucket_cap_mb=comm_buffer_size)
 
 
-class DistributedBatchSampler:
+class DistributedBatchSampler(_BatchSampler):
     """``paddle.io.DistributedBatchSampler``: batches of this rank's share of ``dataset``."""
 
     def __init__(self, dataset, batch_size, num_replicas=None, rank=None, shuffle=False,
                  drop_last=False):
-        self.sampler = _Sampler(dataset, num_replicas, rank, shuffle=shuffle)
-        self.batch_size = batch_size
-        self.drop_last = drop_last
+        super().__init__(_Sampler(dataset, num_replicas, rank, shuffle=shuffle), batch_size,
+                         drop_last)
 
     def set_epoch(self, epoch):
         self.sampler.set_epoch(epoch)
-
-    def __iter__(self):
-        batch = []
-        for i in self.sampler:
-            batch.append(i)
-            if len(batch) == self.batch_size:
-                yield batch
-                batch = []
-        if batch and not self.drop_last:
-            yield batch
-
-    def __len__(self):
-        n = len(self.sampler)
-        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)

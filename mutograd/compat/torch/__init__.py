@@ -13,6 +13,7 @@ and ``backward()`` needs a scalar output.
             [2.]])
 """
 import builtins as _builtins
+import sys as _sys
 
 import numpy as _np
 
@@ -92,6 +93,33 @@ def manual_seed(seed):
     return _mg.seed(seed)
 
 
+inf, nan, pi, e = _np.inf, _np.nan, _np.pi, _np.e
+_MATMUL_PRECISIONS = ("highest", "high", "medium")
+_matmul_precision = "highest"
+
+
+def compile(model=None, **options):
+    """``torch.compile``: mutograd runs eagerly, so the model (or function) is returned as is;
+    usable as ``compile(m)``, ``@compile`` and ``@compile(mode=...)``."""
+    if model is None:
+        return lambda m: m
+    return model
+
+
+def set_float32_matmul_precision(precision):
+    """Accepted for scripts that set it; float32 products are always computed in float32."""
+    global _matmul_precision
+    if precision not in _MATMUL_PRECISIONS:
+        raise ValueError(f"set_float32_matmul_precision(): precision must be one of "
+                         f"{_MATMUL_PRECISIONS}, got {precision!r}")
+    _matmul_precision = precision
+
+
+def get_float32_matmul_precision():
+    """The value last set by :func:`set_float32_matmul_precision` (``'highest'``)."""
+    return _matmul_precision
+
+
 def transpose(input, dim0, dim1):
     """Swap dimensions ``dim0`` and ``dim1`` (a view)."""
     return _views.transpose(input, dim0, dim1)
@@ -156,8 +184,11 @@ CharTensor = _legacy("CharTensor", _mg.int8)
 ByteTensor = _legacy("ByteTensor", _mg.uint8)
 BoolTensor = _legacy("BoolTensor", _mg.bool)
 
-from . import autograd, cuda, nn, optim, utils  # noqa: E402, F401  (torch.autograd, ...)
+from . import autograd, backends, cuda, nn, optim, utils  # noqa: E402, F401  (torch.autograd, ...)
+from .._common import refuse_missing as _refuse_missing  # noqa: E402
 
 _set_dialect("torch")
 
 from . import distributed  # noqa: E402, F401  (torch.distributed, over MPI)
+
+_refuse_missing(_sys.modules[__name__])

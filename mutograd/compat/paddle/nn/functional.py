@@ -159,9 +159,10 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-5, name=N
 
 def batch_norm(x, running_mean, running_var, weight, bias, training=False, momentum=0.9,
                epsilon=1e-5, data_format="NCHW", use_global_stats=None, name=None):
-    """Batch normalisation; ``momentum`` weighs the old running statistic (Paddle)."""
+    """Batch normalisation; ``momentum`` weighs the old running statistic and the running
+    variance takes the biased batch variance (Paddle)."""
     return _F.batch_norm(x, running_mean, running_var, weight, bias, training, 1 - momentum,
-                         epsilon)
+                         epsilon, var_ddof=0)
 
 
 def _label(input, label, axis):

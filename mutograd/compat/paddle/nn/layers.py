@@ -18,6 +18,11 @@ class Layer(_nn.Module):
     def parameters(self, include_sublayers=True):
         return list(super().parameters(recurse=include_sublayers))
 
+    def add_sublayer(self, name, sublayer):
+        """Register ``sublayer`` under ``name``; returns it."""
+        self.add_module(name, sublayer)
+        return sublayer
+
     def sublayers(self, include_self=False):
         return [m for m in self.modules() if include_self or m is not self]
 
@@ -63,11 +68,25 @@ class Conv2D(_nn.Conv2d, Layer):
 
 
 class _BatchNorm:
-    """Paddle's arguments; ``momentum`` is the weight of the old statistic (PyTorch: 1 - it)."""
+    """Paddle's arguments; ``momentum`` is the weight of the old statistic (PyTorch: 1 - it).
+    The running statistics are Paddle's ``_mean`` and ``_variance`` in ``state_dict`` (so a
+    Paddle checkpoint loads), the batch count is not saved, and the running variance is updated
+    with the biased batch variance, as Paddle does."""
+
+    _var_ddof = 0
 
     def __init__(self, num_features, momentum=0.9, epsilon=1e-5, weight_attr=None,
                  bias_attr=None, data_format=None, use_global_stats=None, name=None):
         super().__init__(num_features, eps=epsilon, momentum=1 - momentum)
+        b = self._buffers
+        self.register_buffer("_mean", b.pop("running_mean"))
+        self.register_buffer("_variance", b.pop("running_var"))
+        self.register_buffer("num_batches_tracked", b.pop("num_batches_tracked"),
+                             persistent=False)
+
+    # the shared BatchNorm code reads the statistics under PyTorch's names
+    running_mean = property(lambda self: self._buffers["_mean"])
+    running_var = property(lambda self: self._buffers["_variance"])
 
 
 class BatchNorm1D(_BatchNorm, _nn.BatchNorm1d, Layer):

@@ -28,6 +28,7 @@ from ....nn.functional import (  # noqa: F401
     one_hot,
     smooth_l1_loss,
 )
+from ....nn.attention import scaled_dot_product_attention  # noqa: F401
 from ..._common import activation as _act
 
 relu = _act("relu", "max(x, 0); ``inplace=True`` writes into ``input`` and returns it.")
@@ -97,3 +98,9 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """Log-softmax along ``dim``."""
     return _mg.log_softmax(input, dim=-1 if dim is None else dim, dtype=dtype)
 
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12):
+    """``input / max(||input||_p along dim, eps)``."""
+    n = _mg.norm(input, p, dim, keepdim=True)
+    return input / _mg.clamp_min(n, eps)

@@ -9,5 +9,45 @@
     Parameter containing:
     tensor([0., 0.], requires_grad=True)
 """
-from ....optim import SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop  # noqa: F401
+from .... import optim as _optim
+from ....optim import SGD, Adagrad, Optimizer, RMSprop  # noqa: F401
 from . import lr_scheduler  # noqa: F401
+
+
+def _implementation(name, foreach, capturable, differentiable, fused):
+    """PyTorch's implementation switches: ``foreach``/``fused`` choose how the same update is
+    computed (ours is one in-place update per parameter either way); the other two change what
+    the step is, and are refused."""
+    if capturable:
+        raise ValueError(f"{name}: capturable=True (CUDA graph capture) is not supported")
+    if differentiable:
+        raise ValueError(f"{name}: differentiable=True (autograd through step()) is not "
+                         f"supported")
+
+
+class Adam(_optim.Adam):
+    """Adam with PyTorch's signature (``inspect.signature`` shows ``foreach``, ``fused``...)."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
+        _implementation("Adam", foreach, capturable, differentiable, fused)
+        if decoupled_weight_decay:
+            self.decoupled = True
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize)
+
+
+class AdamW(_optim.AdamW):
+    """AdamW with PyTorch's signature; param-group dicts may set their own ``weight_decay``.
+
+        >>> import inspect
+        >>> import mutograd.compat.torch as torch
+        >>> "fused" in inspect.signature(torch.optim.AdamW).parameters
+        True
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+                 amsgrad=False, *, maximize=False, foreach=None, capturable=False,
+                 differentiable=False, fused=None):
+        _implementation("AdamW", foreach, capturable, differentiable, fused)
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize)

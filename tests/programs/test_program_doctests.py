@@ -1,0 +1,20 @@
+"""The docstring examples of the modules added for real programs run as shown."""
+import doctest
+import importlib
+
+import pytest
+
+from mutograd import compat
+
+MODULES = [("mutograd.ops.sorting", None), ("mutograd.nn.attention", None),
+           ("mutograd.data.sampler", None), ("mutograd.compat.torch.backends", "torch"),
+           ("mutograd.compat.torch.utils.data.dataloader", "torch"),
+           ("mutograd.compat.torch.optim", "torch")]
+
+
+@pytest.mark.parametrize("name,dialect", MODULES, ids=[m for m, _ in MODULES])
+def test_docstring_examples(name, dialect):
+    module = importlib.import_module(name)
+    with compat.dialect(dialect):
+        result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
