@@ -285,7 +285,8 @@ def call(op, inputs, attrs):
                 rg = True
             if x0 is None:
                 x0 = t
-            elif t._place is not x0._place:
+                p0 = t._place
+            elif t._place is not p0:
                 mixed = True
             arrays.append(t._data)
         elif type(t) is float or type(t) is int:
@@ -486,12 +487,14 @@ def call_inplace(op, inputs, attrs):
     rg = False
     arrays = []
     mixed = False
+    px = x._place
     for t in inputs:
         if isinstance(t, Tensor):
             if t._base is not None:
                 _refresh(t)
             rg = rg or t._rg
-            mixed = mixed or t._place is not x._place
+            if t._place is not px:
+                mixed = True
             arrays.append(t._data)
         else:
             arrays.append(_as_array(x._place.xp, t))
