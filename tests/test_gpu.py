@@ -405,7 +405,7 @@ def test_hook_on_a_device_tensor_sees_its_gradient_there(place):
     seen = []
     x.register_hook(lambda g: seen.append(g.place))
     (x * 2).sum().backward()
-    assert x.grad.place == place
+    assert seen == [mg.places.get(place)] and x.grad.place == place
 
 
 def test_dlpack_with_numpy_shares_memory():
