@@ -11,10 +11,11 @@ place like :mod:`mutograd.distributed` (docs/distributed.md).
     dist.all_reduce(t)
 """
 from ... import distributed as _dist
+from .._distributed import get_rank, get_world_size  # noqa: F401
+from .._distributed import world as _world
 from ...distributed import DistributedDataParallel as _DDP
 from ...data.sampler import BatchSampler as _BatchSampler
 from ...distributed import DistributedSampler as _Sampler
-from ...errors import DistributedError
 
 
 class ReduceOp:
@@ -34,22 +35,6 @@ def init_parallel_env():
 
 def is_initialized():
     return _dist.is_initialized()
-
-
-def _world(group):
-    if group is not None:
-        raise DistributedError("only the default group (the whole world, group=None) is "
-                               "supported")
-
-
-def get_rank(group=None):
-    _world(group)
-    return _dist.rank()
-
-
-def get_world_size(group=None):
-    _world(group)
-    return _dist.world_size()
 
 
 def barrier(group=None):

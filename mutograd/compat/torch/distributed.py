@@ -14,6 +14,8 @@ or write parameters under ``no_grad()``.
 from types import SimpleNamespace
 
 from ... import distributed as _dist
+from .._distributed import get_rank, get_world_size  # noqa: F401
+from .._distributed import world as _world
 from ...autograd.grad_mode import _state
 from ...distributed.comm import _check_tensor
 from ...errors import DistributedError, ShapeError
@@ -72,22 +74,6 @@ def destroy_process_group(group=None):
 def get_backend(group=None):
     _world(group)
     return "mpi"
-
-
-def _world(group):
-    if group is not None:
-        raise DistributedError("only the default group (the whole world, group=None) is "
-                               "supported")
-
-
-def get_rank(group=None):
-    _world(group)
-    return _dist.rank()
-
-
-def get_world_size(group=None):
-    _world(group)
-    return _dist.world_size()
 
 
 def barrier(group=None, async_op=False, device_ids=None):
