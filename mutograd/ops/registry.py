@@ -649,8 +649,6 @@ def rebase(x, op, inputs, arrays, attrs, xp, copies):
         return rebase_view(x, op, inputs, arrays, attrs, xp, copies)
     old = x.grad_fn
     node = _record(op, inputs, arrays, x, attrs, xp, copies)
-    if old is None and x._rg:
-        node.next = (x,) + node.next[1:]   # cannot happen for leaves (rule 4); kept for safety
     if old is not None and old.retained is not None:
         node.retained, old.retained = old.retained, None
     node.rebased = True   # for graph(): history rewritten by an in-place op
