@@ -34,8 +34,9 @@ strides: no data moves, the version is not bumped, and the history is rebased on
 node.
 
 Type promotion is NumPy's (NEP 50): Python scalars are weak (`float32 tensor + 1.5` stays
-float32, `int32 tensor + 1` stays int32), `int / int` gives a float, and two Python scalars given
-to `where` take the default dtypes (float32, int64). A shape or dtype the backend refuses raises
+float32, `int32 tensor + 1` stays int32), `int / int` gives float64 (NumPy's choice; PyTorch and
+Paddle give float32), and two Python scalars given to `where` take the default dtypes (float32,
+int64). A shape or dtype the backend refuses raises
 `ShapeError` / `DTypeError` naming the op; an in-place op checks broadcasting and the result's
 dtype before it writes anything.
 
