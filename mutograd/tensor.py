@@ -319,7 +319,7 @@ class Tensor:
         """
         from .autograd.engine import backward
         backward([self], None if gradient is None else [gradient], retain_graph,
-                 inputs=inputs)
+                 inputs=inputs, create_graph=create_graph)
 
     def detach(self):
         """A tensor sharing storage and version counter, outside the graph (DESIGN.md rule 7)."""

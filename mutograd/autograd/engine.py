@@ -18,8 +18,11 @@ from .sites import Flags
 OWNED = [None]
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, inputs=None, scalar_only=False):
+def backward(tensors, grad_tensors=None, retain_graph=None, inputs=None, scalar_only=False,
+             create_graph=False):
     """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves (or of ``inputs``)."""
+    if create_graph:
+        raise BackwardError("create_graph=True (higher-order gradients) is not supported")
     tensors = list(tensors) if isinstance(tensors, (list, tuple)) else [tensors]
     roots = _roots(tensors, grad_tensors, scalar_only)
     only = None if inputs is None else list(inputs) if isinstance(inputs, (list, tuple)) \

@@ -36,4 +36,5 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate gradients of ``tensors`` into the leaves; implicit gradients need scalars."""
-    _engine.backward(tensors, grad_tensors, retain_graph, inputs=inputs, scalar_only=True)
+    _engine.backward(tensors, grad_tensors, retain_graph, inputs=inputs, scalar_only=True,
+                     create_graph=create_graph)
