@@ -53,178 +53,91 @@ class _PerOp:
                 r.standard_normal(size["n"]).astype(np.float32))
 
 
+def _inputs(size, contestant, grad):
+    """``a`` and ``b`` as the contestant's tensors (leaves that require grad if ``grad``)."""
+    a, b = _PerOp.data(size)
+    if contestant == "mutograd":
+        import mutograd as mg
+        return mg.tensor(a, requires_grad=grad), mg.tensor(b, requires_grad=grad)
+    if contestant == "torch":
+        import torch
+        return torch.tensor(a, requires_grad=grad), torch.tensor(b, requires_grad=grad)
+    if contestant == "paddle":
+        import paddle
+        return (paddle.to_tensor(a, stop_gradient=not grad),
+                paddle.to_tensor(b, stop_gradient=not grad))
+    return a, b
+
+
+# The timed loops: the same source for every contestant, so none pays for an extra call per op.
+def _add(a, b, k):
+    def run():
+        for _ in range(k):
+            a + b
+    return run
+
+
+def _mul(a, b, k):
+    def run():
+        for _ in range(k):
+            a * b
+    return run
+
+
+def _add_(a, b, k):
+    def run():
+        for _ in range(k):
+            a.add_(b)
+    return run
+
+
+def _numpy_add_(a, b, k):
+    def run():
+        for _ in range(k):
+            np.add(a, b, out=a)
+    return run
+
+
+def _add_nonleaf(a, b, k):
+    def run():
+        h = a * 1.0          # a fresh non-leaf per unit keeps the history k ops long
+        for _ in range(k):
+            h.add_(b)
+    return run
+
+
+def _per_op(loop, contestant, grad=False):
+    """A contestant's method: its inputs, then ``loop`` over them ``k`` times."""
+    return lambda size: loop(*_inputs(size, contestant, grad), size["k"])
+
+
 @workload
 class AddNoGrad(_PerOp):
     name = "add_nograd"
     desc = "a + b, no grad"
-
-    def mutograd(size):
-        import mutograd as mg
-        a, b = map(mg.tensor, _PerOp.data(size))
-        k = size["k"]
-
-        def run():
-            for _ in range(k):
-                a + b
-        return run
-
-    def torch(size):
-        import torch
-        a, b = map(torch.from_numpy, _PerOp.data(size))
-        k = size["k"]
-
-        def run():
-            for _ in range(k):
-                a + b
-        return run
-
-    def paddle(size):
-        import paddle
-        a, b = map(paddle.to_tensor, _PerOp.data(size))
-        k = size["k"]
-
-        def run():
-            for _ in range(k):
-                a + b
-        return run
-
-    def numpy(size):
-        a, b = _PerOp.data(size)
-        k = size["k"]
-
-        def run():
-            for _ in range(k):
-                a + b
-        return run
+    mutograd, torch, paddle, numpy = (_per_op(_add, c) for c in CONTESTANTS)
 
 
 @workload
 class MulGrad(_PerOp):
     name = "mul_grad"
     desc = "a * b, both require grad (records a node)"
-
-    def mutograd(size):
-        import mutograd as mg
-        a, b = (mg.tensor(v, requires_grad=True) for v in _PerOp.data(size))
-        k = size["k"]
-
-        def run():
-            for _ in range(k):
-                a * b
-        return run
-
-    def torch(size):
-        import torch
-        a, b = (torch.tensor(v, requires_grad=True) for v in _PerOp.data(size))
-        k = size["k"]
-
-        def run():
-            for _ in range(k):
-                a * b
-        return run
-
-    def paddle(size):
-        import paddle
-        a, b = (paddle.to_tensor(v, stop_gradient=False) for v in _PerOp.data(size))
-        k = size["k"]
-
-        def run():
-            for _ in range(k):
-                a * b
-        return run
-
-    def numpy(size):
-        a, b = _PerOp.data(size)
-        k = size["k"]
-
-        def run():
-            for _ in range(k):
-                a * b
-        return run
+    mutograd, torch, paddle, numpy = (_per_op(_mul, c, grad=True) for c in CONTESTANTS)
 
 
 @workload
 class AddInplaceNoGrad(_PerOp):
     name = "add__nograd"
     desc = "a.add_(b), no grad"
-
-    def mutograd(size):
-        import mutograd as mg
-        a, b = map(mg.tensor, _PerOp.data(size))
-        k = size["k"]
-
-        def run():
-            for _ in range(k):
-                a.add_(b)
-        return run
-
-    def torch(size):
-        import torch
-        a, b = map(torch.from_numpy, _PerOp.data(size))
-        k = size["k"]
-
-        def run():
-            for _ in range(k):
-                a.add_(b)
-        return run
-
-    def paddle(size):
-        import paddle
-        a, b = map(paddle.to_tensor, _PerOp.data(size))
-        k = size["k"]
-
-        def run():
-            for _ in range(k):
-                a.add_(b)
-        return run
-
-    def numpy(size):
-        a, b = _PerOp.data(size)
-        k = size["k"]
-
-        def run():
-            for _ in range(k):
-                np.add(a, b, out=a)
-        return run
+    mutograd, torch, paddle = (_per_op(_add_, c) for c in CONTESTANTS[:3])
+    numpy = _per_op(_numpy_add_, "numpy")
 
 
 @workload
 class AddInplaceNonLeafGrad(_PerOp):
     name = "add__nonleaf_grad"
     desc = "h.add_(b) on a non-leaf h, b requires grad (rebases h's history)"
-
-    def mutograd(size):
-        import mutograd as mg
-        a, b = (mg.tensor(v, requires_grad=True) for v in _PerOp.data(size))
-        k = size["k"]
-
-        def run():
-            h = a * 1.0          # a fresh non-leaf per unit keeps the history k ops long
-            for _ in range(k):
-                h.add_(b)
-        return run
-
-    def torch(size):
-        import torch
-        a, b = (torch.tensor(v, requires_grad=True) for v in _PerOp.data(size))
-        k = size["k"]
-
-        def run():
-            h = a * 1.0
-            for _ in range(k):
-                h.add_(b)
-        return run
-
-    def paddle(size):
-        import paddle
-        a, b = (paddle.to_tensor(v, stop_gradient=False) for v in _PerOp.data(size))
-        k = size["k"]
-
-        def run():
-            h = a * 1.0
-            for _ in range(k):
-                h.add_(b)
-        return run
+    mutograd, torch, paddle = (_per_op(_add_nonleaf, c, grad=True) for c in CONTESTANTS[:3])
 
 
 # ---- large element-wise (32M float32) -------------------------------------------------------
