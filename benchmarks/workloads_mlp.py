@@ -163,6 +163,18 @@ class MlpStepInplace(_Mlp):
     inplace = True
 
 
+def _deep_step(X, W, B):
+    """Forward and backward through the deep MLP (the same source for mutograd and PyTorch)."""
+    def run():
+        h = X
+        for w, b in zip(W, B):
+            h = (h @ w + b).relu()
+        h.sum().backward()
+        for p in W + B:
+            p.grad = None
+    return run
+
+
 @workload
 class DeepMlp:
     name = "deep_mlp"
@@ -175,34 +187,14 @@ class DeepMlp:
     def mutograd(size):
         import mutograd as mg
         x, _, ws, bs = mlp_data(size)
-        X = mg.from_numpy(x)
-        W = [mg.tensor(w, requires_grad=True) for w in ws]
-        B = [mg.tensor(b, requires_grad=True) for b in bs]
-
-        def run():
-            h = X
-            for w, b in zip(W, B):
-                h = (h @ w + b).relu()
-            h.sum().backward()
-            for p in W + B:
-                p.grad = None
-        return run
+        return _deep_step(mg.from_numpy(x), [mg.tensor(w, requires_grad=True) for w in ws],
+                          [mg.tensor(b, requires_grad=True) for b in bs])
 
     def torch(size):
         import torch
         x, _, ws, bs = mlp_data(size)
-        X = torch.from_numpy(x)
-        W = [torch.tensor(w, requires_grad=True) for w in ws]
-        B = [torch.tensor(b, requires_grad=True) for b in bs]
-
-        def run():
-            h = X
-            for w, b in zip(W, B):
-                h = (h @ w + b).relu()
-            h.sum().backward()
-            for p in W + B:
-                p.grad = None
-        return run
+        return _deep_step(torch.from_numpy(x), [torch.tensor(w, requires_grad=True) for w in ws],
+                          [torch.tensor(b, requires_grad=True) for b in bs])
 
     def paddle(size):
         import paddle
