@@ -9,6 +9,7 @@ op, so gradients and errors come from that op's declaration.
 from .. import dtypes
 from ..errors import ShapeError
 from ..tensor import Tensor
+from .elementwise import _clamp, _clamp_grad
 from .registry import OPS, call, call_inplace, defop
 
 
@@ -215,21 +216,14 @@ def _where_method(self, condition, y):
 
 
 # ---- clamp/clip with tensor bounds --------------------------------------------------------
+# The same forward and x-gradient as clamp with scalar bounds; here the bounds are inputs
+# (named lo, hi: the gradient's parameter names are the save contract).
 def _clamp_t(xp, x, lo, hi, out=None):
-    if lo is None:
-        return xp.minimum(x, hi, out=out)
-    if hi is None:
-        return xp.maximum(x, lo, out=out)
-    return xp.minimum(xp.maximum(x, lo), hi, out=out)
+    return _clamp(xp, x, out=out, min=lo, max=hi)
 
 
 def _keep_x(g, x, lo, hi):
-    keep = True
-    if lo is not None:
-        keep = keep & (x >= lo)
-    if hi is not None:
-        keep = keep & (x <= hi)
-    return g * keep
+    return _clamp_grad(g, x, lo, hi)
 
 
 def _to_lo(g, x, lo, hi):
