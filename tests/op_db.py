@@ -31,7 +31,8 @@ class OpInfo:
     inplace: bool = True              # has an ``_`` form
     grad: bool = True                 # differentiable (gradcheck in float64)
     saves: str = "nothing"            # in place, x alone requiring grad keeps: "nothing",
-                                      # "out", "other" (another input) or "input" (a copy)
+                                      # "out", "other" (another input), "input" (a copy) or
+                                      # "kept" (a private array of x's size from the forward)
     positive: bool = False            # inputs kept away from 0 (|x| >= 0.1, sign preserved)
     int_ok: bool = True               # accepts integer tensors out of place
     atol: float = 1e-6
@@ -202,10 +203,10 @@ OPS = [
        torch_name="nn.functional.elu"),
     _u("elu", lambda x: np.where(x > 0, x, 0.5 * np.expm1(x)), positive=True, saves="out",
        attrs={"alpha": 0.5}, variant="alpha", torch_name="nn.functional.elu"),
-    _u("gelu", lambda x: 0.5 * x * (1 + scipy.special.erf(x / np.sqrt(2))), saves="input",
+    _u("gelu", lambda x: 0.5 * x * (1 + scipy.special.erf(x / np.sqrt(2))), saves="kept",
        torch_name="nn.functional.gelu"),
     _u("gelu", lambda x: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3))),
-       saves="input", attrs={"approximate": "tanh"}, variant="tanh",
+       saves="kept", attrs={"approximate": "tanh"}, variant="tanh",
        torch_name="nn.functional.gelu"),
     _u("silu", lambda x: x * _sigmoid(x), saves="input", torch_name="nn.functional.silu"),
     _u("softplus", lambda x: np.log1p(np.exp(x)), saves="input",

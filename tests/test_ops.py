@@ -221,7 +221,7 @@ def test_inplace_is_same_object_bumps_version_and_allocates_as_declared(info):
     h = leaf * 1.0
     with counting() as c:
         _run(info, _inplace(info), [h] + others, s.kwargs)
-    assert c["bytes"] == (h.nbytes if info.saves == "input" and info.grad else 0)
+    assert c["bytes"] == (h.nbytes if info.saves in ("input", "kept") and info.grad else 0)
     assert h.grad_fn is not None and h._version == 1
 
 
@@ -243,7 +243,26 @@ def test_leaf_error_before_any_write_and_no_grad_allows_it(info):
     assert x._version == (1 if info.kind in WRITES else 0) and x.grad_fn is None
 
 
-@_select(lambda o: o.grad and o.saves != "nothing")
+@_select(lambda o: o.grad and o.saves == "kept")
+def test_values_kept_from_the_forward_are_private(info):
+    # Note [Values kept from the forward]: writing the input or the result after the forward
+    # changes nothing in the gradient, and raises nothing
+    s = info.draw(np.random.default_rng(7))
+    grads = []
+    for write in (False, True):
+        x = mg.tensor(s.args[0], requires_grad=True)
+        h = x * 1.0
+        y = _run(info, _function(info), [h], s.kwargs)
+        loss = (y * 1.0).sum()
+        if write:
+            h.mul_(3.0)
+            y.fill_(7.0)
+        loss.backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])
+
+
+@_select(lambda o: o.grad and o.saves not in ("nothing", "kept"))
 def test_write_to_a_saved_tensor_raises_at_backward(info):
     s = info.draw(np.random.default_rng(7))
     ts = _tensors(s.args, grad=s.diff)

@@ -369,3 +369,40 @@ def test_a_metadata_op_under_no_grad_keeps_the_history_consistent():
     assert w.is_leaf and w.shape == [6]
     (w * 2).sum().backward()
     assert w.grad.shape == [6]
+
+
+# ---- float32 erf on the CPU: a float32 approximation (Note [float32 erf on the CPU]) -------
+def test_float32_erf_is_float32_accurate_everywhere():
+    import scipy.special
+    x = np.linspace(-6, 6, 300_001, dtype=np.float32)    # several blocks
+    ref = scipy.special.erf(x.astype(np.float64))
+    got = mg.erf(mg.tensor(x)).numpy()
+    assert got.dtype == np.float32
+    assert np.abs(got - ref).max() < 5e-7
+    assert np.abs(got).max() <= 1.0
+    tiny = np.abs(x) < 1e-3
+    np.testing.assert_allclose(got[tiny], ref[tiny], rtol=3e-7)
+
+
+def test_float32_erf_special_values_layouts_and_shapes():
+    import scipy.special
+    v = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 4.0, -4.0, 1e-40, 1e-45], np.float32)
+    got = mg.erf(mg.tensor(v)).numpy()
+    np.testing.assert_array_equal(got, scipy.special.erf(v))   # exact here, signed zeros too
+    assert np.signbit(got[4]) and not np.signbit(got[3])
+    x = np.random.default_rng(0).standard_normal((5, 6), dtype=np.float32)
+    t = mg.tensor(x).t()                                        # not contiguous
+    np.testing.assert_allclose(mg.erf(t).numpy(), scipy.special.erf(x.T), atol=5e-7)
+    assert mg.erf(mg.tensor(np.float32(0.5))).shape == []
+    assert mg.erf(mg.zeros(0, 3)).shape == [0, 3]
+    y = mg.tensor(x)
+    assert y.erf_() is y and y._version == 1
+    np.testing.assert_allclose(y.numpy(), scipy.special.erf(x), atol=5e-7)
+
+
+def test_float64_erf_and_gelu_keep_scipy_precision():
+    import scipy.special
+    x = np.linspace(-5, 5, 1001)
+    np.testing.assert_array_equal(mg.erf(mg.tensor(x)).numpy(), scipy.special.erf(x))
+    gelu = 0.5 * x * (1 + scipy.special.erf(x / np.sqrt(2)))
+    np.testing.assert_allclose(mg.gelu(mg.tensor(x)).numpy(), gelu, rtol=1e-9)

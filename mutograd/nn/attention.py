@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from ..errors import DTypeError, ShapeError
-from ..ops.composite import softmax
+from ..ops.registry import OPS, call
 from ..tensor import Tensor, _wrap
 from .functional import dropout
 
@@ -40,20 +40,22 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if is_causal and attn_mask is not None:
         raise ValueError("scaled_dot_product_attention(): is_causal and attn_mask are exclusive")
     scale = 1.0 / math.sqrt(E) if scale is None else scale
-    scores = (query @ key.transpose(-2, -1)) * scale
     xp = query._place.xp
+    bias = 0.0
     if is_causal:
-        keep = _wrap(xp.tril(xp.ones((L, S), dtype=bool)), query)
-        scores = scores.masked_fill(~keep, -math.inf)
+        bias = _wrap(xp.triu(xp.full((L, S), -math.inf, query.dtype.np), 1), query)
     elif attn_mask is not None:
         if attn_mask.dtype.np == np.bool_:
-            scores = scores.masked_fill(~attn_mask, -math.inf)
+            mxp = attn_mask._place.xp   # a mask on another place fails in the op, by name
+            bias = _wrap(mxp.where(attn_mask._data, 0.0, -math.inf).astype(query.dtype.np),
+                         attn_mask)
         elif attn_mask.dtype.np.kind == "f":
-            scores = scores + attn_mask
+            bias = attn_mask
         else:
             raise DTypeError(f"scaled_dot_product_attention(): attn_mask must be bool or "
                              f"floating, got {attn_mask.dtype}")
-    weights = softmax(scores, -1)
+    scores = query @ key.transpose(-2, -1)
+    weights = call(OPS["attention_softmax"], [scores, bias], {"scale": scale})
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, training=True)
     return weights @ value

@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 
+from .. import memory
+from ..backend_special import blockwise, erf, erf_block
 from ..errors import DTypeError
 from .registry import defop
 
@@ -112,31 +114,62 @@ defop("elu", _elu, grad=lambda g, out, alpha, xp: g * xp.where(out > 0, 1.0, out
       result="float")
 
 
-def _gelu(xp, x, out=None, approximate="none"):
-    from ..backend_special import erf
-    if approximate == "tanh":
-        inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)
-        r = 0.5 * x * (1 + xp.tanh(inner))
-    else:
-        r = 0.5 * x * (1 + erf(xp, x / math.sqrt(2)))
-    return _into(out, r, x)
+_RSQRT2 = 1 / math.sqrt(2)
+_RSQRT2PI = 1 / math.sqrt(2 * math.pi)
 
 
-def _gelu_grad(g, x, approximate, xp):
-    from ..backend_special import erf
+def _gelu(xp, x, out=None, approximate="none", keep=None):
+    """``x * Phi(x)``; with ``keep``, also its slope for backward (Note [Values kept from the
+    forward]), computed before ``out`` (which may be ``x``) is written."""
+    slope = None
     if approximate == "tanh":
         k = math.sqrt(2 / math.pi)
-        inner = k * (x + 0.044715 * x ** 3)
-        t = xp.tanh(inner)
-        d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x)
+        t = xp.tanh(k * (x + 0.044715 * x ** 3))
+        cdf = 0.5 * (1 + t)
+        if keep is not None:
+            slope = cdf + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x)
+    elif xp is np and x.dtype == np.float32:
+        x = np.asarray(x, order="C")
+        cdf = memory.empty_like(np, x)
+        slope = None if keep is None else memory.empty_like(np, x)
+        blockwise(_gelu_block, x, [cdf] if slope is None else [cdf, slope])
     else:
-        cdf = 0.5 * (1 + erf(xp, x / math.sqrt(2)))
-        pdf = xp.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
-        d = cdf + x * pdf
-    return g * d
+        cdf = erf(xp, x * _RSQRT2)   # a new float array: updated in place below
+        cdf *= 0.5
+        cdf += 0.5
+        if keep is not None:
+            slope = xp.multiply(x, x, out=memory.empty_like(xp, x, cdf.dtype))
+            _add_x_pdf(xp, x, cdf, slope)
+    if slope is not None:
+        keep["slope"] = slope
+    if out is not None and out.dtype == cdf.dtype:
+        return xp.multiply(x, cdf, out=out)
+    return _into(out, x * cdf, x)
 
 
-defop("gelu", _gelu, grad=_gelu_grad, result="float")
+def _add_x_pdf(xp, x, cdf, s):
+    """``s = cdf + x * phi(x)`` (GELU's slope) in place, from ``s = x * x``."""
+    s *= -0.5
+    xp.exp(s, out=s)
+    s *= _RSQRT2PI
+    s *= x
+    s += cdf
+
+
+def _gelu_block(x, outs, tmp):
+    """Phi(x) and, with a second output, GELU's slope, for a float32 block in cache."""
+    cdf = outs[0]
+    np.multiply(x, np.float32(_RSQRT2), out=tmp[0])
+    erf_block(tmp[0], cdf, tmp)
+    cdf *= np.float32(0.5)
+    cdf += np.float32(0.5)
+    if len(outs) == 2:
+        s = np.multiply(x, x, out=outs[1])
+        _add_x_pdf(np, x, cdf, s)
+
+
+defop("gelu", _gelu, grad=lambda g, slope, into, xp: xp.multiply(g, slope, out=into),
+      result="float", keeps=("slope",))
 
 
 def _silu(xp, x, out=None):

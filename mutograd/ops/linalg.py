@@ -14,14 +14,19 @@ def _flat_matmul(xp, x, y):
     (a single large BLAS call, as in a Linear layer over a batch of sequences) instead of NumPy's
     loop of small ones; ``None`` when the shapes are not that case."""
     if x.ndim > 2 and y.ndim == 2 and x.shape[-1] == y.shape[0]:
-        return xp.matmul(x.reshape(-1, x.shape[-1]), y).reshape(x.shape[:-1] + y.shape[1:])
+        return _product(xp, x.reshape(-1, x.shape[-1]), y).reshape(x.shape[:-1] + y.shape[1:])
     return None
+
+
+def _product(xp, a, b):
+    """The product of two matrices, into a buffer from the cache (Note [The buffer cache])."""
+    return xp.matmul(a, b, out=memory.empty(xp, (a.shape[0], b.shape[1]), xp.result_type(a, b)))
 
 
 def _matmul(xp, x, y, out=None):
     r = _flat_matmul(xp, x, y)
     if r is None:
-        r = xp.matmul(x, y)
+        r = _product(xp, x, y) if x.ndim == 2 and y.ndim == 2 else xp.matmul(x, y)
     if out is None:
         return r
     # in place: the product needs a workspace (counted) before it can replace x
@@ -62,7 +67,10 @@ def _matmul_grad_y(g, x, y_shape, y_transposed, xp):
         return (_swap(x) @ xp.expand_dims(g, -1))[..., 0]
     if len(y_shape) == 2 and x.ndim > 2:
         # the sum over the stacked dimensions as part of one product
-        return x.reshape(-1, x.shape[-1]).T @ g.reshape(-1, g.shape[-1])
+        x2, g2 = x.reshape(-1, x.shape[-1]), g.reshape(-1, g.shape[-1])
+        if y_transposed:   # y is w.t(): w's gradient comes out C-ordered
+            return _product(xp, g2.T, x2).T
+        return _product(xp, x2.T, g2)
     if y_transposed and len(y_shape) == 2 and x.ndim == 2:
         return _in_layout(xp, y_shape, _swap(g), x)
     return _swap(x) @ g

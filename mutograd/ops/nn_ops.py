@@ -13,7 +13,9 @@ Note [Kernel-position scatter]
 """
 import math
 
+from .. import memory
 from ..errors import ShapeError
+from .reduction import _softmax
 from .registry import defop
 
 
@@ -161,24 +163,61 @@ defop("adaptive_avg_pool2d", _adaptive_avg_pool2d, kind="other", inplace=False, 
 
 
 # ---- normalisation -------------------------------------------------------------------------
-def _normalize(xp, x, *, axis, eps):
-    """``(x - mean) / sqrt(var + eps)`` over ``axis`` (biased variance), batch/layer norm's core."""
+def _normalize(xp, x, *, axis, eps, keep=None):
+    """``(x - mean) / sqrt(var + eps)`` over ``axis`` (biased variance), batch/layer norm's core;
+    keeps the mean and the inverse deviation for backward (Note [Values kept from the forward])."""
     mean = x.mean(axis=axis, keepdims=True)
-    var = x.var(axis=axis, keepdims=True)
-    out = xp.subtract(x, mean)
-    out /= xp.sqrt(var + eps)
+    out = xp.subtract(x, mean, out=memory.empty_like(xp, x, mean.dtype))
+    var = xp.square(out).mean(axis=axis, keepdims=True)
+    var += eps
+    inv = xp.sqrt(var, out=var)
+    xp.divide(1, inv, out=inv)
+    out *= inv
+    if keep is not None:
+        keep["mean"], keep["inv"] = mean, inv
     return out
 
 
-def _normalize_grad(g, x, axis, eps, xp):
-    mean = x.mean(axis=axis, keepdims=True)
-    inv = 1.0 / xp.sqrt(x.var(axis=axis, keepdims=True) + eps)
-    xhat = (x - mean) * inv
-    return inv * (g - g.mean(axis=axis, keepdims=True)
-                  - xhat * (g * xhat).mean(axis=axis, keepdims=True))
+def _normalize_grad(g, x, mean, inv, axis, xp):
+    xhat = xp.subtract(x, mean, out=memory.empty_like(xp, x, mean.dtype))
+    xhat *= inv
+    r = g - g.mean(axis=axis, keepdims=True)
+    xhat *= (g * xhat).mean(axis=axis, keepdims=True)
+    r -= xhat
+    r *= inv
+    return r
 
 
-defop("normalize", _normalize, kind="other", inplace=False, method=False, grad=_normalize_grad)
+defop("normalize", _normalize, kind="other", inplace=False, method=False, grad=_normalize_grad,
+      keeps=("mean", "inv"))
+
+
+# ---- attention -----------------------------------------------------------------------------
+def _attention_softmax(xp, scores, bias, *, scale):
+    """``softmax(scores * scale + bias)`` over the last axis: attention weights from raw scores in
+    one buffer; ``bias`` is an additive mask (0 or -inf from a boolean mask) or the scalar 0."""
+    w = xp.multiply(scores, scale, out=memory.empty_like(xp, scores, xp.result_type(scores,
+                                                                                     scale)))
+    if getattr(bias, "ndim", 0):
+        if xp.broadcast_shapes(w.shape, bias.shape) == w.shape:
+            w += bias
+        else:            # a mask with more leading dimensions than the scores
+            w = w + bias
+    elif bias:
+        w += bias
+    return _softmax(xp, w, -1, out=w)
+
+
+def _softmax_grad(g, out):
+    """The gradient of softmax's input over the last axis (before any scaling)."""
+    r = g * out
+    r -= out * r.sum(axis=-1, keepdims=True)
+    return r
+
+
+defop("attention_softmax", _attention_softmax, kind="other", inplace=False, method=False,
+      grad=(lambda g, out, scale: _softmax_grad(g, out) * scale,
+            lambda g, out: _softmax_grad(g, out)))
 
 
 # ---- embedding -----------------------------------------------------------------------------

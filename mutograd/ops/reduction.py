@@ -1,6 +1,7 @@
 """Reductions, scans and normalisations over ``axis`` (alias ``dim``) with ``keepdim``."""
 import math
 
+from .. import memory
 from ..errors import DTypeError, ShapeError
 from .registry import defop
 
@@ -206,6 +207,8 @@ defop("logsumexp", _logsumexp, kind="reduction", inplace=False,
 
 def _softmax(xp, x, axis=-1, out=None):
     m = xp.amax(x, axis=axis, keepdims=True)
+    if out is None and x.dtype.kind == "f":
+        out = memory.empty_like(xp, x)
     e = xp.subtract(x, m, out=out)
     xp.exp(e, out=e)
     e /= e.sum(axis=axis, keepdims=True)

@@ -25,6 +25,16 @@ Note [In-place saving]
     overwritten input ``x`` needs its old value: a copy is taken before the write, and only when
     that gradient will be needed; the copy is a counted storage. Other inputs are saved by
     reference and version-checked.
+
+Note [Values kept from the forward]
+    A gradient may need a value the forward computes anyway, and recomputing it can cost more
+    than the op (GELU's erf, layer norm's mean and variance). A forward that takes ``keep`` gets a
+    dict there when a backward node will be recorded (None otherwise) and stores such arrays in
+    it under names its gradient takes as parameters, declared with ``defop(..., keeps=(...))``.
+    They are private to the node: saved as copies are (counted, freed after backward, never
+    version-checked, since no one else can write them), and taken before an in-place form
+    overwrites its input. GELU keeps its slope instead of its input, so its backward is one
+    multiplication and ``gelu_`` needs no copy of the value it overwrites.
 """
 import inspect
 
@@ -123,8 +133,10 @@ class OpDef:
     pool = False   # set by defop: results may come from the buffer cache
     ufunc = None   # set by ops/fastpath.py: the NumPy ufunc equal to fwd with default attrs
 
-    def __init__(self, name, fwd, grad, kind, inplace, varargs, result, fill, node_name):
+    def __init__(self, name, fwd, grad, kind, inplace, varargs, result, fill, node_name,
+                 keeps=()):
         self.name = name
+        self.keeps = tuple(keeps)   # Note [Values kept from the forward]
         self.iname = name + "_"   # the in-place form's name, for messages and the write log
         self.fwd = fwd
         self.kind = kind
@@ -138,6 +150,9 @@ class OpDef:
         for p in params:
             if p.name == "out":
                 self.takes_out = True
+            elif p.name == "keep":
+                if not self.keeps:
+                    raise TypeError(f"{name}: a forward taking keep= needs defop(keeps=...)")
             elif (p.kind == p.POSITIONAL_OR_KEYWORD and p.default is _EMPTY
                   and not self.attrs and not self.takes_out):
                 self.inputs.append(p.name)
@@ -177,7 +192,7 @@ class OpDef:
                              {"__slots__": (), "op": self})
 
     def _source(self, p):
-        if p == "out" or p in self.index:
+        if p == "out" or p in self.index or p in self.keeps:
             return "saved"
         if p == "into":
             return "into"
@@ -277,6 +292,7 @@ def call(op, inputs, attrs):
     arrays = []
     x0 = None
     mixed = False
+    kept = None
     for t in inputs:
         if isinstance(t, Tensor):
             if t._base is not None:
@@ -305,6 +321,8 @@ def call(op, inputs, attrs):
     try:
         if op.ufunc is not None and attrs is op.defaults and xp is np:
             out = op.ufunc(*arrays)   # Note [Ufunc fast path] in ops/fastpath.py
+        elif op.keeps:
+            out, kept = _keeping(op, xp, arrays, attrs, None, rg, x0._place)
         else:
             out = op.fwd(xp, *arrays, **attrs)
     except (ValueError, TypeError) as e:
@@ -314,7 +332,7 @@ def call(op, inputs, attrs):
     else:
         result = _wrap(out, x0)
     if rg and op.differentiable and _state.enabled:
-        result.grad_fn = _record(op, inputs, arrays, result, attrs, xp, None)
+        result.grad_fn = _record(op, inputs, arrays, result, attrs, xp, kept)
         result._rg = True
     return result
 
@@ -370,8 +388,12 @@ def _call_pooled(op, inputs, arrays, attrs, rg):
         elif type(a) not in (int, float, bool):
             return _call_plain(op, inputs, arrays, attrs, rg)
     buf, raw = memory.take(shape, dtype)
+    kept = None
     try:
-        out = op.fwd(np, *arrays, out=buf, **attrs)
+        if op.keeps:
+            out, kept = _keeping(op, np, arrays, attrs, buf, rg, inputs[0]._place)
+        else:
+            out = op.fwd(np, *arrays, out=buf, **attrs)
     except (ValueError, TypeError) as e:
         raise bad_input(op, arrays, e) from None
     result = _wrap(out, inputs[0])
@@ -380,22 +402,39 @@ def _call_pooled(op, inputs, arrays, attrs, rg):
     else:                             # a forward that returned another array: keep the buffer
         memory._give_back(raw)
     if rg and op.differentiable and _state.enabled:
-        result.grad_fn = _record(op, inputs, arrays, result, attrs, np, None)
+        result.grad_fn = _record(op, inputs, arrays, result, attrs, np, kept)
         result._rg = True
     return result
 
 
 def _call_plain(op, inputs, arrays, attrs, rg):
     x0 = inputs[0]
+    kept = None
     try:
-        out = op.fwd(x0._place.xp, *arrays, **attrs)
+        if op.keeps:
+            out, kept = _keeping(op, x0._place.xp, arrays, attrs, None, rg, x0._place)
+        else:
+            out = op.fwd(x0._place.xp, *arrays, **attrs)
     except (ValueError, TypeError) as e:
         raise bad_input(op, arrays, e) from None
     result = _wrap(out, x0)
     if rg and op.differentiable and _state.enabled:
-        result.grad_fn = _record(op, inputs, arrays, result, attrs, x0._place.xp, None)
+        result.grad_fn = _record(op, inputs, arrays, result, attrs, x0._place.xp, kept)
         result._rg = True
     return result
+
+
+def _keeping(op, xp, arrays, attrs, out, rg, place):
+    """Run a forward that takes ``keep`` (Note [Values kept from the forward]): returns its
+    result and the saved records of what it kept, or None when no node will be recorded."""
+    keep = {} if rg and op.differentiable and _state.enabled else None
+    if out is None:
+        r = op.fwd(xp, *arrays, keep=keep, **attrs)
+    else:
+        r = op.fwd(xp, *arrays, out=out, keep=keep, **attrs)
+    if keep is None:
+        return r, None
+    return r, {k: save_copy(a, memory.Storage(a.nbytes, str(place))) for k, a in keep.items()}
 
 
 def bad_input(op, arrays, e):
@@ -428,7 +467,8 @@ def _view_result(op, x, out, attrs):
 
 def _record(op, inputs, arrays, result, attrs, xp, copies=None):
     """Attach op's backward node to ``result``; ``copies``: input index -> saved copy taken
-    before an in-place write (Note [In-place saving])."""
+    before an in-place write (Note [In-place saving]), and name -> saved value kept by the
+    forward (Note [Values kept from the forward])."""
     mask = 0
     edges = []
     grad_fns = op.grad_fns
@@ -445,6 +485,8 @@ def _record(op, inputs, arrays, result, attrs, xp, copies=None):
     for name in names:
         if name == "out":
             saved[name] = save(result)
+        elif name in op.keeps:
+            saved[name] = copies[name]
         elif copies is not None and op.index[name] in copies:
             saved[name] = copies[op.index[name]]
         else:
@@ -532,6 +574,10 @@ def call_inplace(op, inputs, attrs):
     try:
         if op.ufunc is not None and attrs is op.defaults and xp is np:
             op.ufunc(*arrays, out=x._data)   # Note [Ufunc fast path] in ops/fastpath.py
+        elif op.keeps:
+            _, kept = _keeping(op, xp, arrays, attrs, x._data, record, x._place)
+            if kept:
+                copies = dict(copies or {}, **kept)
         else:
             op.fwd(xp, *arrays, out=x._data, **attrs)
     except (ValueError, TypeError) as e:
@@ -739,9 +785,9 @@ def call_var(op, inputs, attrs):
 
 
 def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, result=None,
-          fill=False, method=True, node_name=None, aliases=()):
+          fill=False, method=True, node_name=None, aliases=(), keeps=()):
     """Declare an op; returns the OpDef. See the module docstring."""
-    op = OpDef(name, fwd, grad, kind, inplace, varargs, result, fill, node_name)
+    op = OpDef(name, fwd, grad, kind, inplace, varargs, result, fill, node_name, keeps)
     OPS[name] = op
     op.function = _make_function(op, call)
     op.function.__name__ = op.function.__qualname__ = name

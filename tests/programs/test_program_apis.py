@@ -259,6 +259,33 @@ def test_scaled_dot_product_attention_values_and_gradients(name, kw):
         np.testing.assert_allclose(out._data, want.numpy(), rtol=1e-10, atol=1e-12)
 
 
+def test_scaled_dot_product_attention_float_mask_gets_its_gradient_and_may_broadcast():
+    # a learned additive mask (a relative-position bias): its gradient is the scores' gradient
+    # summed over what it was broadcast across; here it also has more dimensions than q @ k^T
+    q, k, v = _f64(4, 3), _f64(5, 3, seed=1), _f64(5, 2, seed=2)
+    m = _f64(2, 4, 5, seed=4)
+    ts = [mg.tensor(a, requires_grad=True) for a in (q, k, v, m)]
+    out = sdpa(*ts[:3], attn_mask=ts[3], scale=0.7)
+    assert out.shape == [2, 4, 2]
+    out.sum().backward()
+
+    def f(q, k, v, m):
+        return sdpa(*(mg.tensor(a) for a in (q, k, v)), attn_mask=mg.tensor(m),
+                    scale=0.7)._data.sum()
+    for t, g in zip(ts, numeric_grad(f, [q, k, v, m])):
+        np.testing.assert_allclose(t.grad._data, g, rtol=1e-5, atol=1e-7)
+    # PyTorch refuses a mask larger than the scores; compare a batch sharing one mask
+    real = _real()
+    q, k, v, m = _f64(2, 4, 3), _f64(2, 5, 3, seed=1), _f64(2, 5, 2, seed=2), _f64(4, 5, seed=4)
+    ts = [mg.tensor(a, requires_grad=True) for a in (q, k, v, m)]
+    rs = [real.tensor(a, requires_grad=True) for a in (q, k, v, m)]
+    sdpa(*ts[:3], attn_mask=ts[3], scale=0.7).sum().backward()
+    real.nn.functional.scaled_dot_product_attention(*rs[:3], attn_mask=rs[3],
+                                                    scale=0.7).sum().backward()
+    for t, r in zip(ts, rs):
+        np.testing.assert_allclose(t.grad._data, r.grad.numpy(), rtol=1e-9, atol=1e-12)
+
+
 def test_scaled_dot_product_attention_dropout_and_errors():
     q = mg.ones([2, 3, 4])
     torch.manual_seed(0)
