@@ -6,16 +6,23 @@
 
 One step is forward, loss, backward, gradient clipping and an AdamW update, the program's own
 ``train_step``. Both frameworks run the same file (``import torch`` gives mutograd's namespace
-for one of them) on the same weights, handed over as NumPy arrays, and the same batches. Rounds
-interleave the contestants so that load from other programs spreads over both; median, min and
-max seconds per step, and the ratio mutograd / PyTorch.
+for one of them) on the same weights, handed over as NumPy arrays, and the same batches.
+
+Each round runs each contestant in a fresh process of its own (a few steps, timed after
+warm-up), alternating, so that load from other programs spreads over both. Separate processes
+matter: in one process the two frameworks' allocations change how the C library's malloc
+reuses freed memory, and one of them then pays page faults the other caused (PyTorch's step
+varied from 62 to 80 ms that way). Median, min and max over rounds of each round's median step,
+and the ratio mutograd / PyTorch.
 """
 import argparse
 import json
 import os
 import platform
 import runpy
+import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -23,6 +30,7 @@ EXAMPLE = os.path.join(ROOT, "examples", "gpt.py")
 FULL = dict(n_layer=4, n_head=4, n_embd=128, block_size=64, vocab_size=65, dropout=0.0)
 TINY = dict(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=11, dropout=0.0)
 CLOCKS = {"wall": time.perf_counter, "cpu": time.thread_time}
+CONTESTANTS = ("mutograd", "torch")
 
 
 def _set_threads(n):
@@ -37,63 +45,114 @@ def _median(xs):
     return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
 
 
-def build(cfg, batch, threads):
-    """``{contestant: step function}`` on identical weights and batches."""
+def _batch(cfg, batch):
+    import numpy as np
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, cfg["vocab_size"], (batch, cfg["block_size"]))
+    return x, np.roll(x, -1, axis=1)
+
+
+def build_torch(cfg, batch, threads, state_path=None):
+    """PyTorch's step function; its initial weights are saved to ``state_path`` (npz)."""
+    import numpy as np
+    import torch
+    torch.set_num_threads(threads)
+    nt = runpy.run_path(EXAMPLE, run_name="gpt_bench")
+    torch.manual_seed(0)
+    model = nt["GPT"](nt["GPTConfig"](**cfg))
+    if state_path:
+        np.savez(state_path, **{k: v.detach().numpy() for k, v in model.state_dict().items()})
+    opt = model.configure_optimizers(0.1, 6e-4, (0.9, 0.95))
+    x, y = _batch(cfg, batch)
+    b = [(torch.tensor(x), torch.tensor(y))]
+    return lambda: nt["train_step"](model, opt, b, 6e-4, 1.0)
+
+
+def build_mutograd(cfg, batch, state_path=None):
+    """mutograd's step function, on the weights saved in ``state_path`` when given."""
     import numpy as np
     sys.path.insert(0, ROOT)
     import mutograd as mg
     import mutograd.compat as compat
-    rng = np.random.default_rng(0)
-    x = rng.integers(0, cfg["vocab_size"], (batch, cfg["block_size"]))
-    y = np.roll(x, -1, axis=1)
-    steps = {}
-    try:
-        import torch
-        torch.set_num_threads(threads)
-        nt = runpy.run_path(EXAMPLE, run_name="gpt_bench")
-        torch.manual_seed(0)
-        tmodel = nt["GPT"](nt["GPTConfig"](**cfg))
-        state = {k: v.detach().numpy().copy() for k, v in tmodel.state_dict().items()}
-        topt = tmodel.configure_optimizers(0.1, 6e-4, (0.9, 0.95))
-        tb = [(torch.tensor(x), torch.tensor(y))]
-        steps["torch"] = lambda: nt["train_step"](tmodel, topt, tb, 6e-4, 1.0)
-    except ImportError:
-        state = None
     with compat.importing_as("torch"):
         nm = runpy.run_path(EXAMPLE, run_name="gpt_bench")
     mtorch = nm["torch"]
     with compat.dialect("torch"):
-        mmodel = nm["GPT"](nm["GPTConfig"](**cfg))
-        if state is not None:
-            mmodel.load_state_dict({k: mg.tensor(v) for k, v in state.items()})
-        mopt = mmodel.configure_optimizers(0.1, 6e-4, (0.9, 0.95))
-    mb = [(mtorch.tensor(x), mtorch.tensor(y))]
+        model = nm["GPT"](nm["GPTConfig"](**cfg))
+        if state_path:
+            with np.load(state_path) as f:
+                model.load_state_dict({k: mg.tensor(f[k]) for k in f.files})
+        opt = model.configure_optimizers(0.1, 6e-4, (0.9, 0.95))
+    x, y = _batch(cfg, batch)
+    b = [(mtorch.tensor(x), mtorch.tensor(y))]
 
-    def mstep():
+    def step():
         with compat.dialect("torch"):
-            return nm["train_step"](mmodel, mopt, mb, 6e-4, 1.0)
-    steps["mutograd"] = mstep
-    return steps
+            return nm["train_step"](model, opt, b, 6e-4, 1.0)
+    return step
 
 
-def run(tiny=False, repeat=7, warmup=2, threads=1, batch=16, clock="wall"):
-    """Time the steps; returns ``{contestant: {median, min, max}}`` plus ``ratio`` and meta."""
+def _worker(contestant, tiny, batch, threads, steps, warmup, clock, state_path):
+    """One round in this process: ``{"times": [...], "first_loss": ...}`` as JSON on stdout."""
     cfg = TINY if tiny else FULL
-    steps = build(cfg, 2 if tiny else batch, threads)
-    first = {c: fn()[0] for c, fn in steps.items()}       # also the first warm-up round
+    if contestant == "torch":
+        step = build_torch(cfg, batch, threads, state_path)
+    else:
+        step = build_mutograd(cfg, batch, state_path)
+    first = step()[0]                # also the first warm-up step
     for _ in range(warmup - 1):
-        for fn in steps.values():
-            fn()
+        step()
     now = CLOCKS[clock]
-    times = {c: [] for c in steps}
-    for _ in range(repeat):
-        for c, fn in steps.items():
-            t = now()
-            fn()
-            times[c].append(now() - t)
-    res = {c: {"median": _median(ts), "min": min(ts), "max": max(ts)} for c, ts in times.items()}
-    out = {"config": dict(cfg, batch=2 if tiny else batch), "times": res, "first_loss": first,
-           "meta": _meta(threads, repeat, clock)}
+    times = []
+    for _ in range(steps):
+        t = now()
+        step()
+        times.append(now() - t)
+    print(json.dumps({"times": times, "first_loss": first}))
+
+
+def _round(contestant, tiny, batch, threads, steps, warmup, clock, state_path):
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", contestant,
+           "--batch", str(batch), "--threads", str(threads), "--steps", str(steps),
+           "--warmup", str(warmup), "--clock", clock, "--state", state_path]
+    if tiny:
+        cmd.append("--tiny")
+    env = dict(os.environ)
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[var] = str(threads)
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    if r.returncode:
+        raise RuntimeError(f"the {contestant} round failed:\n{r.stderr}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def _have_torch():
+    try:
+        import importlib.util
+        return importlib.util.find_spec("torch") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def run(tiny=False, repeat=7, warmup=2, threads=1, batch=16, clock="wall", steps=5):
+    """Time the steps; returns ``{contestant: {median, min, max}}`` plus ``ratio`` and meta."""
+    batch = 2 if tiny else batch
+    cfg = TINY if tiny else FULL
+    names = CONTESTANTS if _have_torch() else ("mutograd",)
+    rounds = {c: [] for c in names}
+    first = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        state = os.path.join(tmp, "state.npz") if "torch" in names else ""
+        for i in range(repeat):
+            # PyTorch first in the first round: it writes the initial weights both use
+            order = names[::-1] if i % 2 == 0 else names
+            for c in order:
+                r = _round(c, tiny, batch, threads, steps, warmup, clock, state)
+                rounds[c].append(_median(r["times"]))
+                first.setdefault(c, r["first_loss"])
+    res = {c: {"median": _median(ts), "min": min(ts), "max": max(ts)} for c, ts in rounds.items()}
+    out = {"config": dict(cfg, batch=batch), "times": res, "first_loss": first,
+           "meta": _meta(threads, repeat, clock, steps)}
     if "torch" in res:
         out["ratio"] = res["mutograd"]["median"] / res["torch"]["median"]
     return out
@@ -104,8 +163,7 @@ def profile(n, tiny=False, threads=1, batch=16, top=25):
     import cProfile
     import io
     import pstats
-    cfg = TINY if tiny else FULL
-    step = build(cfg, 2 if tiny else batch, threads)["mutograd"]
+    step = build_mutograd(TINY if tiny else FULL, 2 if tiny else batch)   # its own weights
     step()
     pr = cProfile.Profile()
     pr.enable()
@@ -117,16 +175,15 @@ def profile(n, tiny=False, threads=1, batch=16, top=25):
     return s.getvalue()
 
 
-def _meta(threads, repeat, clock):
+def _meta(threads, repeat, clock, steps):
     import numpy as np
     meta = {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
             "threads": threads, "python": platform.python_version(), "numpy": np.__version__,
-            "repeat": repeat, "clock": clock, "date": time.strftime("%Y-%m-%d %H:%M")}
-    try:
-        import torch
-        meta["torch"] = torch.__version__
-    except ImportError:
-        pass
+            "repeat": repeat, "steps": steps, "clock": clock,
+            "date": time.strftime("%Y-%m-%d %H:%M")}
+    if _have_torch():
+        from importlib.metadata import version
+        meta["torch"] = version("torch")
     return meta
 
 
@@ -146,7 +203,8 @@ def table(out):
     lines.append("")
     lines.append(f"{m['cpu']}, {m['cores']} cores, {m['threads']} threads; Python {m['python']}, "
                  f"NumPy {m['numpy']}" + (f", torch {m['torch']}" if "torch" in m else "")
-                 + f"; {m['repeat']} rounds, {m['clock']} clock; {m['date']}")
+                 + f"; {m['repeat']} rounds of {m['steps']} steps, one process each, "
+                 f"{m['clock']} clock; {m['date']}")
     return "\n".join(lines)
 
 
@@ -159,11 +217,17 @@ def main(argv=None):
     p.add_argument("--clock", choices=sorted(CLOCKS), default="wall")
     p.add_argument("--tiny", action="store_true", help="tiny sizes (a smoke run)")
     p.add_argument("--json", help="also write the result here")
+    p.add_argument("--steps", type=int, default=5, help="timed steps per round (default 5)")
     p.add_argument("--profile", type=int, default=0, metavar="N",
                    help="then profile N mutograd steps (own time per function)")
+    p.add_argument("--worker", choices=CONTESTANTS, help=argparse.SUPPRESS)
+    p.add_argument("--state", default="", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     _set_threads(a.threads)
-    out = run(a.tiny, a.repeat, a.warmup, a.threads, a.batch, a.clock)
+    if a.worker:
+        return _worker(a.worker, a.tiny, a.batch, a.threads, a.steps, a.warmup, a.clock,
+                       a.state)
+    out = run(a.tiny, a.repeat, a.warmup, a.threads, a.batch, a.clock, a.steps)
     print(table(out))
     if a.json:
         with open(a.json, "w") as f:

@@ -179,7 +179,7 @@ def _device_pool(key):
 class _Cache:
     def __init__(self):
         self.enabled = True
-        self.threshold = 1 << 20      # bytes: smaller results stay plain NumPy allocations
+        self.threshold = 1 << 17      # bytes: smaller results stay plain NumPy allocations
         self.cap = 2 << 30            # bytes the free lists may hold
         self.held = 0                 # bytes of the raw buffers in ``free`` lists
         self.in_use = 0               # bytes of raw buffers behind live storages
@@ -194,6 +194,7 @@ class _Cache:
 
 _NEVER = float("inf")
 _cache = _Cache()
+_handed = weakref.WeakValueDictionary()   # id -> array from empty(), while it lives
 # getrefcount(buf) for a raw buffer referred to only by a cache list, a loop variable and the
 # getrefcount argument itself: the proof that no array looks into it any more.
 _UNSEEN = 3
@@ -246,7 +247,22 @@ def empty(xp, shape, dtype):
         return np.empty(shape, dtype)
     arr, raw = take(shape, dtype)
     weakref.finalize(arr, _give_back, raw)
+    _handed[id(arr)] = arr
     return arr
+
+
+def fresh(a):
+    """Whether ``a`` is an array :func:`empty` returned (not a view of one): like an array that
+    owns its memory, nothing else looks into its buffer unless handed ``a`` itself."""
+    return _handed.get(id(a)) is a
+
+
+def zeros(xp, shape, dtype):
+    """:func:`empty` filled with zeros: for a large array, warm cached pages instead of the fresh
+    zero pages ``calloc`` maps (each costs a fault on first write)."""
+    r = empty(xp, shape, dtype)
+    r.fill(0)
+    return r
 
 
 def empty_like(xp, x, dtype=None):

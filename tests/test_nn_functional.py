@@ -253,7 +253,27 @@ ERRORS = [
     (lambda: F.dropout(mg.randn([3]), 1.5), ValueError, "between 0 and 1"),
     (lambda: F.layer_norm(mg.randn([3, 4]), (5,)), mg.ShapeError,
      "does not end with normalized_shape"),
+    (lambda: F.layer_norm(mg.randn([3, 4]), (4,), mg.ones([5])), mg.ShapeError,
+     r"weight of shape \[5\] does not match normalized_shape \[4\]"),
 ]
+
+
+@pytest.mark.parametrize("affine", ["none", "weight", "bias"])
+def test_layer_norm_without_weight_or_bias_matches_finite_differences(affine):
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal((2, 3, 4))]
+    if affine != "none":
+        arrays.append(rng.standard_normal(4))
+    w = rng.standard_normal((2, 3, 4))
+
+    def run(*ts):
+        extra = {affine: ts[1]} if affine != "none" else {}
+        return (F.layer_norm(ts[0], (4,), **extra) * mg.tensor(w)).sum()
+    ts = [mg.tensor(a, requires_grad=True) for a in arrays]
+    run(*ts).backward()
+    expected = numeric_grad(lambda *a: run(*(mg.tensor(x) for x in a))._data, arrays)
+    for t, e in zip(ts, expected):
+        np.testing.assert_allclose(t.grad._data, e, rtol=1e-6, atol=1e-8)
 
 
 @pytest.mark.parametrize("fn,cls,msg", ERRORS, ids=[str(i) for i in range(len(ERRORS))])

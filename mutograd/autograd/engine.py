@@ -8,6 +8,7 @@ gives an array that is not owned, which is copied before anything writes into it
 import threading
 
 from ..errors import BackwardError
+from ..memory import fresh
 from . import anomaly
 from .grad_mode import _state
 from .sites import Flags
@@ -215,7 +216,7 @@ def _run(roots, retain_graph, only, accumulate):
                     if gi is g:
                         mine = owned and not passed
                         passed = True
-                    elif gi.base is None:
+                    elif gi.base is None or fresh(gi):   # a new array, ours alone
                         mine = True
                     elif owned and not passed and gi.base is g and gi.size == g.size:
                         # a reshaped or transposed view of our own g (a view op's backward):

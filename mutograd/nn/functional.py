@@ -222,8 +222,12 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
     if tuple(x.shape[x.ndim - k:]) != tuple(normalized_shape):
         raise ShapeError(f"layer_norm: input of shape {list(x.shape)} does not end with "
                          f"normalized_shape {list(normalized_shape)}")
-    out = call(OPS["normalize"], [x], {"axis": tuple(range(x.ndim - k, x.ndim)), "eps": eps})
-    return _affine(out, weight, bias, tuple(normalized_shape))
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != tuple(normalized_shape):
+            raise ShapeError(f"layer_norm: {name} of shape {list(t.shape)} does not match "
+                             f"normalized_shape {list(normalized_shape)}")
+    return call(OPS["layer_norm"], [x, weight, bias],
+                {"axis": tuple(range(x.ndim - k, x.ndim)), "eps": eps})
 
 
 def dropout(x, p=0.5, training=True, inplace=False):

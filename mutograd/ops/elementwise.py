@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from .. import memory
-from ..backend_special import blockwise, erf, erf_block
+from ..backend_special import blockwise, erf, normal_cdf_block
 from ..errors import DTypeError
 from .registry import defop
 
@@ -128,17 +128,19 @@ def _gelu(xp, x, out=None, approximate="none", keep=None):
         cdf = 0.5 * (1 + t)
         if keep is not None:
             slope = cdf + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x)
-    elif xp is np and x.dtype == np.float32:
+    elif xp is np and x.dtype == np.float32:   # Note [float32 normal CDF on the CPU]
         x = np.asarray(x, order="C")
         cdf = memory.empty_like(np, x)
         slope = None if keep is None else memory.empty_like(np, x)
-        blockwise(_gelu_block, x, [cdf] if slope is None else [cdf, slope])
+        with np.errstate(over="ignore", invalid="ignore"):   # exp(inf); x * pdf = inf * 0
+            blockwise(_gelu_block, x, [cdf] if slope is None else [cdf, slope], scratch=2)
     else:
         cdf = erf(xp, x * _RSQRT2)   # a new float array: updated in place below
         cdf *= 0.5
         cdf += 0.5
         if keep is not None:
             slope = xp.multiply(x, x, out=memory.empty_like(xp, x, cdf.dtype))
+            slope *= -0.5
             _add_x_pdf(xp, x, cdf, slope)
     if slope is not None:
         keep["slope"] = slope
@@ -148,8 +150,7 @@ def _gelu(xp, x, out=None, approximate="none", keep=None):
 
 
 def _add_x_pdf(xp, x, cdf, s):
-    """``s = cdf + x * phi(x)`` (GELU's slope) in place, from ``s = x * x``."""
-    s *= -0.5
+    """``s = cdf + x * phi(x)`` (GELU's slope) in place, from ``s = -x * x / 2``."""
     xp.exp(s, out=s)
     s *= _RSQRT2PI
     s *= x
@@ -158,14 +159,10 @@ def _add_x_pdf(xp, x, cdf, s):
 
 def _gelu_block(x, outs, tmp):
     """Phi(x) and, with a second output, GELU's slope, for a float32 block in cache."""
-    cdf = outs[0]
-    np.multiply(x, np.float32(_RSQRT2), out=tmp[0])
-    erf_block(tmp[0], cdf, tmp)
-    cdf *= np.float32(0.5)
-    cdf += np.float32(0.5)
+    z = np.multiply(x, x, out=tmp[0])
+    normal_cdf_block(x, z, outs[0], tmp[1])
     if len(outs) == 2:
-        s = np.multiply(x, x, out=outs[1])
-        _add_x_pdf(np, x, cdf, s)
+        _add_x_pdf(np, x, outs[0], np.multiply(z, -0.5, out=outs[1]))
 
 
 defop("gelu", _gelu, grad=lambda g, slope, into, xp: xp.multiply(g, slope, out=into),

@@ -14,19 +14,34 @@ def _flat_matmul(xp, x, y):
     (a single large BLAS call, as in a Linear layer over a batch of sequences) instead of NumPy's
     loop of small ones; ``None`` when the shapes are not that case."""
     if x.ndim > 2 and y.ndim == 2 and x.shape[-1] == y.shape[0]:
-        return _product(xp, x.reshape(-1, x.shape[-1]), y).reshape(x.shape[:-1] + y.shape[1:])
+        return _product(xp, x.reshape(-1, x.shape[-1]), y, x.shape[:-1] + y.shape[1:])
     return None
 
 
-def _product(xp, a, b):
-    """The product of two matrices, into a buffer from the cache (Note [The buffer cache])."""
-    return xp.matmul(a, b, out=memory.empty(xp, (a.shape[0], b.shape[1]), xp.result_type(a, b)))
+def _product(xp, a, b, shape=None):
+    """The product of two matrices into a new array of ``shape`` (default the product's), from
+    the buffer cache (Note [The buffer cache])."""
+    r = memory.empty(xp, shape or (a.shape[0], b.shape[1]), xp.result_type(a, b))
+    xp.matmul(a, b, out=r.reshape(a.shape[0], b.shape[1]))
+    return r
+
+
+def _stacked_product(xp, x, y):
+    """``x @ y``; for operands of 2 or more dimensions into a buffer from the cache."""
+    if x.ndim < 2 or y.ndim < 2 or x.shape[-1] != y.shape[-2]:
+        return xp.matmul(x, y)   # vectors, or the shape error NumPy words
+    try:
+        lead = xp.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+    except ValueError:
+        return xp.matmul(x, y)
+    shape = lead + (x.shape[-2], y.shape[-1])
+    return xp.matmul(x, y, out=memory.empty(xp, shape, xp.result_type(x, y)))
 
 
 def _matmul(xp, x, y, out=None):
     r = _flat_matmul(xp, x, y)
     if r is None:
-        r = _product(xp, x, y) if x.ndim == 2 and y.ndim == 2 else xp.matmul(x, y)
+        r = _stacked_product(xp, x, y)
     if out is None:
         return r
     # in place: the product needs a workspace (counted) before it can replace x
@@ -55,7 +70,7 @@ def _matmul_grad_x(g, x_shape, x_transposed, y, xp):
         return _flat_matmul(xp, g, y.T)
     if x_transposed and len(x_shape) == 2 and y.ndim == 2:
         return _in_layout(xp, x_shape, y, _swap(g))
-    return g @ _swap(y)
+    return _stacked_product(xp, g, _swap(y))
 
 
 def _matmul_grad_y(g, x, y_shape, y_transposed, xp):
@@ -73,7 +88,7 @@ def _matmul_grad_y(g, x, y_shape, y_transposed, xp):
         return _product(xp, x2.T, g2)
     if y_transposed and len(y_shape) == 2 and x.ndim == 2:
         return _in_layout(xp, y_shape, _swap(g), x)
-    return _swap(x) @ g
+    return _stacked_product(xp, _swap(x), g)
 
 
 def _in_layout(xp, shape, a, b):

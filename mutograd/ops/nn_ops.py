@@ -15,7 +15,7 @@ import math
 
 from .. import memory
 from ..errors import ShapeError
-from .reduction import _softmax
+from .reduction import softmax_into
 from .registry import defop
 
 
@@ -168,7 +168,7 @@ def _normalize(xp, x, *, axis, eps, keep=None):
     keeps the mean and the inverse deviation for backward (Note [Values kept from the forward])."""
     mean = x.mean(axis=axis, keepdims=True)
     out = xp.subtract(x, mean, out=memory.empty_like(xp, x, mean.dtype))
-    var = xp.square(out).mean(axis=axis, keepdims=True)
+    var = xp.square(out, out=memory.empty_like(xp, out)).mean(axis=axis, keepdims=True)
     var += eps
     inv = xp.sqrt(var, out=var)
     xp.divide(1, inv, out=inv)
@@ -181,8 +181,8 @@ def _normalize(xp, x, *, axis, eps, keep=None):
 def _normalize_grad(g, x, mean, inv, axis, xp):
     xhat = xp.subtract(x, mean, out=memory.empty_like(xp, x, mean.dtype))
     xhat *= inv
-    r = g - g.mean(axis=axis, keepdims=True)
-    xhat *= (g * xhat).mean(axis=axis, keepdims=True)
+    r = xp.subtract(g, g.mean(axis=axis, keepdims=True), out=memory.empty_like(xp, g))
+    xhat *= xp.multiply(g, xhat, out=memory.empty_like(xp, g)).mean(axis=axis, keepdims=True)
     r -= xhat
     r *= inv
     return r
@@ -192,32 +192,115 @@ defop("normalize", _normalize, kind="other", inplace=False, method=False, grad=_
       keeps=("mean", "inv"))
 
 
+def _rows(x, axis):
+    """``x`` as a (rows, D) matrix over its trailing ``axis`` (layer norm's), and D."""
+    d = 1
+    for a in axis:
+        d *= x.shape[a]
+    return x.reshape(-1, d), d
+
+
+def _layer_norm(xp, x, weight, bias, *, axis, eps, keep=None):
+    """Layer norm as row operations on (rows, D): row sums by einsum (no temporaries), one
+    buffer for the result, then scale and shift by ``weight`` and ``bias`` (or None) in place;
+    keeps each row's mean and inverse deviation (Note [Values kept from the forward])."""
+    x2, d = _rows(x, axis)
+    acc = xp.result_type(x.dtype, xp.float32)   # statistics of float16 rows in float32
+    out = memory.empty(xp, x.shape, x.dtype if x.dtype.kind == "f" else acc)
+    o2 = out.reshape(x2.shape)
+    mean = xp.einsum("ij->i", x2, dtype=acc)[:, None]
+    mean /= d
+    xp.subtract(x2, mean, out=o2)
+    inv = xp.einsum("ij,ij->i", o2, o2, dtype=acc)[:, None]
+    inv /= d
+    inv += eps
+    xp.sqrt(inv, out=inv)
+    xp.divide(1, inv, out=inv)
+    o2 *= inv
+    if keep is not None:
+        keep["mean"], keep["inv"] = mean, inv
+    if weight is not None:
+        out *= weight
+    if bias is not None:
+        out += bias
+    return out
+
+
+def _xhat(xp, x, axis, mean, inv):
+    """The normalised rows again, from the kept statistics, in a new buffer of ``x``'s shape;
+    returns it and its (rows, D) view."""
+    r = memory.empty(xp, x.shape, inv.dtype)
+    r2 = r.reshape(mean.shape[0], -1)
+    xp.subtract(_rows(x, axis)[0], mean, out=r2)
+    r2 *= inv
+    return r, r2
+
+
+def _layer_norm_grad_x(g, x, weight, mean, inv, axis, xp):
+    # dx = inv * (gw - mean(gw) - xhat * mean(gw * xhat)) over each row, gw = g * weight
+    if weight is not None:
+        g = xp.multiply(g, weight, out=memory.empty_like(xp, g))
+    g2, d = _rows(g, axis)
+    r, r2 = _xhat(xp, x, axis, mean, inv)
+    a = xp.einsum("ij->i", g2)[:, None]
+    a /= d
+    b = xp.einsum("ij,ij->i", g2, r2)[:, None]
+    b /= d
+    r2 *= b
+    xp.subtract(g2, r2, out=r2)
+    r2 -= a
+    r2 *= inv
+    return r
+
+
+def _layer_norm_grad_weight(g, x, mean, inv, axis, weight_shape, xp):
+    return xp.einsum("ij,ij->j", _rows(g, axis)[0], _xhat(xp, x, axis, mean, inv)[1]).reshape(
+        weight_shape)
+
+
+defop("layer_norm", _layer_norm, kind="other", inplace=False, method=False,
+      grad=(_layer_norm_grad_x, _layer_norm_grad_weight, lambda g: g), keeps=("mean", "inv"))
+
+
 # ---- attention -----------------------------------------------------------------------------
 def _attention_softmax(xp, scores, bias, *, scale):
     """``softmax(scores * scale + bias)`` over the last axis: attention weights from raw scores in
-    one buffer; ``bias`` is an additive mask (0 or -inf from a boolean mask) or the scalar 0."""
+    one buffer; ``bias`` is an additive mask (0 or -inf from a boolean mask) or a scalar. The
+    bounds of the scores, shifted by the mask's, let softmax skip the max over each row (Note
+    [Softmax shift])."""
     w = xp.multiply(scores, scale, out=memory.empty_like(xp, scores, xp.result_type(scores,
                                                                                      scale)))
+    bounds = (w.min(), w.max()) if w.size else None
     if getattr(bias, "ndim", 0):
+        finite = bias[xp.isfinite(bias)]
+        bounds = (bounds[0] + finite.min(), bounds[1] + bias.max()) if finite.size and \
+            bounds else None
         if xp.broadcast_shapes(w.shape, bias.shape) == w.shape:
             w += bias
         else:            # a mask with more leading dimensions than the scores
             w = w + bias
     elif bias:
         w += bias
-    return _softmax(xp, w, -1, out=w)
+        bounds = (bounds[0] + bias, bounds[1] + bias) if bounds else None
+    return softmax_into(xp, w, -1, w, bounds)
 
 
-def _softmax_grad(g, out):
-    """The gradient of softmax's input over the last axis (before any scaling)."""
-    r = g * out
-    r -= out * r.sum(axis=-1, keepdims=True)
+def _softmax_grad(g, out, xp, into=None):
+    """The gradient of softmax's input over the last axis: ``out * (g - sum(g * out))``."""
+    s = xp.einsum("...i,...i->...", g, out)[..., None]
+    r = xp.subtract(g, s, out=memory.empty_like(xp, g) if into is None else into)
+    r *= out
+    return r
+
+
+def _attention_softmax_grad(g, out, scale, into, xp):
+    r = _softmax_grad(g, out, xp, into)
+    r *= scale
     return r
 
 
 defop("attention_softmax", _attention_softmax, kind="other", inplace=False, method=False,
-      grad=(lambda g, out, scale: _softmax_grad(g, out) * scale,
-            lambda g, out: _softmax_grad(g, out)))
+      grad=(_attention_softmax_grad, lambda g, out, xp: _softmax_grad(g, out, xp)))
 
 
 # ---- embedding -----------------------------------------------------------------------------

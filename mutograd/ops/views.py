@@ -4,6 +4,7 @@ Each view op's forward returns a view of its input array, so the same forward re
 chain on a gradient buffer (Note [Writing through a view]). ``reshape``/``flatten`` are views when
 the strides allow and copies otherwise, as in PyTorch; ``view`` refuses to copy.
 """
+from .. import memory
 from ..errors import ShapeError
 from ..tensor import Tensor
 from .registry import OPS, call, defop
@@ -141,7 +142,7 @@ def _narrow(xp, x, *, axis, start, length):
 def _region_grad(fwd):
     """Gradient of a view that picks a region: zeros with the region set to ``g``."""
     def grad(g, x_shape, xp, **attrs):
-        z = xp.zeros(x_shape, g.dtype)
+        z = memory.zeros(xp, x_shape, g.dtype)
         fwd(xp, z, **attrs)[...] = g
         return z
     return grad
