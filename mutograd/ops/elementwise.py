@@ -129,11 +129,7 @@ def _gelu(xp, x, out=None, approximate="none", keep=None):
         if keep is not None:
             slope = cdf + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x)
     elif xp is np and x.dtype == np.float32:   # Note [float32 normal CDF on the CPU]
-        x = np.asarray(x, order="C")
-        cdf = memory.empty_like(np, x)
-        slope = None if keep is None else memory.empty_like(np, x)
-        with np.errstate(over="ignore", invalid="ignore"):   # exp(inf); x * pdf = inf * 0
-            blockwise(_gelu_block, x, [cdf] if slope is None else [cdf, slope], scratch=2)
+        return _gelu_float32(x, out, keep)
     else:
         cdf = erf(xp, x * _RSQRT2)   # a new float array: updated in place below
         cdf *= 0.5
@@ -157,12 +153,33 @@ def _add_x_pdf(xp, x, cdf, s):
     s += cdf
 
 
+def _gelu_float32(x, out, keep):
+    """GELU of a float32 array on the CPU, block by block in cache: Phi and the slope live in
+    scratch blocks; only the result (and the kept slope) are whole arrays."""
+    x = np.asarray(x, order="C")
+    r = out
+    if out is None or not out.flags.c_contiguous or out.dtype != x.dtype:
+        r = memory.empty_like(np, x)
+    outs = [r] if keep is None else [r, memory.empty_like(np, x)]
+    with np.errstate(over="ignore", invalid="ignore"):   # exp(inf); x * pdf = inf * 0
+        blockwise(_gelu_block, x, outs, scratch=2)
+    if keep is not None:
+        keep["slope"] = outs[1]
+    if out is not None and r is not out:
+        out[...] = r
+        return out
+    return r
+
+
 def _gelu_block(x, outs, tmp):
-    """Phi(x) and, with a second output, GELU's slope, for a float32 block in cache."""
-    z = np.multiply(x, x, out=tmp[0])
-    normal_cdf_block(x, z, outs[0], tmp[1])
+    """GELU of a float32 block into ``outs[0]`` (which may be ``x``: written last) and, with a
+    second output, its slope."""
+    z, cdf = tmp
+    np.multiply(x, x, out=z)
+    normal_cdf_block(x, z, cdf)
     if len(outs) == 2:
-        _add_x_pdf(np, x, outs[0], np.multiply(z, -0.5, out=outs[1]))
+        _add_x_pdf(np, x, cdf, np.multiply(z, -0.5, out=outs[1]))
+    np.multiply(x, cdf, out=outs[0])
 
 
 defop("gelu", _gelu, grad=lambda g, slope, into, xp: xp.multiply(g, slope, out=into),
