@@ -481,18 +481,62 @@ def test_broadcast_gradient_views_are_still_copied():
     np.testing.assert_array_equal(x.grad.numpy(), np.full((4, 3), 2.0, np.float32))
 
 
+@pytest.mark.parametrize("lead", [(6,), (2, 3)], ids=["2d", "stacked"])
 @pytest.mark.parametrize("transposed", [False, True])
-def test_linear_weight_gradient_is_c_ordered_without_a_copy(transposed):
+def test_linear_weight_gradient_is_c_ordered_without_a_copy(transposed, lead):
     """``x @ w.t()`` (nn.Linear's layout): the weight's gradient comes out C-ordered, the
-    layout an optimizer's update and BLAS axpy want, with the same values either way."""
+    layout an optimizer's update and BLAS axpy want, with the same values either way; for a
+    stacked x (batch, time, features) too, where the sum over batch and time is in the product."""
     rng = np.random.default_rng(0)
-    xa, wa = rng.standard_normal((6, 5)), rng.standard_normal((4, 5))
+    xa, wa = rng.standard_normal(lead + (5,)), rng.standard_normal((4, 5))
     x = mg.tensor(xa, requires_grad=True)
     w = mg.tensor(wa if transposed else wa.T.copy(), requires_grad=True)
     y = x @ (w.t() if transposed else w)
-    g = rng.standard_normal((6, 4))
+    g = rng.standard_normal(lead + (4,))
     y.backward(mg.tensor(g))
     gw = w.grad.numpy()
     assert gw.flags.c_contiguous
-    np.testing.assert_allclose(gw, (g.T @ xa) if transposed else (xa.T @ g), rtol=1e-12)
+    g2, x2 = g.reshape(-1, 4), xa.reshape(-1, 5)
+    np.testing.assert_allclose(gw, (g2.T @ x2) if transposed else (x2.T @ g2), rtol=1e-12)
     np.testing.assert_allclose(x.grad.numpy(), g @ wa, rtol=1e-12)
+
+
+# ---- memory.empty: results, temporaries and kept values from the cache ---------------------
+
+def test_empty_takes_a_cached_buffer_and_gives_it_back_when_the_array_dies(cache, no_gc):
+    a = memory.empty(np, (N,), np.float32)
+    assert a.shape == (N,) and a.dtype == np.float32 and a.flags.c_contiguous
+    assert memory.fresh(a) and not memory.fresh(a[1:]) and not memory.fresh(a.reshape(2, -1))
+    view = a[:10]
+    del a                                   # the view still looks into the buffer
+    hits = memory._cache.hits
+    b = memory.empty(np, (N,), np.float32)
+    assert memory._cache.hits == hits       # so b got a new one
+    del view, b
+    c = memory.empty(np, (N,), np.float32)  # now nothing sees either: one is handed out again
+    assert memory._cache.hits == hits + 1 and c.shape == (N,)
+    z = memory.zeros(np, (N,), np.float32)
+    assert not z.any()
+    small = memory.empty(np, (4,), np.float32)   # below the threshold: plain NumPy
+    assert small.base is None and not memory.fresh(small)
+
+
+def test_gradients_from_cached_buffers_are_owned_by_the_engine(cache):
+    # a matrix product's gradient comes from the cache; GELU's backward may then write into it
+    # instead of allocating (Note [Reusing the incoming gradient])
+    from mutograd.autograd.engine import OWNED
+    seen = []
+    op = OPS["gelu"]
+    fn, names, all_attrs = op.grad_fns[0]
+
+    def spy(g, *args):
+        seen.append(OWNED[0] is g)
+        return fn(g, *args)
+    op.grad_fns[0] = (spy, names, all_attrs)
+    try:
+        x = mg.randn(64, 128, requires_grad=True)
+        w = mg.randn(128, 64, requires_grad=True)
+        (mg.gelu(x @ w) @ w.t()).sum().backward()
+    finally:
+        op.grad_fns[0] = (fn, names, all_attrs)
+    assert seen == [True]

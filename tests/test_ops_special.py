@@ -426,3 +426,38 @@ def test_float32_gelu_and_its_slope_are_accurate_tails_included():
     with np.errstate(over="raise", invalid="raise"):   # no warning far out
         far = mg.gelu(mg.tensor(np.array([-1e4, -100.0, 100.0], np.float32))).numpy()
     np.testing.assert_array_equal(far, [-0.0, -0.0, 100.0])
+
+
+# ---- softmax's shift (Note [Softmax shift]) ------------------------------------------------
+def _softmax_ref(x, axis):
+    m = np.max(np.where(np.isfinite(x), x, -np.inf), axis=axis, keepdims=True)
+    e = np.exp(x - m)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+@pytest.mark.parametrize("spread", [3.0, 40.0, 200.0, 5000.0])
+@pytest.mark.parametrize("axis", [-1, 0])
+def test_softmax_matches_the_per_row_reference_whatever_the_spread(spread, axis):
+    # a narrow spread takes one shift for the whole tensor, a wide one each row's max; rows
+    # far below the tensor's max must not underflow to 0/0
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((6, 7)) * spread
+    x[2] -= 3 * spread
+    for dtype, rtol in ((np.float64, 1e-12), (np.float32, 1e-5)):   # float32: ulp of x - m
+        tiny = np.finfo(dtype).tiny * 1e3     # below it: the dtype's own underflow
+        got = mg.softmax(mg.tensor(x.astype(dtype)), axis).numpy()
+        want = _softmax_ref(x.astype(dtype).astype(np.float64), axis)
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=tiny)
+        lsm = mg.log_softmax(mg.tensor(x.astype(dtype)), axis).numpy().astype(np.float64)
+        np.testing.assert_allclose(np.exp(lsm), want, rtol=rtol * 10, atol=tiny)
+
+
+def test_softmax_with_masked_entries_and_a_fully_masked_row():
+    x = np.array([[0.5, -np.inf, 1.0], [-np.inf, -np.inf, -np.inf], [2.0, 2.0, -np.inf]])
+    with np.errstate(invalid="ignore"):
+        got = mg.softmax(mg.tensor(x), -1).numpy()
+    np.testing.assert_allclose(got[0], _softmax_ref(x[:1], -1)[0])
+    assert np.isnan(got[1]).all()                         # as PyTorch: 0/0
+    np.testing.assert_allclose(got[2], [0.5, 0.5, 0.0])
+    f16 = mg.softmax(mg.tensor(np.array([0.0, 30.0, -30.0], np.float16)), -1).numpy()
+    assert f16.dtype == np.float16 and f16[1] == 1.0 and np.isfinite(f16).all()

@@ -88,6 +88,7 @@ def checked_apply(node, g):
         raise
     if sites.Flags.check_nan:
         for i, gi in enumerate(grads):
+            gi = getattr(gi, "values", gi)   # a RegionGrad: its nonzero part
             if gi is None or getattr(gi, "dtype", None) is None or gi.dtype.kind not in "fc":
                 continue
             xp = getattr(node, "xp", None) or sys.modules["numpy"]

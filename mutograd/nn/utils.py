@@ -29,6 +29,8 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     xp = grads[0]._place.xp
     if math.isinf(norm_type):
         total = max(float(xp.abs(g._data).max()) for g in grads)
+    elif norm_type == 2.0:   # one BLAS dot product per gradient, no temporaries
+        total = math.sqrt(sum(float(xp.vdot(a, a)) for a in (g._data.ravel() for g in grads)))
     else:
         total = sum(float((xp.abs(g._data) ** norm_type).sum()) for g in grads) ** (
             1.0 / norm_type)

@@ -41,7 +41,7 @@ import inspect
 import numpy as np
 
 from .. import memory
-from ..autograd.engine import OWNED
+from ..autograd.engine import OWNED, RegionGrad
 from ..autograd.explain import leaf_error
 from ..autograd.grad_mode import _state
 from ..autograd.node import Node, save, save_copy
@@ -81,7 +81,8 @@ class OpNode(Node):
                 gi = fn(g, *args, **self.attrs)
             else:
                 gi = fn(g, *args)
-            grads.append(fit(self.xp, gi, self.shapes[i], self.dtypes[i]))
+            grads.append(gi if type(gi) is RegionGrad else
+                         fit(self.xp, gi, self.shapes[i], self.dtypes[i]))
         return grads
 
     def arg(self, name):

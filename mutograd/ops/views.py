@@ -4,7 +4,7 @@ Each view op's forward returns a view of its input array, so the same forward re
 chain on a gradient buffer (Note [Writing through a view]). ``reshape``/``flatten`` are views when
 the strides allow and copies otherwise, as in PyTorch; ``view`` refuses to copy.
 """
-from .. import memory
+from ..autograd.engine import RegionGrad
 from ..errors import ShapeError
 from ..tensor import Tensor
 from .registry import OPS, call, defop
@@ -140,11 +140,10 @@ def _narrow(xp, x, *, axis, start, length):
 
 
 def _region_grad(fwd):
-    """Gradient of a view that picks a region: zeros with the region set to ``g``."""
-    def grad(g, x_shape, xp, **attrs):
-        z = memory.zeros(xp, x_shape, g.dtype)
-        fwd(xp, z, **attrs)[...] = g
-        return z
+    """Gradient of a view that picks a region: ``g`` there, zero elsewhere (Note [Region
+    gradients] in autograd/engine.py)."""
+    def grad(g, x_shape, x_dtype, xp, **attrs):
+        return RegionGrad(xp, x_shape, x_dtype, lambda z: fwd(xp, z, **attrs), g)
     return grad
 
 

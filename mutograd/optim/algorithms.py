@@ -38,18 +38,16 @@ def _add_scaled(x, y, a, tmp):
     x += tmp
 
 
-def _lerp(x, y, weight, tmp):
+def _lerp(xp, x, y, weight, tmp):
     """``x += weight * (y - x)`` (PyTorch's ``lerp_`` for weight < 0.5)."""
-    tmp[...] = y
-    tmp -= x
+    xp.subtract(y, x, out=tmp)
     tmp *= weight
     x += tmp
 
 
-def _add_square(x, y, a, tmp):
+def _add_square(xp, x, y, a, tmp):
     """``x += a * y * y``."""
-    tmp[...] = y
-    tmp *= y
+    xp.multiply(y, y, out=tmp)
     tmp *= a
     x += tmp
 
@@ -142,9 +140,9 @@ class Adam(Optimizer):
             p *= 1 - lr * group["weight_decay"]
         d = _grad(p, g, group, ws[0], coupled=not self.decoupled)
         m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        _lerp(m, d, 1 - b1, ws[1])
+        _lerp(xp, m, d, 1 - b1, ws[1])
         v *= b2
-        _add_square(v, d, 1 - b2, ws[1])
+        _add_square(xp, v, d, 1 - b2, ws[1])
         state["step"] += 1
         step = state["step"]
         step_size = lr / (1 - b1 ** step)
@@ -203,11 +201,11 @@ class RMSprop(Optimizer):
         d = _grad(p, g, group, ws[0])
         v = state["square_avg"]._data
         v *= alpha
-        _add_square(v, d, 1 - alpha, ws[1])
+        _add_square(xp, v, d, 1 - alpha, ws[1])
         avg = ws[1]
         if group["centered"]:
             ga = state["grad_avg"]._data
-            _lerp(ga, d, 1 - alpha, ws[1])
+            _lerp(xp, ga, d, 1 - alpha, ws[1])
             avg[...] = ga
             avg *= ga
             avg *= -1
@@ -252,7 +250,7 @@ class Adagrad(Optimizer):
         d = _grad(p, g, group, ws[0])
         clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
         s = state["sum"]._data
-        _add_square(s, d, 1, ws[1])
+        _add_square(xp, s, d, 1, ws[1])
         std = xp.sqrt(s, out=ws[1])
         std += group["eps"]
         q = xp.divide(d, std, out=ws[2])

@@ -142,12 +142,12 @@ class RMSProp(_Paddle, _optim.Optimizer):
         d = _grad(p, g, group, ws[0])
         ms = state["mean_square"]._data
         ms *= rho
-        _add_square(ms, d, 1 - rho, ws[1])
+        _add_square(xp, ms, d, 1 - rho, ws[1])
         denom = ws[1]
         denom[...] = ms
         if group["centered"]:
             mg_ = state["mean_grad"]._data
-            _lerp(mg_, d, 1 - rho, ws[2])
+            _lerp(xp, mg_, d, 1 - rho, ws[2])
             ws[2][...] = mg_
             ws[2] *= mg_
             denom -= ws[2]
