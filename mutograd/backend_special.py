@@ -30,6 +30,8 @@ _ERF_Q = (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
 _PHI_NEG_Q = (-3.512381902104607e-09, 2.6452800782788177e-07, -7.929503979689382e-06,
               1.1061246157623558e-04, 6.518979465273007e-05, -7.266616902392423e-02,
               -1.5957698829449343)
+_ERF_P, _ERF_Q, _PHI_NEG_Q = (tuple(np.float32(c) for c in cs)
+                              for cs in (_ERF_P, _ERF_Q, _PHI_NEG_Q))
 _BLOCK = 1 << 16   # elements per block: a few float32 temporaries fit in L2
 
 
@@ -93,11 +95,12 @@ def normal_cdf_block(x, z, out):
 
 
 def _horner(z, coefs, acc):
-    np.multiply(z, np.float32(coefs[0]), out=acc)
-    acc += np.float32(coefs[1])
+    """The polynomial with ``coefs`` (float32 scalars, highest power first) at ``z``, in ``acc``."""
+    np.multiply(z, coefs[0], out=acc)
+    acc += coefs[1]
     for c in coefs[2:]:
         acc *= z
-        acc += np.float32(c)
+        acc += c
     return acc
 
 

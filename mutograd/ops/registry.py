@@ -37,6 +37,7 @@ Note [Values kept from the forward]
     multiplication and ``gelu_`` needs no copy of the value it overwrites.
 """
 import inspect
+import math
 
 import numpy as np
 
@@ -111,6 +112,12 @@ def unbroadcast(xp, g, shape):
     lead = g.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(
         i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
+    if lead and len(axes) == lead and g.size and g.dtype.char in "fd" and g.flags.c_contiguous:
+        # a bias's gradient: the sum over the leading axes as one BLAS vector-matrix product,
+        # for as many rows as keep its float32 rounding near NumPy's pairwise sum's
+        rows = math.prod(g.shape[:lead])
+        if rows <= 1 << 16:
+            return (xp.ones(rows, g.dtype) @ g.reshape(rows, -1)).reshape(shape)
     g = g.sum(axis=axes, keepdims=True) if axes else g
     return g.reshape(shape)
 
