@@ -21,6 +21,8 @@ Note [float32 normal CDF on the CPU]
 """
 import numpy as np
 
+from . import memory
+
 _ERF_P = (-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06,
           -5.69250639462346e-05, -7.34990630326855e-04, -2.95459980854025e-03,
           -1.60960333262415e-02)   # highest power of x^2 first
@@ -54,8 +56,8 @@ def erf(xp, x):
 def _erf_float32(x):
     """Note [float32 erf on the CPU]."""
     x = np.asarray(x, order="C")
-    out = np.empty_like(x)
-    blockwise(lambda xb, outs, tmp: erf_block(xb, outs[0], tmp), x, [out])
+    out = memory.empty_like(np, x)
+    blockwise(lambda xb, outs, tmp: _erf_block(xb, outs[0], tmp), x, [out])
     return out
 
 
@@ -72,8 +74,8 @@ def blockwise(kernel, x, outs, scratch=3):
         kernel(fx[i:j], [o[i:j] for o in fouts], [t[:j - i] for t in tmp])
 
 
-def erf_block(x, out, tmp):
-    """erf of a float32 block into ``out``, with three scratch blocks; ``x`` may be ``tmp[0]``."""
+def _erf_block(x, out, tmp):
+    """erf of a float32 block into ``out``, with three scratch blocks."""
     z, p, q = tmp
     np.clip(x, -4.0, 4.0, out=out)
     np.multiply(out, out, out=z)

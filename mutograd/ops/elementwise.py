@@ -121,6 +121,7 @@ _RSQRT2PI = 1 / math.sqrt(2 * math.pi)
 def _gelu(xp, x, out=None, approximate="none", keep=None):
     """``x * Phi(x)``; with ``keep``, also its slope for backward (Note [Values kept from the
     forward]), computed before ``out`` (which may be ``x``) is written."""
+    x = xp.asarray(x)   # a Python number too
     slope = None
     if approximate == "tanh":
         k = math.sqrt(2 / math.pi)
@@ -182,8 +183,11 @@ def _gelu_block(x, outs, tmp):
     np.multiply(x, cdf, out=outs[0])
 
 
-defop("gelu", _gelu, grad=lambda g, slope, into, xp: xp.multiply(g, slope, out=into),
-      result="float", keeps=("slope",))
+def _gelu_grad(g, slope, into, xp):
+    return xp.multiply(g, slope, out=memory.empty_like(xp, g) if into is None else into)
+
+
+defop("gelu", _gelu, grad=_gelu_grad, result="float", keeps=("slope",))
 
 
 def _silu(xp, x, out=None):

@@ -1,4 +1,6 @@
 """Matrix products: matmul (broadcasting, 1-D operands), mm, bmm, dot, outer, einsum."""
+import numpy as np
+
 from .. import memory
 from ..errors import ShapeError
 from ..places import key_for
@@ -31,7 +33,7 @@ def _stacked_product(xp, x, y):
     if x.ndim < 2 or y.ndim < 2 or x.shape[-1] != y.shape[-2]:
         return xp.matmul(x, y)   # vectors, or the shape error NumPy words
     try:
-        lead = xp.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+        lead = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
     except ValueError:
         return xp.matmul(x, y)
     shape = lead + (x.shape[-2], y.shape[-1])

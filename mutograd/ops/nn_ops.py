@@ -274,7 +274,7 @@ def _attention_softmax(xp, scores, bias, *, scale):
         finite = bias[xp.isfinite(bias)]
         bounds = (bounds[0] + finite.min(), bounds[1] + bias.max()) if finite.size and \
             bounds else None
-        if xp.broadcast_shapes(w.shape, bias.shape) == w.shape:
+        if np.broadcast_shapes(w.shape, bias.shape) == w.shape:
             w += bias
         else:            # a mask with more leading dimensions than the scores
             w = w + bias

@@ -1,6 +1,8 @@
 """Reductions, scans and normalisations over ``axis`` (alias ``dim``) with ``keepdim``."""
 import math
 
+import numpy as np
+
 from .. import memory
 from ..errors import DTypeError, ShapeError
 from .registry import defop
@@ -226,7 +228,6 @@ def _shift(xp, x, axis, bounds=None):
 
 
 def _span(dtype):
-    import numpy as np
     return -0.7 * math.log(np.finfo(dtype).tiny)
 
 

@@ -330,7 +330,7 @@ def call(op, inputs, attrs):
         if op.ufunc is not None and attrs is op.defaults and xp is np:
             out = op.ufunc(*arrays)   # Note [Ufunc fast path] in ops/fastpath.py
         elif op.keeps:
-            out, kept = _keeping(op, xp, arrays, attrs, None, rg, x0._place)
+            out, kept = _keeping(op, xp, arrays, attrs, None, rg, x0)
         else:
             out = op.fwd(xp, *arrays, **attrs)
     except (ValueError, TypeError) as e:
@@ -399,7 +399,7 @@ def _call_pooled(op, inputs, arrays, attrs, rg):
     kept = None
     try:
         if op.keeps:
-            out, kept = _keeping(op, np, arrays, attrs, buf, rg, inputs[0]._place)
+            out, kept = _keeping(op, np, arrays, attrs, buf, rg, inputs[0])
         else:
             out = op.fwd(np, *arrays, out=buf, **attrs)
     except (ValueError, TypeError) as e:
@@ -420,7 +420,7 @@ def _call_plain(op, inputs, arrays, attrs, rg):
     kept = None
     try:
         if op.keeps:
-            out, kept = _keeping(op, x0._place.xp, arrays, attrs, None, rg, x0._place)
+            out, kept = _keeping(op, x0._place.xp, arrays, attrs, None, rg, x0)
         else:
             out = op.fwd(x0._place.xp, *arrays, **attrs)
     except (ValueError, TypeError) as e:
@@ -432,9 +432,10 @@ def _call_plain(op, inputs, arrays, attrs, rg):
     return result
 
 
-def _keeping(op, xp, arrays, attrs, out, rg, place):
+def _keeping(op, xp, arrays, attrs, out, rg, owner):
     """Run a forward that takes ``keep`` (Note [Values kept from the forward]): returns its
-    result and the saved records of what it kept, or None when no node will be recorded."""
+    result and the saved records of what it kept (counted on ``owner``'s place), or None when no
+    node will be recorded."""
     keep = {} if rg and op.differentiable and _state.enabled else None
     if out is None:
         r = op.fwd(xp, *arrays, keep=keep, **attrs)
@@ -442,7 +443,8 @@ def _keeping(op, xp, arrays, attrs, out, rg, place):
         r = op.fwd(xp, *arrays, out=out, keep=keep, **attrs)
     if keep is None:
         return r, None
-    return r, {k: save_copy(a, memory.Storage(a.nbytes, str(place))) for k, a in keep.items()}
+    place = str(owner._place)
+    return r, {k: save_copy(a, memory.Storage(a.nbytes, place)) for k, a in keep.items()}
 
 
 def bad_input(op, arrays, e):
@@ -583,7 +585,7 @@ def call_inplace(op, inputs, attrs):
         if op.ufunc is not None and attrs is op.defaults and xp is np:
             op.ufunc(*arrays, out=x._data)   # Note [Ufunc fast path] in ops/fastpath.py
         elif op.keeps:
-            _, kept = _keeping(op, xp, arrays, attrs, x._data, record, x._place)
+            _, kept = _keeping(op, xp, arrays, attrs, x._data, record, x)
             if kept:
                 copies = dict(copies or {}, **kept)
         else:
