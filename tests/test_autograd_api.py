@@ -136,6 +136,17 @@ def test_grad_returns_gradients_and_leaves_dot_grad_untouched():
     assert gx.tolist() == [2.0, 0.0, 6.0]
 
 
+def test_grad_gives_a_tuple_as_pytorch_and_a_list_in_paddles_dialect():
+    import mutograd.compat.paddle as paddle
+    import mutograd.compat.torch as torch
+    x = _x()
+    assert type(mg.grad((x * x).sum(), [x])) is tuple
+    assert type(mg.autograd.grad((x * x).sum(), x)) is tuple
+    assert type(torch.autograd.grad((x * x).sum(), [x])) is tuple
+    assert type(paddle.grad((x * x).sum(), [x])) is list
+    assert type(paddle.autograd.grad((x * x).sum(), [x])) is list
+
+
 def test_grad_with_retain_graph_and_allow_unused():
     x, unused = _x(), _x([1.0])
     y = (x * x).sum()

@@ -85,7 +85,8 @@ def queue_callback(fn):
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          allow_unused=None, only_inputs=True, allow_unused_default=False):
-    """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``.
+    """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``: a
+    tuple, as PyTorch's (``mutograd.compat.paddle.grad`` gives Paddle's list).
 
     Example::
 
@@ -115,7 +116,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             res.append(None)
         else:
             res.append(_wrap(g[0] if g[1] else g[0].copy(), t))
-    return res
+    return tuple(res)
 
 
 def _roots(tensors, grads, scalar_only):

@@ -15,5 +15,5 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=False, no_grad_vars=None):
     """The gradients of ``outputs`` with respect to ``inputs`` (a list)."""
-    return _engine.grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
-                        allow_unused=allow_unused)
+    return list(_engine.grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                             allow_unused=allow_unused))

@@ -30,8 +30,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             from ...errors import BackwardError
             raise BackwardError(f"grad can be implicitly created only for scalar outputs; got "
                                 f"shape {list(o.shape)}")
-    return tuple(_engine.grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
-                              allow_unused=allow_unused))
+    return _engine.grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                        allow_unused=allow_unused)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
