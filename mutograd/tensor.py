@@ -42,6 +42,16 @@ class Size(tuple):
 
     __hash__ = tuple.__hash__
 
+    def __getitem__(self, i):
+        r = tuple.__getitem__(self, i)
+        return Size(r) if isinstance(i, slice) else r   # x.shape[1:] is a shape too
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self))
+
     def __repr__(self):
         return f"[{', '.join(map(str, self))}]"
 
