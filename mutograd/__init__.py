@@ -20,7 +20,7 @@ from .errors import (BackwardError, DTypeError, InplaceError, MutogradError, Ove
                      PlaceError, ShapeError, VersionError)
 from .places import CPU, Place
 from .printing import set_printoptions
-from .random import seed
+from .random import Generator, seed
 from .strict import is_strict, set_strict, strict  # noqa: F401
 from .tensor import Size, Tensor
 from . import ops as _ops

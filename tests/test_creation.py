@@ -148,6 +148,86 @@ def test_seed_makes_every_random_op_reproducible(name):
     assert mg.seed(5) == 5 and mg.manual_seed(6) == 6
 
 
+# ---- generator=: a stream of its own (mutograd.Generator, torch.Generator) ------------------
+WITH_GENERATOR = {
+    "rand": lambda g: mg.rand(3, 4, generator=g), "randn": lambda g: mg.randn([3, 4], generator=g),
+    "randint": lambda g: mg.randint(0, 100, [3, 4], generator=g),
+    "normal": lambda g: mg.normal(0.0, 1.0, [5], generator=g),
+    "randperm": lambda g: mg.randperm(10, generator=g),
+    "normal_": lambda g: mg.zeros(5).normal_(generator=g),
+    "uniform_": lambda g: mg.zeros(5).uniform_(generator=g),
+    "bernoulli_": lambda g: mg.zeros(20).bernoulli_(0.5, generator=g),
+    "exponential_": lambda g: mg.zeros(5).exponential_(generator=g),
+    "cauchy_": lambda g: mg.zeros(5).cauchy_(generator=g),
+    "geometric_": lambda g: mg.zeros(5).geometric_(0.3, generator=g),
+    "log_normal_": lambda g: mg.zeros(5).log_normal_(generator=g),
+    "random_": lambda g: mg.zeros(5).random_(0, 1000, generator=g),
+    "multinomial": lambda g: mg.multinomial(mg.ones(10), 5, generator=g),
+    "init.normal_": lambda g: mg.nn.init.normal_(mg.zeros(5), generator=g),
+    "init.kaiming_uniform_": lambda g: mg.nn.init.kaiming_uniform_(mg.zeros(4, 3), generator=g),
+    "init.orthogonal_": lambda g: mg.nn.init.orthogonal_(mg.zeros(3, 3), generator=g),
+}
+
+
+@pytest.mark.parametrize("name", WITH_GENERATOR)
+def test_a_generator_is_its_own_reproducible_stream(name):
+    make = WITH_GENERATOR[name]
+    mg.seed(7)
+    expected_global = mg.rand(4).numpy()
+    mg.seed(7)
+    a = make(mg.Generator().manual_seed(42)).numpy().copy()
+    assert np.array_equal(mg.rand(4).numpy(), expected_global)   # the global stream untouched
+    b = make(mg.Generator().manual_seed(42)).numpy()
+    c = make(mg.Generator().manual_seed(43)).numpy()
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+    with pytest.raises(TypeError, match="generator must be a mutograd Generator"):
+        make("seed")
+
+
+def test_generator_state_seed_and_the_default_generator():
+    g = mg.Generator()
+    assert isinstance(g.initial_seed(), int) and repr(g).startswith("Generator(device=cpu")
+    assert g.manual_seed(5) is g and g.initial_seed() == 5
+    state = g.get_state()
+    a = mg.rand(3, generator=g).numpy()
+    g.set_state(state)
+    np.testing.assert_array_equal(mg.rand(3, generator=g).numpy(), a)
+    assert g.seed() == g.initial_seed()
+    d = mg.random.default_generator
+    d.manual_seed(11)
+    x = mg.rand(3, generator=d).numpy()
+    mg.seed(11)
+    np.testing.assert_array_equal(mg.rand(3).numpy(), x)      # it is the global stream
+    assert d.initial_seed() == 11
+
+
+def test_a_generator_for_another_device_is_refused(fake_gpu):
+    x = mg.zeros(3, device="gpu")
+    with pytest.raises(RuntimeError, match="Expected a 'gpu' device type for generator but "
+                                           "found 'cpu'"):
+        x.normal_(generator=mg.Generator())
+    g = mg.Generator("gpu").manual_seed(1)
+    a = mg.zeros(3, device="gpu").normal_(generator=g).cpu().numpy()
+    b = mg.zeros(3, device="gpu").normal_(generator=mg.Generator("gpu").manual_seed(1))
+    np.testing.assert_array_equal(a, b.cpu().numpy())
+
+
+def test_data_loading_takes_a_generator():
+    ds = mg.data.TensorDataset(mg.arange(20))
+
+    def order(gen):
+        loader = mg.data.DataLoader(ds, batch_size=5, shuffle=True, generator=gen)
+        return [b[0].tolist() for b in loader]
+    assert order(mg.Generator().manual_seed(3)) == order(mg.Generator().manual_seed(3))
+    assert order(mg.Generator().manual_seed(3)) != order(mg.Generator().manual_seed(4))
+    parts = mg.data.random_split(ds, [0.75, 0.25], generator=mg.Generator().manual_seed(0))
+    again = mg.data.random_split(ds, [15, 5], generator=mg.Generator().manual_seed(0))
+    assert [len(p) for p in parts] == [15, 5]
+    assert [p.indices for p in parts] == [p.indices for p in again]
+    assert sorted(parts[0].indices + parts[1].indices) == list(range(20))
+
+
 @pytest.mark.parametrize("fill, mean, std", [
     (lambda x: x.normal_(), 0.0, 1.0), (lambda x: x.normal_(3.0, 0.5), 3.0, 0.5),
     (lambda x: mg.normal_(x, mean=-1.0, std=2.0), -1.0, 2.0),

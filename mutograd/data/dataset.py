@@ -79,9 +79,13 @@ class ConcatDataset(Dataset):
         return self.datasets[k][i - (self.ends[k - 1] if k else 0)]
 
 
-def random_split(dataset, lengths, seed=None):
-    """Split ``dataset`` into non-overlapping Subsets of the given lengths (or fractions)."""
+def random_split(dataset, lengths, generator=None, seed=None):
+    """Split ``dataset`` into non-overlapping Subsets of the given lengths (or fractions), in an
+    order drawn from ``generator`` (a :class:`mutograd.Generator`), a generator seeded with
+    ``seed``, or else the one ``mutograd.seed`` seeds."""
     import numpy as np
+
+    from .. import random
     n = len(dataset)
     if all(0 <= x <= 1 for x in lengths) and abs(sum(lengths) - 1) < 1e-9 and sum(lengths) != n:
         sizes = [int(x * n) for x in lengths]
@@ -91,7 +95,9 @@ def random_split(dataset, lengths, seed=None):
         sizes = list(lengths)
     if sum(sizes) != n:
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    perm = np.random.default_rng(seed).permutation(n)
+    rng = random.generator(None, generator) if generator is not None or seed is None else \
+        np.random.default_rng(seed)
+    perm = rng.permutation(n)
     out, start = [], 0
     for s in sizes:
         out.append(Subset(dataset, perm[start:start + s].tolist()))

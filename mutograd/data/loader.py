@@ -41,8 +41,9 @@ def default_collate(batch):
 class DataLoader:
     """Iterate over ``dataset`` in batches.
 
-    ``shuffle=True`` draws a new order each epoch from a generator seeded with ``seed`` (or from
-    ``mutograd.seed``'s generator when ``seed`` is None), so runs are reproducible.
+    ``shuffle=True`` draws a new order each epoch from ``generator`` (a
+    :class:`mutograd.Generator`), or a generator seeded with ``seed``, or else the one
+    ``mutograd.seed`` seeds, so runs are reproducible.
 
         >>> import mutograd as mg
         >>> ds = mg.data.TensorDataset(mg.arange(10))
@@ -68,7 +69,10 @@ class DataLoader:
         self.shuffle, self.drop_last = shuffle, drop_last
         self.collate_fn = collate_fn or default_collate
         # pin_memory and num_workers are accepted (one process, host memory: nothing to do)
-        self._rng = np.random.default_rng(seed) if seed is not None else None
+        from .. import random
+        self.generator = generator
+        self._rng = (random.generator(None, generator) if generator is not None else
+                     np.random.default_rng(seed) if seed is not None else None)
 
     def _order(self):
         n = len(self.dataset)

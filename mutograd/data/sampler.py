@@ -17,14 +17,9 @@ _CHUNK = 1024
 
 
 def _rng(generator):
-    """The generator to draw from: the one given (a ``numpy.random.Generator``) or mutograd's
-    seeded one (``manual_seed`` / ``mutograd.seed``)."""
-    if generator is None:
-        return random.generator()
-    if isinstance(generator, np.random.Generator):
-        return generator
-    raise TypeError(f"generator must be a numpy.random.Generator or None, got "
-                    f"{type(generator).__name__}")
+    """The generator to draw from: the one given (a :class:`mutograd.Generator` or a
+    ``numpy.random.Generator``) or mutograd's seeded one (``manual_seed`` / ``mutograd.seed``)."""
+    return random.generator(None, generator)
 
 
 class Sampler:

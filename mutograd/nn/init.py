@@ -55,16 +55,16 @@ def _fan(t, mode):
     return fan_in if mode == "fan_in" else fan_out
 
 
-def uniform_(t, a=0.0, b=1.0):
+def uniform_(t, a=0.0, b=1.0, generator=None):
     """Fill with samples from U(a, b)."""
     with no_grad():
-        return _uniform_(t, a, b)
+        return _uniform_(t, a, b, generator=generator)
 
 
-def normal_(t, mean=0.0, std=1.0):
+def normal_(t, mean=0.0, std=1.0, generator=None):
     """Fill with samples from N(mean, std^2)."""
     with no_grad():
-        return _normal_(t, mean, std)
+        return _normal_(t, mean, std, generator)
 
 
 def constant_(t, val):
@@ -81,40 +81,40 @@ def ones_(t):
     return constant_(t, 1.0)
 
 
-def xavier_uniform_(t, gain=1.0):
+def xavier_uniform_(t, gain=1.0, generator=None):
     """U(-a, a) with ``a = gain * sqrt(6 / (fan_in + fan_out))`` (Glorot)."""
     fan_in, fan_out = _fans(t)
     a = gain * math.sqrt(6.0 / (fan_in + fan_out))
-    return uniform_(t, -a, a)
+    return uniform_(t, -a, a, generator)
 
 
-def xavier_normal_(t, gain=1.0):
+def xavier_normal_(t, gain=1.0, generator=None):
     """N(0, std^2) with ``std = gain * sqrt(2 / (fan_in + fan_out))`` (Glorot)."""
     fan_in, fan_out = _fans(t)
-    return normal_(t, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))
+    return normal_(t, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)), generator)
 
 
-def kaiming_uniform_(t, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+def kaiming_uniform_(t, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """U(-b, b) with ``b = gain * sqrt(3 / fan)`` (He)."""
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(t, mode))
     bound = math.sqrt(3.0) * std
-    return uniform_(t, -bound, bound)
+    return uniform_(t, -bound, bound, generator)
 
 
-def kaiming_normal_(t, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+def kaiming_normal_(t, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """N(0, std^2) with ``std = gain / sqrt(fan)`` (He)."""
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(t, mode))
-    return normal_(t, 0.0, std)
+    return normal_(t, 0.0, std, generator)
 
 
-def orthogonal_(t, gain=1.0):
+def orthogonal_(t, gain=1.0, generator=None):
     """A (semi-)orthogonal matrix over the first axis and the flattened rest, times ``gain``."""
     if t.ndim < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     rows = t.shape[0]
     cols = t.numel() // rows
     xp = t._place.xp
-    flat = xp.asarray(random.generator(t._place).standard_normal((rows, cols)))
+    flat = xp.asarray(random.generator(t._place, generator).standard_normal((rows, cols)))
     if rows < cols:
         flat = flat.T
     q, r = xp.linalg.qr(flat)

@@ -230,7 +230,7 @@ def _random(sample):
         shape = shape_args(shape, kw)
         _no_extra(kw, sample.__name__)
         p = _where(place, device)
-        arr = sample(random.generator(p), shape, _float(dtype))
+        arr = sample(random.generator(p, generator), shape, _float(dtype))
         return _finish(on_place(arr, p), requires_grad, stop_gradient, p)
     make.__name__ = sample.__name__
     return make
@@ -262,7 +262,7 @@ def randint(low=0, high=None, shape=None, dtype=None, size=None, place=None, dev
         low, high = 0, low
     shape = shape_args((shape if shape is not None else size if size is not None else [1],))
     p = _where(place, device)
-    arr = random.generator(p).integers(low, high, shape).astype(
+    arr = random.generator(p, generator).integers(low, high, shape).astype(
         dtypes.to_numpy(dtype) or np.int64)
     return _finish(on_place(arr, p), requires_grad, None, p)
 
@@ -292,7 +292,7 @@ def normal(mean=0.0, std=1.0, shape=None, size=None, dtype=None, name=None, gene
     p = like.place if like is not None else _where(None, None)
     if like is not None:
         m, s = (_data_on(v, p) for v in (mean, std))
-    arr = (random.generator(p).standard_normal(shape) * s + m).astype(npd)
+    arr = (random.generator(p, generator).standard_normal(shape) * s + m).astype(npd)
     return on_place(arr, p)
 
 
@@ -326,9 +326,10 @@ def randperm(n, dtype=None, device=None, requires_grad=False, generator=None):
     """A random permutation of ``0 .. n-1``."""
     p = _where(None, device)
     npd = dtypes.to_numpy(dtype) or np.int64
+    gen = random.generator(p, generator)
     if p.kind == "cpu":
-        return _wrap(random.generator().permutation(int(n)).astype(npd))
-    return on_place(p.xp.argsort(random.generator(p).random(int(n))).astype(npd), p)
+        return _wrap(gen.permutation(int(n)).astype(npd))
+    return on_place(p.xp.argsort(gen.random(int(n))).astype(npd), p)
 
 
 # In-place fills: declared ops without a gradient (a tensor that requires grad gets a zero
@@ -338,21 +339,21 @@ def _fill_from(out, r):
     return out
 
 
-def _normal_fill(xp, x, out=None, mean=0.0, std=1.0):
-    return _fill_from(out, random.generator(xp).standard_normal(x.shape) * std + mean)
+def _normal_fill(xp, x, out=None, mean=0.0, std=1.0, generator=None):
+    return _fill_from(out, random.generator(xp, generator).standard_normal(x.shape) * std + mean)
 
 
-def _uniform_fill(xp, x, out=None, low=0.0, high=1.0):
-    return _fill_from(out, random.generator(xp).uniform(low, high, x.shape))
+def _uniform_fill(xp, x, out=None, low=0.0, high=1.0, generator=None):
+    return _fill_from(out, random.generator(xp, generator).uniform(low, high, x.shape))
 
 
-def _bernoulli_fill(xp, x, out=None, p=0.5):
+def _bernoulli_fill(xp, x, out=None, p=0.5, generator=None):
     pa = p._data if isinstance(p, Tensor) else p
-    return _fill_from(out, random.generator(xp).random(x.shape) < pa)
+    return _fill_from(out, random.generator(xp, generator).random(x.shape) < pa)
 
 
-def _exponential_fill(xp, x, out=None, lambd=1.0):
-    return _fill_from(out, random.generator(xp).exponential(1.0 / lambd, x.shape))
+def _exponential_fill(xp, x, out=None, lambd=1.0, generator=None):
+    return _fill_from(out, random.generator(xp, generator).exponential(1.0 / lambd, x.shape))
 
 
 defop("normal", _normal_fill, result="same", method="inplace")
@@ -386,11 +387,11 @@ def uniform_(x, low=0.0, high=1.0, *, a=None, b=None, min=None, max=None, **kw):
     low = kw.pop("from", a if a is not None else min if min is not None else low)
     high = kw.pop("to", b if b is not None else max if max is not None else high)
     kw.pop("seed", None)
-    kw.pop("generator", None)
+    generator = kw.pop("generator", None)
     _no_extra(kw, "uniform_")
-    return call_inplace(OPS["uniform"], [x], {"low": low, "high": high})
+    return call_inplace(OPS["uniform"], [x], {"low": low, "high": high, "generator": generator})
 
 
 def normal_(x, mean=0.0, std=1.0, generator=None):
     """Fill ``x`` in place with normal samples."""
-    return call_inplace(OPS["normal"], [x], {"mean": mean, "std": std})
+    return call_inplace(OPS["normal"], [x], {"mean": mean, "std": std, "generator": generator})

@@ -4,7 +4,7 @@
 Random fills are declared ops without a gradient, like ``normal_``/``uniform_`` in creation.py:
 they bump the version, obey the leaf rule, and a tensor that requires grad gets a zero gradient
 for what it held before (the new values do not depend on it). They draw from the generator that
-``mutograd.seed`` seeds, so runs are reproducible.
+``mutograd.seed`` seeds, so runs are reproducible, or from the ``generator=`` given.
 """
 import numpy as np
 
@@ -15,24 +15,24 @@ from .registry import OPS, call_inplace, defop
 from .views import _diagonal
 
 
-def _cauchy(xp, x, loc=0.0, scale=1.0, out=None):
-    return _fill_from(out, loc + scale * random.generator().standard_cauchy(x.shape))
+def _cauchy(xp, x, loc=0.0, scale=1.0, out=None, generator=None):
+    return _fill_from(out, loc + scale * random.generator(xp, generator).standard_cauchy(x.shape))
 
 
-def _geometric(xp, x, probs=0.5, out=None):
+def _geometric(xp, x, probs=0.5, out=None, generator=None):
     if not 0 < probs <= 1:
         raise ValueError(f"geometric_: the success probability must be in (0, 1], got {probs}")
     # the number of Bernoulli trials up to and including the first success: 1, 2, 3, ...
-    return _fill_from(out, random.generator().geometric(probs, x.shape))
+    return _fill_from(out, random.generator(xp, generator).geometric(probs, x.shape))
 
 
-def _log_normal(xp, x, mean=1.0, std=2.0, out=None):
+def _log_normal(xp, x, mean=1.0, std=2.0, out=None, generator=None):
     if std <= 0:
         raise ValueError(f"log_normal_: std must be positive, got {std}")
-    return _fill_from(out, random.generator().lognormal(mean, std, x.shape))
+    return _fill_from(out, random.generator(xp, generator).lognormal(mean, std, x.shape))
 
 
-def _random_ints(xp, x, low=0, high=None, out=None):
+def _random_ints(xp, x, low=0, high=None, out=None, generator=None):
     dt = x.dtype
     if high is None:    # the whole range the dtype holds exactly
         if dt.kind == "f":
@@ -46,8 +46,8 @@ def _random_ints(xp, x, low=0, high=None, out=None):
                          f"to={high}")
     if dt.kind in "iu" and (low < np.iinfo(dt).min or high - 1 > np.iinfo(dt).max):
         raise ValueError(f"random_: the range [{low}, {high}) does not fit in {dt}")
-    return _fill_from(out, random.generator().integers(low, high, x.shape, dtype=np.int64
-                                                       if high <= 2 ** 63 else np.uint64))
+    return _fill_from(out, random.generator(xp, generator).integers(
+        low, high, x.shape, dtype=np.int64 if high <= 2 ** 63 else np.uint64))
 
 
 for _name, _fwd in (("cauchy", _cauchy), ("geometric", _geometric),
@@ -59,7 +59,7 @@ def cauchy_(x, loc=None, scale=None, *, median=None, sigma=None, generator=None,
     """Fill ``x`` with Cauchy samples (Paddle ``loc``/``scale``, PyTorch ``median``/``sigma``)."""
     loc = loc if loc is not None else (median if median is not None else 0.0)
     scale = scale if scale is not None else (sigma if sigma is not None else 1.0)
-    return call_inplace(OPS["cauchy"], [x], {"loc": loc, "scale": scale})
+    return call_inplace(OPS["cauchy"], [x], {"loc": loc, "scale": scale, "generator": generator})
 
 
 def geometric_(x, probs=None, *, p=None, generator=None, name=None):
@@ -67,12 +67,13 @@ def geometric_(x, probs=None, *, p=None, generator=None, name=None):
     probs = probs if probs is not None else p
     if probs is None:
         raise TypeError("geometric_() missing required argument 'probs' (or 'p')")
-    return call_inplace(OPS["geometric"], [x], {"probs": probs})
+    return call_inplace(OPS["geometric"], [x], {"probs": probs, "generator": generator})
 
 
 def log_normal_(x, mean=1.0, std=2.0, *, generator=None, name=None):
     """Fill ``x`` with samples whose logarithm is normal(``mean``, ``std``)."""
-    return call_inplace(OPS["log_normal"], [x], {"mean": mean, "std": std})
+    return call_inplace(OPS["log_normal"], [x], {"mean": mean, "std": std,
+                                                 "generator": generator})
 
 
 def random_(x, *args, generator=None, **kw):
@@ -87,7 +88,8 @@ def random_(x, *args, generator=None, **kw):
         low, high = args
     elif args:
         raise TypeError(f"random_() takes at most 2 positional arguments ({len(args)} given)")
-    return call_inplace(OPS["random"], [x], {"low": 0 if low is None else low, "high": high})
+    return call_inplace(OPS["random"], [x], {"low": 0 if low is None else low, "high": high,
+                                             "generator": generator})
 
 
 # ---- diagonals -------------------------------------------------------------------------------

@@ -86,7 +86,7 @@ def topk(x, k, axis=-1, largest=True, sorted=True, dim=None, name=None):
 
 def multinomial(x, num_samples, replacement=False, generator=None, name=None):
     """Draw ``num_samples`` category indices per row of the non-negative weights ``x`` (1-D or
-    2-D), with or without replacement; uses mutograd's seeded generator.
+    2-D), with or without replacement; draws from ``generator`` or mutograd's seeded one.
 
         >>> import mutograd as mg
         >>> _ = mg.seed(0)
@@ -117,10 +117,7 @@ def multinomial(x, num_samples, replacement=False, generator=None, name=None):
     if not replacement and (np.count_nonzero(rows, axis=1) < num_samples).any():
         raise ValueError("multinomial(): invalid multinomial distribution (with replacement="
                          "False, not enough non-negative category to sample)")
-    if generator is not None and not isinstance(generator, np.random.Generator):
-        raise TypeError(f"multinomial(): generator must be a numpy.random.Generator or None, "
-                        f"got {type(generator).__name__}")
-    rng = generator if generator is not None else random.generator()
+    rng = random.generator(None, generator)   # drawn on the host
     out = np.stack([rng.choice(n, size=num_samples, replace=replacement, p=r / s)
                     for r, s in zip(rows, sums)])
     out = out.reshape(w.shape[:-1] + (num_samples,)).astype(np.int64)

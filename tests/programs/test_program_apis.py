@@ -571,16 +571,19 @@ def test_normalize_matches_pytorch_with_gradient(p, dim):
     np.testing.assert_allclose(t.grad._data, r.grad.numpy(), atol=1e-9)
 
 
-def test_samplers_and_multinomial_take_a_numpy_generator_or_refuse():
+def test_samplers_and_multinomial_take_a_generator_or_refuse():
     ds = list(range(6))
     a = list(torch.utils.data.RandomSampler(ds, generator=np.random.default_rng(4)))
     b = list(torch.utils.data.RandomSampler(ds, generator=np.random.default_rng(4)))
     assert a == b and sorted(a) == ds
-    with pytest.raises(TypeError, match="generator must be a numpy.random.Generator"):
+    c = list(torch.utils.data.RandomSampler(ds, generator=torch.Generator().manual_seed(4)))
+    d = list(torch.utils.data.RandomSampler(ds, generator=torch.Generator().manual_seed(4)))
+    assert c == d and sorted(c) == ds
+    with pytest.raises(TypeError, match="generator must be a mutograd Generator"):
         list(torch.utils.data.RandomSampler(ds, generator=object()))
     p = torch.tensor([0.5, 0.5])
     x = torch.multinomial(p, 3, replacement=True, generator=np.random.default_rng(1))
     y = torch.multinomial(p, 3, replacement=True, generator=np.random.default_rng(1))
     assert x.tolist() == y.tolist()
-    with pytest.raises(TypeError, match="generator must be a numpy.random.Generator"):
+    with pytest.raises(TypeError, match="or a numpy.random.Generator, got str"):
         torch.multinomial(p, 1, generator="seed")

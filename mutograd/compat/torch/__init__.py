@@ -89,8 +89,21 @@ def is_tensor(obj):
 
 
 def manual_seed(seed):
-    """Seed the random generator (every place); returns the seed."""
-    return _mg.seed(seed)
+    """Seed the random generator (every place); returns ``default_generator``, as PyTorch."""
+    return default_generator.manual_seed(seed)
+
+
+default_generator = _mg.random.default_generator
+
+
+def initial_seed():
+    """The seed of ``default_generator``."""
+    return default_generator.initial_seed()
+
+
+def seed():
+    """Reseed ``default_generator`` from fresh entropy; returns the new seed."""
+    return default_generator.seed()
 
 
 inf, nan, pi, e = _np.inf, _np.nan, _np.pi, _np.e
