@@ -435,14 +435,17 @@ def _softmax_ref(x, axis):
     return e / e.sum(axis=axis, keepdims=True)
 
 
-@pytest.mark.parametrize("spread", [3.0, 40.0, 200.0, 5000.0])
+@pytest.mark.parametrize("spread", [0.5, 3.0, 40.0, 5000.0])
 @pytest.mark.parametrize("axis", [-1, 0])
 def test_softmax_matches_the_per_row_reference_whatever_the_spread(spread, axis):
     # a narrow spread takes one shift for the whole tensor, a wide one each row's max; rows
     # far below the tensor's max must not underflow to 0/0
+    from mutograd.ops import reduction
     rng = np.random.default_rng(0)
     x = rng.standard_normal((6, 7)) * spread
     x[2] -= 3 * spread
+    one_shift = np.ptp(x) <= reduction._span(np.float32)
+    assert one_shift == (spread == 0.5)          # both paths are taken
     for dtype, rtol in ((np.float64, 1e-12), (np.float32, 1e-5)):   # float32: ulp of x - m
         tiny = np.finfo(dtype).tiny * 1e3     # below it: the dtype's own underflow
         got = mg.softmax(mg.tensor(x.astype(dtype)), axis).numpy()
