@@ -255,7 +255,45 @@ ERRORS = [
      "does not end with normalized_shape"),
     (lambda: F.layer_norm(mg.randn([3, 4]), (4,), mg.ones([5])), mg.ShapeError,
      r"weight of shape \[5\] does not match normalized_shape \[4\]"),
+    (lambda: F.pad(mg.randn([3, 4]), (1, 1, 1)), ValueError, "even number of sizes"),
+    (lambda: F.pad(mg.randn([3, 4]), (1, 1), mode="wrap"), ValueError, "mode must be one of"),
+    (lambda: F.pad(mg.randn([3, 4]), (4, 0), mode="reflect"), ValueError,
+     "must be smaller than the dimension"),
+    (lambda: F.pad(mg.randn([3, 4]), (-1, 0), mode="replicate"), ValueError,
+     "negative padding needs mode='constant'"),
+    (lambda: F.pad(mg.randn([3, 4]), (-3, -2)), ValueError, "padded size of dimension 1"),
 ]
+
+
+PADS = [((2, 3, 5), (1, 2)), ((2, 3, 4, 5), (2, 0, 1, 1)), ((1, 2, 3, 4, 5), (1, 1, 2, 0, 0, 2))]
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
+@pytest.mark.parametrize("shape, pads", PADS, ids=["1d", "2d", "3d"])
+def test_pad_values_and_gradients(mode, shape, pads):
+    rng = np.random.default_rng(0)
+    xa = rng.standard_normal(shape)
+    x = mg.tensor(xa, requires_grad=True)
+    y = F.pad(x, pads, mode=mode, value=2.5 if mode == "constant" else None)
+    width = [(0, 0)] * (len(shape) - len(pads) // 2) + [
+        (pads[2 * i], pads[2 * i + 1]) for i in range(len(pads) // 2)][::-1]
+    np_mode = {"replicate": "edge", "circular": "wrap"}.get(mode, mode)
+    kw = {"constant_values": 2.5} if mode == "constant" else {}
+    np.testing.assert_array_equal(y.numpy(), np.pad(xa, width, mode=np_mode, **kw))
+    w = rng.standard_normal(y.shape)
+    (y * mg.tensor(w)).sum().backward()
+    expected = numeric_grad(lambda a: (F.pad(mg.tensor(a), pads, mode=mode)._data * w).sum(),
+                            [xa.copy()])[0]
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-6, atol=1e-8)
+
+
+def test_pad_crops_with_negative_sizes_and_never_aliases_its_input():
+    x = mg.arange(12.0).reshape(3, 4)
+    y = F.pad(x, (-1, 2, 1, -2), value=7.0)
+    assert y.tolist() == [[7.0] * 5, [1.0, 2.0, 3.0, 7.0, 7.0]]
+    z = F.pad(x, (0, 0))
+    z.add_(1)
+    assert x[0, 0].item() == 0.0 and z[0, 0].item() == 1.0
 
 
 @pytest.mark.parametrize("affine", ["none", "weight", "bias"])

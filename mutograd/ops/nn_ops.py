@@ -48,6 +48,52 @@ def _scatter(xp, gwin, x_shape, kernel, stride, padding, dilation):
     return gx[:, :, ph:ph + h, pw:pw + w]
 
 
+# ---- padding -------------------------------------------------------------------------------
+def _pad_source(n, left, right, mode):
+    """For each position along a padded axis, the source position it copies (constant mode:
+    -1 where the value is written instead)."""
+    src = np.arange(-left, n + right)
+    if mode == "constant":
+        return np.where((src >= 0) & (src < n), src, -1)
+    if mode == "replicate":
+        return np.clip(src, 0, n - 1)
+    if mode == "circular":
+        return src % n
+    period = 2 * (n - 1)                                 # reflect, the edge not repeated
+    r = np.abs(src) % period if period else np.zeros_like(src)
+    return np.where(r < n, r, period - r)
+
+
+def _pad(xp, x, *, pads, mode, value):
+    """``pads``: one (left, right) per axis from the first; negative pads crop."""
+    out = x
+    for a, (left, right) in enumerate(pads):
+        if left or right:
+            src = _pad_source(x.shape[a], left, right, mode)
+            idx = xp.asarray(np.maximum(src, 0))
+            out = xp.take(out, idx, axis=a)
+            if mode == "constant" and (src < 0).any():
+                sel = [slice(None)] * out.ndim
+                sel[a] = xp.asarray(src < 0)
+                out[tuple(sel)] = value
+    return out.copy() if out is x else out   # never the input's own memory
+
+
+def _pad_grad(g, x_shape, pads, mode, xp):
+    # each axis at a time: the gradient of a source position sums those of its copies
+    for a, (left, right) in enumerate(pads):
+        if left or right:
+            src = _pad_source(x_shape[a], left, right, mode)
+            m = np.zeros((x_shape[a], src.size), g.dtype)
+            keep = src >= 0
+            m[src[keep], np.flatnonzero(keep)] = 1
+            g = xp.moveaxis(xp.tensordot(g, xp.asarray(m.T), axes=([a], [0])), -1, a)
+    return g
+
+
+defop("pad", _pad, kind="other", inplace=False, method=False, grad=_pad_grad)
+
+
 # ---- convolution ---------------------------------------------------------------------------
 def _conv2d(xp, x, weight, *, stride, padding, dilation, groups):
     n, c = x.shape[:2]

@@ -153,6 +153,23 @@ def one_hot(x, num_classes, name=None):
     return _F.one_hot(x, num_classes).astype("float32")
 
 
+def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
+    """Paddle's ``pad``: with ``2 * x.ndim`` sizes in 'constant' mode, (before, after) for each
+    axis from the first; otherwise (left, right) for the last spatial axis, then the one before,
+    ... of ``data_format`` (channels first, or last as in 'NHWC')."""
+    pad = pad.tolist() if isinstance(pad, _mg.Tensor) else [int(p) for p in pad]
+    if mode == "constant" and len(pad) == 2 * x.ndim:
+        pairs = [pad[2 * i:2 * i + 2] for i in range(x.ndim)]
+        return _F.pad(x, [p for pair in pairs[::-1] for p in pair], "constant", value)
+    if data_format[-1] != "C":
+        return _F.pad(x, pad, mode, value if mode == "constant" else None)
+    # channels last: move them to axis 1, pad the trailing spatial axes, move them back
+    n = x.ndim
+    first = x.permute(0, n - 1, *range(1, n - 1))
+    out = _F.pad(first, pad, mode, value if mode == "constant" else None)
+    return out.permute(0, *range(2, n), 1)
+
+
 def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-5, name=None):
     return _F.layer_norm(x, normalized_shape, weight, bias, epsilon)
 

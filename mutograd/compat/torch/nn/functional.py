@@ -26,6 +26,7 @@ from ....nn.functional import (  # noqa: F401
     mse_loss,
     nll_loss,
     one_hot,
+    pad,
     smooth_l1_loss,
 )
 from ....nn.attention import scaled_dot_product_attention  # noqa: F401
