@@ -587,3 +587,78 @@ def test_samplers_and_multinomial_take_a_generator_or_refuse():
     assert x.tolist() == y.tolist()
     with pytest.raises(TypeError, match="or a numpy.random.Generator, got str"):
         torch.multinomial(p, 1, generator="seed")
+
+
+# ---- torch.amp: GradScaler and autocast ------------------------------------------------------
+
+def _scaled_step(scaler, w, opt, loss_fn, clip=None):
+    opt.zero_grad()
+    scaler.scale(loss_fn(w)).backward()
+    scaler.unscale_(opt)
+    norm = torch.nn.utils.clip_grad_norm_([w], clip) if clip else None
+    scaler.step(opt)
+    scaler.update()
+    return norm
+
+
+def test_grad_scaler_steps_on_unscaled_gradients_and_skips_inf():
+    w = torch.tensor([1.0, -2.0], requires_grad=True)
+    ref = torch.tensor([1.0, -2.0], requires_grad=True)
+    opt, ref_opt = torch.optim.SGD([w], lr=0.1), torch.optim.SGD([ref], lr=0.1)
+    scaler = torch.amp.GradScaler("cpu", init_scale=256.0, growth_interval=2)
+    w.grad = None
+    scaler.scale((w * w).sum()).backward()
+    assert w.grad.tolist() == [512.0, -1024.0]          # scaled
+    scaler.step(opt)                                     # unscales, then steps
+    scaler.update()
+    (ref * ref).sum().backward()
+    ref_opt.step()
+    assert w.tolist() == ref.tolist() and scaler.get_scale() == 256.0
+    _scaled_step(scaler, w, opt, lambda w: (w * w).sum(), clip=1.0)
+    assert scaler.get_scale() == 512.0                   # two clean steps: grown
+    before = w.tolist()
+    _scaled_step(scaler, w, opt, lambda w: (w * w).sum() * float("inf"))
+    assert w.tolist() == before and scaler.get_scale() == 256.0   # skipped, backed off
+    opt.zero_grad()
+    scaler.unscale_(opt)
+    with pytest.raises(RuntimeError, match="already been called"):
+        scaler.unscale_(opt)
+    scaler.update()
+    state = scaler.state_dict()
+    other = torch.amp.GradScaler("cpu")
+    other.load_state_dict(state)
+    assert other.get_scale() == scaler.get_scale() and other.state_dict() == state
+    a, b = scaler.scale([torch.tensor(1.0), torch.tensor(2.0)])
+    assert (a.item(), b.item()) == (256.0, 512.0)
+
+
+def test_disabled_grad_scaler_and_autocast_change_nothing():
+    import warnings
+    from torch.cuda.amp import GradScaler    # noqa: F401  (an import some scripts make)
+    w = torch.tensor([3.0], requires_grad=True)
+    opt = torch.optim.SGD([w], lr=0.5)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        scaler = torch.cuda.amp.GradScaler()             # no GPU here: disabled, with a warning
+        ctx = torch.amp.autocast(device_type="cuda", dtype=torch.float16)
+    assert not scaler.is_enabled() and "not available" in str(caught[0].message)
+    loss = (w * w).sum()
+    assert scaler.scale(loss) is loss and scaler.get_scale() == 1.0
+    with ctx, torch.autocast("cpu", enabled=False):
+        _scaled_step(scaler, w, opt, lambda w: (w * w).sum())
+    assert w.tolist() == [0.0] and scaler.state_dict() == {}
+    with torch.amp.autocast("cpu", dtype=torch.float32):     # float32 as asked: nothing to do
+        pass
+    assert torch.amp.autocast("cpu", enabled=False)(lambda: 7)() == 7
+    with pytest.raises(TypeError, match="computes in the tensors' own dtypes"):
+        torch.amp.autocast("cpu", dtype=torch.float16)
+    with pytest.raises(TypeError, match="no bfloat16"):
+        torch.autocast("cpu")
+    with pytest.raises(AttributeError, match="torch.bfloat16 is not supported yet"):
+        torch.bfloat16
+
+
+def test_finfo_and_iinfo():
+    assert torch.finfo(torch.float32).min == np.finfo(np.float32).min
+    assert torch.finfo().eps == np.finfo(np.float32).eps and torch.finfo(torch.float16).bits == 16
+    assert torch.iinfo(torch.int64).max == 2 ** 63 - 1 and torch.iinfo(torch.uint8).min == 0

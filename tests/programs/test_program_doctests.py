@@ -9,7 +9,8 @@ from mutograd import compat
 MODULES = [("mutograd.ops.sorting", None), ("mutograd.nn.attention", None),
            ("mutograd.data.sampler", None), ("mutograd.compat.torch.backends", "torch"),
            ("mutograd.compat.torch.utils.data.dataloader", "torch"),
-           ("mutograd.compat.torch.optim", "torch")]
+           ("mutograd.compat.torch.optim", "torch"), ("mutograd.compat.torch.amp", "torch"),
+           ("mutograd.random", None)]
 
 
 @pytest.mark.parametrize("name,dialect", MODULES, ids=[m for m, _ in MODULES])

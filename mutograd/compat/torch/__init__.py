@@ -106,6 +106,17 @@ def seed():
     return default_generator.seed()
 
 
+def finfo(type=None):
+    """The limits of a floating dtype (``bits``, ``eps``, ``max``, ``min``, ``tiny``, ...);
+    the default dtype when none is given."""
+    return _np.finfo(_mg.dtypes.to_numpy(type) or _mg.get_default_dtype().np)
+
+
+def iinfo(type):
+    """The limits of an integer dtype (``bits``, ``max``, ``min``)."""
+    return _np.iinfo(_mg.dtypes.to_numpy(type))
+
+
 inf, nan, pi, e = _np.inf, _np.nan, _np.pi, _np.e
 _MATMUL_PRECISIONS = ("highest", "high", "medium")
 _matmul_precision = "highest"
@@ -197,7 +208,8 @@ CharTensor = _legacy("CharTensor", _mg.int8)
 ByteTensor = _legacy("ByteTensor", _mg.uint8)
 BoolTensor = _legacy("BoolTensor", _mg.bool)
 
-from . import autograd, backends, cuda, nn, optim, utils  # noqa: E402, F401  (torch.autograd, ...)
+from . import amp, autograd, backends, cuda, nn, optim, utils  # noqa: E402, F401  (torch.amp, ...)
+from .amp import autocast  # noqa: E402, F401
 from .._common import refuse_missing as _refuse_missing  # noqa: E402
 
 _set_dialect("torch")

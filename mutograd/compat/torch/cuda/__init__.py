@@ -20,3 +20,5 @@ from mutograd.cuda import (  # noqa: F401
                            set_device,
                            synchronize,
 )
+
+from . import amp  # noqa: E402, F401  (torch.cuda.amp)
