@@ -60,6 +60,22 @@ CASES = [
     Case("layer_norm", "layer_norm", ((3, 4, 5), (4, 5), (4, 5)),
          {"normalized_shape": (4, 5)}),
     Case("embedding", "embedding", ((6, 3),), extra=(np.array([[0, 2, 2], [5, 1, 2]]),)),
+    Case("conv1d", "conv1d", ((2, 4, 7), (6, 2, 3), (6,)), {"groups": 2, "stride": 2,
+                                                          "padding": 1}),
+    Case("conv1d_same", "conv1d", ((1, 2, 6), (3, 2, 3)), {"padding": "same", "dilation": 1}),
+    Case("group_norm", "group_norm", ((2, 4, 3, 3), (4,), (4,)), {"num_groups": 2}),
+    Case("group_norm_3d", "group_norm", ((3, 6, 5), (6,), (6,)), {"num_groups": 3, "eps": 1e-3}),
+    Case("rms_norm", "rms_norm", ((3, 4, 5), (5,)), {"normalized_shape": (5,)}),
+    Case("rms_norm_2", "rms_norm", ((2, 3, 4), (3, 4)), {"normalized_shape": (3, 4),
+                                                          "eps": 1e-4}),
+    Case("cosine_similarity", "cosine_similarity", ((3, 4), (3, 4))),
+    Case("cosine_similarity_dim", "cosine_similarity", ((2, 3, 4), (2, 1, 4)), {"dim": -1}),
+    Case("kl_div", "kl_div", ((4, 5), (4, 5)), {"reduction": "batchmean"}, domain=(0.1, 1.0)),
+    Case("kl_div_sum_log_target", "kl_div", ((4, 5), (4, 5)),
+         {"reduction": "sum", "log_target": True}),
+    Case("kl_div_none", "kl_div", ((3, 2), (3, 2)), {"reduction": "none"}, domain=(0.1, 1.0)),
+    Case("glu", "glu", ((3, 4),)),
+    Case("glu_dim0", "glu", ((6, 2),), {"dim": 0}),
     Case("relu", "relu", ((3, 4),)),
     Case("relu6", "relu6", ((3, 4),), domain=(-3, 8)),
     Case("leaky_relu", "leaky_relu", ((3, 4),), {"negative_slope": 0.2}),
@@ -126,6 +142,10 @@ def _call_mg(case, arrays, requires_grad=False):
         return ts, F.batch_norm(ts[0], None, None, ts[1], ts[2], **kw)
     if case.fn == "layer_norm":
         return ts, F.layer_norm(ts[0], kw.pop("normalized_shape"), ts[1], ts[2], **kw)
+    if case.fn == "rms_norm":
+        return ts, F.rms_norm(ts[0], kw.pop("normalized_shape"), ts[1], **kw)
+    if case.fn == "group_norm":
+        return ts, F.group_norm(ts[0], kw.pop("num_groups"), ts[1], ts[2], **kw)
     return ts, getattr(F, case.fn)(*ts, *extra, **kw)
 
 
@@ -161,6 +181,10 @@ def _call_torch(torch, case, arrays):
         return ts, tf.batch_norm(ts[0], None, None, ts[1], ts[2], **kw)
     if case.fn == "layer_norm":
         return ts, tf.layer_norm(ts[0], kw.pop("normalized_shape"), ts[1], ts[2], **kw)
+    if case.fn == "rms_norm":
+        return ts, tf.rms_norm(ts[0], kw.pop("normalized_shape"), ts[1], **kw)
+    if case.fn == "group_norm":
+        return ts, tf.group_norm(ts[0], kw.pop("num_groups"), ts[1], ts[2], **kw)
     if case.fn in ("softmax", "log_softmax"):
         return ts, getattr(tf, case.fn)(ts[0], **kw)
     return ts, getattr(tf, case.fn)(*ts, *extra, **kw)

@@ -312,3 +312,41 @@ def test_default_init_bounds_match_pytorch():
             for arr in (p.numpy(), q.detach().numpy()):
                 # 60 biases: P(max |b| < 0.8 bound) = 0.8 ** 60, about 1e-6
                 assert abs(arr).max() <= bound and abs(arr).max() > 0.8 * bound, n
+
+
+@pytest.mark.torch
+def test_conv1d_group_and_rms_norm_modules_match_pytorch():
+    torch = pytest.importorskip("torch")
+    tn = torch.nn
+
+    def build(m):
+        return m.Sequential(m.Conv1d(4, 6, 3, stride=2, padding=1, groups=2), m.GroupNorm(3, 6),
+                            m.GELU(), m.Conv1d(6, 8, 2, dilation=2, bias=False),
+                            m.RMSNorm([8, 2]), m.Flatten(), m.Linear(16, 3))
+    ours, theirs = build(nn).double(), build(tn).double()
+    assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+    _copy_to_torch(torch, ours, theirs)
+    x = np.random.default_rng(0).standard_normal((2, 4, 7))
+    out, ref = ours(mg.tensor(x)), theirs(torch.tensor(x))
+    np.testing.assert_allclose(out.numpy(), ref.detach().numpy(), rtol=1e-9, atol=1e-12)
+    out.sum().backward()
+    ref.sum().backward()
+    for (n, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-8, atol=1e-10,
+                                   err_msg=n)
+    with pytest.raises(ValueError, match="divisible by num_groups"):
+        nn.GroupNorm(4, 6)
+
+
+def test_parameter_list_registers_in_order_and_trains():
+    pl = nn.ParameterList([mg.ones([2]), nn.Parameter(mg.zeros([3]))])
+    pl.append(mg.full([1], 2.0))
+    assert len(pl) == 3 and [n for n, _ in pl.named_parameters()] == ["0", "1", "2"]
+    assert all(isinstance(p, nn.Parameter) and p.requires_grad for p in pl)
+    assert isinstance(pl[1:], nn.ParameterList) and len(pl[1:]) == 2
+    pl[0] = mg.full([2], 5.0)
+    assert pl[0].tolist() == [5.0, 5.0] and list(pl.state_dict()) == ["0", "1", "2"]
+    opt = mg.optim.SGD(pl.parameters(), lr=1.0)
+    sum((p * p).sum() for p in pl).backward()
+    opt.step()
+    assert pl[2].tolist() == [-2.0]

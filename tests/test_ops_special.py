@@ -464,3 +464,21 @@ def test_softmax_with_masked_entries_and_a_fully_masked_row():
     np.testing.assert_allclose(got[2], [0.5, 0.5, 0.0])
     f16 = mg.softmax(mg.tensor(np.array([0.0, 30.0, -30.0], np.float16)), -1).numpy()
     assert f16.dtype == np.float16 and f16[1] == 1.0 and np.isfinite(f16).all()
+
+
+@pytest.mark.parametrize("indexing", ["ij", "xy"])
+def test_meshgrid_views_and_their_gradients(indexing):
+    a, b, c = (mg.tensor(np.arange(n, dtype=np.float64) + 1, requires_grad=True)
+               for n in (2, 3, 4))
+    grids = mg.meshgrid(a, b, c, indexing=indexing)
+    want = np.meshgrid(a.numpy(), b.numpy(), c.numpy(), indexing=indexing)
+    for g, w in zip(grids, want):
+        np.testing.assert_array_equal(g.numpy(), w)
+    assert all(g._base is not None for g in grids)          # views, no copies
+    sum((g * g).sum() for g in grids).backward()
+    for t, w in zip((a, b, c), want):
+        others = w.size // t.numel()      # the copies of each input element
+        np.testing.assert_allclose(t.grad.numpy(), 2 * t.numpy() * others)
+    assert mg.meshgrid([a, b])[0].shape == [2, 3]
+    with pytest.raises(ValueError, match="indexing must be"):
+        mg.meshgrid(a, indexing="yx")

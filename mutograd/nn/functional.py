@@ -10,6 +10,8 @@ op's in-place form (``relu_``, ...): the result is the input object, no new stor
     >>> F.relu(x, inplace=True) is x
     True
 """
+import numpy as np
+
 from .. import random
 from ..autograd.grad_mode import no_grad
 from ..errors import ShapeError
@@ -29,13 +31,18 @@ __all__ = [
     "batch_norm",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
+    "conv1d",
     "conv2d",
+    "cosine_similarity",
     "cross_entropy",
     "dropout",
     "elu",
     "elu_",
     "embedding",
     "gelu",
+    "glu",
+    "group_norm",
+    "kl_div",
     "l1_loss",
     "layer_norm",
     "leaky_relu",
@@ -50,6 +57,7 @@ __all__ = [
     "relu",
     "relu6",
     "relu_",
+    "rms_norm",
     "sigmoid",
     "silu",
     "smooth_l1_loss",
@@ -126,6 +134,25 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if bias is not None:
         _add_channel_bias_(out, bias)
     return undo(out)
+
+
+def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-D convolution of (N, C, L) with (O, C/groups, k) weights: a 2-D one of height 1."""
+    if weight.ndim != 3:
+        raise ShapeError(f"conv1d: weight must be 3-D (out, in/groups, k), got shape "
+                         f"{list(weight.shape)}")
+    if x.ndim not in (2, 3):
+        raise ShapeError(f"conv1d: expected a 2-D (C, L) or 3-D (N, C, L) input, got shape "
+                         f"{list(x.shape)}")
+    pad = padding if isinstance(padding, str) else (0, _single(padding))
+    out = conv2d(x.unsqueeze(-2), weight.unsqueeze(-2), bias, (1, _single(stride)), pad,
+                 (1, _single(dilation)), groups)
+    return out.squeeze(-2)
+
+
+def _single(v):
+    """A 1-D size given as an int or a one-element sequence."""
+    return v if isinstance(v, int) else v[0]
 
 
 def _pool_args(kernel_size, stride, padding):
@@ -229,6 +256,68 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
                              f"normalized_shape {list(normalized_shape)}")
     return call(OPS["layer_norm"], [x, weight, bias],
                 {"axis": tuple(range(x.ndim - k, x.ndim)), "eps": eps})
+
+
+def group_norm(x, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise (N, C, ...) over each group of ``C / num_groups`` channels and the rest, then
+    scale and shift per channel."""
+    n, c = x.shape[0], x.shape[1]
+    if c % num_groups:
+        raise ValueError(f"group_norm: {c} channels are not divisible into {num_groups} groups")
+    rows = x.reshape(n, num_groups, -1)
+    out = call(OPS["layer_norm"], [rows, None, None], {"axis": (2,), "eps": eps})
+    out = out.reshape(tuple(x.shape))
+    return _affine(out, weight, bias, (c,) + (1,) * (x.ndim - 2))
+
+
+def rms_norm(x, normalized_shape, weight=None, eps=None):
+    """``x / sqrt(mean(x^2) + eps)`` over the trailing ``normalized_shape`` axes, times
+    ``weight``; ``eps`` defaults to the dtype's machine epsilon, as PyTorch."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    k = len(normalized_shape)
+    if tuple(x.shape[x.ndim - k:]) != tuple(normalized_shape):
+        raise ShapeError(f"rms_norm: input of shape {list(x.shape)} does not end with "
+                         f"normalized_shape {list(normalized_shape)}")
+    if eps is None:
+        eps = float(np.finfo(x.dtype.np).eps)
+    axes = tuple(range(x.ndim - k, x.ndim))
+    out = x * ((x * x).mean(axis=axes, keepdim=True) + eps).rsqrt()
+    return out if weight is None else out * weight
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """``sum(x1 * x2) / sqrt(max(sum(x1^2) * sum(x2^2), eps^2))`` along ``dim``."""
+    dot = (x1 * x2).sum(axis=dim)
+    norms = ((x1 * x1).sum(axis=dim) * (x2 * x2).sum(axis=dim)).clamp(min=eps * eps)
+    return dot / norms.sqrt()
+
+
+def kl_div(input, target, reduction="mean", log_target=False):
+    """KL divergence with ``input`` as log-probabilities: ``target * (log target - input)``
+    pointwise (0 where target is 0), or with ``log_target=True`` ``exp(target) * (target -
+    input)``; reduced by 'mean' (over elements), 'batchmean' (sum / batch size), 'sum' or
+    'none'."""
+    if reduction not in ("mean", "batchmean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_target:
+        pointwise = target.exp() * (target - input)
+    else:
+        logt = call(OPS["where"], [target > 0, target.clamp(min=1e-300).log(), 0.0], {})
+        pointwise = target * (logt - input)
+    if reduction == "none":
+        return pointwise
+    if reduction == "batchmean":
+        return pointwise.sum() / (input.shape[0] if input.ndim else 1)
+    return pointwise.sum() if reduction == "sum" else pointwise.mean()
+
+
+def glu(x, dim=-1):
+    """The gated linear unit: ``a * sigmoid(b)`` with ``a, b`` the halves of ``x`` along ``dim``."""
+    if x.shape[dim] % 2:
+        raise ValueError(f"glu: halving dimension {dim} of size {x.shape[dim]}, which is odd")
+    a, b = x.chunk(2, dim)
+    return a * b.sigmoid()
 
 
 def dropout(x, p=0.5, training=True, inplace=False):

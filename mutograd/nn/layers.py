@@ -111,6 +111,40 @@ class ModuleDict(Module):
         return self._modules.items()
 
 
+class ParameterList(Module):
+    """A list of Parameters, registered under ``'0'``, ``'1'``, ... (tensors become
+    Parameters)."""
+
+    def __init__(self, values=None):
+        super().__init__()
+        for v in values or ():
+            self.append(v)
+
+    def append(self, value):
+        self.register_parameter(str(len(self)), value if isinstance(value, Parameter)
+                                else Parameter(value))
+        return self
+
+    def extend(self, values):
+        for v in values:
+            self.append(v)
+        return self
+
+    def __getitem__(self, i):
+        vals = list(self._parameters.values())
+        return ParameterList(vals[i]) if isinstance(i, slice) else vals[i]
+
+    def __setitem__(self, i, value):
+        self.register_parameter(str(range(len(self))[i]), value if isinstance(value, Parameter)
+                                else Parameter(value))
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters.values())
+
+
 # ---- layers with parameters ----------------------------------------------------------------
 def _uniform_bias(bias, fan_in):
     if bias is not None:
@@ -191,6 +225,29 @@ class Conv2d(Module):
         if self.groups != 1:
             s += f", groups={self.groups}"
         return s + ("" if self.bias is not None else ", bias=False")
+
+
+class Conv1d(Conv2d):
+    """1-D convolution over (N, C, L) (or (C, L)) with stride, padding, dilation and groups."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", dtype=None):
+        one = F._single
+        super().__init__(in_channels, out_channels, (1, one(kernel_size)), (1, one(stride)),
+                         padding if isinstance(padding, str) else (0, one(padding)),
+                         (1, one(dilation)), groups, bias, padding_mode, dtype)
+        # the weight of a 1-D convolution: (out, in/groups, k), as PyTorch's
+        self.weight = Parameter(self.weight.detach().reshape(
+            out_channels, in_channels // groups, self.kernel_size[1]))
+        self._parameters.move_to_end("weight", last=False)   # weight, then bias
+        self.kernel_size, self.stride = self.kernel_size[1:], self.stride[1:]
+        self.dilation = self.dilation[1:]
+        self.padding = self.padding if isinstance(self.padding, str) else self.padding[1:]
+
+    def forward(self, x):
+        return F.conv1d(x, self.weight, self.bias, self.stride[0],
+                        self.padding if isinstance(self.padding, str) else self.padding[0],
+                        self.dilation[0], self.groups)
 
 
 class _BatchNorm(Module):
@@ -274,6 +331,50 @@ class LayerNorm(Module):
 
     def forward(self, x):
         return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return f"{self.normalized_shape}, eps={self.eps}"
+
+
+class GroupNorm(Module):
+    """Normalise each of ``num_groups`` groups of channels (with the spatial axes), then a
+    per-channel affine."""
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, dtype=None):
+        super().__init__()
+        if num_channels % num_groups:
+            raise ValueError("num_channels must be divisible by num_groups")
+        self.num_groups, self.num_channels, self.eps = num_groups, num_channels, eps
+        if affine:
+            self.weight = Parameter(ones([num_channels], dtype=dtype))
+            self.bias = Parameter(zeros([num_channels], dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, x):
+        return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}"
+
+
+class RMSNorm(Module):
+    """Root-mean-square normalisation over the trailing ``normalized_shape`` axes, with an
+    element-wise scale."""
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, dtype=None):
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(
+            normalized_shape)
+        self.normalized_shape, self.eps = shape, eps
+        if elementwise_affine:
+            self.weight = Parameter(ones(list(shape), dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self):
         return f"{self.normalized_shape}, eps={self.eps}"

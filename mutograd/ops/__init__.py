@@ -42,6 +42,7 @@ FUNCTIONS = {
     "contiguous": shaping.contiguous, "max": composite.max, "min": composite.min,
     "var": composite.var, "std": composite.std, "softmax": composite.softmax,
     "log_softmax": composite.log_softmax, "einsum": composite.einsum,
+    "meshgrid": composite.meshgrid,
     "index_put_": indexing.index_put_, "uniform_": creation.uniform_,
     "normal_": creation.normal_,
     "index_put": indexing.index_put,

@@ -81,3 +81,26 @@ def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = operands[0]
     return call_var(OPS["einsum"], list(operands), {"equation": equation})
+
+
+def meshgrid(*tensors, indexing="ij"):
+    """Coordinate grids from 1-D tensors: each result is a view of its input expanded to the
+    full grid (``indexing='ij'``: matrix order; ``'xy'``: the first two axes swapped), so its
+    gradient sums back into that input."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
+    for t in tensors:
+        if t.ndim > 1:
+            raise ValueError(f"meshgrid: expects 0-D or 1-D tensors, got shape {list(t.shape)}")
+    order = list(range(len(tensors)))
+    if indexing == "xy" and len(tensors) >= 2:
+        order[0], order[1] = 1, 0
+    shape = [tensors[i].numel() for i in order]
+    out = []
+    for i, t in enumerate(tensors):
+        view = [1] * len(shape)
+        view[order.index(i)] = -1
+        out.append(t.reshape(view).expand(*shape))
+    return tuple(out)

@@ -15,10 +15,15 @@ from ....nn.functional import (  # noqa: F401
     batch_norm,
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
+    conv1d,
     conv2d,
+    cosine_similarity,
     cross_entropy,
     dropout,
     embedding,
+    glu,
+    group_norm,
+    kl_div,
     l1_loss,
     layer_norm,
     linear,
@@ -27,6 +32,7 @@ from ....nn.functional import (  # noqa: F401
     nll_loss,
     one_hot,
     pad,
+    rms_norm,
     smooth_l1_loss,
 )
 from ....nn.attention import scaled_dot_product_attention  # noqa: F401
