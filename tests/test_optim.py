@@ -27,6 +27,8 @@ OPTIMS = [
     ("Adagrad", {"lr": 0.1}),
     ("Adagrad", {"lr": 0.1, "lr_decay": 0.01, "weight_decay": 0.1,
                  "initial_accumulator_value": 0.5}),
+    ("Adadelta", {}),
+    ("Adadelta", {"lr": 0.5, "rho": 0.8, "eps": 1e-4, "weight_decay": 0.1, "maximize": True}),
 ]
 IDS = [f"{n}-{i}" for i, (n, _) in enumerate(OPTIMS)]
 
@@ -197,6 +199,7 @@ SCHEDULERS = [
     ("CosineAnnealingLR", {"T_max": 7, "eta_min": 0.01}),
     ("LambdaLR", {"lr_lambda": lambda e: 0.9 ** e}),
     ("LinearLR", {"start_factor": 0.25, "total_iters": 4}),
+    ("ExponentialLR", {"gamma": 0.8}),
 ]
 
 
@@ -215,6 +218,29 @@ def test_scheduler_matches_pytorch(name, kw):
         ref_opt.step()
         s.step()
         r.step()
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("kw", [{}, {"mode": "max", "factor": 0.5, "patience": 1, "cooldown": 2,
+                                  "threshold_mode": "abs", "threshold": 0.05, "min_lr": 0.02}])
+def test_reduce_lr_on_plateau_matches_pytorch(kw):
+    torch = pytest.importorskip("torch")
+    opt = optim.SGD([nn.Parameter(mg.ones([1]))], lr=0.1)
+    ref_opt = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=0.1)
+    kw = dict(kw, patience=kw.get("patience", 2))
+    s = sched.ReduceLROnPlateau(opt, **kw)
+    r = torch.optim.lr_scheduler.ReduceLROnPlateau(ref_opt, **kw)
+    metrics = [1.0, 0.9, 0.95, 0.97, 0.96, 0.99, 0.5, 0.6, 0.6, 0.7, 0.8, 0.8, 0.8, 0.2, 0.2]
+    for m in metrics:
+        s.step(m)
+        r.step(m)
+        assert s.get_last_lr() == pytest.approx(r.get_last_lr(), rel=1e-12)
+    state = s.state_dict()
+    again = sched.ReduceLROnPlateau(opt)
+    again.load_state_dict(state)
+    assert again.best == s.best and again.num_bad_epochs == s.num_bad_epochs
+    with pytest.raises(ValueError, match="Factor should be < 1.0"):
+        sched.ReduceLROnPlateau(opt, factor=2.0)
 
 
 def test_linear_warmup_then_cosine():

@@ -7,11 +7,12 @@
     >>> opt.zero_grad(); loss.backward(); opt.step()
 """
 from . import lr_scheduler
-from .algorithms import SGD, Adagrad, Adam, AdamW, RMSprop
+from .algorithms import SGD, Adadelta, Adagrad, Adam, AdamW, RMSprop
 from .optimizer import Optimizer, OptimizerStateError
 
 __all__ = [
            "SGD",
+           "Adadelta",
            "Adagrad",
            "Adam",
            "AdamW",

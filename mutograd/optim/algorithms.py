@@ -1,4 +1,4 @@
-"""SGD, Adam, AdamW, RMSprop, Adagrad: every update is written into the parameter, its state and
+"""SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta: every update is written into the parameter, its state and
 the optimizer's workspace (Note [In-place optimizer steps] in optimizer.py).
 
 ``p``, ``g`` and ``ws[i]`` below are backend arrays; in-place operators (``*=``, ``+=``) and
@@ -256,3 +256,44 @@ class Adagrad(Optimizer):
         q = xp.divide(d, std, out=ws[2])
         q *= -clr
         p += q
+
+
+class Adadelta(Optimizer):
+    """Adadelta: a step of ``sqrt(acc_delta + eps) / sqrt(square_avg + eps) * g`` times ``lr``,
+    both averages decaying with ``rho``."""
+
+    n_workspace = 3
+
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0.0, maximize=False,
+                 inplace=True):
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"Invalid rho value: {rho}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if weight_decay < 0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        super().__init__(params, {"lr": lr, "rho": rho, "eps": eps,
+                                  "weight_decay": weight_decay, "maximize": maximize}, inplace)
+
+    def _init_state(self, p, state, group):
+        state["step"] = 0
+        state["square_avg"] = self._buffer(p)
+        state["acc_delta"] = self._buffer(p)
+
+    def _update(self, p, g, state, group, ws, xp):
+        state["step"] += 1
+        rho, eps = group["rho"], group["eps"]
+        d = _grad(p, g, group, ws[0])
+        v, u = state["square_avg"]._data, state["acc_delta"]._data
+        v *= rho
+        _add_square(xp, v, d, 1 - rho, ws[1])
+        std = xp.add(v, eps, out=ws[1])
+        xp.sqrt(std, out=std)
+        delta = xp.add(u, eps, out=ws[2])
+        xp.sqrt(delta, out=delta)
+        delta /= std
+        delta *= d
+        u *= rho
+        _add_square(xp, u, delta, 1 - rho, ws[1])
+        delta *= -group["lr"]
+        p += delta

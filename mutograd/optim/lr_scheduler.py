@@ -76,6 +76,17 @@ class MultiStepLR(LRScheduler):
         return base * self.gamma ** bisect.bisect_right(self.milestones, epoch)
 
 
+class ExponentialLR(LRScheduler):
+    """Multiply the rate by ``gamma`` every epoch."""
+
+    def __init__(self, optimizer, gamma, last_epoch=-1):
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def _lr(self, base, epoch):
+        return base * self.gamma ** epoch
+
+
 class CosineAnnealingLR(LRScheduler):
     """``eta_min + (base - eta_min) * (1 + cos(pi * epoch / T_max)) / 2``."""
 
@@ -144,3 +155,67 @@ class LinearWarmup(LRScheduler):
             return list(self.base_lrs)
         self.after.last_epoch = e - self.warmup_steps
         return self.after.get_lr()
+
+
+class ReduceLROnPlateau:
+    """Multiply each group's rate by ``factor`` (not below ``min_lr``) once a metric passed to
+    ``step(metric)`` has not improved for ``patience`` epochs, then wait ``cooldown`` epochs.
+    Improvement is by ``threshold``, relative (``'rel'``) or absolute (``'abs'``), downwards in
+    ``mode='min'`` and upwards in ``'max'``."""
+
+    def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4,
+                 threshold_mode="rel", cooldown=0, min_lr=0, eps=1e-8):
+        if factor >= 1.0:
+            raise ValueError("Factor should be < 1.0.")
+        if mode not in ("min", "max"):
+            raise ValueError(f"mode {mode} is unknown!")
+        if threshold_mode not in ("rel", "abs"):
+            raise ValueError(f"threshold mode {threshold_mode} is unknown!")
+        n = len(optimizer.param_groups)
+        self.min_lrs = list(min_lr) if isinstance(min_lr, (list, tuple)) else [min_lr] * n
+        if len(self.min_lrs) != n:
+            raise ValueError(f"expected {n} min_lrs, got {len(self.min_lrs)}")
+        self.optimizer = optimizer
+        self.mode, self.factor, self.patience = mode, factor, patience
+        self.threshold, self.threshold_mode = threshold, threshold_mode
+        self.cooldown, self.eps = cooldown, eps
+        self.best = math.inf if mode == "min" else -math.inf
+        self.num_bad_epochs = self.cooldown_counter = 0
+        self.last_epoch = 0
+        self._last_lr = [g["lr"] for g in optimizer.param_groups]
+
+    def _better(self, a):
+        if self.mode == "min":
+            bound = self.best * (1 - self.threshold) if self.threshold_mode == "rel" else \
+                self.best - self.threshold
+            return a < bound
+        bound = self.best * (1 + self.threshold) if self.threshold_mode == "rel" else \
+            self.best + self.threshold
+        return a > bound
+
+    def step(self, metrics):
+        current = float(metrics)
+        self.last_epoch += 1
+        if self._better(current):
+            self.best, self.num_bad_epochs = current, 0
+        else:
+            self.num_bad_epochs += 1
+        if self.cooldown_counter > 0:
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0
+        if self.num_bad_epochs > self.patience:
+            for g, low in zip(self.optimizer.param_groups, self.min_lrs):
+                new = max(g["lr"] * self.factor, low)
+                if g["lr"] - new > self.eps:
+                    g["lr"] = new
+            self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
+        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+
+    def get_last_lr(self):
+        return list(self._last_lr)
+
+    def state_dict(self):
+        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+
+    def load_state_dict(self, state):
+        self.__dict__.update(state)
