@@ -1,5 +1,5 @@
-"""SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta: every update is written into the parameter, its state and
-the optimizer's workspace (Note [In-place optimizer steps] in optimizer.py).
+"""SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta: every update is written into the parameter, its
+state and the optimizer's workspace (Note [In-place optimizer steps] in optimizer.py).
 
 ``p``, ``g`` and ``ws[i]`` below are backend arrays; in-place operators (``*=``, ``+=``) and
 ``out=`` keep every intermediate in the workspace. The arithmetic follows PyTorch's single-tensor
