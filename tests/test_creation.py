@@ -166,6 +166,7 @@ WITH_GENERATOR = {
     "init.normal_": lambda g: mg.nn.init.normal_(mg.zeros(5), generator=g),
     "init.kaiming_uniform_": lambda g: mg.nn.init.kaiming_uniform_(mg.zeros(4, 3), generator=g),
     "init.orthogonal_": lambda g: mg.nn.init.orthogonal_(mg.zeros(3, 3), generator=g),
+    "init.trunc_normal_": lambda g: mg.nn.init.trunc_normal_(mg.zeros(5), generator=g),
 }
 
 

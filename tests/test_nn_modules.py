@@ -220,10 +220,16 @@ INITS = [
     ("kaiming_uniform_", {"nonlinearity": "relu"}, lambda a: abs(a).max() <= math.sqrt(6 / 32)),
     ("kaiming_normal_", {"mode": "fan_out"}, lambda a: abs(a.std() - math.sqrt(2 / 64)) < 0.02),
     ("orthogonal_", {}, lambda a: np.allclose(a.T @ a, np.eye(32), atol=1e-5)),
+    # N(0, 0.02) cut at +-0.03 (1.5 std): the std of that truncated normal is 0.0148
+    ("trunc_normal_", {"std": 0.02, "a": -0.03, "b": 0.03},
+     lambda a: abs(a).max() <= 0.03 and abs(a.mean()) < 0.002 and abs(a.std() - 0.0148) < 0.001),
+    ("trunc_normal_", {"mean": 1.0, "std": 1.0, "a": 1.5, "b": 4.0},
+     lambda a: a.min() >= 1.5 and a.max() <= 4.0 and abs(a.mean() - 2.13) < 0.03),
 ]
 
 
-@pytest.mark.parametrize("name,kw,check", INITS, ids=[i[0] for i in INITS])
+@pytest.mark.parametrize("name,kw,check", INITS, ids=[f"{n}-{i}" for i, (n, _, _) in
+                                                      enumerate(INITS)])
 def test_init_writes_in_place_on_a_parameter(name, kw, check):
     p = nn.Parameter(mg.empty([64, 32]))
     ptr = p.data_ptr()

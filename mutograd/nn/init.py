@@ -67,6 +67,22 @@ def normal_(t, mean=0.0, std=1.0, generator=None):
         return _normal_(t, mean, std, generator)
 
 
+def trunc_normal_(t, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """Fill with N(mean, std^2) samples truncated to ``[a, b]`` (bounds in values, not in
+    standard deviations), by the inverse CDF of uniform samples."""
+    if not a < b:
+        raise ValueError(f"trunc_normal_: expected a < b, got a={a}, b={b}")
+    from ..backend_special import module
+    xp = t._place.xp
+    sp = module(xp)
+    lo, hi = (float(sp.ndtr((v - mean) / std)) for v in (a, b))
+    u = random.generator(t._place, generator).uniform(lo, hi, tuple(t.shape))
+    x = mean + std * math.sqrt(2.0) * sp.erfinv(2 * xp.asarray(u) - 1)
+    with no_grad():
+        t[...] = xp.clip(x, a, b).astype(t.dtype.np)
+    return t
+
+
 def constant_(t, val):
     """Fill with ``val``."""
     with no_grad():

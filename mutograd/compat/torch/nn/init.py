@@ -7,6 +7,7 @@ from ....nn.init import (  # noqa: F401
                          normal_,
                          ones_,
                          orthogonal_,
+                         trunc_normal_,
                          uniform_,
                          xavier_normal_,
                          xavier_uniform_,
