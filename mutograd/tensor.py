@@ -15,6 +15,8 @@ Note [Views and their history]
     memory in the new one, or using or writing the view with grad is refused (``check_layout`` in
     autograd/view_write.py) rather than sending its gradient to the wrong region.
 """
+import copy
+
 import numpy as np
 
 from . import dtypes, memory
@@ -452,6 +454,24 @@ class Tensor:
 
     def __reduce_ex__(self, protocol):
         raise TypeError("mutograd tensors are not pickled; use mutograd.save() (safetensors)")
+
+    def __deepcopy__(self, memo):
+        """``copy.deepcopy``: a new leaf of the same class, dtype and place with a copy of the
+        data (and of ``.grad``), requiring grad as this one does; as in PyTorch, only leaves."""
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment")
+        new = _wrap(self._data.copy(), self)
+        new.__class__ = type(self)
+        memo[id(self)] = new
+        if self._rg:
+            new.requires_grad = True
+        name = self.__dict__.get("name")
+        if name is not None:
+            new.name = name
+        if self.grad is not None:
+            new.grad = copy.deepcopy(self.grad, memo)
+        return new
 
 
 def _host_error(t, what):

@@ -356,3 +356,29 @@ def test_parameter_list_registers_in_order_and_trains():
     sum((p * p).sum() for p in pl).backward()
     opt.step()
     assert pl[2].tolist() == [-2.0]
+
+
+def test_deepcopy_of_a_model_copies_parameters_buffers_and_grads_keeping_ties():
+    import copy
+    a, b = nn.Linear(2, 2), nn.Linear(2, 2)
+    b.weight = a.weight                                  # tied
+    net = nn.Sequential(a, b, nn.BatchNorm1d(2))
+    a.weight.grad = mg.ones([2, 2])
+    a.weight.name = "w"
+    twin = copy.deepcopy(net)
+    assert twin[0].weight is twin[1].weight and twin[0].weight is not a.weight
+    assert isinstance(twin[0].weight, nn.Parameter) and twin[0].weight.is_leaf
+    assert twin[0].weight.requires_grad and twin[0].weight.name == "w"
+    assert twin[0].weight.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    assert len(list(twin.parameters())) == len(list(net.parameters()))
+    with mg.no_grad():
+        twin[0].weight.fill_(0.0)
+        twin[2].running_mean.fill_(5.0)
+    assert a.weight.abs().sum().item() > 0 and net[2].running_mean.tolist() == [0.0, 0.0]
+    x = mg.randn([4, 2])
+    np.testing.assert_allclose(copy.deepcopy(net)(x).numpy(), net(x).numpy())
+    h = a.weight * 2
+    with pytest.raises(RuntimeError, match="graph leaves"):
+        copy.deepcopy(h)
+    sd = copy.deepcopy(mg.optim.Adam(net.parameters()).state_dict())
+    assert "param_groups" in sd
