@@ -47,6 +47,7 @@ from .layers import (
                      Tanh,
 )
 from .module import Module, Parameter, StateDictError
+from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
 from .utils import clip_grad_norm_, clip_grad_value_
 
 __all__ = [
@@ -76,6 +77,7 @@ __all__ = [
                      "Module",
                      "ModuleDict",
                      "ModuleList",
+                     "MultiheadAttention",
                      "NLLLoss",
                      "Parameter",
                      "ParameterList",
@@ -89,6 +91,8 @@ __all__ = [
                      "Softmax",
                      "StateDictError",
                      "Tanh",
+                     "TransformerEncoder",
+                     "TransformerEncoderLayer",
                      "clip_grad_norm_",
                      "clip_grad_value_",
                      "functional",

@@ -31,6 +31,7 @@ from ....nn import (  # noqa: F401
                     Module,
                     ModuleDict,
                     ModuleList,
+                    MultiheadAttention,
                     MSELoss,
                     NLLLoss,
                     Parameter,
@@ -44,5 +45,7 @@ from ....nn import (  # noqa: F401
                     SmoothL1Loss,
                     Softmax,
                     Tanh,
+                    TransformerEncoder,
+                    TransformerEncoderLayer,
 )
 from . import functional, init, parallel, utils  # noqa: F401

@@ -1,0 +1,189 @@
+"""Attention layers: ``MultiheadAttention``, ``TransformerEncoderLayer``, ``TransformerEncoder``,
+with PyTorch's parameter names, layouts, masks and defaults.
+
+    >>> import mutograd as mg
+    >>> from mutograd import nn
+    >>> layer = nn.TransformerEncoderLayer(d_model=16, nhead=4, dim_feedforward=32,
+    ...                                    batch_first=True)
+    >>> nn.TransformerEncoder(layer, num_layers=2)(mg.randn([3, 5, 16])).shape
+    [3, 5, 16]
+"""
+import copy
+import math
+
+import numpy as np
+
+from ..errors import DTypeError, ShapeError
+from ..ops.creation import empty, zeros
+from ..tensor import _wrap
+from . import functional as F
+from . import init
+from .attention import scaled_dot_product_attention
+from .layers import Dropout, LayerNorm, Linear, ModuleList
+from .module import Module, Parameter
+
+
+def _additive(mask, like, name):
+    """A boolean mask (True: may *not* attend, PyTorch's convention here) or a float one as a
+    float tensor to add to the attention scores."""
+    if mask is None:
+        return None
+    if mask.dtype.np == np.bool_:
+        xp = mask._place.xp
+        return _wrap(xp.where(mask._data, -math.inf, 0.0).astype(like.dtype.np), mask)
+    if mask.dtype.np.kind != "f":
+        raise DTypeError(f"MultiheadAttention: {name} must be bool or floating, got "
+                         f"{mask.dtype}")
+    return mask
+
+
+class MultiheadAttention(Module):
+    """Attention over ``num_heads`` heads of ``embed_dim // num_heads``: ``in_proj_weight``
+    (3E, E) and ``in_proj_bias`` project query, key and value, ``out_proj`` joins the heads.
+    Inputs are (L, N, E), or (N, L, E) with ``batch_first=True``, or unbatched (L, E).
+    ``attn_mask``: (L, S) or (N * num_heads, L, S); ``key_padding_mask``: (N, S); for both a
+    boolean True means "do not attend". Returns ``(output, weights)``, the weights averaged
+    over heads unless ``average_attn_weights=False``, or None with ``need_weights=False``."""
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
+                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, dtype=None):
+        super().__init__()
+        if embed_dim % num_heads:
+            raise ValueError("embed_dim must be divisible by num_heads")
+        if add_bias_kv or add_zero_attn:
+            raise ValueError("MultiheadAttention: add_bias_kv and add_zero_attn are not "
+                             "supported")
+        if kdim not in (None, embed_dim) or vdim not in (None, embed_dim):
+            raise ValueError("MultiheadAttention: kdim and vdim must equal embed_dim")
+        self.embed_dim, self.num_heads = embed_dim, num_heads
+        self.head_dim = embed_dim // num_heads
+        self.dropout, self.batch_first = dropout, batch_first
+        self.in_proj_weight = Parameter(empty([3 * embed_dim, embed_dim], dtype=dtype))
+        if bias:
+            self.in_proj_bias = Parameter(zeros([3 * embed_dim], dtype=dtype))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, dtype=dtype)
+        init.xavier_uniform_(self.in_proj_weight)
+        if bias:
+            init.constant_(self.out_proj.bias, 0.0)
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
+                attn_mask=None, average_attn_weights=True, is_causal=False):
+        unbatched = query.ndim == 2
+        if unbatched:
+            query, key, value = (t.unsqueeze(1) for t in (query, key, value))
+            if key_padding_mask is not None:
+                key_padding_mask = key_padding_mask.unsqueeze(0)
+        if not self.batch_first:
+            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+        n, L, e = query.shape
+        s = key.shape[1]
+        if e != self.embed_dim:
+            raise ShapeError(f"MultiheadAttention: expected embed_dim {self.embed_dim}, got "
+                             f"query of shape {list(query.shape)}")
+        w, b = self.in_proj_weight, self.in_proj_bias
+        heads = []
+        for i, t in enumerate((query, key, value)):
+            part = F.linear(t, w[i * e:(i + 1) * e], None if b is None else b[i * e:(i + 1) * e])
+            heads.append(part.reshape(n, t.shape[1], self.num_heads, self.head_dim)
+                         .transpose(1, 2))
+        q, k, v = heads
+        mask = self._mask(attn_mask, key_padding_mask, is_causal, q, n, L, s)
+        p = self.dropout if self.training else 0.0
+        if need_weights:
+            scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(self.head_dim))
+            if mask is not None:
+                scores = scores + mask
+            weights = F.softmax(scores, dim=-1)
+            out = F.dropout(weights, p, training=True) @ v if p > 0 else weights @ v
+        else:
+            out = scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
+            weights = None
+        out = self.out_proj(out.transpose(1, 2).reshape(n, L, e))
+        if not self.batch_first:
+            out = out.transpose(0, 1)
+        if weights is not None and average_attn_weights:
+            weights = weights.mean(dim=1)
+        if unbatched:
+            out = out.squeeze(1)
+            weights = None if weights is None else weights.squeeze(0)
+        return out, weights
+
+    def _mask(self, attn_mask, key_padding_mask, is_causal, q, n, L, s):
+        """One float mask (N, H, L, S) or broadcastable, from the two PyTorch takes."""
+        if is_causal and attn_mask is None:
+            raise RuntimeError("Need attn_mask if specifying the is_causal hint (a float mask "
+                               "with -inf above the diagonal, or a boolean one with True there)")
+        mask = _additive(attn_mask, q, "attn_mask")
+        if mask is not None and mask.ndim == 3:       # (N * H, L, S)
+            mask = mask.reshape(n, self.num_heads, L, s)
+        pad = _additive(key_padding_mask, q, "key_padding_mask")
+        if pad is not None:
+            if tuple(pad.shape) != (n, s):
+                raise ShapeError(f"MultiheadAttention: key_padding_mask must have shape "
+                                 f"{[n, s]}, got {list(pad.shape)}")
+            pad = pad.reshape(n, 1, 1, s)
+            mask = pad if mask is None else mask + pad
+        return mask
+
+    def extra_repr(self):
+        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}"
+
+
+_ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu}
+
+
+class TransformerEncoderLayer(Module):
+    """Self-attention and a feed-forward block, each with dropout, a residual connection and
+    layer norm: after each block (``norm_first=False``, the default) or before it."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
+                 dtype=None):
+        super().__init__()
+        if isinstance(activation, str) and activation not in _ACTIVATIONS:
+            raise ValueError(f"activation should be relu/gelu, not {activation}")
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                            batch_first=batch_first, dtype=dtype)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.dropout1, self.dropout2 = Dropout(dropout), Dropout(dropout)
+        self.activation = _ACTIVATIONS[activation] if isinstance(activation, str) else activation
+
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        x = src
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            return x + self._ff_block(self.norm2(x))
+        x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+        return self.norm2(x + self._ff_block(x))
+
+    def _sa_block(self, x, mask, key_padding_mask, is_causal):
+        out = self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=key_padding_mask,
+                             need_weights=False, is_causal=is_causal)[0]
+        return self.dropout1(out)
+
+    def _ff_block(self, x):
+        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+class TransformerEncoder(Module):
+    """``num_layers`` deep copies of ``encoder_layer`` in a row, then ``norm`` if given."""
+
+    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
+                 mask_check=True):
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.num_layers, self.norm = num_layers, norm
+
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        x = src
+        for layer in self.layers:
+            x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
+                      is_causal=bool(is_causal))
+        return x if self.norm is None else self.norm(x)
