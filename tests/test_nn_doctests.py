@@ -6,7 +6,8 @@ import importlib
 import pytest
 
 MODULES = ["mutograd.nn", "mutograd.nn.module", "mutograd.nn.functional", "mutograd.nn.init",
-           "mutograd.nn.utils", "mutograd.nn.transformer", "mutograd.optim",
+           "mutograd.nn.utils", "mutograd.nn.transformer", "mutograd.nn.recurrent",
+           "mutograd.optim",
            "mutograd.optim.algorithms",
            "mutograd.optim.lr_scheduler", "mutograd.data", "mutograd.data.dataset",
            "mutograd.data.datasets", "mutograd.data.loader", "mutograd.checkpoint"]

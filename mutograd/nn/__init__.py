@@ -47,10 +47,17 @@ from .layers import (
                      Tanh,
 )
 from .module import Module, Parameter, StateDictError
+from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
 from .utils import clip_grad_norm_, clip_grad_value_
 
 __all__ = [
+                     "GRU",
+                     "GRUCell",
+                     "LSTM",
+                     "LSTMCell",
+                     "RNN",
+                     "RNNCell",
                      "ELU",
                      "GELU",
                      "AdaptiveAvgPool2d",

@@ -6,6 +6,12 @@
     ['0.weight', '0.bias']
 """
 from ....nn import (  # noqa: F401
+                    GRU,
+                    LSTM,
+                    RNN,
+                    GRUCell,
+                    LSTMCell,
+                    RNNCell,
                     ELU,
                     GELU,
                     AdaptiveAvgPool2d,
