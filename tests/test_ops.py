@@ -406,6 +406,9 @@ ELSEWHERE = {
     "index_put": "item assignment (test_views.py)",
     "normal": "test_creation.py", "uniform": "test_creation.py", "bernoulli": "test_creation.py",
     "exponential": "test_creation.py", "fill": "test_creation.py", "zero": "test_creation.py",
+    "inverse": "test_ops_more.py (inv)", "det": "test_ops_more.py (det)",
+    "logabsdet": "test_ops_more.py (slogdet)", "solve": "test_ops_more.py (solve-matrix, "
+    "solve-vector)",
 }
 
 

@@ -1,6 +1,7 @@
 """The op declarations, and the step that turns them into functions, methods and operators."""
 from ..tensor import Tensor
 from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/inplace_api.md)
+    arrangement,
     composite,
     conventions,
     creation,
@@ -17,9 +18,11 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     reduction,
     scatter,
     scatter_reduce,
+    searching,
     shaping,
     sorting,
     special,
+    statistics,
     views,
 )
 from .registry import OPS, call, call_inplace, defop  # noqa: F401
@@ -51,6 +54,10 @@ FUNCTIONS = {
 ALIASES.update(special.ALIASES)
 ALIASES.update(more_elementwise.ALIASES)
 FUNCTIONS.update(inplace_misc.FUNCTIONS)
+FUNCTIONS.update(searching.FUNCTIONS)
+FUNCTIONS.update(statistics.FUNCTIONS)
+FUNCTIONS.update(arrangement.FUNCTIONS)
+FUNCTIONS.update({"slogdet": linalg.slogdet, "matrix_power": linalg.matrix_power})
 FUNCTIONS.update(functional_inplace.FUNCTIONS)
 FUNCTIONS.update({f.__name__: f for f in (
     fills.cauchy_, fills.geometric_, fills.log_normal_, fills.random_, fills.fill_diagonal_,

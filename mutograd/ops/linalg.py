@@ -178,3 +178,66 @@ def _einsum_grad(g, xs, equation, xp):
 
 
 defvar("einsum", _einsum, grad=_einsum_grad, saves_inputs=True)
+
+
+# ---- inverse, determinants, solving ----------------------------------------------------------
+def _inv_t(xp, a):
+    return _swap(xp.linalg.inv(a))
+
+
+defop("inverse", lambda xp, x: xp.linalg.inv(x), kind="other", inplace=False,
+      grad=lambda g, out, xp: -(_swap(out) @ g @ _swap(out)))
+# d det(A) = det(A) tr(A^-1 dA): the gradient is g det(A) A^-T (A invertible)
+defop("det", lambda xp, x: xp.linalg.det(x), kind="other", inplace=False,
+      grad=lambda g, x, out, xp: (g * out)[..., None, None] * _inv_t(xp, x))
+defop("logabsdet", lambda xp, x: xp.linalg.slogdet(x)[1], kind="other", inplace=False,
+      method=False, grad=lambda g, x, xp: g[..., None, None] * _inv_t(xp, x))
+
+
+def _solve(xp, a, b):
+    if b.ndim == a.ndim - 1:          # a batch of vectors
+        return xp.linalg.solve(a, b[..., None])[..., 0]
+    return xp.linalg.solve(a, b)
+
+
+def _solve_grad_a(g, a, out, xp):
+    gb = _solve(xp, _swap(a), g)
+    if out.ndim == a.ndim - 1:
+        return -gb[..., :, None] * out[..., None, :]
+    return -(gb @ _swap(out))
+
+
+defop("solve", _solve, kind="other", inplace=False, method=False,
+      grad=(_solve_grad_a, lambda g, a, xp: _solve(xp, _swap(a), g)))
+
+
+def slogdet(x):
+    """``(sign, log|det|)`` of square matrices; the gradient flows through ``log|det|``."""
+    from ..tensor import _wrap
+    from .registry import call
+    from .registry import OPS as _OPS
+    sign = _wrap(x._place.xp.linalg.slogdet(x._data)[0], x)
+    return sign, call(_OPS["logabsdet"], [x], {})
+
+
+def matrix_power(x, n):
+    """``x`` multiplied by itself ``n`` times (``n < 0``: of its inverse; 0: the identity)."""
+    from .registry import call
+    from .registry import OPS as _OPS
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ShapeError(f"matrix_power: expected square matrices, got shape {list(x.shape)}")
+    if n < 0:
+        x, n = call(_OPS["inverse"], [x], {}), -n
+    if n == 0:
+        from ..tensor import _wrap
+        xp = x._place.xp
+        eye = xp.broadcast_to(xp.eye(x.shape[-1], dtype=x.dtype.np), tuple(x.shape)).copy()
+        return _wrap(eye, x)
+    result, base = None, x
+    while n:                              # by squaring: log2(n) products
+        if n & 1:
+            result = base if result is None else result @ base
+        n >>= 1
+        if n:
+            base = base @ base
+    return result

@@ -25,6 +25,10 @@ copies the overwritten input first, one counted buffer, only when its gradient i
 nothing (shapes and attributes only).
 Ops without a gradient are marked `-`.
 
+Linear algebra beyond products is in `mutograd.linalg` (`torch.linalg`): `norm`, `vector_norm`,
+`matrix_norm`, `inv`, `det`, `slogdet`, `solve`, `matrix_power`, `cross`, `vecdot`, each with
+gradients (the declared ops `inverse`, `det`, `logabsdet`, `solve` below).
+
 Both conventions are accepted where they do not clash: `axis=`/`dim=`, `keepdim`/`keepdims`,
 shapes as a list or as varargs, `gather(x, dim, index)` and `gather(x, index, axis)`,
 `index_select(x, dim, index)` and `index_select(x, index, axis)`, `take_along_axis(x, index,

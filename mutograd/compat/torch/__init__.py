@@ -208,7 +208,7 @@ CharTensor = _legacy("CharTensor", _mg.int8)
 ByteTensor = _legacy("ByteTensor", _mg.uint8)
 BoolTensor = _legacy("BoolTensor", _mg.bool)
 
-from . import amp, autograd, backends, cuda, nn, optim, utils  # noqa: E402, F401  (torch.amp, ...)
+from . import amp, autograd, backends, cuda, linalg, nn, optim, utils  # noqa: E402, F401
 from .amp import autocast  # noqa: E402, F401
 from .._common import refuse_missing as _refuse_missing  # noqa: E402
 
