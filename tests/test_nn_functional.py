@@ -74,6 +74,21 @@ CASES = [
     Case("kl_div_sum_log_target", "kl_div", ((4, 5), (4, 5)),
          {"reduction": "sum", "log_target": True}),
     Case("kl_div_none", "kl_div", ((3, 2), (3, 2)), {"reduction": "none"}, domain=(0.1, 1.0)),
+    Case("softplus", "softplus", ((3, 4),), {"beta": 2.0, "threshold": 3.0}),
+    Case("logsigmoid", "logsigmoid", ((3, 4),), domain=(-30, 30)),
+    Case("softsign", "softsign", ((3, 4),)),
+    Case("tanhshrink", "tanhshrink", ((3, 4),)),
+    Case("softshrink", "softshrink", ((3, 4),), {"lambd": 0.3}),
+    Case("hardshrink", "hardshrink", ((3, 4),), {"lambd": 0.3}),
+    Case("prelu", "prelu", ((2, 3, 4), (3,))),
+    Case("prelu_shared", "prelu", ((3, 4), (1,))),
+    Case("huber_loss", "huber_loss", ((3, 4), (3, 4)), {"delta": 0.7}),
+    Case("hardswish", "hardswish", ((3, 4),), domain=(-4, 4)),
+    Case("mish", "mish", ((3, 4),)),
+    Case("selu", "selu", ((3, 4),)),
+    Case("celu", "celu", ((3, 4),), {"alpha": 0.7}),
+    Case("hardtanh", "hardtanh", ((3, 4),), {"min_val": -0.5, "max_val": 0.8}),
+    Case("hardsigmoid", "hardsigmoid", ((3, 4),), domain=(-4, 4)),
     Case("glu", "glu", ((3, 4),)),
     Case("glu_dim0", "glu", ((6, 2),), {"dim": 0}),
     Case("relu", "relu", ((3, 4),)),
@@ -117,11 +132,13 @@ IDS = [c.id for c in CASES]
 def _inputs(case, seed=0):
     rng = np.random.default_rng(seed)
     arrs = [rng.uniform(*case.domain, s) for s in case.shapes]
-    if case.fn in ("relu", "leaky_relu", "elu", "relu6", "l1_loss", "smooth_l1_loss"):
+    if case.fn in ("relu", "leaky_relu", "elu", "relu6", "l1_loss", "smooth_l1_loss", "prelu",
+                   "selu", "celu", "softshrink", "hardshrink", "hardtanh", "hardswish",
+                   "hardsigmoid", "huber_loss"):
         # keep away from kinks (0, 6, |d| = beta) where finite differences are meaningless
         arrs = [np.where(np.abs(a) < 0.1, a + 0.3, a) for a in arrs]
         arrs = [np.where(np.abs(np.abs(a) - 6) < 0.1, a + 0.3, a) for a in arrs]
-        if len(arrs) == 2:
+        if len(arrs) == 2 and case.fn != "prelu":
             d = arrs[0] - arrs[1]
             arrs[1] = np.where(np.abs(np.abs(d) - 0.5) < 0.1, arrs[1] + 0.25, arrs[1])
             arrs[1] = np.where(np.abs(arrs[0] - arrs[1]) < 0.05, arrs[1] + 0.2, arrs[1])

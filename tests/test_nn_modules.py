@@ -382,3 +382,49 @@ def test_deepcopy_of_a_model_copies_parameters_buffers_and_grads_keeping_ties():
         copy.deepcopy(h)
     sd = copy.deepcopy(mg.optim.Adam(net.parameters()).state_dict())
     assert "param_groups" in sd
+
+
+MORE_MODULES = [("Softplus", (2.0, 5.0)), ("Mish", ()), ("Hardswish", ()), ("Hardsigmoid", ()),
+                ("Hardtanh", (-0.5, 0.5)), ("SELU", ()), ("CELU", (0.5,)), ("Softsign", ()),
+                ("Tanhshrink", ()), ("LogSigmoid", ()), ("Softshrink", (0.3,)),
+                ("Hardshrink", (0.3,)), ("PReLU", (3,))]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name,args", MORE_MODULES, ids=[m[0] for m in MORE_MODULES])
+def test_more_activation_modules_match_pytorch(name, args):
+    torch = pytest.importorskip("torch")
+    ours, theirs = getattr(nn, name)(*args).double(), getattr(torch.nn, name)(*args).double()
+    _copy_to_torch(torch, ours, theirs)
+    x = np.random.default_rng(0).uniform(-3, 3, (2, 3, 4))
+    x = np.where(np.abs(np.abs(x) - 0.3) < 0.05, x + 0.1, x)     # away from the shrink kinks
+    t, r = mg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    out, ref = ours(t), theirs(r)
+    np.testing.assert_allclose(out.numpy(), ref.detach().numpy(), rtol=1e-9, atol=1e-12)
+    out.sum().backward()
+    ref.sum().backward()
+    # (PyTorch's float64 hardsigmoid gradient uses 1/6 rounded to float32)
+    np.testing.assert_allclose(t.grad.numpy(), r.grad.numpy(), rtol=1e-7, atol=1e-12)
+    for (n, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-8, err_msg=n)
+
+
+@pytest.mark.torch
+def test_more_loss_and_similarity_modules_match_pytorch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((4, 5)), rng.standard_normal((4, 5))
+    logp = a - np.log(np.exp(a).sum(1, keepdims=True))
+    p = np.exp(b) / np.exp(b).sum(1, keepdims=True)
+    cases = [("HuberLoss", {"delta": 0.5}, a, b),
+             ("KLDivLoss", {"reduction": "batchmean"}, logp, p),
+             ("KLDivLoss", {"log_target": True, "reduction": "sum"}, logp, np.log(p)),
+             ("CosineSimilarity", {"dim": 1}, a, b)]
+    for name, kw, x, y in cases:
+        got = getattr(nn, name)(**kw)(mg.tensor(x), mg.tensor(y)).numpy()
+        want = getattr(torch.nn, name)(**kw)(torch.tensor(x), torch.tensor(y)).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-10, err_msg=name)
+    x = mg.ones([2, 6, 3, 3])
+    out = nn.Dropout2d(0.5)(x)
+    per_channel = out.numpy().reshape(12, 9)
+    assert all(len(set(row)) == 1 for row in per_channel)   # whole channels kept or zeroed

@@ -21,11 +21,30 @@ from ..ops import (
     call_inplace,
     nn_ops,  # noqa: F401  (registers conv2d, pooling, normalize, embedding)
 )
+from ..ops import functional_inplace as _fi
 from ..ops.composite import log_softmax as _log_softmax
 from ..ops.composite import softmax as _softmax
 from ..tensor import Tensor, _wrap
 
 __all__ = [
+    "celu",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
+    "hardshrink",
+    "hardsigmoid",
+    "hardswish",
+    "hardtanh",
+    "huber_loss",
+    "logsigmoid",
+    "mish",
+    "prelu",
+    "selu",
+    "softplus",
+    "softshrink",
+    "softsign",
+    "tanhshrink",
+    "threshold",
     "adaptive_avg_pool2d",
     "avg_pool2d",
     "batch_norm",
@@ -318,6 +337,69 @@ def glu(x, dim=-1):
         raise ValueError(f"glu: halving dimension {dim} of size {x.shape[dim]}, which is odd")
     a, b = x.chunk(2, dim)
     return a * b.sigmoid()
+
+
+# ---- more activations (the registry's ops, PyTorch's signatures) ----------------------------
+celu, selu, mish, hardsigmoid, threshold, hardtanh = (_fi.celu, _fi.selu, _fi.mish,
+                                                      _fi.hardsigmoid, _fi.threshold,
+                                                      _fi.hardtanh)
+dropout1d, dropout2d, dropout3d = _fi.dropout1d, _fi.dropout2d, _fi.dropout3d
+
+
+def hardswish(x, inplace=False):
+    """``x * relu6(x + 3) / 6``."""
+    return _fi._run("hardswish", x, inplace)
+
+
+def softplus(x, beta=1.0, threshold=20.0):
+    """``log(1 + exp(beta * x)) / beta``, linear above ``threshold``."""
+    return call(OPS["softplus"], [x], {"beta": beta, "threshold": threshold})
+
+
+def logsigmoid(x):
+    """``log(sigmoid(x)) = -softplus(-x)``, stable for large ``|x|``."""
+    return -softplus(-x)
+
+
+def softsign(x):
+    """``x / (1 + |x|)``."""
+    return x / (x.abs() + 1)
+
+
+def tanhshrink(x):
+    """``x - tanh(x)``."""
+    return x - x.tanh()
+
+
+def softshrink(x, lambd=0.5):
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between."""
+    return call(OPS["where"], [x.abs() > lambd, x - x.sign() * lambd, 0.0], {})
+
+
+def hardshrink(x, lambd=0.5):
+    """``x`` where ``|x| > lambd``, else 0."""
+    return call(OPS["where"], [x.abs() > lambd, x, 0.0], {})
+
+
+def prelu(x, weight):
+    """``x`` where positive, else ``weight * x``; ``weight`` has one value or one per channel
+    (dimension 1)."""
+    if weight.numel() != 1:
+        if x.ndim < 2 or x.shape[1] != weight.numel():
+            raise ShapeError(f"prelu: {weight.numel()} weights for input of shape "
+                             f"{list(x.shape)}; expected 1 or one per channel")
+        weight = weight.reshape([1, -1] + [1] * (x.ndim - 2))
+    return call(OPS["where"], [x > 0, x, weight * x], {})
+
+
+def huber_loss(x, target, reduction="mean", delta=1.0):
+    """``0.5 d^2`` where ``|d| <= delta``, else ``delta (|d| - 0.5 delta)``."""
+    _check_same_shape(x, target, "huber_loss")
+    if delta <= 0:
+        raise ValueError(f"huber_loss: delta must be positive, got {delta}")
+    a = call(OPS["abs"], [x - target], {})
+    quad = call(OPS["clamp"], [a], {"min": None, "max": delta})
+    return _reduce(quad * quad * 0.5 + (a - quad) * delta, reduction)
 
 
 def dropout(x, p=0.5, training=True, inplace=False):

@@ -574,6 +574,97 @@ class LogSoftmax(Softmax):
 
 
 # ---- losses --------------------------------------------------------------------------------
+class Softplus(Module):
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, x):
+        return F.softplus(x, self.beta, self.threshold)
+
+
+class Hardtanh(Module):
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__()
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+
+    def forward(self, x):
+        return F.hardtanh(x, self.min_val, self.max_val, self.inplace)
+
+
+class CELU(Module):
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, x):
+        return F.celu(x, self.alpha, self.inplace)
+
+
+class _Shrink(Module):
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+
+class Softshrink(_Shrink):
+    def forward(self, x):
+        return F.softshrink(x, self.lambd)
+
+
+class Hardshrink(_Shrink):
+    def forward(self, x):
+        return F.hardshrink(x, self.lambd)
+
+
+def _simple(name, fn, doc, inplace=False):
+    """A parameterless activation module over ``fn`` (with ``inplace=`` when it takes one)."""
+    def __init__(self, inplace=False):
+        Module.__init__(self)
+        self.inplace = inplace
+
+    def forward(self, x):
+        return fn(x, self.inplace) if inplace else fn(x)
+    return type(name, (Module,), {"__init__": __init__, "forward": forward, "__doc__": doc})
+
+
+Mish = _simple("Mish", F.mish, "``x * tanh(softplus(x))``.", inplace=True)
+Hardswish = _simple("Hardswish", F.hardswish, "``x * relu6(x + 3) / 6``.", inplace=True)
+Hardsigmoid = _simple("Hardsigmoid", F.hardsigmoid, "``relu6(x + 3) / 6``.", inplace=True)
+SELU = _simple("SELU", F.selu, "Scaled ELU.", inplace=True)
+Softsign = _simple("Softsign", F.softsign, "``x / (1 + |x|)``.")
+Tanhshrink = _simple("Tanhshrink", F.tanhshrink, "``x - tanh(x)``.")
+LogSigmoid = _simple("LogSigmoid", F.logsigmoid, "``log(sigmoid(x))``.")
+
+
+class PReLU(Module):
+    """``x`` where positive, else a learned slope times ``x`` (one, or one per channel)."""
+
+    def __init__(self, num_parameters=1, init=0.25, dtype=None):
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.weight = Parameter(ones([num_parameters], dtype=dtype) * init)
+
+    def forward(self, x):
+        return F.prelu(x, self.weight)
+
+
+class Dropout2d(Dropout):
+    """Zero whole channels of (N, C, H, W) with probability ``p``."""
+
+    def forward(self, x):
+        return F.dropout2d(x, self.p, self.training, self.inplace)
+
+
+class CosineSimilarity(Module):
+    def __init__(self, dim=1, eps=1e-8):
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1, x2):
+        return F.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
 class _Loss(Module):
     def __init__(self, reduction="mean"):
         super().__init__()
@@ -639,3 +730,21 @@ class BCEWithLogitsLoss(_Loss):
         return F.binary_cross_entropy_with_logits(x, target, self.weight, self.reduction,
                                                   self.pos_weight)
 
+
+
+class HuberLoss(_Loss):
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction)
+        self.delta = delta
+
+    def forward(self, x, target):
+        return F.huber_loss(x, target, self.reduction, self.delta)
+
+
+class KLDivLoss(_Loss):
+    def __init__(self, reduction="mean", log_target=False):
+        super().__init__("mean" if reduction == "batchmean" else reduction)
+        self.reduction, self.log_target = reduction, log_target
+
+    def forward(self, x, target):
+        return F.kl_div(x, target, self.reduction, self.log_target)

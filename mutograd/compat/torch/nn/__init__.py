@@ -6,6 +6,23 @@
     ['0.weight', '0.bias']
 """
 from ....nn import (  # noqa: F401
+                    CELU,
+                    CosineSimilarity,
+                    Dropout2d,
+                    Hardshrink,
+                    Hardsigmoid,
+                    Hardswish,
+                    Hardtanh,
+                    HuberLoss,
+                    KLDivLoss,
+                    LogSigmoid,
+                    Mish,
+                    PReLU,
+                    SELU,
+                    Softplus,
+                    Softshrink,
+                    Softsign,
+                    Tanhshrink,
                     GRU,
                     LSTM,
                     RNN,
