@@ -4,7 +4,9 @@ from .engine import backward, grad
 from .function import Function
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .graph import graph
+from .recompute import checkpoint, checkpoint_sequential
 
-__all__ = ["Function", "backward", "detect_anomaly", "enable_grad", "grad", "graph",
+__all__ = ["Function", "backward", "checkpoint", "checkpoint_sequential", "detect_anomaly",
+           "enable_grad", "grad", "graph",
            "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "no_grad",
            "set_detect_anomaly", "set_grad_enabled"]

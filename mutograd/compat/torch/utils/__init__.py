@@ -1,2 +1,2 @@
-"""``torch.utils``: ``data``."""
-from . import data  # noqa: F401
+"""``torch.utils``: ``data``, ``checkpoint``."""
+from . import checkpoint, data  # noqa: F401
