@@ -9,6 +9,7 @@
 """
 from . import functional, init
 from .layers import (
+                     Upsample,
                      CELU,
                      CosineSimilarity,
                      Dropout2d,
@@ -69,6 +70,7 @@ from .transformer import MultiheadAttention, TransformerEncoder, TransformerEnco
 from .utils import clip_grad_norm_, clip_grad_value_
 
 __all__ = [
+                     "Upsample",
                      "CELU",
                      "CosineSimilarity",
                      "Dropout2d",

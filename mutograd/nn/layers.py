@@ -656,6 +656,23 @@ class Dropout2d(Dropout):
         return F.dropout2d(x, self.p, self.training, self.inplace)
 
 
+class Upsample(Module):
+    """``F.interpolate`` as a module."""
+
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                 recompute_scale_factor=None):
+        super().__init__()
+        self.size, self.scale_factor, self.mode = size, scale_factor, mode
+        self.align_corners, self.recompute_scale_factor = align_corners, recompute_scale_factor
+
+    def forward(self, x):
+        return F.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners,
+                             self.recompute_scale_factor)
+
+    def extra_repr(self):
+        return f"size={self.size}, scale_factor={self.scale_factor}, mode={self.mode!r}"
+
+
 class CosineSimilarity(Module):
     def __init__(self, dim=1, eps=1e-8):
         super().__init__()

@@ -6,6 +6,7 @@
     ['0.weight', '0.bias']
 """
 from ....nn import (  # noqa: F401
+                    Upsample,
                     CELU,
                     CosineSimilarity,
                     Dropout2d,

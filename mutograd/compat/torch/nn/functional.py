@@ -23,6 +23,7 @@ from ....nn.functional import (  # noqa: F401
     embedding,
     glu,
     group_norm,
+    interpolate,
     kl_div,
     l1_loss,
     layer_norm,
