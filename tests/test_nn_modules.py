@@ -311,7 +311,9 @@ def test_default_init_bounds_match_pytorch():
     torch = pytest.importorskip("torch")
     torch.manual_seed(0)
     for ours, theirs, fan_in in ((nn.Linear(300, 200), torch.nn.Linear(300, 200), 300),
-                                 (nn.Conv2d(40, 60, 3), torch.nn.Conv2d(40, 60, 3), 360)):
+                                 (nn.Conv2d(40, 60, 3), torch.nn.Conv2d(40, 60, 3), 360),
+                                 (nn.ConvTranspose2d(60, 40, 3),
+                                  torch.nn.ConvTranspose2d(60, 40, 3), 360)):
         bound = 1 / math.sqrt(fan_in)     # kaiming_uniform_(a=sqrt(5)) and the bias rule
         for (n, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
             assert p.shape == list(q.shape), n

@@ -55,6 +55,7 @@ __all__ = [
     "binary_cross_entropy_with_logits",
     "conv1d",
     "conv2d",
+    "conv_transpose2d",
     "cosine_similarity",
     "cross_entropy",
     "dropout",
@@ -170,6 +171,28 @@ def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     out = conv2d(x.unsqueeze(-2), weight.unsqueeze(-2), bias, (1, _single(stride)), pad,
                  (1, _single(dilation)), groups)
     return out.squeeze(-2)
+
+
+def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """The transposed 2-D convolution of (N, C_in, H, W) with (C_in, C_out/groups, kh, kw)
+    weights (the gradient of ``conv2d`` with respect to its input)."""
+    x, undo = _batched(x, "conv_transpose2d")
+    if weight.ndim != 4:
+        raise ShapeError(f"conv_transpose2d: weight must be 4-D (in, out/groups, kh, kw), got "
+                         f"shape {list(weight.shape)}")
+    stride, padding = _pair(stride, "stride"), _pair(padding, "padding")
+    output_padding, dilation = _pair(output_padding, "output_padding"), _pair(dilation,
+                                                                             "dilation")
+    if any(op >= max(s, d) for op, s, d in zip(output_padding, stride, dilation)):
+        raise ValueError(f"conv_transpose2d: output_padding {output_padding} must be smaller "
+                         f"than stride {stride} or dilation {dilation}")
+    out = call(OPS["conv_transpose2d"], [x, weight],
+               {"stride": stride, "padding": padding, "output_padding": output_padding,
+                "dilation": dilation, "groups": groups})
+    if bias is not None:
+        _add_channel_bias_(out, bias)
+    return undo(out)
 
 
 def _single(v):

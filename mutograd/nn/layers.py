@@ -227,6 +227,42 @@ class Conv2d(Module):
         return s + ("" if self.bias is not None else ", bias=False")
 
 
+class ConvTranspose2d(Module):
+    """The transposed 2-D convolution; weight (in, out / groups, kh, kw), as PyTorch."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 dtype=None):
+        super().__init__()
+        if in_channels % groups or out_channels % groups:
+            raise ValueError(f"in_channels ({in_channels}) and out_channels ({out_channels}) "
+                             f"must be divisible by groups ({groups})")
+        if padding_mode != "zeros":
+            raise ValueError(f"padding_mode {padding_mode!r} is not supported; use 'zeros'")
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size, self.stride = _pair(kernel_size), _pair(stride)
+        self.padding, self.output_padding = _pair(padding), _pair(output_padding)
+        self.dilation, self.groups = _pair(dilation), groups
+        self.weight = Parameter(empty([in_channels, out_channels // groups, *self.kernel_size],
+                                      dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty([out_channels], dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        # PyTorch's fan_in of this weight: dimension 1 times the kernel
+        _uniform_bias(self.bias, out_channels // groups * self.kernel_size[0]
+                      * self.kernel_size[1])
+
+    def forward(self, x, output_size=None):
+        return F.conv_transpose2d(x, self.weight, self.bias, self.stride, self.padding,
+                                  self.output_padding, self.groups, self.dilation)
+
+    def extra_repr(self):
+        return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}")
+
+
 class Conv1d(Conv2d):
     """1-D convolution over (N, C, L) (or (C, L)) with stride, padding, dilation and groups."""
 

@@ -133,6 +133,27 @@ defop("conv2d", _conv2d, kind="other", inplace=False, method=False,
       grad=(_conv2d_grad_x, _conv2d_grad_w))
 
 
+def _conv_transpose2d(xp, x, weight, *, stride, padding, output_padding, dilation, groups):
+    """The transposed convolution: the input gradient of a convolution whose output is ``x``,
+    for an input (N, out, H, W) that ``output_padding`` lengthens past what ``stride`` fixes."""
+    n, cin, h, w = x.shape
+    if cin != weight.shape[0]:
+        raise ShapeError(f"conv_transpose2d: expected input with {weight.shape[0]} channels "
+                         f"(weight {list(weight.shape)}), got {cin} channels")
+    _, cout_g, kh, kw = weight.shape
+    size = [(i - 1) * s - 2 * p + d * (k - 1) + op + 1 for i, s, p, d, k, op in
+            zip((h, w), stride, padding, dilation, (kh, kw), output_padding)]
+    return _conv2d_grad_x(x, (n, cout_g * groups, *size), weight, stride, padding, dilation,
+                          groups, xp)
+
+
+defop("conv_transpose2d", _conv_transpose2d, kind="other", inplace=False, method=False,
+      grad=(lambda g, weight, stride, padding, dilation, groups, xp: _conv2d(
+          xp, g, weight, stride=stride, padding=padding, dilation=dilation, groups=groups),
+            lambda g, x, weight_shape, stride, padding, dilation, groups, xp: _conv2d_grad_w(
+          x, g, weight_shape, stride, padding, dilation, groups, xp)))
+
+
 # ---- pooling -------------------------------------------------------------------------------
 def _max_pool2d(xp, x, *, kernel_size, stride, padding, dilation):
     return _windows(xp, x, kernel_size, stride, padding, dilation, -math.inf).max(axis=(-2, -1))

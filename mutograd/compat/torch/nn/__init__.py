@@ -40,6 +40,7 @@ from ....nn import (  # noqa: F401
                     BCEWithLogitsLoss,
                     Conv1d,
                     Conv2d,
+                    ConvTranspose2d,
                     CrossEntropyLoss,
                     Dropout,
                     Embedding,

@@ -17,6 +17,7 @@ from ....nn.functional import (  # noqa: F401
     binary_cross_entropy_with_logits,
     conv1d,
     conv2d,
+    conv_transpose2d,
     cosine_similarity,
     cross_entropy,
     dropout,
