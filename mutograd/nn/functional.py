@@ -287,14 +287,20 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
     return _affine(out, weight, bias, shape)
 
 
-def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Normalise over the last ``len(normalized_shape)`` axes, then scale and shift."""
+def _trailing(x, normalized_shape, what):
+    """``normalized_shape`` as a tuple, checked to be the end of ``x``'s shape."""
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     k = len(normalized_shape)
     if tuple(x.shape[x.ndim - k:]) != tuple(normalized_shape):
-        raise ShapeError(f"layer_norm: input of shape {list(x.shape)} does not end with "
+        raise ShapeError(f"{what}: input of shape {list(x.shape)} does not end with "
                          f"normalized_shape {list(normalized_shape)}")
+    return tuple(normalized_shape), k
+
+
+def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalise over the last ``len(normalized_shape)`` axes, then scale and shift."""
+    normalized_shape, k = _trailing(x, normalized_shape, "layer_norm")
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and tuple(t.shape) != tuple(normalized_shape):
             raise ShapeError(f"layer_norm: {name} of shape {list(t.shape)} does not match "
@@ -318,12 +324,7 @@ def group_norm(x, num_groups, weight=None, bias=None, eps=1e-5):
 def rms_norm(x, normalized_shape, weight=None, eps=None):
     """``x / sqrt(mean(x^2) + eps)`` over the trailing ``normalized_shape`` axes, times
     ``weight``; ``eps`` defaults to the dtype's machine epsilon, as PyTorch."""
-    if isinstance(normalized_shape, int):
-        normalized_shape = (normalized_shape,)
-    k = len(normalized_shape)
-    if tuple(x.shape[x.ndim - k:]) != tuple(normalized_shape):
-        raise ShapeError(f"rms_norm: input of shape {list(x.shape)} does not end with "
-                         f"normalized_shape {list(normalized_shape)}")
+    _, k = _trailing(x, normalized_shape, "rms_norm")
     if eps is None:
         eps = float(np.finfo(x.dtype.np).eps)
     axes = tuple(range(x.ndim - k, x.ndim))

@@ -44,35 +44,49 @@ class Sequential(Module):
         return self
 
 
-class ModuleList(Module):
-    """A list of sub-modules, registered under ``'0'``, ``'1'``, ..."""
+class _List(Module):
+    """A list whose items are registered in ``table`` under ``'0'``, ``'1'``, ..."""
 
-    def __init__(self, mods=None):
+    table = None   # and ``_put(key, item)``, which registers an item: set by each subclass
+
+    def __init__(self, items=None):
         super().__init__()
-        for m in mods or ():
+        for m in items or ():
             self.append(m)
 
-    def append(self, m):
-        self.add_module(str(len(self)), m)
+    def append(self, item):
+        self._put(str(len(self)), item)
         return self
 
-    def extend(self, mods):
-        for m in mods:
+    def extend(self, items):
+        for m in items:
             self.append(m)
         return self
+
+    def _items(self):
+        return getattr(self, self.table)
 
     def __getitem__(self, i):
-        vals = list(self._modules.values())
-        return ModuleList(vals[i]) if isinstance(i, slice) else vals[i]
+        vals = list(self._items().values())
+        return type(self)(vals[i]) if isinstance(i, slice) else vals[i]
 
-    def __setitem__(self, i, m):
-        self.add_module(str(range(len(self))[i]), m)
+    def __setitem__(self, i, item):
+        self._put(str(range(len(self))[i]), item)
 
     def __len__(self):
-        return len(self._modules)
+        return len(self._items())
 
     def __iter__(self):
-        return iter(self._modules.values())
+        return iter(self._items().values())
+
+
+class ModuleList(_List):
+    """A list of sub-modules, registered under ``'0'``, ``'1'``, ..."""
+
+    table = "_modules"
+
+    def _put(self, key, m):
+        self.add_module(key, m)
 
 
 class ModuleDict(Module):
@@ -111,38 +125,14 @@ class ModuleDict(Module):
         return self._modules.items()
 
 
-class ParameterList(Module):
+class ParameterList(_List):
     """A list of Parameters, registered under ``'0'``, ``'1'``, ... (tensors become
     Parameters)."""
 
-    def __init__(self, values=None):
-        super().__init__()
-        for v in values or ():
-            self.append(v)
+    table = "_parameters"
 
-    def append(self, value):
-        self.register_parameter(str(len(self)), value if isinstance(value, Parameter)
-                                else Parameter(value))
-        return self
-
-    def extend(self, values):
-        for v in values:
-            self.append(v)
-        return self
-
-    def __getitem__(self, i):
-        vals = list(self._parameters.values())
-        return ParameterList(vals[i]) if isinstance(i, slice) else vals[i]
-
-    def __setitem__(self, i, value):
-        self.register_parameter(str(range(len(self))[i]), value if isinstance(value, Parameter)
-                                else Parameter(value))
-
-    def __len__(self):
-        return len(self._parameters)
-
-    def __iter__(self):
-        return iter(self._parameters.values())
+    def _put(self, key, value):
+        self.register_parameter(key, value if isinstance(value, Parameter) else Parameter(value))
 
 
 # ---- layers with parameters ----------------------------------------------------------------
@@ -346,24 +336,29 @@ class BatchNorm2d(_BatchNorm):
     _dims = (4,)
 
 
+def _scale_shift(module, shape, weight, bias, dtype):
+    """Register a normalisation's ``weight`` (ones) and ``bias`` (zeros), or None for each that
+    is off; ``bias=None`` registers no bias at all."""
+    module.register_parameter("weight", Parameter(ones(list(shape), dtype=dtype)) if weight
+                              else None)
+    if bias is not None:
+        module.register_parameter("bias", Parameter(zeros(list(shape), dtype=dtype)) if bias
+                                  else None)
+
+
+def _shape(normalized_shape):
+    return (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+
+
 class LayerNorm(Module):
     """Normalise over the trailing ``normalized_shape`` axes, with an element-wise affine."""
 
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
                  dtype=None):
         super().__init__()
-        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(
-            normalized_shape)
+        shape = _shape(normalized_shape)
         self.normalized_shape, self.eps = shape, eps
-        if elementwise_affine:
-            self.weight = Parameter(ones(list(shape), dtype=dtype))
-            if bias:
-                self.bias = Parameter(zeros(list(shape), dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _scale_shift(self, shape, elementwise_affine, elementwise_affine and bias, dtype)
 
     def forward(self, x):
         return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -381,12 +376,7 @@ class GroupNorm(Module):
         if num_channels % num_groups:
             raise ValueError("num_channels must be divisible by num_groups")
         self.num_groups, self.num_channels, self.eps = num_groups, num_channels, eps
-        if affine:
-            self.weight = Parameter(ones([num_channels], dtype=dtype))
-            self.bias = Parameter(zeros([num_channels], dtype=dtype))
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _scale_shift(self, (num_channels,), affine, affine, dtype)
 
     def forward(self, x):
         return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
@@ -401,13 +391,8 @@ class RMSNorm(Module):
 
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True, dtype=None):
         super().__init__()
-        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(
-            normalized_shape)
-        self.normalized_shape, self.eps = shape, eps
-        if elementwise_affine:
-            self.weight = Parameter(ones(list(shape), dtype=dtype))
-        else:
-            self.register_parameter("weight", None)
+        self.normalized_shape, self.eps = _shape(normalized_shape), eps
+        _scale_shift(self, self.normalized_shape, elementwise_affine, None, dtype)
 
     def forward(self, x):
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
