@@ -495,7 +495,7 @@ def _record(op, inputs, arrays, result, attrs, xp, copies=None):
     for name in names:
         if name == "out":
             saved[name] = save(result)
-        elif name in op.keeps:
+        elif op.keeps and name in op.keeps:
             saved[name] = copies[name]
         elif copies is not None and op.index[name] in copies:
             saved[name] = copies[op.index[name]]
