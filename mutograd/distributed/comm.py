@@ -14,6 +14,7 @@ Note [In-place collectives]
     counter shared by the tensor, its base and its views.
 """
 import sys
+import time
 import traceback
 
 import numpy as np
@@ -90,6 +91,9 @@ def _abort_job(exc_type, exc, tb):
     sys.stderr.write(f"mutograd.distributed: rank {comm.Get_rank()} of {comm.Get_size()} "
                      f"failed; aborting the job.\n{text}")
     sys.stderr.flush()
+    # the launcher forwards a rank's output asynchronously and an abort drops what it has not
+    # forwarded yet: a moment first, so that the report is not lost on a busy machine
+    time.sleep(0.3)
     comm.Abort(1)
 
 
