@@ -16,6 +16,7 @@ Note [Views and their history]
     autograd/view_write.py) rather than sending its gradient to the wrong region.
 """
 import copy
+import weakref
 
 import numpy as np
 
@@ -232,6 +233,10 @@ class Tensor:
             return
         if flag and not self._rg:   # where a leaf was made, for the leaf error (cheap: only here)
             self.__dict__["_site"] = here(2)
+            if self._base is not None:
+                # a view made without history becomes a leaf of its own: views taken from it
+                # now view it, so a write through them is a write into a leaf (rule 4)
+                self._base = None
         self._rg = flag
 
     def requires_grad_(self, requires_grad=True):
@@ -285,12 +290,18 @@ class Tensor:
         return self.grad_fn
 
     def retain_grad(self):
-        """Keep ``.grad`` of a non-leaf after backward (a leaf keeps it anyway)."""
+        """Keep ``.grad`` of a non-leaf after backward (a leaf keeps it anyway).
+
+        The gradient kept is that of the tensor's latest value: after an in-place write (to it,
+        or to its base when it is a view) the new history keeps it (Note [Views and their
+        history])."""
+        if self._base is not None and self._view_version != self._counter.value:
+            self._refresh_view()
         if self.grad_fn is None:
             if not self._rg:
                 raise BackwardError("can't retain_grad on Tensor that has requires_grad=False")
             return
-        import weakref
+        self.__dict__["_retains"] = True
         self.grad_fn.retained = weakref.ref(self)
 
     retain_grads = retain_grad
@@ -302,6 +313,8 @@ class Tensor:
 
     def register_hook(self, hook):
         """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one."""
+        if self._base is not None and self._view_version != self._counter.value:
+            self._refresh_view()   # the hook belongs to the view's current history
         if not self._rg:
             raise BackwardError("cannot register a hook on a tensor that doesn't require "
                                 "gradient")
@@ -353,6 +366,10 @@ class Tensor:
         """Replace this tensor's storage (its shape may change); a write for the counter."""
         if not isinstance(value, Tensor):
             raise TypeError(f"data must be set to a Tensor, not {type(value).__name__}")
+        if self._rg and value._data.dtype.kind not in "fc":
+            raise BackwardError(f"data set to a tensor that requires gradients must be floating "
+                                f"point or complex dtype; got {value.dtype} for a tensor that "
+                                f"requires grad")
         self._data = value._data
         self._storage = value._storage
         if value._place is not self._place:   # module.to(place) moves storage this way
@@ -377,6 +394,8 @@ class Tensor:
             v = call(op, [v], attrs)
         self.grad_fn = v.grad_fn
         self._rg = v._rg
+        if self.__dict__.get("_retains") and v.grad_fn is not None:
+            v.grad_fn.retained = weakref.ref(self)
 
     # ---- conversion -------------------------------------------------------------------------
 

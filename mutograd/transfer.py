@@ -26,7 +26,7 @@ class ToBackward(Node):
 
     __slots__ = ("dst", "src")
 
-    def apply(self, g):
+    def apply(self, g, into=None):
         return [copy_array(g, self.dst, self.src)]
 
     def name(self):

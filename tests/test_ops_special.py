@@ -225,7 +225,7 @@ def test_metadata_ops_accept_both_conventions():
     assert x.t_() is x and x.shape == [2, 3]
     assert x.transpose_(0, 1) is x and x.shape == [3, 2]
     assert mg.transpose_(x, [1, 0]) is x and x.shape == [2, 3]
-    assert x._version == 0
+    assert x._version == 7   # each one a write (DESIGN.md rule 9), as in PyTorch and Paddle
 
 
 def test_where_inplace_writes_into_x_with_gradients():
@@ -244,15 +244,18 @@ def test_where_inplace_writes_into_x_with_gradients():
         mg.where_(mg.tensor([[True], [False]]), mg.ones(3), 0.0)
 
 
-def test_a_metadata_op_does_not_invalidate_saved_tensors():
+def test_a_metadata_op_invalidates_saved_tensors_as_every_write_does():
     a = mg.ones(2, 3, requires_grad=True)
     h = a * 2
     y = (h * h).sum()                         # MulBackward saves h
     h.t_()
     h.unsqueeze_(0)
-    assert h._version == 0
-    y.backward()
-    assert a.grad.tolist() == [[8.0] * 3] * 2
+    assert h._version == 2
+    with pytest.raises(mg.VersionError, match=r"modified by:\n  t_ at .*test_ops_special.py"):
+        y.backward()
+    z = (h * 1.0).sum()                       # saves nothing: the new shape's history is fine
+    z.backward()
+    assert a.grad.tolist() == [[2.0] * 3] * 2
 
 
 def test_reshape_inplace_refuses_to_copy():

@@ -139,7 +139,7 @@ def _run(seed, steps, data):
                            "meta", "ordinary"])
         if kind == "scatter" and (v.ndim == 0 or v.shape[0] == 0):
             kind = "unary"
-        if kind not in ("view", "ordinary", "meta"):   # metadata writes keep saved values valid
+        if kind not in ("view", "ordinary"):   # metadata ops are writes too (rule 9)
             stale = stale or saved_ref
         if kind == "meta":
             # an in-place view op changes the tensor's own geometry (and, on h, the base's)

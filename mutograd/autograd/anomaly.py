@@ -79,10 +79,11 @@ class set_detect_anomaly:
         return False
 
 
-def checked_apply(node, g):
-    """``node.apply(g)`` under anomaly mode: name the node and its forward stack on failure."""
+def checked_apply(node, g, into=None):
+    """``node.apply(g, into)`` under anomaly mode: name the node and its forward stack on
+    failure."""
     try:
-        grads = node.apply(g)
+        grads = node.apply(g, into)
     except Exception as e:
         _annotate(e, node)
         raise

@@ -1,9 +1,26 @@
 """The backward pass: run the nodes reachable from the outputs in dependency order.
 
-Gradients travel as backend arrays. A gradient array is *owned* when nothing else refers to it
-(a fresh result of a formula); owned arrays are accumulated into in place and become a leaf's
-``.grad`` without a copy. A formula that passes its incoming gradient through, or returns a view,
-gives an array that is not owned, which is copied before anything writes into it.
+Gradients travel as backend arrays. The engine writes into a gradient array (accumulates another
+gradient into it, lets a formula write its result there, makes it a leaf's ``.grad`` without a
+copy) only when it owns the array (Note [Gradient ownership]).
+
+Note [Gradient ownership]
+    A gradient array has at most one owner, and the engine owns an array only when nothing else
+    can read it later. For the gradients a node returns, one per input edge, :func:`_claims`
+    decides, and nothing else does:
+
+    - never owned: an array that shares memory with another of the node's gradients (``x + x``,
+      ``x + x[:]``: one array handed to two edges), a view of the incoming gradient when that
+      was not owned, a read-only array (a broadcast), a 0-d array, and anything that user code
+      returned (a custom Function's backward, a hook: it may keep a reference);
+    - owned: a new array (it owns its memory, or the buffer cache just handed it out), or the
+      incoming gradient itself (or a view of all of it) when that was owned and no other edge
+      gets it. Formulas never return an array their node holds (``OpNode.apply`` copies one).
+
+    A node gets the incoming gradient as ``into`` only when it is owned, and user code (hooks, a
+    custom Function's backward) gets a copy of a gradient the engine does not own, so that an
+    in-place change there cannot reach another edge. An array that is not owned is copied before
+    anything is added into it.
 
 Note [Region gradients]
     The backward of a view that picks a region of its input (narrow, select, a basic slice, a
@@ -11,9 +28,12 @@ Note [Region gradients]
     a zero-filled array: the engine adds it into the input's accumulated gradient in place,
     region only, and makes the full array only when it arrives first. ``q, k, v = x.split(n)``
     then costs one zero fill and three region writes in backward, where whole arrays cost three
-    fills, three writes and two full additions.
+    fills, three writes and two full additions. A RegionGrad is consumed as it arrives, so it
+    never needs an owner.
 """
 import threading
+
+import numpy as np
 
 from .. import memory
 from ..errors import BackwardError
@@ -39,12 +59,6 @@ class RegionGrad:
     def add_into(self, acc):
         r = self.view(acc)
         r += self.values
-
-
-# Note [Reusing the incoming gradient]: the gradient array handed to the node about to run when
-# the engine owns it (nothing else refers to it), else None. A formula may then write its result
-# into it instead of a new buffer (ops/registry.py, gradient parameter ``into``).
-OWNED = [None]
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, inputs=None, scalar_only=False,
@@ -233,28 +247,14 @@ def _run(roots, retain_graph, only, accumulate):
                 owned = False
             skip = targets is not None and node not in needed
             if not skip:
-                OWNED[0] = g if owned else None
-                grads = node.apply(g) if not checked else anomaly.checked_apply(node, g)
-                OWNED[0] = None
-                passed = False
-                for e, gi in zip(node.next, grads):
+                into = g if owned else None   # Note [Gradient ownership]
+                grads = node.apply(g, into) if not checked else \
+                    anomaly.checked_apply(node, g, into)
+                for e, gi, mine in zip(node.next, grads, _claims(node, g, owned, grads)):
                     if e is None or gi is None:
                         continue
                     if targets is not None and not isinstance(e, Tensor) and e not in needed:
                         continue
-                    if type(gi) is RegionGrad:
-                        mine = True   # made into a new array, or added into an owned one
-                    elif gi is g:
-                        mine = owned and not passed
-                        passed = True
-                    elif gi.base is None or fresh(gi):   # a new array, ours alone
-                        mine = True
-                    elif owned and not passed and gi.base is g and gi.size == g.size:
-                        # a reshaped or transposed view of our own g (a view op's backward):
-                        # every element once, so it is as much ours as g was; no copy later
-                        mine = passed = True
-                    else:
-                        mine = False
                     _add(buf, e, gi, mine)
             if not retain_graph:
                 node.release()
@@ -273,8 +273,44 @@ def _run(roots, retain_graph, only, accumulate):
                 _finish_leaf(leaf, g, owned)
     finally:
         _state.enabled = prev
-        OWNED[0] = None   # a failed formula must not leave a gradient marked as writable
     return found
+
+
+def _root(a):
+    """The array that owns the memory ``a`` looks into (``a`` itself when it owns it)."""
+    b = a.base
+    while b is not None:
+        a, b = b, getattr(b, "base", None)
+    return a
+
+
+def _claims(node, g, owned, grads):
+    """Which of a node's gradients the engine owns (Note [Gradient ownership])."""
+    if node.user_code:
+        return [False] * len(grads)
+    roots = []
+    counts = {}
+    for gi in grads:
+        r = None
+        if gi is not None and type(gi) is not RegionGrad:
+            r = _root(gi)
+            counts[id(r)] = counts.get(id(r), 0) + 1
+        roots.append(r)
+    rg = None
+    claims = []
+    for gi, r in zip(grads, roots):
+        if r is None:
+            claims.append(True)   # no gradient, or a RegionGrad (consumed as it arrives)
+        elif counts[id(r)] > 1 or not gi.ndim or not gi.flags.writeable:
+            claims.append(False)
+        else:
+            if rg is None:
+                rg = _root(g)
+            if r is rg:   # the incoming gradient, or a reshaped/transposed view of all of it
+                claims.append(owned and gi.size == g.size)
+            else:
+                claims.append(gi.base is None or fresh(gi))
+    return claims
 
 
 def _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor):
@@ -325,12 +361,17 @@ def _add(buf, key, g, owned):
         acc = entry[0]
         acc += g
     else:
-        buf[key] = (entry[0] + g, True)
+        total = entry[0] + g
+        if isinstance(total, np.generic):   # NumPy gives a scalar for two 0-d arrays
+            total = np.asarray(total)
+        buf[key] = (total, total.ndim > 0)
 
 
 def _run_hooks(hooks, g, owned):
     from ..tensor import Tensor, _wrap
     from ..transfer import on_place, place_of_array
+    if not owned:   # a hook may write into its argument: never into an array shared elsewhere
+        g = g.copy()
     where = place_of_array(g)   # a hook on a CuPy array's tensor sees its gradient on the GPU
     for hook in list(hooks):
         r = hook(_wrap(g) if where is None else on_place(g, where))

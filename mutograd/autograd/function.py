@@ -20,11 +20,14 @@ Saved tensors are version-checked like every other saved value (Note [Saved vers
 from . import sites
 from .grad_mode import _state, no_grad
 from .node import Node, save
+from .view_write import rebase
 
 
 class FunctionCtx:
     def __init__(self):
         self._saved = ()
+        self._dirty = ()
+        self._non_differentiable = ()
         self.needs_input_grad = ()
         self.materialize_grads = True
         self._node = None
@@ -52,10 +55,12 @@ class FunctionCtx:
         return self.saved_tensors
 
     def mark_dirty(self, *tensors):
-        pass
+        """Declare the inputs that ``forward`` wrote in place (they must be returned)."""
+        self._dirty = tensors
 
     def mark_non_differentiable(self, *tensors):
-        pass
+        """Declare outputs that get no gradient (they do not require grad)."""
+        self._non_differentiable = tensors
 
     def set_materialize_grads(self, value):
         self.materialize_grads = value
@@ -68,14 +73,17 @@ def _from_record(rec):
 
 class FunctionNode(Node):
     __slots__ = ("ctx", "fn", "outputs", "shapes", "xp")
+    user_code = True   # Note [Gradient ownership]: backward may keep what it returns
 
     def name(self):
         return self.fn.__name__ + "Backward"
 
-    def apply(self, g):
+    def apply(self, g, into=None):
         from ..tensor import Tensor
         from ..transfer import wrap_for_xp as _wrap  # the gradient on its own place
         xp = self.xp
+        if into is None:   # backward may write into its argument: never into a shared array
+            g = g.copy()
         if self.outputs is None:
             grads = self.fn.backward(self.ctx, _wrap(g, xp))
         else:   # Note [Several outputs]: g is every output's gradient, packed
@@ -97,38 +105,107 @@ class FunctionNode(Node):
 
 
 class Function:
-    """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grads)``."""
+    """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grads)``.
+
+    Note [Custom functions in place]
+        A ``forward`` that writes an input in place declares it with ``ctx.mark_dirty(x)`` and
+        returns it. The write is an in-place op like any other (DESIGN.md rules 4-6): on a leaf
+        that requires grad (or a view of one) it is the leaf error; on a non-leaf the function's
+        node becomes ``x``'s history; through a view it becomes the base's history inside a
+        CopySlices node, so the base's gradient passes through the function's backward for the
+        view's region. An input returned unchanged without ``mark_dirty`` comes back as a new
+        view of it, so the input keeps its own history.
+    """
 
     @classmethod
     def apply(cls, *args, **kwargs):
         from ..tensor import Tensor
         ctx = FunctionCtx()
         tensors = [a for a in args if isinstance(a, Tensor)]
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        for t in tensors:   # a view's history up to date before it becomes an edge
+            if t._base is not None and t._view_version != t._counter.value:
+                t._refresh_view()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._rg for a in args)
+        record = _state.enabled and any(t._rg for t in tensors)
+        edges = tuple((a.grad_fn or a) if isinstance(a, Tensor) and a._rg else None
+                      for a in args)
         with no_grad():
             out = cls.forward(ctx, *args, **kwargs)
-        if _state.enabled and any(t._rg for t in tensors):
-            several = isinstance(out, (tuple, list)) and any(isinstance(o, Tensor) for o in out)
-            if not several and not isinstance(out, Tensor):
-                raise TypeError(f"{cls.__name__}.forward must return a Tensor or a tuple of "
-                                f"Tensors")
-            edges = tuple((a.grad_fn or a) if isinstance(a, Tensor) and a._rg else None
-                          for a in args)
-            node = FunctionNode(edges, None)
-            node.fn = cls
-            node.ctx = ctx
-            node.shapes = tuple(a.shape if isinstance(a, Tensor) else () for a in args)
-            node.xp = tensors[0]._place.xp
-            ctx._node = node
-            if ctx._saved:   # where the node was made, for a stale-value error
-                node.created_at = sites.here(2)
-            node.outputs = None
-            if several:
-                _attach_outputs(node, [o for o in out if isinstance(o, Tensor)])
-            else:
-                out.grad_fn = node
-                out._rg = True
-        return out
+        several = isinstance(out, (tuple, list)) and any(isinstance(o, Tensor) for o in out)
+        if not record:
+            return out
+        if not several and not isinstance(out, Tensor):
+            raise TypeError(f"{cls.__name__}.forward must return a Tensor or a tuple of "
+                            f"Tensors")
+        outs = [o for o in out if isinstance(o, Tensor)] if several else [out]
+        written = _written(cls, args, outs, ctx._dirty)
+        if written:
+            _bump_dirty(cls, ctx, outs, written)
+        node = FunctionNode(edges, None)
+        node.fn = cls
+        node.ctx = ctx
+        node.shapes = tuple(a.shape if isinstance(a, Tensor) else () for a in args)
+        node.xp = tensors[0]._place.xp
+        ctx._node = node
+        if ctx._saved:   # where the node was made, for a stale-value error
+            node.created_at = sites.here(2)
+        node.outputs = None
+        inputs = {id(a) for a in tensors}
+        outs = [o if id(o) in written or id(o) not in inputs else _alias_view(o) for o in outs]
+        slots = _attach_outputs(node, outs) if several else [node]
+        for o, slot in zip(outs, slots):
+            if id(o) in written:
+                rebase(o, slot, written[id(o)])
+                if o._base is not None:
+                    o._refresh_view()   # its history now comes from the base's CopySlices
+            elif not any(o is n for n in ctx._non_differentiable):
+                o.grad_fn, o._rg = slot, True
+        if several:
+            it = iter(outs)
+            return type(out)(next(it) if isinstance(o, Tensor) else o for o in out)
+        return outs[0]
+
+
+def _written(cls, args, outs, dirty):
+    """``{id(tensor): input index}`` for the inputs ``forward`` marked dirty, after the checks
+    of Note [Custom functions in place]."""
+    from ..errors import BackwardError, InplaceError
+    from ..ops.registry import check_leaf
+    written = {}
+    for d in dirty:
+        i = next((i for i, a in enumerate(args) if a is d), None)
+        if i is None:
+            raise BackwardError(f"{cls.__name__}.forward marked as dirty a tensor that is not "
+                                f"one of its inputs (shape {list(d.shape)})")
+        if not any(o is d for o in outs):
+            raise BackwardError(f"{cls.__name__}.forward marked input {i} as dirty but did "
+                                f"not return it; an input written in place must be returned")
+        check_leaf(d, f"{cls.__name__}.forward (mark_dirty)")
+        if d._base is not None and len(outs) > 1:
+            raise InplaceError(
+                f"{cls.__name__}.forward wrote input {i}, a view, in place and returns "
+                f"{len(outs)} outputs; a function that writes through a view must return "
+                f"that view alone. Write into the base tensor, or clone() the view first.")
+        written[id(d)] = i
+    return written
+
+
+def _bump_dirty(cls, ctx, outs, written):
+    """A dirty input's write is recorded once more, as the function's (PyTorch does the same);
+    what ``forward`` saved of it is the function's output, so it is saved at the new version."""
+    for o in outs:
+        if id(o) in written:
+            counter = o._counter
+            counter.bump(f"{cls.__name__}.forward")
+            ctx._saved = tuple(rec[:2] + (counter.value,) + rec[3:]
+                               if type(rec) is tuple and rec[1] is counter else rec
+                               for rec in ctx._saved)
+
+
+def _alias_view(t):
+    """A new view of all of ``t`` (an input returned unchanged by ``forward``)."""
+    with no_grad():
+        return t.view(t.shape)
 
 
 # Note [Several outputs]
@@ -147,7 +224,7 @@ class OutputSlot(Node):
     def name(self):
         return f"{self.next[0].name()}[{self.index}]"
 
-    def apply(self, g):
+    def apply(self, g, into=None):
         size, dtype, segments = self.layout
         packed = self.next[0].xp.zeros(size, dtype)
         start, _ = segments[self.index]
@@ -164,11 +241,12 @@ def _attach_outputs(node, outs):
         segments.append((start, o._data.shape))
         start += o._data.size
     node.outputs = (start, dtype, segments)
-    for i, o in enumerate(outs):
+    slots = []
+    for i in range(len(outs)):
         slot = OutputSlot((node,), None)
         slot.index, slot.layout = i, node.outputs
-        o.grad_fn = slot
-        o._rg = True
+        slots.append(slot)
+    return slots
 
 
 def _unpack(packed, layout):

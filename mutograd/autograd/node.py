@@ -65,7 +65,13 @@ _FREED = object()
 
 
 class Node:
-    """A backward node. ``next`` holds one edge per input: a Node, a leaf Tensor, or None."""
+    """A backward node. ``next`` holds one edge per input: a Node, a leaf Tensor, or None.
+
+    ``apply(g, into)`` returns one gradient per edge; ``into`` is ``g`` when the engine owns it
+    (the node may write there), else None (Note [Gradient ownership] in engine.py).
+    """
+
+    user_code = False   # True: gradients come from user code, which may keep references
 
     __slots__ = ("__weakref__", "created_at", "next", "pre_hooks", "rebased", "retained", "saved",
                  "stack")

@@ -19,12 +19,12 @@ from .node import Node
 class CopySlices(Node):
     """Backward of an in-place op applied through a view of a base tensor."""
 
-    __slots__ = ("base_dtype", "base_order", "base_shape", "chain", "inner", "xp")
+    __slots__ = ("base_dtype", "base_order", "base_shape", "chain", "inner", "written", "xp")
 
     def name(self):
         return f"CopySlices({self.inner.name()})"
 
-    def apply(self, g):
+    def apply(self, g, into=None):
         xp = self.xp
         # the base's layout, so that the chain's reshapes replay as views
         gb = xp.empty(self.base_shape, self.base_dtype, order=self.base_order)
@@ -33,12 +33,12 @@ class CopySlices(Node):
         g_in = region.copy()
         if internal_overlap(region):    # a fill through an expand: count each location once
             g_in *= self._first_visits(xp, region.shape)
-        inner_grads = self.inner.apply(g_in)
+        inner_grads = list(self.inner.apply(g_in, g_in))   # g_in is this node's own copy
+        gx = inner_grads.pop(self.written)
         if self.next[0] is None:
-            return [None] + inner_grads[1:]
-        gx = inner_grads[0]
+            return [None] + inner_grads
         region[...] = 0 if gx is None else gx
-        return [gb] + inner_grads[1:]
+        return [gb] + inner_grads
 
     def _first_visits(self, xp, shape):
         """1 where an element of the region is the first to address its memory location."""
@@ -126,23 +126,33 @@ def check_layout(v):
         f"gradient cannot be traced back to the base; take the view again after the change.")
 
 
-def rebase_view(x, op, inputs, arrays, attrs, xp, copies):
-    """Make ``x._base``'s history a CopySlices node for ``op`` written through view ``x``."""
-    from ..ops.registry import _record
+def rebase(x, node, written=0):
+    """DESIGN.md rules 5 and 6: ``node``, the backward of an in-place write into ``x`` (its
+    input ``written``), becomes the new history of ``x``, or of ``x``'s base when ``x`` is a
+    view (wrapped in a CopySlices node). Returns the node that became the history."""
     base = x._base
-    inner = _record(op, inputs, arrays, x, attrs, xp, copies)
-    old = base.grad_fn
-    node = CopySlices((old,) + inner.next[1:])
-    node.inner = inner
-    node.chain = x._view_chain
-    node.xp = xp
-    b = base._data
-    node.base_shape, node.base_dtype = b.shape, b.dtype
-    node.base_order = "F" if b.flags.f_contiguous and not b.flags.c_contiguous else "C"
+    if base is not None:
+        node = _copy_slices(x, base, node, written)
+        x = base
+    old = x.grad_fn
     if old is not None and old.retained is not None:
         node.retained, old.retained = old.retained, None
     node.rebased = True   # for graph(): history rewritten by an in-place op
-    base.grad_fn = node
-    base._rg = True
+    x.grad_fn = node
+    x._rg = True
+    return node
+
+
+def _copy_slices(x, base, inner, written):
+    """A CopySlices node for ``inner`` written through view ``x`` of ``base``."""
+    edges = inner.next
+    node = CopySlices((base.grad_fn,) + edges[:written] + edges[written + 1:])
+    node.inner = inner
+    node.written = written
+    node.chain = x._view_chain
+    node.xp = base._place.xp
+    b = base._data
+    node.base_shape, node.base_dtype = b.shape, b.dtype
+    node.base_order = "F" if b.flags.f_contiguous and not b.flags.c_contiguous else "C"
     return node
 

@@ -21,7 +21,8 @@ import numpy as np
 
 from ..autograd.grad_mode import _state
 from ..errors import DistributedError, DTypeError, ShapeError
-from ..ops.registry import OpDef, check_leaf, rebase
+from ..autograd.view_write import rebase
+from ..ops.registry import OpDef, _record, check_leaf
 from ..tensor import Tensor, _wrap
 
 EXTRA_HINT = "install the optional extra: pip install 'mutograd[mpi]' (mpi4py and mpich)"
@@ -214,7 +215,7 @@ def all_reduce_(x, op="sum", async_op=False):
     comm.Allreduce(MPI.IN_PLACE, a, op=_mpi_op(MPI, name))
     finish()
     if record:
-        rebase(x, _ALL_REDUCE, [x], [a], {"op": name}, np, None)
+        rebase(x, _record(_ALL_REDUCE, [x], [a], x, {"op": name}, np, None))
     return x
 
 

@@ -66,6 +66,9 @@ def cast_(x, dtype):
                         f"{type(x).__name__}")
     npd = dtypes.to_numpy(dtype)
     if x._data.dtype == npd:
+        if _state.enabled:
+            check_leaf(x, "cast_")
+        x._counter.bump("cast_")   # a write like any other (DESIGN.md rule 9)
         return x
     if x._base is not None:
         raise InplaceError(f"cast_(): cannot change the dtype of a view in place (shape "
@@ -134,7 +137,8 @@ def set_(x, source=None, *args, shape=None, stride=None, offset=None, storage_of
     x._storage = src._storage
     x._counter = src._counter
     x._base = None
-    x.grad_fn, x._rg = None, False
+    if x.grad_fn is not None:   # set_ has no gradient: the old history ends here
+        x.grad_fn, x._rg = None, False
     return x
 
 

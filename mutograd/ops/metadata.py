@@ -6,9 +6,9 @@ and the storage stay where they are. They reuse the view ops' declarations (view
 geometry and for the gradient.
 
 Note [Metadata in place]
-    No value changes, so the version counter is not bumped: tensors saved for backward stay valid
-    (a node saves the array object it was given, which keeps its old shape). What changes is the
-    shape the tensor's gradient has, so when the tensor is part of a graph its ``grad_fn`` is
+    No value changes, but the version counter is bumped as for every write (DESIGN.md rule 9, as
+    PyTorch and Paddle do): a node that saved the tensor refuses to run after its geometry
+    changed. What changes is the shape the tensor's gradient has, so when the tensor is part of a graph its ``grad_fn`` is
     rebased onto the view op's node (``TBackward``, ``ReshapeBackward``, ...) whose edge is the
     old ``grad_fn``; this is done even under ``no_grad()``, because the existing history must keep
     matching the tensor's shape. A view's ``_view_chain`` grows by the op. A base keeps a log of
@@ -55,8 +55,10 @@ def _apply(x, name, attrs, what, inverse):
         x.grad_fn = node
     if x._base is not None:
         x._view_chain = x._view_chain + ((op, attrs),)
+        x._view_version = x._counter.value + 1   # its new history is already recorded
     else:
         x.__dict__.setdefault("_geom_log", []).append(inverse(old))
+    x._counter.bump(what)
     return x
 
 

@@ -42,11 +42,11 @@ import math
 import numpy as np
 
 from .. import memory
-from ..autograd.engine import OWNED, RegionGrad
+from ..autograd.engine import RegionGrad
 from ..autograd.explain import leaf_error
 from ..autograd.grad_mode import _state
 from ..autograd.node import Node, save, save_copy
-from ..autograd.view_write import check_layout, internal_overlap
+from ..autograd.view_write import check_layout, internal_overlap, rebase
 from ..errors import DTypeError, InplaceError, MutogradError, OverlapError, ShapeError
 from ..memory import _cache
 from ..tensor import Tensor, _alias, _wrap
@@ -66,12 +66,12 @@ class OpNode(Node):
     __slots__ = ("attrs", "dtypes", "layouts", "shapes", "xp")
     op = None
 
-    def apply(self, g):
+    def apply(self, g, into=None):
         op = self.op
         grads = []
-        into = None
-        if op.takes_into and OWNED[0] is g and sum(e is not None for e in self.next) == 1:
-            into = g    # Note [Reusing the incoming gradient]: the one formula may write into g
+        if into is not None and not (op.takes_into and
+                                     sum(e is not None for e in self.next) == 1):
+            into = None   # Note [Reusing the incoming gradient]: only the one formula may
         for i, edge in enumerate(self.next):
             if edge is None:
                 grads.append(None)
@@ -82,8 +82,12 @@ class OpNode(Node):
                 gi = fn(g, *args, **self.attrs)
             else:
                 gi = fn(g, *args)
-            grads.append(gi if type(gi) is RegionGrad else
-                         fit(self.xp, gi, self.shapes[i], self.dtypes[i]))
+            if type(gi) is not RegionGrad:
+                gi = fit(self.xp, gi, self.shapes[i], self.dtypes[i])
+                if args and _held(gi, args, into):   # Note [Gradient ownership]: never a
+                    # value the node holds
+                    gi = gi.copy()
+            grads.append(gi)
         return grads
 
     def arg(self, name):
@@ -99,6 +103,15 @@ class OpNode(Node):
         if kind == "transposed":
             return self.layouts[self.op.index[name[:-11]]]
         return self.dtypes[self.op.index[name[:-6]]]
+
+
+def _held(a, values, into=None):
+    """Whether array ``a`` is one of ``values`` (other than ``into``) or looks into one."""
+    b = a.base
+    for v in values:
+        if v is not into and (v is a or (b is not None and v is b)):
+            return True
+    return False
 
 
 def _zeros_like(g, xp):
@@ -594,7 +607,7 @@ def call_inplace(op, inputs, attrs):
         raise bad_input(op, arrays, e) from None
     x._counter.bump(op.iname)
     if record:
-        rebase(x, op, inputs, arrays, attrs, xp, copies)
+        rebase(x, _record(op, inputs, arrays, x, attrs, xp, copies))
     return x
 
 
@@ -698,19 +711,6 @@ def result_dtype(op, xa, arrays):
     return rt
 
 
-def rebase(x, op, inputs, arrays, attrs, xp, copies):
-    """DESIGN.md rules 5 and 6: an in-place op becomes the new history of ``x`` (or its base)."""
-    if x._base is not None:
-        from ..autograd.view_write import rebase_view
-        return rebase_view(x, op, inputs, arrays, attrs, xp, copies)
-    old = x.grad_fn
-    node = _record(op, inputs, arrays, x, attrs, xp, copies)
-    if old is not None and old.retained is not None:
-        node.retained, old.retained = old.retained, None
-    node.rebased = True   # for graph(): history rewritten by an in-place op
-    x.grad_fn = node
-    x._rg = True
-    return node
 
 
 # --------------------------------------------------------------------------------------------
@@ -723,15 +723,21 @@ class VarNode(Node):
     __slots__ = ("attrs", "dtypes", "shapes", "xp")
     op = None
 
-    def apply(self, g):
+    def apply(self, g, into=None):
         op = self.op
         if op.saves_inputs:
             xs = [self.unpack(i) for i in range(len(self.next))]
         else:
             xs = self.shapes
         grads = op.grad(g, xs, xp=self.xp, **self.attrs)
-        return [None if e is None or gi is None else fit(self.xp, gi, s, d)
-                for e, gi, s, d in zip(self.next, grads, self.shapes, self.dtypes)]
+        res = []
+        for e, gi, s, d in zip(self.next, grads, self.shapes, self.dtypes):
+            if e is None or gi is None:
+                res.append(None)
+                continue
+            gi = fit(self.xp, gi, s, d)
+            res.append(gi.copy() if op.saves_inputs and _held(gi, xs) else gi)
+        return res
 
 
 class VarOp:
