@@ -8,15 +8,15 @@ geometry and for the gradient.
 Note [Metadata in place]
     No value changes, but the version counter is bumped as for every write (DESIGN.md rule 9, as
     PyTorch and Paddle do): a node that saved the tensor refuses to run after its geometry
-    changed. What changes is the shape the tensor's gradient has, so when the tensor is part of a graph its ``grad_fn`` is
-    rebased onto the view op's node (``TBackward``, ``ReshapeBackward``, ...) whose edge is the
-    old ``grad_fn``; this is done even under ``no_grad()``, because the existing history must keep
-    matching the tensor's shape. A view's ``_view_chain`` grows by the op. A base keeps a log of
-    the inverse geometry steps (``_geom_log``), so that views made *before* the change still
-    replay from the base's current geometry (see ``Tensor._view_chain``). The leaf rule applies
-    as for every in-place op (PyTorch and Paddle refuse ``t_()``/``reshape_()`` on a leaf that
-    requires grad), and a reshape that would need a copy is refused: an in-place reshape keeps the
-    storage.
+    changed. What changes is the shape the tensor's gradient has, so when the tensor is part of
+    a graph its ``grad_fn`` is rebased onto the view op's node (``TBackward``,
+    ``ReshapeBackward``, ...) whose edge is the old ``grad_fn``; this is done even under
+    ``no_grad()``, because the existing history must keep matching the tensor's shape. A view's
+    ``_view_chain`` grows by the op. A base keeps a log of the inverse geometry steps
+    (``_geom_log``), so that views made *before* the change still replay from the base's current
+    geometry (see ``Tensor._view_chain``). The leaf rule applies as for every in-place op
+    (PyTorch and Paddle refuse ``t_()``/``reshape_()`` on a leaf that requires grad), and a
+    reshape that would need a copy is refused: an in-place reshape keeps the storage.
 """
 from ..autograd.grad_mode import _state
 from ..errors import ShapeError
