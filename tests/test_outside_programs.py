@@ -128,6 +128,20 @@ h.mul_(3)
 (h * h).sum().backward()
 result = {"h": h.grad, "a": a.grad}
 """,
+    "retained_gradient_accumulates_over_two_backward_passes": """
+x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+y = x.sigmoid()
+y.retain_grad()
+y.sum().backward(retain_graph=True)
+y.sum().backward()
+result = {"y": y.grad}
+""",
+    "reshape_of_an_empty_tensor_is_a_view": """
+x = torch.ones(0, 3, dtype=torch.float64)
+y = x.reshape(-1)
+y.tanh_()
+result = {"version": x._version, "view": float(y._base is x)}
+""",
     "set_under_no_grad_keeps_requires_grad": """
 p = torch.ones(4, requires_grad=True)
 with torch.no_grad():
@@ -177,6 +191,8 @@ EXPECTED = {
     "retained_gradients_of_views_after_a_write": {"v": [1.0], "v2": [1.0], "hook": [1.0],
                                                   "calls": 1.0},
     "retained_gradient_of_a_tensor_written_in_place": {"h": [6.0, 12.0], "a": [18.0, 36.0]},
+    "retained_gradient_accumulates_over_two_backward_passes": {"y": [2.0, 2.0]},
+    "reshape_of_an_empty_tensor_is_a_view": {"version": 1.0, "view": 1.0},
     "set_under_no_grad_keeps_requires_grad": {"requires_grad": 1.0, "leaf": 1.0, "numel": 3.0},
     "data_set_to_an_integer_tensor": ("RuntimeError", "must be floating point"),
     "shape_only_in_place_ops_are_writes": {"versions": [1.0, 2.0, 3.0, 4.0]},

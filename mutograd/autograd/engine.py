@@ -382,8 +382,14 @@ def _run_hooks(hooks, g, owned):
 
 
 def _keep_grad(t, g, owned):
+    """A retained gradient accumulates over backward passes, as a leaf's does."""
     from ..tensor import _wrap
-    t.__dict__["_grad"] = _wrap(g if owned else g.copy(), t)
+    cur = t.__dict__.get("_grad")
+    if cur is not None and cur._data.shape == g.shape:
+        cur._data += g
+        cur._counter.bump("grad accumulation")
+    else:
+        t.__dict__["_grad"] = _wrap(g if owned else g.copy(), t)
 
 
 def _accumulate(leaf, g, owned):

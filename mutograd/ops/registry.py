@@ -478,8 +478,8 @@ def bad_input(op, arrays, e):
 
 
 def _view_result(op, x, out, attrs):
-    if op.result == "maybe_view" and not x._place.xp.may_share_memory(out, x._data):
-        return _wrap(out, x)
+    if op.result == "maybe_view" and out.size and not x._place.xp.may_share_memory(out, x._data):
+        return _wrap(out, x)   # (an empty result is a view, as every reshape of it can be)
     v = _alias(x, out)
     v._base = x._base if x._base is not None else x
     v._view_chain = (x._view_chain if x._base is not None else ()) + ((op, attrs),)
