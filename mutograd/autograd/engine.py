@@ -288,6 +288,9 @@ def _claims(node, g, owned, grads):
     """Which of a node's gradients the engine owns (Note [Gradient ownership])."""
     if node.user_code:
         return [False] * len(grads)
+    if len(grads) == 1:   # the common case: nothing to share with
+        gi = grads[0]
+        return (gi is None or type(gi) is RegionGrad or _claim(gi, _root(gi), g, owned),)
     roots = []
     counts = {}
     for gi in grads:
@@ -296,21 +299,18 @@ def _claims(node, g, owned, grads):
             r = _root(gi)
             counts[id(r)] = counts.get(id(r), 0) + 1
         roots.append(r)
-    rg = None
-    claims = []
-    for gi, r in zip(grads, roots):
-        if r is None:
-            claims.append(True)   # no gradient, or a RegionGrad (consumed as it arrives)
-        elif counts[id(r)] > 1 or not gi.ndim or not gi.flags.writeable:
-            claims.append(False)
-        else:
-            if rg is None:
-                rg = _root(g)
-            if r is rg:   # the incoming gradient, or a reshaped/transposed view of all of it
-                claims.append(owned and gi.size == g.size)
-            else:
-                claims.append(gi.base is None or fresh(gi))
-    return claims
+    return [r is None or (counts[id(r)] == 1 and _claim(gi, r, g, owned))
+            for gi, r in zip(grads, roots)]
+
+
+def _claim(gi, root, g, owned):
+    """Whether the engine owns ``gi`` (with memory owner ``root``), which no other gradient of
+    its node shares."""
+    if not gi.ndim or not gi.flags.writeable:
+        return False
+    if root is _root(g):   # the incoming gradient, or a reshaped/transposed view of all of it
+        return owned and gi.size == g.size
+    return gi.base is None or fresh(gi)
 
 
 def _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor):
