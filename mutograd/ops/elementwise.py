@@ -344,12 +344,15 @@ def _pow(xp, x, y, out=None):
     return xp.power(x, y, out=out)
 
 
-defop("pow", _pow,
-      grad=(lambda g, x, y: g * y * x ** (y - 1) if not _is_zero(y) else g * 0, _pow_grad_y))
+def _pow_grad_x(g, x, y, xp):
+    # where the exponent is 0 the result is 1 whatever x is: gradient 0, also at x = 0 where
+    # y * x ** (y - 1) is 0 * inf (PyTorch's convention; Note [Gradients at a kink])
+    if isinstance(y, (int, float)):
+        return g * 0 if y == 0 else g * y * x ** (y - 1)
+    return g * xp.where(y == 0, 0, y * x ** (y - 1))
 
 
-def _is_zero(y):
-    return isinstance(y, (int, float)) and y == 0
+defop("pow", _pow, grad=(_pow_grad_x, _pow_grad_y))
 
 
 def _share(xp, x, y, loses):
