@@ -39,3 +39,7 @@ class PlaceError(MutogradError, RuntimeError, ValueError):
 
 class DistributedError(MutogradError, RuntimeError, ValueError):
     """A collective or data-parallel setup that cannot run: no MPI, mismatched ranks, bad buffer."""
+
+
+class IndexRangeError(MutogradError, IndexError, ValueError):
+    """A dimension or an index out of range for the tensor it is used on."""

@@ -2,6 +2,7 @@
 from collections import namedtuple
 
 from ..tensor import Tensor
+from .axes import canon_dim
 from .registry import OPS, call
 
 _ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
@@ -12,6 +13,10 @@ def _extreme(x, axis, keepdim, reduce, arg, other_op, name):
         return call(OPS[other_op], [x, axis], {})
     if axis is None or not isinstance(axis, int):
         return call(OPS[reduce], [x], {"axis": axis, "keepdim": keepdim})
+    if x.ndim == 0:   # its one element, after checking the dim (ops/axes.py)
+        canon_dim(axis, 0, name)
+        return _ValuesIndices(call(OPS[reduce], [x], {"axis": None, "keepdim": False}),
+                              call(OPS[arg], [x], {"axis": None, "keepdim": False}))
     idx = call(OPS[arg], [x], {"axis": axis, "keepdim": keepdim})
     vals = call(OPS["values_at"], [x, idx], {"axis": axis, "keepdim": keepdim})
     return _ValuesIndices(vals, idx)

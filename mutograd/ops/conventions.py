@@ -7,8 +7,9 @@ main namespace accepts both: ``gather(x, dim, index)`` and ``gather(x, index, ax
 op, so gradients and errors come from that op's declaration.
 """
 from .. import dtypes
-from ..errors import ShapeError
+from ..errors import IndexRangeError, ShapeError
 from ..tensor import Tensor
+from .axes import canon_dim, lift_0d
 from .elementwise import _clamp, _clamp_grad
 from .registry import OPS, call, call_inplace, defop
 
@@ -30,12 +31,14 @@ def _check_along(x, index, axis, what):
     if index.ndim != x.ndim:
         raise ShapeError(f"{what}(): index has {index.ndim} dimensions but the input has "
                          f"{x.ndim}; they must have the same number")
-    n = x.shape[axis % x.ndim]
+    a = canon_dim(axis, x.ndim, what)
+    n = x.shape[a]
     data = index._data
     if data.size and (data.min() < -n or data.max() >= n):
-        raise IndexError(f"{what}(): index out of range for dimension {axis % x.ndim} of size {n}")
+        raise IndexRangeError(f"{what}(): index out of range for dimension {a} of size {n}")
 
 
+@lift_0d
 def gather(x, *args, axis=None, dim=None, index=None, **kw):
     """Values of ``x`` picked along an axis by an index tensor.
 
@@ -69,11 +72,12 @@ def gather(x, *args, axis=None, dim=None, index=None, **kw):
     return call(OPS["gather"], [x, index], {"axis": a})
 
 
+@lift_0d
 def take_along_axis(arr, indices, axis, broadcast=True):
     """Paddle's and NumPy's ``take_along_axis(arr, indices, axis)``: PyTorch's ``gather``."""
     indices = _int_index(indices, "take_along_axis")
     if broadcast and indices.ndim == arr.ndim:
-        a = axis % arr.ndim
+        a = canon_dim(axis, arr.ndim, "take_along_axis")
         shape = [n if i != a else indices.shape[a] for i, n in enumerate(arr.shape)]
         if list(indices.shape) != shape:
             indices = call(OPS["expand"], [indices], {"shape": tuple(shape)})
@@ -81,6 +85,7 @@ def take_along_axis(arr, indices, axis, broadcast=True):
     return call(OPS["gather"], [arr, indices], {"axis": axis})
 
 
+@lift_0d
 def index_select(x, *args, axis=None, dim=None, index=None, **kw):
     """Slices of ``x`` at a 1-D integer ``index`` along an axis.
 
@@ -107,11 +112,11 @@ def index_select(x, *args, axis=None, dim=None, index=None, **kw):
     index = _int_index(index, "index_select")
     if index.ndim > 1:
         raise ShapeError(f"index_select(): index must be 1-D, got {index.ndim}-D")
-    n = x.shape[a % x.ndim]
+    n = x.shape[canon_dim(a, x.ndim, "index_select")]
     data = index._data
     if data.size and (data.min() < -n or data.max() >= n):
-        raise IndexError(f"index_select(): index out of range for dimension {a % x.ndim} of "
-                         f"size {n}")
+        raise IndexRangeError(f"index_select(): index out of range for dimension "
+                              f"{canon_dim(a, x.ndim, 'index_select')} of size {n}")
     return call(OPS["index_select"], [x, index], {"axis": a})
 
 
@@ -229,12 +234,19 @@ def _keep_x(g, x, lo, hi):
 def _to_lo(g, x, lo, hi):
     hit = x < lo
     if hi is not None:
-        hit = hit & (lo <= hi)
+        hit = hit & (lo < hi)   # lo >= hi: the result is hi, whose gradient it is (PyTorch)
+    return g * hit
+
+
+def _to_hi(g, x, lo, hi):
+    hit = x > hi
+    if lo is not None:
+        hit = hit | (hi < lo)
     return g * hit
 
 
 defop("clamp_tensor", _clamp_t, node_name="ClampBackward", method=False,
-      grad=(_keep_x, _to_lo, lambda g, x, hi: g * (x > hi)))
+      grad=(_keep_x, _to_lo, _to_hi))
 
 
 def _clamp_args(x, min, max, what):

@@ -18,6 +18,23 @@ def _zero(g, xp):
     return xp.zeros_like(g)
 
 
+def sign(xp, x, out=None):
+    """-1, 0 or 1 in ``x``'s dtype, and 0 for NaN (PyTorch's sign; NumPy's gives NaN): what the
+    gradients at a kink use (abs'(x) = sign(x), 0 at 0 and at NaN)."""
+    if x.dtype.kind == "b":
+        return _put_into(out, x.copy())
+    r = (x > 0).astype(x.dtype)
+    r -= x < 0
+    return _put_into(out, r)
+
+
+def _put_into(out, r):
+    if out is None:
+        return r
+    out[...] = r
+    return out
+
+
 def _scalar_mul(xp, x, c, out):
     return xp.multiply(x, c, out=out)
 
@@ -33,8 +50,9 @@ def _negative(xp, x, out=None):
 
 # ---- unary ---------------------------------------------------------------------------------
 defop("neg", _negative, grad=lambda g: -g)
-defop("abs", lambda xp, x, out=None: xp.absolute(x, out=out), grad=lambda g, x, xp: g * xp.sign(x))
-defop("sign", lambda xp, x, out=None: xp.sign(x, out=out), grad=_zero)
+defop("abs", lambda xp, x, out=None: xp.absolute(x, out=out),
+      grad=lambda g, x, xp: g * sign(xp, x))
+defop("sign", sign, grad=_zero)
 defop("exp", lambda xp, x, out=None: xp.exp(x, out=out),
       grad=lambda g, out, into, xp: xp.multiply(g, out, out=into), result="float")
 defop("exp2", lambda xp, x, out=None: xp.exp2(x, out=out),
@@ -83,6 +101,11 @@ def _sigmoid_grad(g, out, into, xp):
 # ``into``: the incoming gradient's buffer when it may be overwritten (Note [Reusing the
 # incoming gradient] in registry.py), so these backward steps allocate at most one temporary
 defop("sigmoid", _sigmoid, grad=_sigmoid_grad, result="float")
+# Note [Gradients at a kink]
+#     At a kink the gradient takes PyTorch's one-sided value: relu'(0) = 0, abs'(0) = 0 (and 0
+#     at NaN: ``sign`` above), sign' = 0, hardtanh's 0 at both bounds, clamp's 1 at a bound, a
+#     tensor bound's share only where it binds (min < max), half to each side of a max/min tie
+#     and all of it to both sides at a NaN.
 defop("relu", lambda xp, x, out=None: xp.maximum(x, 0, out=out),
       grad=lambda g, out, into, xp: xp.multiply(g, out > 0, out=into))
 defop("relu6", lambda xp, x, out=None: xp.clip(x, 0, 6, out=out),
@@ -321,20 +344,29 @@ def _pow(xp, x, y, out=None):
     return xp.power(x, y, out=out)
 
 
-defop("pow", _pow,
-      grad=(lambda g, x, y: g * y * x ** (y - 1) if not _is_zero(y) else g * 0, _pow_grad_y))
+def _pow_grad_x(g, x, y, xp):
+    # where the exponent is 0 the result is 1 whatever x is: gradient 0, also at x = 0 where
+    # y * x ** (y - 1) is 0 * inf (PyTorch's convention; Note [Gradients at a kink])
+    if isinstance(y, (int, float)):
+        return g * 0 if y == 0 else g * y * x ** (y - 1)
+    return g * xp.where(y == 0, 0, y * x ** (y - 1))
 
 
-def _is_zero(y):
-    return isinstance(y, (int, float)) and y == 0
+defop("pow", _pow, grad=(_pow_grad_x, _pow_grad_y))
+
+
+def _share(xp, x, y, loses):
+    """The share of a max/min's gradient for the side that ``loses`` where it does: half at a
+    tie, all of it at a NaN (Note [Gradients at a kink])."""
+    return xp.where(x == y, 0.5, ~loses)
 
 
 defop("maximum", lambda xp, x, y, out=None: xp.maximum(x, y, out=out),
-      grad=(lambda g, x, y: g * ((x > y) + 0.5 * (x == y)),
-            lambda g, x, y: g * ((y > x) + 0.5 * (x == y))))
+      grad=(lambda g, x, y, xp: g * _share(xp, x, y, x < y),
+            lambda g, x, y, xp: g * _share(xp, x, y, y < x)))
 defop("minimum", lambda xp, x, y, out=None: xp.minimum(x, y, out=out),
-      grad=(lambda g, x, y: g * ((x < y) + 0.5 * (x == y)),
-            lambda g, x, y: g * ((y < x) + 0.5 * (x == y))))
+      grad=(lambda g, x, y, xp: g * _share(xp, x, y, x > y),
+            lambda g, x, y, xp: g * _share(xp, x, y, y > x)))
 defop("atan2", lambda xp, x, y, out=None: xp.arctan2(x, y, out=out), result="float",
       grad=(lambda g, x, y: g * y / (x * x + y * y), lambda g, x, y: -g * x / (x * x + y * y)))
 
@@ -352,9 +384,15 @@ defop("where", _where, grad=(None, lambda g, cond: g * cond, lambda g, cond: g *
 
 
 def _lerp(xp, x, y, weight, out=None):
+    # PyTorch's form: from x for weight < 0.5, from y above, so lerp(x, y, 1) is y exactly
+    # (and inf - inf does not appear where the weight does not reach it)
     d = xp.subtract(y, x)
-    d *= weight
-    return xp.add(x, d, out=out)
+    near_x = xp.abs(weight) < 0.5
+    r = xp.where(near_x, x + weight * d, y - d * (1 - xp.asarray(weight)))
+    if out is None:
+        return r.astype(xp.result_type(x, y, weight), copy=False)
+    out[...] = r
+    return out
 
 
 defop("lerp", _lerp, grad=(lambda g, weight: g * (1 - weight), lambda g, weight: g * weight,

@@ -7,6 +7,7 @@ does not fit is refused with ``x`` unchanged. The gradients need the two factors
 from .. import memory
 from ..places import key_for
 from ..errors import ShapeError
+from .axes import canon_dim
 from .registry import OPS, call_inplace, defop
 
 
@@ -118,6 +119,9 @@ def _check_renorm(p, max_norm, what):
 
 def _renorm(xp, x, *, p, axis, max_norm, out=None):
     _check_renorm(p, max_norm, "renorm")
+    if x.ndim < 2:
+        raise ShapeError(f"renorm: the tensor needs at least 2 dimensions, got {x.ndim}")
+    canon_dim(axis, x.ndim, "renorm")
     _, _, f = _factor(xp, x, p, axis, max_norm)
     return xp.multiply(x, f.astype(x.dtype, copy=False), out=out)
 

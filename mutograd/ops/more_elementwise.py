@@ -6,7 +6,7 @@ Where the math allows, gradients are written in terms of the output (``asin``, `
 """
 import math
 
-from .elementwise import _into
+from .elementwise import _into, sign
 from .registry import defop
 
 
@@ -40,7 +40,7 @@ defop("frac", lambda xp, x, out=None: xp.subtract(x, xp.trunc(x), out=out), grad
 
 def _sgn(xp, x, out=None):
     if x.dtype.kind != "c":
-        return xp.sign(x, out=out)
+        return sign(xp, x, out=out)
     a = xp.abs(x)
     return _into(out, xp.where(a == 0, 0, x / xp.where(a == 0, 1, a)), x)
 
@@ -146,7 +146,7 @@ defop("clamp_max", _clamp_max, grad=(lambda g, x, max: g * (x <= max),
 
 # ---- binary ------------------------------------------------------------------------------------
 defop("copysign", lambda xp, x, y, out=None: xp.copysign(x, y, out=out), result="float",
-      grad=(lambda g, x, y, xp: g * xp.where(x == 0, 0, xp.sign(x) * xp.where(
+      grad=(lambda g, x, y, xp: g * xp.where(x == 0, 0, sign(xp, x) * xp.where(
           xp.signbit(y), -1, 1)), _zero))
 defop("hypot", lambda xp, x, y, out=None: xp.hypot(x, y, out=out), result="float",
       grad=(lambda g, x, out: g * x / out, lambda g, y, out: g * y / out))

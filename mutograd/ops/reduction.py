@@ -5,23 +5,27 @@ import numpy as np
 
 from .. import memory
 from ..errors import DTypeError, ShapeError
+from .axes import canon_dim, canon_dims
+from .elementwise import sign
 from .registry import defop
 
 
 def _axes(axis, ndim):
-    """``axis`` as a sorted tuple of non-negative ints (None: every axis)."""
+    """``axis`` as a sorted tuple of non-negative ints (None: every axis; a 0-d tensor: none)."""
     if axis is None or axis == [] or axis == ():
         return tuple(range(ndim))
-    if isinstance(axis, int):
-        axis = (axis,)
-    return tuple(sorted(a % ndim if ndim else 0 for a in axis))
+    return canon_dims(axis, ndim, "reduction")
 
 
-def _np_axis(axis):
-    if axis is None or isinstance(axis, int):
-        return axis
-    axis = tuple(axis)
-    return None if not axis else axis
+def _np_axis(axis, ndim, what="reduction"):
+    """``axis`` for the backend: checked (ops/axes.py), non-negative, None for every axis (and
+    for a 0-d tensor, whose dims 0 and -1 are its one element)."""
+    if axis is None or axis == [] or axis == ():
+        return None
+    dims = canon_dims(axis, ndim, what)
+    if not dims:
+        return None
+    return dims[0] if isinstance(axis, int) else dims
 
 
 def expand_back(xp, g, x_shape, axis, keepdim):
@@ -42,7 +46,7 @@ def _count(x_shape, axis):
 def _sum(xp, x, axis=None, keepdim=False, dtype=None):
     if dtype is None and x.dtype.kind in "bui" and x.dtype != xp.uint64:
         dtype = xp.int64   # PyTorch and Paddle sum integers and bools as int64
-    return xp.sum(x, axis=_np_axis(axis), keepdims=keepdim, dtype=dtype)
+    return xp.sum(x, axis=_np_axis(axis, x.ndim, "sum"), keepdims=keepdim, dtype=dtype)
 
 
 defop("sum", _sum, kind="reduction", inplace=False,
@@ -53,7 +57,7 @@ def _mean(xp, x, axis=None, keepdim=False, dtype=None):
     if x.dtype.kind not in "fc" and dtype is None:
         raise DTypeError(f"mean(): could not infer output dtype; input dtype is {x.dtype}, "
                         f"use a floating tensor or pass dtype=")
-    return xp.mean(x, axis=_np_axis(axis), keepdims=keepdim, dtype=dtype)
+    return xp.mean(x, axis=_np_axis(axis, x.ndim, "mean"), keepdims=keepdim, dtype=dtype)
 
 
 defop("mean", _mean, kind="reduction", inplace=False,
@@ -63,12 +67,14 @@ defop("mean", _mean, kind="reduction", inplace=False,
 
 def _prod_grad(g, x, axis, keepdim, xp):
     """Product of all other elements, exact with zeros: exclusive cumprods from both ends."""
-    if axis is None:
+    if axis is None or x.ndim == 0:
         flat = x.reshape(-1)
         left = xp.concatenate([xp.ones(1, x.dtype), xp.cumprod(flat[:-1])])
         right = xp.concatenate([xp.cumprod(flat[::-1][:-1])[::-1], xp.ones(1, x.dtype)])
         return (g.reshape(()) * left * right).reshape(x.shape) if x.size else xp.zeros_like(x)
-    a = axis % x.ndim
+    a = canon_dim(axis, x.ndim, "prod")
+    if x.shape[a] == 0:
+        return expand_back(xp, g, x.shape, axis, keepdim) * x   # empty: no element to weigh
     ones = xp.ones_like(xp.take(x, [0], axis=a))
     left = xp.concatenate([ones, xp.cumprod(xp.take(x, range(x.shape[a] - 1), axis=a), a)], a)
     rev = xp.flip(x, a)
@@ -80,7 +86,7 @@ def _prod_grad(g, x, axis, keepdim, xp):
 def _prod(xp, x, axis=None, keepdim=False, dtype=None):
     if not (axis is None or isinstance(axis, int)):
         raise TypeError("prod(): axis must be an int or None")
-    return xp.prod(x, axis=axis, keepdims=keepdim, dtype=dtype)
+    return xp.prod(x, axis=_np_axis(axis, x.ndim, "prod"), keepdims=keepdim, dtype=dtype)
 
 
 defop("prod", _prod, kind="reduction", inplace=False, grad=_prod_grad)
@@ -90,26 +96,26 @@ def _extreme_grad(g, x, out, axis, keepdim, xp):
     """Gradient of amax/amin: shared evenly among the elements equal to the extreme."""
     o = expand_back(xp, out, x.shape, axis, keepdim)
     hit = x == o
-    n = hit.sum(axis=_np_axis(axis), keepdims=True)
+    n = hit.sum(axis=_np_axis(axis, x.ndim), keepdims=True)
     return expand_back(xp, g, x.shape, axis, keepdim) * hit / n
 
 
-defop("amax", lambda xp, x, axis=None, keepdim=False: xp.amax(x, axis=_np_axis(axis),
-                                                              keepdims=keepdim),
+defop("amax", lambda xp, x, axis=None, keepdim=False: xp.amax(
+    x, axis=_np_axis(axis, x.ndim, "amax"), keepdims=keepdim),
       kind="reduction", inplace=False, grad=_extreme_grad)
-defop("amin", lambda xp, x, axis=None, keepdim=False: xp.amin(x, axis=_np_axis(axis),
-                                                              keepdims=keepdim),
+defop("amin", lambda xp, x, axis=None, keepdim=False: xp.amin(
+    x, axis=_np_axis(axis, x.ndim, "amin"), keepdims=keepdim),
       kind="reduction", inplace=False, grad=_extreme_grad)
 defop("argmax", lambda xp, x, axis=None, keepdim=False: xp.argmax(
-    x, axis=axis, keepdims=keepdim), kind="reduction", inplace=False)
+    x, axis=_np_axis(axis, x.ndim, "argmax"), keepdims=keepdim), kind="reduction",
+    inplace=False)
 defop("argmin", lambda xp, x, axis=None, keepdim=False: xp.argmin(
-    x, axis=axis, keepdims=keepdim), kind="reduction", inplace=False)
-defop("all", lambda xp, x, axis=None, keepdim=False: xp.all(x, axis=_np_axis(axis),
-                                                            keepdims=keepdim),
-      kind="reduction", inplace=False)
-defop("any", lambda xp, x, axis=None, keepdim=False: xp.any(x, axis=_np_axis(axis),
-                                                            keepdims=keepdim),
-      kind="reduction", inplace=False)
+    x, axis=_np_axis(axis, x.ndim, "argmin"), keepdims=keepdim), kind="reduction",
+    inplace=False)
+defop("all", lambda xp, x, axis=None, keepdim=False: xp.all(
+    x, axis=_np_axis(axis, x.ndim, "all"), keepdims=keepdim), kind="reduction", inplace=False)
+defop("any", lambda xp, x, axis=None, keepdim=False: xp.any(
+    x, axis=_np_axis(axis, x.ndim, "any"), keepdims=keepdim), kind="reduction", inplace=False)
 
 
 def _take_along(xp, x, index, axis, keepdim):
@@ -133,24 +139,26 @@ defop("values_at", lambda xp, x, index, *, axis, keepdim=True: _take_along(
 
 
 def _var(xp, x, axis=None, keepdim=False, correction=1):
-    return xp.var(x, axis=_np_axis(axis), keepdims=keepdim, ddof=correction)
+    return xp.var(x, axis=_np_axis(axis, x.ndim, "var"), keepdims=keepdim, ddof=correction)
 
 
 def _var_grad(g, x, axis, keepdim, correction, xp):
-    mean = xp.mean(x, axis=_np_axis(axis), keepdims=True)
-    n = _count(x.shape, axis) - correction
-    return expand_back(xp, g, x.shape, axis, keepdim) * (2 / n) * (x - mean)
+    mean = xp.mean(x, axis=_np_axis(axis, x.ndim), keepdims=True)
+    n = np.float64(_count(x.shape, axis) - correction)   # 0: inf, as the forward's NaN
+    with np.errstate(divide="ignore"):
+        scale = 2 / n
+    return expand_back(xp, g, x.shape, axis, keepdim) * scale * (x - mean)
 
 
 defop("var", _var, kind="reduction", inplace=False, grad=_var_grad)
 
 
 def _std(xp, x, axis=None, keepdim=False, correction=1):
-    return xp.std(x, axis=_np_axis(axis), keepdims=keepdim, ddof=correction)
+    return xp.std(x, axis=_np_axis(axis, x.ndim, "std"), keepdims=keepdim, ddof=correction)
 
 
 def _std_grad(g, x, out, axis, keepdim, correction, xp):
-    mean = xp.mean(x, axis=_np_axis(axis), keepdims=True)
+    mean = xp.mean(x, axis=_np_axis(axis, x.ndim), keepdims=True)
     n = _count(x.shape, axis) - correction
     o = expand_back(xp, out, x.shape, axis, keepdim)
     return expand_back(xp, g, x.shape, axis, keepdim) * (x - mean) / (n * o)
@@ -160,7 +168,7 @@ defop("std", _std, kind="reduction", inplace=False, grad=_std_grad)
 
 
 def _norm(xp, x, p=2, axis=None, keepdim=False):
-    ax = _np_axis(axis)
+    ax = _np_axis(axis, x.ndim, "norm")
     a = xp.abs(x)
     if p in ("fro", 2, 2.0):
         return xp.sqrt(xp.sum(a * a, axis=ax, keepdims=keepdim))
@@ -181,22 +189,22 @@ def _norm_grad(g, x, out, p, axis, keepdim, xp):
     if p in ("fro", 2, 2.0):
         return ge * xp.where(o == 0, 0, x / xp.where(o == 0, 1, o))
     if p == 1:
-        return ge * xp.sign(x)
+        return ge * sign(xp, x)
     if p in (math.inf, "inf", -math.inf, "-inf"):
         hit = xp.abs(x) == o
-        return ge * xp.sign(x) * hit / hit.sum(axis=_np_axis(axis), keepdims=True)
+        return ge * sign(xp, x) * hit / hit.sum(axis=_np_axis(axis, x.ndim), keepdims=True)
     if p == 0:
         return xp.zeros_like(x)
     a = xp.abs(x)
-    return ge * xp.sign(x) * a ** (p - 1) / xp.where(o == 0, 1, o ** (p - 1))
+    return ge * sign(xp, x) * a ** (p - 1) / xp.where(o == 0, 1, o ** (p - 1))
 
 
 defop("norm", _norm, kind="reduction", inplace=False, grad=_norm_grad)
 
 
 def _logsumexp(xp, x, axis=None, keepdim=False):
-    ax = _np_axis(axis)
-    m = xp.amax(x, axis=ax, keepdims=True)
+    ax = _np_axis(axis, x.ndim, "logsumexp")
+    m = xp.amax(x, axis=ax, keepdims=True, initial=-math.inf)   # an empty slice's is -inf
     m = xp.where(xp.isfinite(m), m, 0)
     r = xp.log(xp.sum(xp.exp(x - m), axis=ax, keepdims=True)) + m
     return r if keepdim else r.squeeze(ax) if ax is not None else r.reshape(())

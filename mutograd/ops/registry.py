@@ -47,7 +47,8 @@ from ..autograd.explain import leaf_error
 from ..autograd.grad_mode import _state
 from ..autograd.node import Node, save, save_copy
 from ..autograd.view_write import check_layout, internal_overlap, rebase
-from ..errors import DTypeError, InplaceError, MutogradError, OverlapError, ShapeError
+from ..errors import (DTypeError, IndexRangeError, InplaceError, MutogradError,
+                      OverlapError, ShapeError)
 from ..memory import _cache
 from ..tensor import Tensor, _alias, _wrap
 
@@ -346,7 +347,7 @@ def call(op, inputs, attrs):
             out, kept = _keeping(op, xp, arrays, attrs, None, rg, x0)
         else:
             out = op.fwd(xp, *arrays, **attrs)
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError, IndexError) as e:
         raise bad_input(op, arrays, e) from None
     if op.kind == "view":
         result = _view_result(op, x0, out, attrs)
@@ -415,7 +416,7 @@ def _call_pooled(op, inputs, arrays, attrs, rg):
             out, kept = _keeping(op, np, arrays, attrs, buf, rg, inputs[0])
         else:
             out = op.fwd(np, *arrays, out=buf, **attrs)
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError, IndexError) as e:
         raise bad_input(op, arrays, e) from None
     result = _wrap(out, inputs[0])
     if out is buf:
@@ -436,7 +437,7 @@ def _call_plain(op, inputs, arrays, attrs, rg):
             out, kept = _keeping(op, x0._place.xp, arrays, attrs, None, rg, x0)
         else:
             out = op.fwd(x0._place.xp, *arrays, **attrs)
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError, IndexError) as e:
         raise bad_input(op, arrays, e) from None
     result = _wrap(out, x0)
     if rg and op.differentiable and _state.enabled:
@@ -462,8 +463,10 @@ def _keeping(op, xp, arrays, attrs, out, rg, owner):
 
 def bad_input(op, arrays, e):
     """Our error class for a backend's complaint about shapes or dtypes (else ``e`` itself)."""
-    if isinstance(e, (MutogradError, IndexError)):
-        return e      # already ours, or an axis out of range (IndexError and ValueError)
+    if isinstance(e, MutogradError):
+        return e
+    if isinstance(e, IndexError):   # a backend's axis or index out of range
+        return IndexRangeError(f"{op.name}(): {e}")
     shapes = ", ".join(str(list(getattr(a, "shape", ()))) for a in arrays
                        if hasattr(a, "shape"))
     if isinstance(e, ValueError):
@@ -603,7 +606,7 @@ def call_inplace(op, inputs, attrs):
                 copies = dict(copies or {}, **kept)
         else:
             op.fwd(xp, *arrays, out=x._data, **attrs)
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError, IndexError) as e:
         raise bad_input(op, arrays, e) from None
     x._counter.bump(op.iname)
     if record:
@@ -777,7 +780,7 @@ def call_var(op, inputs, attrs):
             arrays.append(xp.asarray(t))
     try:
         result = _wrap(op.fwd(xp, arrays, **attrs), x0)
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError, IndexError) as e:
         raise bad_input(op, arrays, e) from None
     if rg and _state.enabled:
         edges = tuple((t.grad_fn or t) if isinstance(t, Tensor) and t._rg else None

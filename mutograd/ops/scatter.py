@@ -18,8 +18,9 @@ receives a gradient.
 """
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import IndexRangeError, ShapeError
 from ..tensor import Tensor
+from .axes import canon_dim, lift_0d
 from .registry import OPS, call, call_inplace, defop
 from .shaping import _full_index
 
@@ -54,7 +55,7 @@ def _has_repeats(xp, index):
 def _axis_source(x, index, source, axis, what):
     if index.ndim > 1:
         raise ShapeError(f"{what}: index must be at most 1-D, got shape {list(index.shape)}")
-    a = axis % max(x.ndim, 1)
+    a = canon_dim(axis, x.ndim, what)
     want = x.shape[:a] + (index.size,) + x.shape[a + 1:]
     if getattr(source, "shape", want) not in (want, ()):
         raise ShapeError(f"{what}: source has shape {list(source.shape)} but indexing "
@@ -134,7 +135,7 @@ def _scatter_parts(xp, x, index, src, axis, what):
     if index.ndim != x.ndim:
         raise ShapeError(f"{what}: index has {index.ndim} dimensions but the tensor has "
                          f"{x.ndim}; they must have the same number")
-    a = axis % x.ndim
+    a = canon_dim(axis, x.ndim, what)
     for d, (n, m) in enumerate(zip(index.shape, x.shape)):
         if d != a and n > m:
             raise ShapeError(f"{what}: index has shape {list(index.shape)}, larger than the "
@@ -267,7 +268,7 @@ def _positions(xp, shape, index, what):
     for d in shape:
         n *= d
     if index.size and (index.max() >= n or index.min() < -n):
-        raise IndexError(f"{what}: index out of range for a tensor of {n} elements")
+        raise IndexRangeError(f"{what}: index out of range for a tensor of {n} elements")
     return xp.unravel_index(xp.where(index < 0, index + n, index), shape) if shape else ()
 
 
@@ -403,6 +404,7 @@ def _forms(name, parse):
 
     function.__name__ = function.__qualname__ = name
     inplace.__name__ = inplace.__qualname__ = name + "_"
+    function, inplace = lift_0d(function), lift_0d(inplace)
     function.__doc__ = f"``{name}`` out of place (see the docstring of mutograd.ops.scatter)."
     inplace.__doc__ = f"``{name}`` written into its first argument, which is returned."
     return {name: function, name + "_": inplace}

@@ -13,8 +13,9 @@ contributors, ``assign`` gives a gradient only to the value that was kept.
 """
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import IndexRangeError, ShapeError
 from ..tensor import Tensor
+from .axes import canon_dim, lift_0d
 from .registry import OPS, call, call_inplace, defop
 from .shaping import _full_index
 
@@ -35,14 +36,14 @@ def _positions(xp, x, index, axis):
     if index.ndim != x.ndim:
         raise ShapeError(f"scatter: index has {index.ndim} dimensions but the tensor written "
                          f"has {x.ndim}")
-    a = axis % x.ndim
+    a = canon_dim(axis, x.ndim, "scatter")
     for d in range(x.ndim):
         if d != a and index.shape[d] > x.shape[d]:
             raise ShapeError(f"scatter: index shape {list(index.shape)} exceeds the tensor's "
                              f"shape {list(x.shape)} at dimension {d}")
     n = x.shape[a]
     if index.size and (index.min() < -n or index.max() >= n):
-        raise IndexError(f"scatter: index out of range for dimension {a} of size {n}")
+        raise IndexRangeError(f"scatter: index out of range for dimension {a} of size {n}")
     return _full_index(xp, index % n if index.size else index, a)
 
 
@@ -147,6 +148,7 @@ def _index(index):
     return index if isinstance(index, Tensor) else np.asarray(index)
 
 
+@lift_0d
 def scatter_reduce(x, axis=None, index=None, src=None, reduce="sum", *, include_self=True,
                    dim=None):
     """Out of place: ``x`` with ``src`` combined in at ``index`` along ``axis``.
@@ -161,6 +163,7 @@ def scatter_reduce(x, axis=None, index=None, src=None, reduce="sum", *, include_
                  "include_self": include_self})
 
 
+@lift_0d
 def scatter_reduce_(x, axis=None, index=None, src=None, reduce="sum", *, include_self=True,
                     dim=None):
     """In-place :func:`scatter_reduce` (PyTorch's ``Tensor.scatter_reduce_``); returns ``x``."""
@@ -173,7 +176,7 @@ def _along_args(arr, indices, values, axis, broadcast):
     idx = _index(indices)
     if broadcast:   # Paddle broadcasts the index against arr (all but the axis)
         ia = idx._data if isinstance(idx, Tensor) else idx
-        a = axis % arr.ndim
+        a = canon_dim(axis, arr.ndim, "put_along_axis")
         shape = tuple(ia.shape[d] if d == a else max(ia.shape[d], arr.shape[d])
                       for d in range(arr.ndim)) if ia.ndim == arr.ndim else None
         if shape is not None and shape != ia.shape:
@@ -181,6 +184,7 @@ def _along_args(arr, indices, values, axis, broadcast):
     return idx
 
 
+@lift_0d
 def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True,
                    broadcast=True):
     """Paddle's ``put_along_axis``: ``arr`` with ``values`` put at ``indices`` along ``axis``."""
@@ -189,6 +193,7 @@ def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=Tru
                 {"axis": axis, "reduce": reduce, "include_self": include_self})
 
 
+@lift_0d
 def put_along_axis_(arr, indices, values, axis, reduce="assign", include_self=True,
                     broadcast=True):
     """In-place :func:`put_along_axis`; returns ``arr``."""
@@ -203,7 +208,7 @@ def _index_args(x, axis, index, source):
     sa = source._data if isinstance(source, Tensor) else np.asarray(source)
     if ia.ndim != 1:
         raise ShapeError(f"index_reduce_(): index must be 1-D, got {ia.ndim}-D")
-    a = axis % x.ndim
+    a = canon_dim(axis, x.ndim, "index_reduce_")
     if sa.ndim != x.ndim or sa.shape[a] != ia.shape[0]:
         raise ShapeError(f"index_reduce_(): source of shape {list(sa.shape)} must have "
                          f"{ia.shape[0]} entries along dimension {a} and {x.ndim} dimensions")
@@ -212,6 +217,7 @@ def _index_args(x, axis, index, source):
     return np.broadcast_to(ia.reshape(shape), sa.shape)
 
 
+@lift_0d
 def index_reduce_(x, axis=None, index=None, source=None, reduce=None, *, include_self=True,
                   dim=None):
     """PyTorch's ``Tensor.index_reduce_(dim, index, source, reduce)`` ('prod', 'mean', 'amax',
@@ -224,6 +230,7 @@ def index_reduce_(x, axis=None, index=None, source=None, reduce=None, *, include
                         {"axis": a, "reduce": reduce, "include_self": include_self})
 
 
+@lift_0d
 def index_reduce(x, axis=None, index=None, source=None, reduce=None, *, include_self=True,
                  dim=None):
     """Out-of-place :func:`index_reduce_`."""

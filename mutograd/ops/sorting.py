@@ -13,6 +13,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..errors import ShapeError
+from .axes import canon_dim
 from ..tensor import Tensor, _wrap
 from .registry import OPS, call, defop
 
@@ -47,10 +48,7 @@ def _gather(x, idx, axis):
 
 def _axis(x, axis, dim, name):
     a = axis if dim is None else dim
-    nd = max(x.ndim, 1)
-    if not -nd <= a < nd:
-        raise IndexError(f"{name}(): dimension {a} is out of range for a tensor of "
-                         f"{x.ndim} dimensions")
+    canon_dim(a, x.ndim, name)
     return a
 
 

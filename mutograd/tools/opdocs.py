@@ -48,6 +48,31 @@ dtype before it writes anything.
 
 """
 
+EXTREMAL = """
+## Extremal inputs
+
+`tests/test_extremal.py` runs every row of the op table against PyTorch on NaN, +inf, -inf, -0.0
+and +0.0 mixed into normal inputs, on empty tensors ((0,), (0, 3), (3, 0)), on 0-d tensors (with
+`dim=0` and `dim=-1`) and on int64 and bool inputs where PyTorch takes them. What holds:
+
+- An error is raised exactly where PyTorch raises one, and it is a `MutogradError`: a dimension
+  or an index out of range is an `IndexRangeError` (also an `IndexError` and a `ValueError`),
+  never a `ZeroDivisionError` or a backend's own error.
+- A 0-d tensor has one dimension for a dim argument, as in PyTorch: `dim=0` and `dim=-1` name
+  its element (`x.sum(0)`, `x.max(-1)`, `gather`, `index_select`, the scatter and `index_*`
+  family), any other dim is out of range (`mutograd/ops/axes.py`).
+- Results have PyTorch's dtype, shape, NaN positions and infinities, and gradients take PyTorch's
+  value at a kink: `relu'(0) = 0`, `abs'(0) = 0`, `sign(NaN) = 0` and `sign' = 0`, clamp passes
+  the gradient at a bound, a tensor bound gets it only where it binds (`min < max`), a max/min
+  tie splits it in half and a NaN gives it to both sides.
+
+Deliberate differences: a float result of integer or bool inputs is float64 (NumPy's promotion,
+above), not float32; `cat` and `roll` check the dim of an empty 1-D tensor, which PyTorch skips;
+`take_along_axis` takes a 0-d tensor as `gather` does (PyTorch's `take_along_dim` refuses one);
+PyTorch's hardtanh gradient at NaN depends on which of its CPU loops ran, so it is not compared.
+The cases that still differ are listed, by class, in `KNOWN_BUGS` of the test.
+"""
+
 # public names that are composites of declared ops, and what they are built from
 COMPOSITES = {
     "max": "amax; argmax + values_at with an int axis; maximum with a tensor",
@@ -117,7 +142,7 @@ def render():
         if base + "_" in metadata.FUNCTIONS:
             what = (what + "; " if what else "") + f"`{base}_` changes the tensor's metadata"
         lines.append(f"| `{base}` | {_forms(base, None)} | {what} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + EXTREMAL
 
 
 def main(argv=None):
