@@ -20,6 +20,7 @@ import copy
 import numpy as np
 
 from . import dtypes, memory
+from .autograd import saved as _saved
 from .autograd.grad_mode import _state
 from .autograd.node import VersionCounter
 from .autograd.sites import here
@@ -353,6 +354,8 @@ class Tensor:
         """Replace this tensor's storage (its shape may change); a write for the counter."""
         if not isinstance(value, Tensor):
             raise TypeError(f"data must be set to a Tensor, not {type(value).__name__}")
+        if self._counter.guards:   # no saved value changes (Note [Mutation of saved tensors])
+            _saved.before_write(self, None, "data=", data=False)
         self._data = value._data
         self._storage = value._storage
         if value._place is not self._place:   # module.to(place) moves storage this way

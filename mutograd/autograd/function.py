@@ -19,7 +19,7 @@ Saved tensors are version-checked like every other saved value (Note [Saved vers
 """
 from . import sites
 from .grad_mode import _state, no_grad
-from .node import Node, save
+from .node import Node, Packed, save, saved_tensor
 
 
 class FunctionCtx:
@@ -37,16 +37,8 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self):
-        from .node import stale_error
-        out = []
-        for i, rec in enumerate(self._saved):
-            if type(rec) is tuple:
-                if rec[1].value != rec[2]:
-                    raise stale_error(self._node, rec, i)
-                out.append(_from_record(rec))
-            else:
-                out.append(rec)
-        return tuple(out)
+        return tuple(saved_tensor(self._node, rec, i) if type(rec) is tuple or type(rec) is Packed
+                     else rec for i, rec in enumerate(self._saved))
 
     def saved_tensor(self):
         return self.saved_tensors
@@ -59,11 +51,6 @@ class FunctionCtx:
 
     def set_materialize_grads(self, value):
         self.materialize_grads = value
-
-
-def _from_record(rec):
-    from ..tensor import _borrow
-    return _borrow(rec[0], rec[1])
 
 
 class FunctionNode(Node):
