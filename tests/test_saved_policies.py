@@ -227,7 +227,20 @@ def test_a_write_into_a_tensor_the_hooks_kept_is_still_the_version_error(keep):
                              lambda t: t):
         y = b.sin().sum()
     b.add_(1)
-    with pytest.raises(VersionError, match="modified by an inplace operation"):
+    with pytest.raises(VersionError, match="modified by an inplace operation") as e:
+        y.backward()
+    assert e.value.writes[0][1] == "add_"
+
+
+def test_unpack_runs_at_each_backward_of_a_retained_graph_and_not_after_it_is_freed():
+    calls = []
+    a = mg.ones([3], requires_grad=True)
+    with saved_tensors_hooks(lambda t: t.detach(), lambda t: calls.append(1) or t):
+        y = a.sin().sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    assert len(calls) == 2
+    with pytest.raises(mg.errors.BackwardError, match="backward through the graph a second time"):
         y.backward()
 
 
@@ -413,6 +426,18 @@ def test_the_loss_may_use_the_saved_value_and_each_later_write():
     x = np.array([0.5, 1.0, 1.5])
     expected = 2 * x + 8 * x + np.array([0.0, 2 * np.exp(2.0), 2 * np.exp(3.0)])
     np.testing.assert_allclose(a.grad.numpy(), expected, rtol=1e-6)
+
+
+def test_a_saved_expanded_tensor_gets_every_element_that_shares_the_written_location():
+    a = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    w = mg.tensor([[1.0], [2.0]], requires_grad=True)
+    with allow_mutation_on_saved_tensors() as ctx:
+        h = a * 1
+        y = (h.expand(2, 3) * w).sum()     # saves the expanded h for w's gradient
+        h[1] = 10.0
+        y.backward()
+    assert w.grad.tolist() == [[6.0], [6.0]]
+    assert ctx.nbytes == 8                 # h[1] seen twice in the expanded saved tensor
 
 
 def test_custom_function_saved_tensors_are_restored():

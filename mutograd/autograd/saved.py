@@ -117,6 +117,7 @@ def _pack(tensor, name):
     rec = Packed()
     rec.packed, rec.unpack_hook, rec.name = packed, unpack, name
     rec.counter, rec.version = tensor._counter, tensor._counter.value
+    tensor._counter.watched = True   # a stale alias's error names the writes (Packed.tensor)
     rec.shape, rec.dtype = tuple(tensor._data.shape), tensor._data.dtype
     return rec
 
@@ -401,13 +402,8 @@ def _overlap(xp, s, written, index):
         off = hit - _address_of(s)
         keep = (off >= 0) & (off < s.nbytes) & (off % s.itemsize == 0)
         return xp.unique(off[keep] // s.itemsize)
-    mine = addresses(xp, s).reshape(-1)
-    order = xp.argsort(mine, kind="stable")
-    sorted_addr = mine[order]
-    at = xp.searchsorted(sorted_addr, hit)
-    at = xp.minimum(at, sorted_addr.size - 1)
-    found = sorted_addr[at] == hit
-    return xp.unique(order[at[found]])
+    # any layout, one whose elements share addresses (an expanded tensor) included
+    return xp.nonzero(xp.isin(addresses(xp, s).reshape(-1), hit))[0]
 
 
 def _address_of(a):
