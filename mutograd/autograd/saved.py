@@ -180,7 +180,7 @@ class save_on_cpu(saved_tensors_hooks):   # noqa: N801 - PyTorch's name
 
     def __init__(self, pin_memory=False, device_type="cuda"):
         def pack(t):
-            return (t.place, t if t.place.kind == "cpu" else t.cpu())
+            return (t.place, t.detach() if t.place.kind == "cpu" else t.cpu())
 
         def unpack(packed):
             place, t = packed
@@ -333,18 +333,19 @@ class Guard:
         if s.size == 0:
             return 0
         if index is None and self.stashed is None and _same_layout(s, written):
-            pos = None
+            pos = None       # the common case: the saved tensor itself, written whole
         else:
             if not xp.may_share_memory(s, written):
                 return 0
             pos = _overlap(xp, s, written, index)
-            if pos is not None:
-                if self.stashed is not None:
-                    pos = pos[~xp.isin(pos, self.stashed)]
-                if pos.size == 0:
-                    return 0
-                if pos.size == s.size:
-                    pos = None
+            if pos is None:
+                pos = xp.arange(s.size)
+            if self.stashed is not None:
+                pos = pos[~xp.isin(pos, self.stashed)]
+            if pos.size == 0:
+                return 0
+            if pos.size == s.size:
+                pos = None   # nothing copied before: one plain copy of the whole array
         if pos is None:
             old = s.copy()
             self.full = True
@@ -385,7 +386,8 @@ def addresses(xp, a):
 
 def _overlap(xp, s, written, index):
     """Flat (C-order) positions in ``s`` of the elements a write into ``written[index]``
-    overwrites, sorted and unique; None for every element of ``s``."""
+    overwrites, sorted and unique; None for every element of ``s`` (when the two disagree on the
+    element size, a view of the same bytes as another dtype)."""
     if s.itemsize != written.itemsize:
         return None   # a dtype view of the same bytes: keep the whole saved array
     if index is None:
