@@ -20,7 +20,7 @@ from mutograd.autograd.graph import (
     saved_tensors_hooks,
 )
 from mutograd.errors import VersionError
-from tests.helpers import counting
+from helpers import counting
 
 
 def _torch():
