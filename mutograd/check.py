@@ -3,6 +3,8 @@
 On an in-place, version, leaf or overlap error (or a write into an array that strict mode made
 read-only) it prints a short report - the failing line, the write that caused it, the fix - and
 exits with status 1. On success it says the script ran clean and how many in-place writes it saw.
+Either way it lists each copy that a write into a saved tensor forced under
+``allow_mutation_on_saved_tensors``, with the line of the write (autograd/saved.py).
 """
 import os
 import runpy
@@ -11,6 +13,8 @@ import traceback
 
 from .autograd import sites
 from .autograd.anomaly import set_detect_anomaly
+from .autograd.explain import spell
+from .autograd.saved import logging_copies
 from .autograd.node import VersionCounter
 from .errors import DTypeError, InplaceError, MutogradError, OverlapError, ShapeError
 from .strict import set_strict
@@ -62,8 +66,10 @@ def main(argv):
     saved_argv, saved_path = sys.argv, list(sys.path)
     sys.argv = list(argv)
     sys.path.insert(0, os.path.dirname(path))
+    copies = []
     try:
-        with set_strict(True), set_detect_anomaly(True), count_writes() as writes:
+        with set_strict(True), set_detect_anomaly(True), count_writes() as writes, \
+                logging_copies() as copies:
             runpy.run_path(path, run_name="__main__")
     except SystemExit as e:
         if e.code not in (None, 0):
@@ -78,11 +84,28 @@ def main(argv):
         return 1
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
+        if copies:
+            print(copies_report(copies), file=sys.stderr)
     ops = ", ".join(f"{op}: {n}" for op, n in sorted(writes.by_op.items(), key=lambda i: -i[1])
                     if op not in _NOT_WRITES)
     print(f"mutograd check: {script} ran clean under strict and anomaly mode; "
           f"{writes.count} in-place writes seen{f' ({ops})' if ops else ''}", file=sys.stderr)
     return 0
+
+
+def copies_report(copies):
+    """The lines listing the copies writes into saved tensors forced (autograd/saved.py)."""
+    total = sum(c.nbytes for c in copies)
+    lines = [f"mutograd check: {len(copies)} write(s) into saved tensors copied {total} bytes "
+             f"(allow_mutation_on_saved_tensors):"]
+    for c in copies:
+        lines.append(f"  copy: {spell(c.what)} at {sites.fmt(c.site)} copied {c.nbytes} bytes "
+                     f"of a tensor of shape {list(c.shape)} and dtype {c.dtype} saved at "
+                     f"{sites.fmt(c.saved_at)}")
+        code = sites.source(c.site)
+        if code:
+            lines.append(f"      {code}")
+    return "\n".join(lines)
 
 
 def _read_only(e):

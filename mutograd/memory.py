@@ -39,11 +39,12 @@ import numpy as np
 class _Counters:
     """The counters of one place; a Storage points at its place's record."""
 
-    __slots__ = ("count", "freed", "live", "name", "peak", "total")
+    __slots__ = ("copied", "copies", "count", "freed", "live", "name", "peak", "total")
 
     def __init__(self, name):
         self.name = name
         self.live = self.peak = self.count = self.total = self.freed = 0
+        self.copied = self.copies = 0
 
 
 _places = {}                  # place name -> _Counters
@@ -122,13 +123,24 @@ def num_allocations(place=None):
     return _counters(_key(place)).count
 
 
+def count_copy(place, nbytes):
+    """Count a copy of saved values forced by a write under ``allow_mutation_on_saved_tensors``
+    (Note [Mutation of saved tensors] in autograd/saved.py); its storage is counted as usual."""
+    c = _counters(place)
+    c.copied += nbytes
+    c.copies += 1
+
+
 def stats(place=None):
     """Counters as a dict in the spirit of ``torch.cuda.memory_stats``.
 
     ``allocated_bytes.*`` count live tensor storages (exact tensor bytes); ``reserved_bytes``
     is every raw buffer of the cache (behind live tensors, or returned), ``cached_bytes`` the
     returned ones that nothing looks into any more (free for reuse). A returned buffer that some
-    array still looks into is in neither live nor cached bytes until that array dies. Example::
+    array still looks into is in neither live nor cached bytes until that array dies.
+    ``saved_mutation.copied_bytes`` and ``saved_mutation.copies`` count, since the start, the old
+    values that writes into saved tensors copied under ``allow_mutation_on_saved_tensors`` (only
+    the elements each write overwrote). Example::
 
         >>> import mutograd as mg
         >>> s = mg.memory.stats()
@@ -154,6 +166,8 @@ def stats(place=None):
         "cache.dropped": _cache.dropped if cpu else 0,
         "cache.threshold": _cache.threshold if cpu else 0,
         "cache.cap": _cache.cap if cpu else 0,
+        "saved_mutation.copied_bytes": c.copied,
+        "saved_mutation.copies": c.copies,
         # the names of the first version, kept for callers that used them
         "allocated_bytes.current": c.live,
         "allocated_bytes.peak": c.peak,

@@ -21,6 +21,7 @@ import weakref
 import numpy as np
 
 from . import dtypes, memory
+from .autograd import saved as _saved
 from .autograd.grad_mode import _state
 from .autograd.node import VersionCounter
 from .autograd.sites import here
@@ -370,6 +371,8 @@ class Tensor:
             raise BackwardError(f"data set to a tensor that requires gradients must be floating "
                                 f"point or complex dtype; got {value.dtype} for a tensor that "
                                 f"requires grad")
+        if self._counter.guards:   # no saved value changes (Note [Mutation of saved tensors])
+            _saved.before_write(self, None, "data=", data=False)
         self._data = value._data
         self._storage = value._storage
         if value._place is not self._place:   # module.to(place) moves storage this way

@@ -3,7 +3,7 @@ from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import backward, grad
 from .function import Function
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
-from .graph import graph
+from . import graph   # a callable module: graph(y) draws, graph.saved_tensors_hooks ...
 from .recompute import checkpoint, checkpoint_sequential
 
 __all__ = ["Function", "backward", "checkpoint", "checkpoint_sequential", "detect_anomaly",

@@ -19,7 +19,8 @@ Saved tensors are version-checked like every other saved value (Note [Saved vers
 """
 from . import sites
 from .grad_mode import _state, no_grad
-from .node import Node, save
+from .node import Node, Packed, save, saved_tensor
+from .saved import before_write
 from .view_write import rebase
 
 
@@ -40,16 +41,8 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self):
-        from .node import stale_error
-        out = []
-        for i, rec in enumerate(self._saved):
-            if type(rec) is tuple:
-                if rec[1].value != rec[2]:
-                    raise stale_error(self._node, rec, i)
-                out.append(_from_record(rec))
-            else:
-                out.append(rec)
-        return tuple(out)
+        return tuple(saved_tensor(self._node, rec, i) if type(rec) is tuple or type(rec) is Packed
+                     else rec for i, rec in enumerate(self._saved))
 
     def saved_tensor(self):
         return self.saved_tensors
@@ -64,11 +57,6 @@ class FunctionCtx:
 
     def set_materialize_grads(self, value):
         self.materialize_grads = value
-
-
-def _from_record(rec):
-    from ..tensor import _borrow
-    return _borrow(rec[0], rec[1])
 
 
 class FunctionNode(Node):
@@ -196,10 +184,18 @@ def _bump_dirty(cls, ctx, outs, written):
     for o in outs:
         if id(o) in written:
             counter = o._counter
-            counter.bump(f"{cls.__name__}.forward")
-            ctx._saved = tuple(rec[:2] + (counter.value,) + rec[3:]
-                               if type(rec) is tuple and rec[1] is counter else rec
-                               for rec in ctx._saved)
+            what = f"{cls.__name__}.forward"
+            if counter.guards:   # no value changes (Note [Mutation of saved tensors])
+                before_write(o, None, what, data=False)
+            counter.bump(what)
+            saved = []
+            for rec in ctx._saved:
+                if type(rec) is tuple and rec[1] is counter:
+                    rec = rec[:2] + (counter.value,) + rec[3:]
+                elif type(rec) is Packed and rec.counter is counter:
+                    rec.version = counter.value
+                saved.append(rec)
+            ctx._saved = tuple(saved)
 
 
 def _alias_view(t):

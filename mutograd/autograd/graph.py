@@ -1,4 +1,9 @@
-"""Reading a backward graph: a text tree and Graphviz dot text (no graphviz needed).
+"""``mutograd.autograd.graph``: reading a backward graph, and the saved-tensor policies.
+
+The module is callable: ``mg.autograd.graph(y)`` is :func:`graph` (a text tree and Graphviz dot
+text, no graphviz needed), and it holds PyTorch's ``torch.autograd.graph`` names for what
+backward nodes keep (autograd/saved.py): ``saved_tensors_hooks``, ``save_on_cpu``,
+``disable_saved_tensors_hooks``, ``allow_mutation_on_saved_tensors`` and ``increment_version``.
 
     >>> import mutograd as mg
     >>> a = mg.ones([2], requires_grad=True)
@@ -7,15 +12,28 @@
     >>> print(mg.autograd.graph(y))                     # doctest: +ELLIPSIS
     tensor [2] float32, version 1
     #1 ExpBackward [in-place] saves out v1 ...
-    └── #2 MulBackward
+    └── #2 MulBackward ...
         └── #3 AccumulateGrad: leaf tensor [2] float32 ...
 
 Nodes created by an in-place op that rewrote a tensor's history (DESIGN.md rules 5 and 6) are
 marked ``[in-place]``; each saved value shows the version it was saved at and ``STALE`` when its
 tensor was written since (backward through that node would raise).
 """
+import sys
+import types
+
 from . import sites
-from .node import _FREED
+from .node import _FREED, Packed
+from .saved import (
+    allow_mutation_on_saved_tensors,
+    disable_saved_tensors_hooks,
+    increment_version,
+    save_on_cpu,
+    saved_tensors_hooks,
+)
+
+__all__ = ["allow_mutation_on_saved_tensors", "disable_saved_tensors_hooks", "graph",
+           "increment_version", "save_on_cpu", "saved_tensors_hooks"]
 
 
 class GraphText(str):
@@ -101,11 +119,18 @@ def _saved(n):
         if rec is _FREED:         # Node.release frees saved tensors and keeps constants
             out.append(f"{key} (freed by backward)")
             continue
+        if type(rec) is Packed:
+            out.append(f"{key} (packed by a saved_tensors_hooks pack hook)")
+            continue
         if type(rec) is not tuple:
             continue
         counter, version = rec[1], rec[2]
+        guard = rec[5] if len(rec) > 5 else None
         if counter is None:
             out.append(f"{key} (copy)")
+        elif counter.value != version and guard is not None and guard.covers(counter.value):
+            out.append(f"{key} v{version} written since (now v{counter.value}); "
+                       f"{guard.nbytes} bytes kept to restore it")
         elif counter.value != version:
             out.append(f"{key} v{version} STALE (now v{counter.value})")
         else:
@@ -169,3 +194,20 @@ def _dot(tensor):
 
 def _escape(text):
     return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+class _CallableModule(types.ModuleType):
+    """This module's class: calling the module is calling :func:`graph`.
+
+    ``mg.autograd.graph(y)`` predates the saved-tensor policies, which PyTorch keeps in a module
+    of the same name (``torch.autograd.graph``). A module whose class defines ``__call__`` lets
+    one name be both, so ``from mutograd.autograd.graph import saved_tensors_hooks`` and
+    ``mg.autograd.graph.saved_tensors_hooks`` work and the old call keeps working, without a
+    second spelling of either.
+    """
+
+    def __call__(self, tensor, format="text"):
+        return graph(tensor, format)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -8,6 +8,12 @@ Note [Saved versions]
     :func:`stale_error` names the tensor, the node, both versions and the writes since.
     A node never keeps a Tensor: that would make reference cycles (tensor -> grad_fn -> tensor)
     and delay freeing memory until the garbage collector runs.
+
+    While a saved-tensor policy is active in some thread (``Policies.active``, autograd/saved.py),
+    saving takes a slower path: under ``saved_tensors_hooks`` the record is a :class:`Packed`
+    (what the pack hook returned), under ``allow_mutation_on_saved_tensors`` the tuple gets a
+    sixth item, the guard that keeps the old values of what later writes overwrite (Note
+    [Mutation of saved tensors]). Outside them the per-op path pays one attribute check.
 """
 from ..errors import BackwardError
 from . import sites
@@ -35,6 +41,7 @@ class VersionCounter:
     value = 0
     watched = False
     writes = None
+    guards = None   # the live guards of saved values (Note [Mutation of saved tensors])
 
     def bump(self, op_name="write"):
         self.value += 1
@@ -48,8 +55,17 @@ class VersionCounter:
         del self.writes[:-_MAX_WRITES]
 
 
+class Policies:
+    """How many saved-tensor policies are active, in all threads (autograd/saved.py)."""
+
+    active = 0
+
+
 def save(tensor):
     """The saved record of a tensor: array, counter and current version (Note [Saved versions])."""
+    if Policies.active:
+        from .saved import save_with_policy
+        return save_with_policy(tensor)
     counter = tensor._counter
     counter.watched = True
     # the storage rides along so the bytes stay counted while only a node keeps the array
@@ -58,6 +74,9 @@ def save(tensor):
 
 def save_copy(array, storage, name=None):
     """A private copy kept for backward (with its counted storage); nobody else can write it."""
+    if Policies.active:
+        from .saved import save_copy_with_policy
+        return save_copy_with_policy(array, storage, name)
     return (array, None, None, name, storage)
 
 
@@ -109,10 +128,10 @@ class Node:
                 f"values after the first backward. Pass retain_graph=True to the first "
                 f"backward() if you need to run it again.")
         if type(rec) is not tuple:
-            return rec
+            return rec.tensor(self, key)._data if type(rec) is Packed else rec
         counter = rec[1]
         if counter is not None and counter.value != rec[2]:
-            raise stale_error(self, rec, key)
+            return _written_since(self, rec, key)
         return rec[0]
 
     def release(self):
@@ -121,12 +140,66 @@ class Node:
         # PyTorch: ``y = (x * 2).sum(); y.backward(); y.backward()`` works.
         saved = self.saved
         if saved:
-            self.saved = {k: _FREED if type(v) is tuple else v for k, v in saved.items()}
+            self.saved = {k: _FREED if type(v) is tuple or type(v) is Packed else v
+                          for k, v in saved.items()}
 
     def register_prehook(self, hook):
         if self.pre_hooks is None:
             self.pre_hooks = []
         self.pre_hooks.append(hook)
+
+
+def _written_since(node, rec, key):
+    """A saved value whose tensor was written since it was saved: its old value when a guard
+    kept what every write overwrote (Note [Mutation of saved tensors]), else the VersionError."""
+    guard = rec[5] if len(rec) > 5 else None
+    if guard is not None and guard.covers(rec[1].value):
+        return guard.restore()
+    raise stale_error(node, rec, key)
+
+
+def saved_tensor(node, rec, key):
+    """A saved record as a Tensor (a custom Function's ``ctx.saved_tensors``)."""
+    from ..tensor import _borrow
+    if type(rec) is Packed:
+        return rec.tensor(node, key)
+    counter = rec[1]
+    if counter is not None and counter.value != rec[2]:
+        return _borrow(_written_since(node, rec, key), None)   # a private copy: its own counter
+    return _borrow(rec[0], counter)
+
+
+class Packed:
+    """A saved value that went through a pack hook (``saved_tensors_hooks``, autograd/saved.py).
+
+    Keeps what the pack hook returned, the unpack hook, and the saved tensor's counter, version,
+    shape and dtype: the unpacked tensor must have the saved shape and dtype, and when it shares
+    the saved tensor's counter (the hooks kept the tensor itself or an alias such as
+    ``detach()``), a write since the save is the VersionError of DESIGN.md rule 2. PyTorch skips
+    that check and computes with the new values.
+    """
+
+    __slots__ = ("counter", "dtype", "name", "packed", "shape", "unpack_hook", "version")
+
+    def tensor(self, node, key):
+        from ..tensor import Tensor
+        from .grad_mode import no_grad
+        with no_grad():   # as PyTorch runs it: the hook's own ops record nothing
+            t = self.unpack_hook(self.packed)
+        if not isinstance(t, Tensor):
+            raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got "
+                            f"result of type {type(t).__name__}")
+        arr = t._data
+        if tuple(arr.shape) != self.shape or arr.dtype != self.dtype:
+            raise BackwardError(
+                f"saved tensor unpack_hook returned a tensor of shape {list(arr.shape)} and "
+                f"dtype {arr.dtype} for a tensor of shape {list(self.shape)} and dtype "
+                f"{self.dtype} saved by {node.name() if node is not None else 'a Function'}; "
+                f"unpack_hook(pack_hook(t)) must give t's values, shape and dtype")
+        counter = self.counter
+        if t._counter is counter and counter.value != self.version:
+            raise stale_error(node, (arr, counter, self.version, self.name), key)
+        return t
 
 
 class AccumulateGrad:

@@ -20,6 +20,7 @@ import traceback
 import numpy as np
 
 from ..autograd.grad_mode import _state
+from ..autograd.saved import before_write
 from ..errors import DistributedError, DTypeError, ShapeError
 from ..autograd.view_write import rebase
 from ..ops.registry import OpDef, _record, check_leaf
@@ -204,6 +205,8 @@ def all_reduce_(x, op="sum", async_op=False):
     MPI, comm = _comm()
     a = x._data
     n = comm.Get_size()
+    if x._counter.guards:   # Note [Mutation of saved tensors] in autograd/saved.py
+        before_write(x, None, "all_reduce_")
 
     def finish():
         if name == "mean":
@@ -249,6 +252,8 @@ def broadcast_(x, src=0):
     _check_inplace(x, "broadcast_")
     comm = _comm()[1]
     _check_src(src, comm.Get_size(), "broadcast_")
+    if x._counter.guards:   # Note [Mutation of saved tensors] in autograd/saved.py
+        before_write(x, None, "broadcast_")
     comm.Bcast(x._data, root=src)
     x._counter.bump("broadcast_")
     return x

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..autograd.engine import queue_callback
 from ..autograd.grad_mode import _state, no_grad
+from ..autograd.saved import before_write
 from ..errors import DistributedError
 from ..tensor import Tensor, _wrap
 from . import comm
@@ -138,6 +139,8 @@ class DistributedDataParallel:
 
     def _install(self, p, v):
         g = p.grad
+        if v._counter.guards:   # Note [Mutation of saved tensors] in autograd/saved.py
+            before_write(v, None, "DistributedDataParallel grad")
         if g is None:
             v._data[...] = 0
         else:

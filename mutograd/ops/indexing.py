@@ -90,7 +90,7 @@ def _repeats(xp, index, shape):
 
 defop("index_put", _index_put, kind="index", result="same", method=False,
       grad=(lambda g, index, accumulate: _zero_region(g, index) if not accumulate else g,
-            _value_grad))
+            _value_grad)).region = "index"   # it writes only x[index]
 
 
 def _zero_region(g, index):

@@ -18,6 +18,7 @@ import numpy as np
 from .. import dtypes, memory
 from ..autograd.grad_mode import _state, no_grad
 from ..autograd.node import VersionCounter
+from ..autograd.saved import before_write
 from ..errors import InplaceError, ShapeError
 from ..tensor import Tensor, _alias
 from ..transfer import on_place
@@ -131,6 +132,8 @@ def set_(x, source=None, *args, shape=None, stride=None, offset=None, storage_of
             stride = [int(np.prod(shape[i + 1:])) for i in range(len(shape))]
         arr = OPS["as_strided"].fwd(np, arr, size=shape, stride=tuple(stride),
                                     storage_offset=storage_offset or 0)
+    if x._counter.guards:   # no saved value changes (Note [Mutation of saved tensors])
+        before_write(x, None, "set_", data=False)
     x._counter.bump("set_")          # x's old aliases see x change
     # from now on x is an alias of source's storage outside the graph, like source.detach()
     x._data = arr
@@ -161,6 +164,8 @@ def resize_(x, *shape, fill_zero=False, **kw):
     n = int(np.prod(shape))
     old = x._data
     if n <= old.size and old.flags.c_contiguous:
+        if x._counter.guards:   # no saved value changes (Note [Mutation of saved tensors])
+            before_write(x, None, "resize_", data=False)
         x._data = old.reshape(-1)[:n].reshape(shape)
         x._counter.bump("resize_")
         return x

@@ -19,6 +19,7 @@ Note [Metadata in place]
     reshape that would need a copy is refused: an in-place reshape keeps the storage.
 """
 from ..autograd.grad_mode import _state
+from ..autograd.saved import before_write
 from ..errors import ShapeError
 from ..tensor import Tensor
 from .registry import OPS, _record, _refresh, check_leaf
@@ -43,6 +44,8 @@ def _apply(x, name, attrs, what, inverse):
             f"{what}(): the shape {list(arr.shape)} is not compatible with the tensor's strides "
             f"{list(x.stride())} (shape {list(old.shape)}); an in-place reshape keeps the storage. "
             f"Use reshape() (which copies) or call contiguous() first.")
+    if x._counter.guards:   # no saved value changes (Note [Mutation of saved tensors])
+        before_write(x, None, what, data=False)
     # Note [Metadata in place]: record when the tensor has a history to keep consistent
     node = None
     if x._rg and x.grad_fn is not None:

@@ -46,6 +46,7 @@ from ..autograd.engine import RegionGrad
 from ..autograd.explain import leaf_error
 from ..autograd.grad_mode import _state
 from ..autograd.node import Node, save, save_copy
+from ..autograd.saved import before_write
 from ..autograd.view_write import check_layout, internal_overlap, rebase
 from ..errors import (DTypeError, IndexRangeError, InplaceError, MutogradError,
                       OverlapError, ShapeError)
@@ -154,6 +155,7 @@ class OpDef:
 
     pool = False   # set by defop: results may come from the buffer cache
     ufunc = None   # set by ops/fastpath.py: the NumPy ufunc equal to fwd with default attrs
+    region = None  # the attribute holding the index of the part of x the in-place form writes
 
     def __init__(self, name, fwd, grad, kind, inplace, varargs, result, fill, node_name,
                  keeps=()):
@@ -597,6 +599,8 @@ def call_inplace(op, inputs, attrs):
                 copies = copies or {}
                 copies[i] = save_copy(arr, memory.Storage(arr.nbytes, str(x._place)),
                                       inputs[i].__dict__.get("name"))
+    if x._counter.guards:   # Note [Mutation of saved tensors] in autograd/saved.py
+        before_write(x, attrs[op.region] if op.region else None, op.iname)
     try:
         if op.ufunc is not None and attrs is op.defaults and xp is np:
             op.ufunc(*arrays, out=x._data)   # Note [Ufunc fast path] in ops/fastpath.py
@@ -857,6 +861,8 @@ def write_out(op, inputs, attrs, out):
         raise DTypeError(f"{op.name}(): result type {rt} can't be cast to the desired output "
                          f"type {ot} of out=")
     check_leaf(out, op.name + "(out=)")
+    if out._counter.guards:   # Note [Mutation of saved tensors] in autograd/saved.py
+        before_write(out, None, op.name + "(out=)")
     out._data[...] = result._data
     out._counter.bump(op.name + "(out=)")
     return out

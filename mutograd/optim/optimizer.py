@@ -13,6 +13,7 @@ Note [In-place optimizer steps]
     written without in-place updates allocates (used by the demo to measure the difference).
 """
 from ..autograd.grad_mode import enable_grad, no_grad
+from ..autograd.saved import before_write
 from ..errors import MutogradError
 from ..tensor import Tensor, _wrap
 
@@ -106,6 +107,7 @@ class Optimizer:
                         raise OptimizerStateError(
                             f"gradient of shape {list(g.shape)} and dtype {g.dtype} for a "
                             f"parameter of shape {list(p.shape)} and dtype {p._data.dtype}")
+                    _before_step(self, p, state)
                     self._update(p._data, g, state, group, self._workspace(p), p._place.xp)
                     p._counter.bump(type(self).__name__ + ".step")
                     for v in state.values():
@@ -199,6 +201,16 @@ class Optimizer:
             lines.append(f"Parameter Group {i}")
             lines += [f"    {k}: {v}" for k, v in sorted(g.items()) if k != "params"]
         return "\n".join(lines) + "\n)"
+
+
+def _before_step(opt, p, state):
+    """The pre-write hook for the tensors a step writes (Note [Mutation of saved tensors] in
+    autograd/saved.py)."""
+    if p._counter.guards:
+        before_write(p, None, type(opt).__name__ + ".step")
+    for v in state.values():
+        if isinstance(v, Tensor) and v._counter.guards:
+            before_write(v, None, type(opt).__name__ + ".step")
 
 
 def _fresh_copies(p, state):

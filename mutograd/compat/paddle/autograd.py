@@ -1,10 +1,11 @@
-"""``paddle.autograd``: ``PyLayer``, ``backward`` and ``grad``."""
+"""``paddle.autograd``: ``PyLayer``, ``backward``, ``grad`` and ``saved_tensors_hooks``."""
 from ...autograd import engine as _engine
 from ...autograd.function import Function as PyLayer
 from ...autograd.function import FunctionCtx as PyLayerContext
 from ...autograd.grad_mode import no_grad
+from ...autograd.saved import saved_tensors_hooks
 
-__all__ = ["PyLayer", "PyLayerContext", "backward", "grad", "no_grad"]
+__all__ = ["PyLayer", "PyLayerContext", "backward", "grad", "no_grad", "saved_tensors_hooks"]
 
 
 def backward(tensors, grad_tensors=None, retain_graph=False):

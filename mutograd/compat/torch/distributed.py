@@ -17,6 +17,7 @@ from ... import distributed as _dist
 from .._distributed import get_rank, get_world_size  # noqa: F401
 from .._distributed import world as _world
 from ...autograd.grad_mode import _state
+from ...autograd.saved import before_write
 from ...distributed.comm import _check_tensor
 from ...errors import DistributedError, ShapeError
 from ...ops.registry import check_leaf
@@ -134,6 +135,8 @@ def _check_out(t, shape, what):
 
 
 def _write(t, arr, what):
+    if t._counter.guards:   # Note [Mutation of saved tensors] in autograd/saved.py
+        before_write(t, None, what)
     t._data[...] = arr
     t._counter.bump(what)
 

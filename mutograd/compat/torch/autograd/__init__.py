@@ -1,16 +1,18 @@
-"""``torch.autograd``: ``Function``, ``grad``, ``backward`` and the grad-mode switches."""
-from ...autograd import engine as _engine
-from ...autograd.anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
-from ...autograd.function import Function, FunctionCtx
-from ...autograd.grad_mode import (
+"""``torch.autograd``: ``Function``, ``grad``, ``backward``, the grad-mode switches and
+``torch.autograd.graph`` (the saved-tensor policies)."""
+from ....autograd import engine as _engine
+from ....autograd.anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from ....autograd.function import Function, FunctionCtx
+from ....autograd.grad_mode import (
     enable_grad,
     inference_mode,
     is_grad_enabled,
     no_grad,
     set_grad_enabled,
 )
+from . import graph
 
-__all__ = ["Function", "FunctionCtx", "backward", "detect_anomaly", "enable_grad", "grad",
+__all__ = ["Function", "FunctionCtx", "backward", "detect_anomaly", "enable_grad", "grad", "graph",
            "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "no_grad",
            "set_detect_anomaly", "set_grad_enabled"]
 
@@ -27,7 +29,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         gouts = [gouts]
     for i, o in enumerate(outs):
         if (gouts is None or gouts[i] is None) and o.numel() != 1:
-            from ...errors import BackwardError
+            from ....errors import BackwardError
             raise BackwardError(f"grad can be implicitly created only for scalar outputs; got "
                                 f"shape {list(o.shape)}")
     return _engine.grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
