@@ -40,6 +40,7 @@ from ..errors import BackwardError
 from ..memory import fresh
 from . import anomaly
 from .grad_mode import _state
+from .saved import before_write
 from .sites import Flags
 
 class RegionGrad:
@@ -386,8 +387,7 @@ def _keep_grad(t, g, owned):
     from ..tensor import _wrap
     cur = t.__dict__.get("_grad")
     if cur is not None and cur._data.shape == g.shape:
-        cur._data += g
-        cur._counter.bump("grad accumulation")
+        _add_into_grad(cur, g)
     else:
         t.__dict__["_grad"] = _wrap(g if owned else g.copy(), t)
 
@@ -404,7 +404,14 @@ def _accumulate(leaf, g, owned):
     if cur is None:
         leaf.__dict__["_grad"] = _wrap(g if owned else g.copy(), leaf)
     else:
-        cur._data += g
-        cur._counter.bump("grad accumulation")
+        _add_into_grad(cur, g)
+
+
+def _add_into_grad(cur, g):
+    """``cur += g`` for a ``.grad`` tensor: a write like any other (a node may have saved it)."""
+    if cur._counter.guards:   # Note [Mutation of saved tensors]
+        before_write(cur, None, "grad accumulation")
+    cur._data += g
+    cur._counter.bump("grad accumulation")
 
 
