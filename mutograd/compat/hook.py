@@ -43,9 +43,61 @@ class _Refuser:
         return None
 
 
+class _Alias:
+    """``import <name>`` resolving to the compat namespace, from :meth:`enter` until
+    :meth:`undo`.
+
+    A plain object, not a generator: dropping the last reference to it (the function
+    :func:`install` returns) or the interpreter's shutdown runs no code, so an installed alias
+    stays for the whole process unless undone. A generator-based context manager would run its
+    ``finally`` when collected, undoing the alias early or failing half-way through shutdown.
+    """
+
+    def __init__(self, name):
+        from .dialect import DIALECTS
+        if name not in DIALECTS:
+            raise ValueError(f"unknown dialect {name!r}; expected one of {DIALECTS}")
+        self.name = name
+        self.active = False
+
+    def enter(self):
+        """Put the namespace and its submodules into ``sys.modules``; returns the namespace."""
+        from .dialect import get_dialect, set_dialect
+        name = self.name
+        self.prev = get_dialect()        # before the first import of the namespace sets it
+        mods = _modules(name)
+        self.saved = {k: v for k, v in sys.modules.items() if _under(k, name)}
+        for k in self.saved:
+            del sys.modules[k]
+        sys.modules.update(mods)
+        self.refuser = _Refuser(name)
+        sys.meta_path.insert(0, self.refuser)
+        set_dialect(name)
+        self.active = True
+        return mods[name]
+
+    def undo(self):
+        """Put back the dialect and whatever ``sys.modules`` held before; a second call does
+        nothing."""
+        if not self.active:
+            return
+        from .dialect import set_dialect
+        self.active = False
+        if self.refuser in sys.meta_path:
+            sys.meta_path.remove(self.refuser)
+        set_dialect(self.prev)
+        for k in [k for k in sys.modules if _under(k, self.name)]:
+            del sys.modules[k]
+        sys.modules.update(self.saved)
+
+
+def _under(module, name):
+    return module == name or module.startswith(name + ".")
+
+
 def install(name):
     """Make ``import <name>`` (``'torch'`` or ``'paddle'``) give the compat namespace from now on,
-    for the whole process; returns a function that undoes it.
+    for the whole process (whether or not the result is kept); returns a function that undoes it.
 
         >>> import mutograd.compat as compat
         >>> undo = compat.install("torch")
@@ -54,38 +106,20 @@ def install(name):
         'mutograd.compat.torch.nn.functional'
         >>> undo()
     """
-    ctx = importing_as(name)
-    ctx.__enter__()
-
-    def undo():
-        ctx.__exit__(None, None, None)
-    return undo
+    alias = _Alias(name)
+    alias.enter()
+    return alias.undo
 
 
 @contextlib.contextmanager
 def importing_as(name):
     """Inside the block, ``import <name>`` (``'torch'`` or ``'paddle'``) gives the compat namespace
     and the dialect is ``name``."""
-    from .dialect import DIALECTS, get_dialect, set_dialect
-    if name not in DIALECTS:
-        raise ValueError(f"unknown dialect {name!r}; expected one of {DIALECTS}")
-    prev = get_dialect()        # before the first import of the namespace sets it
-    mods = _modules(name)
-    saved = {k: v for k, v in sys.modules.items() if k == name or k.startswith(name + ".")}
-    for k in saved:
-        del sys.modules[k]
-    sys.modules.update(mods)
-    refuser = _Refuser(name)
-    sys.meta_path.insert(0, refuser)
-    set_dialect(name)
+    alias = _Alias(name)
     try:
-        yield mods[name]
+        yield alias.enter()
     finally:
-        sys.meta_path.remove(refuser)
-        set_dialect(prev)
-        for k in [k for k in sys.modules if k == name or k.startswith(name + ".")]:
-            del sys.modules[k]
-        sys.modules.update(saved)
+        alias.undo()
 
 
 def run_script(path, framework, argv=()):

@@ -1,5 +1,6 @@
 """The APIs and module semantics that model programs rely on (issue 9, items 1-3), each checked
 against PyTorch where it is installed and against finite differences in float64."""
+import gc
 import inspect
 import subprocess
 import sys
@@ -92,6 +93,47 @@ def test_install_makes_imports_resolve_until_undone():
     finally:
         undo()
     assert sys.modules.get("torch") is before
+
+
+@pytest.fixture
+def _torch_modules_restored():
+    """Puts back ``torch*`` in sys.modules and the import finders, for a test that installs the
+    alias and drops the function that would undo it."""
+    saved = {k: v for k, v in sys.modules.items() if k == "torch" or k.startswith("torch.")}
+    finders = list(sys.meta_path)
+    yield
+    for k in [k for k in sys.modules if k == "torch" or k.startswith("torch.")]:
+        del sys.modules[k]
+    sys.modules.update(saved)
+    sys.meta_path[:] = finders
+
+
+def test_install_stays_when_its_undo_function_is_dropped(_torch_modules_restored):
+    compat.install("torch")                 # the undo function is not kept
+    gc.collect()
+    g = {}
+    exec("import torch.nn.functional as F", g)
+    assert g["F"] is F
+    assert sys.modules["torch"] is torch
+
+
+def test_undo_twice_is_harmless():
+    before = sys.modules.get("torch")
+    undo = compat.install("torch")
+    undo()
+    undo()
+    assert sys.modules.get("torch") is before
+
+
+@pytest.mark.parametrize("install", ["c.install('torch')", "undo = c.install('torch')"],
+                         ids=["dropped", "kept-until-exit"])
+def test_install_exits_cleanly(install):
+    code = (f"import gc, mutograd.compat as c\n{install}\ngc.collect()\n"
+            "import torch.nn as nn\nprint(nn.__name__)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "mutograd.compat.torch.nn"
+    assert r.stderr == ""          # no "Exception ignored" from a finaliser at shutdown
 
 
 def test_launcher_passes_arguments_and_reports_errors(tmp_path):
