@@ -22,7 +22,10 @@ def test_every_workload_has_mutograd_and_numpy_or_torch():
         assert hasattr(w, "mutograd") and (hasattr(w, "numpy") or hasattr(w, "torch"))
 
 
-@pytest.mark.parametrize("name, contestant", CASES, ids=[f"{n}-{c}" for n, c in CASES])
+# the PyTorch contestant's cases carry the torch marker, so CI's `-m torch` pass runs them
+@pytest.mark.parametrize("name, contestant", [
+    pytest.param(n, c, marks=[pytest.mark.torch] if c == "torch" else [], id=f"{n}-{c}")
+    for n, c in CASES])
 def test_workload_runs_once_at_tiny_size(name, contestant):
     if contestant == "torch":
         import torch
@@ -86,6 +89,7 @@ def test_paddle_contestant_code_runs_on_the_paddle_dialect(name, monkeypatch):
                                    rtol=1e-5)
 
 
+@pytest.mark.torch
 @pytest.mark.parametrize("name", ["nn_mlp_step", "nn_mlp_step_inplace", "cnn_step"])
 def test_nn_workloads_train_exactly_like_pytorch(name):
     """Same initial weights, same data: mutograd's nn/optim and PyTorch's take the same steps."""

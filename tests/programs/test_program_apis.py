@@ -274,11 +274,16 @@ def _mask(kind):
     return m if kind == "bool" else np.where(m, 0.0, -2.0)
 
 
-@pytest.mark.parametrize("name,kw", SDPA, ids=[s[0] for s in SDPA])
-def test_scaled_dot_product_attention_values_and_gradients(name, kw):
+def _sdpa_inputs(kw):
     q, k, v = _f64(2, 4, 3), _f64(2, 5, 3, seed=1), _f64(2, 5, 2, seed=2)
     if kw.get("is_causal"):
         k, v = k[:, :4], v[:, :4]
+    return q, k, v
+
+
+@pytest.mark.parametrize("name,kw", SDPA, ids=[s[0] for s in SDPA])
+def test_scaled_dot_product_attention_values_and_gradients(name, kw):
+    q, k, v = _sdpa_inputs(kw)
     mk = dict(kw)
     if "attn_mask" in kw:
         mk["attn_mask"] = mg.tensor(_mask(kw["attn_mask"]))
@@ -291,14 +296,21 @@ def test_scaled_dot_product_attention_values_and_gradients(name, kw):
         return (sdpa(mg.tensor(q), mg.tensor(k), mg.tensor(v), **mk)._data * w).sum()
     for t, g in zip(ts, numeric_grad(f, [q, k, v])):
         np.testing.assert_allclose(t.grad._data, g, rtol=1e-5, atol=1e-7)
-    if pytest.importorskip("torch"):
-        real = _real()
-        rk = dict(kw)
-        if "attn_mask" in kw:
-            rk["attn_mask"] = real.tensor(_mask(kw["attn_mask"]))
-        want = real.nn.functional.scaled_dot_product_attention(
-            *(real.tensor(a) for a in (q, k, v)), **rk)
-        np.testing.assert_allclose(out._data, want.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name,kw", SDPA, ids=[s[0] for s in SDPA])
+def test_scaled_dot_product_attention_matches_pytorch(name, kw):
+    real = _real()
+    q, k, v = _sdpa_inputs(kw)
+    mk, rk = dict(kw), dict(kw)
+    if "attn_mask" in kw:
+        mk["attn_mask"] = mg.tensor(_mask(kw["attn_mask"]))
+        rk["attn_mask"] = real.tensor(_mask(kw["attn_mask"]))
+    out = sdpa(*(mg.tensor(a) for a in (q, k, v)), **mk)
+    want = real.nn.functional.scaled_dot_product_attention(
+        *(real.tensor(a) for a in (q, k, v)), **rk)
+    np.testing.assert_allclose(out._data, want.numpy(), rtol=1e-10, atol=1e-12)
 
 
 def test_scaled_dot_product_attention_float_mask_gets_its_gradient_and_may_broadcast():
@@ -316,6 +328,10 @@ def test_scaled_dot_product_attention_float_mask_gets_its_gradient_and_may_broad
                     scale=0.7)._data.sum()
     for t, g in zip(ts, numeric_grad(f, [q, k, v, m])):
         np.testing.assert_allclose(t.grad._data, g, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.torch
+def test_scaled_dot_product_attention_shared_float_mask_gradient_matches_pytorch():
     # PyTorch refuses a mask larger than the scores; compare a batch sharing one mask
     real = _real()
     q, k, v, m = _f64(2, 4, 3), _f64(2, 5, 3, seed=1), _f64(2, 5, 2, seed=2), _f64(4, 5, seed=4)
@@ -342,6 +358,7 @@ def test_scaled_dot_product_attention_dropout_and_errors():
         sdpa(q, mg.ones([2, 3, 5]), q)
 
 
+@pytest.mark.torch
 @pytest.mark.parametrize("lead", [(6,), (2, 3), (2, 1, 3)], ids=["1d", "2d", "3d"])
 def test_cross_entropy_class_indices_any_leading_shape_with_ignore_index(lead):
     real = _real()
@@ -361,6 +378,7 @@ def test_cross_entropy_class_indices_any_leading_shape_with_ignore_index(lead):
     np.testing.assert_allclose(t.grad._data, rt.grad.numpy(), atol=1e-12)
 
 
+@pytest.mark.torch
 def test_layer_norm_embedding_tril_triu_match_pytorch():
     real = _real()
     x, w, b = _f64(2, 3, 5), _f64(5, seed=1), _f64(5, seed=2)
@@ -416,6 +434,7 @@ def test_small_tensor_conveniences():
     assert t.t().reshape(12).shape == (12,)
 
 
+@pytest.mark.torch
 def test_topk_sort_argsort_match_pytorch_with_gradients():
     real = _real()
     x = _f64(3, 6)
@@ -486,6 +505,7 @@ def test_clip_grad_norm_returns_the_total_norm_before_clipping():
     assert np.allclose(a.grad.tolist(), [0.6, 0.0], atol=1e-5)
 
 
+@pytest.mark.torch
 def test_adamw_signature_and_param_groups_read_and_written_while_training():
     real = _real()
     assert list(inspect.signature(torch.optim.AdamW).parameters) == list(
@@ -519,6 +539,7 @@ COLLATE = [
 ]
 
 
+@pytest.mark.torch
 @pytest.mark.parametrize("name,samples", COLLATE, ids=[c[0] for c in COLLATE])
 def test_default_collate_matches_pytorch(name, samples):
     real = _real()
@@ -569,6 +590,7 @@ def test_dataloader_shuffle_sampler_drop_last_and_lazy_random_sampler():
         D.RandomSampler(ds, num_samples=0)
 
 
+@pytest.mark.torch
 def test_in_place_dropout_after_gelu_keeps_the_gradient():
     """A common block: GELU, then dropout(inplace=True). GELU's backward needs only its input,
     so writing into its output is allowed (as in PyTorch)."""
@@ -598,6 +620,7 @@ def test_training_script_switches_and_constants():
     assert torch.inf == float("inf") and np.isnan(torch.nan) and abs(torch.pi - 3.14159) < 1e-5
 
 
+@pytest.mark.torch
 @pytest.mark.parametrize("p,dim", [(2.0, 1), (1.0, 0)])
 def test_normalize_matches_pytorch_with_gradient(p, dim):
     real = _real()
@@ -676,7 +699,9 @@ def test_grad_scaler_steps_on_unscaled_gradients_and_skips_inf():
 
 def test_disabled_grad_scaler_and_autocast_change_nothing():
     import warnings
-    from torch.cuda.amp import GradScaler    # noqa: F401  (an import some scripts make)
+    with compat.importing_as("torch"):       # an import some scripts make: the compat class
+        from torch.cuda.amp import GradScaler
+    assert GradScaler is torch.cuda.amp.GradScaler
     w = torch.tensor([3.0], requires_grad=True)
     opt = torch.optim.SGD([w], lr=0.5)
     with warnings.catch_warnings(record=True) as caught:
