@@ -376,6 +376,8 @@ OPS = [
     _b("bmm", np.matmul, shapes=((2, 3, 4), (2, 4, 5)), kind="linalg", inplace=False),
     _b("dot", np.dot, shapes=((5,), (5,)), kind="linalg", inplace=False),
     _b("outer", np.outer, shapes=((3,), (4,)), kind="linalg", inplace=False),
+    _b("outer", np.outer, shapes=((2, 3), (2, 1)), kind="linalg", inplace=False,
+       variant="flattened", torch=False),     # Paddle's and NumPy's; PyTorch wants 1-D
     OpInfo("einsum", lambda a, b: np.einsum("ij,jk->ik", a, b), kind="linalg", inplace=False,
            method=False, make=_mk_list(((3, 4), (4, 2)), {}),
            call=lambda fn, a, b: fn("ij,jk->ik", a, b),

@@ -127,8 +127,11 @@ def _dot(xp, x, y):
 
 
 defop("dot", _dot, kind="matmul", inplace=False, grad=(lambda g, y: g * y, lambda g, x: g * x))
+# Operands that are not 1-D are flattened (Paddle's and NumPy's outer); each gradient takes its
+# operand's shape back.
 defop("outer", lambda xp, x, y: xp.outer(x, y), kind="matmul", inplace=False,
-      grad=(lambda g, y: g @ y, lambda g, x: x @ g))
+      grad=(lambda g, y, x_shape: (g @ y.reshape(-1)).reshape(x_shape),
+            lambda g, x, y_shape: (x.reshape(-1) @ g).reshape(y_shape)))
 
 
 def _parse(equation, n):
