@@ -257,6 +257,11 @@ OPS = [
            shapes=((3, 4), (4,), (3, 1)), variant="tensor-bounds", saves="input",
            make=lambda rng: Sample([rng.uniform(-2, 2, (3, 4)), rng.uniform(-1.5, -0.1, (4,)),
                                     rng.uniform(0.1, 1.5, (3, 1))], {}, (0, 1, 2))),
+    OpInfo("clamp", lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi), nargs=3,
+           variant="crossed-bounds", saves="input",      # lo > hi in row 0: the result is hi
+           make=lambda rng: Sample([rng.uniform(-2, 2, (3, 4)),
+                                    np.array([1.5, 0.5, 1.7, -0.2]),
+                                    np.array([[-0.8], [1.0], [1.9]])], {}, (0, 1, 2))),
     OpInfo("masked_fill", lambda x, m, v: np.where(m, v, x), variant="scalar",
            make=_with(lambda rng: [_mask(rng, (4,)), 0.5]), saves="nothing"),
     OpInfo("masked_fill", lambda x, m, v: np.where(m, v, x), variant="tensor-value",

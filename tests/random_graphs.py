@@ -27,6 +27,7 @@ with its shrunk reproducer.
 """
 import contextlib
 import sys
+import warnings
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -587,7 +588,11 @@ class Generator:
 
 def generate(seed, n_steps=None):
     """The program for ``seed``."""
-    return Generator(seed, n_steps).generate()
+    # draws that NumPy warns about (a variance of one element, a power of a negative number)
+    # give values that are not finite, and the step is drawn again
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return Generator(seed, n_steps).generate()
 
 
 # ---- shrinking and reporting -----------------------------------------------------------------

@@ -245,6 +245,14 @@ def _to_hi(g, x, lo, hi):
     return g * hit
 
 
+def _to_hi(g, x, lo, hi):
+    # the result is hi where x is above it, and everywhere when the bounds cross (lo > hi)
+    hit = x > hi
+    if lo is not None:
+        hit = hit | (lo > hi)
+    return g * hit
+
+
 defop("clamp_tensor", _clamp_t, node_name="ClampBackward", method=False,
       grad=(_keep_x, _to_lo, _to_hi))
 
