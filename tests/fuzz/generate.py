@@ -18,6 +18,7 @@ Each statement lists the names it defines and uses, so the shrinker can delete s
 without leaving a name undefined.
 """
 import dataclasses
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -339,16 +340,16 @@ class Generator:
                     u.leaf = False
 
     def overlap_alt(self, src, operands, target):
-        """PyTorch's text: each operand variable sharing memory with ``target`` is cloned."""
-        alt = src
-        for o in operands:
-            if o is not None and o.storage == target.storage:
-                alt = alt.replace(f"({o.name})", f"({o.name}.clone())").replace(
-                    f"({o.name},", f"({o.name}.clone(),").replace(
-                    f"= {o.name}", f"= {o.name}.clone()").replace(
-                    f"({o.name} *", f"({o.name}.clone() *").replace(
-                    f"({o.name}.abs", f"({o.name}.clone().abs")
-        return alt if alt != src else None
+        """PyTorch's text: each operand variable sharing memory with ``target`` is cloned (in
+        the arguments of the call, or right of the assignment)."""
+        names = {o.name for o in operands if o is not None and o.storage == target.storage}
+        if not names:
+            return None
+        ops = [m for m in re.finditer(r" (?:[-+*/]?=) ", src)]
+        cut = ops[-1].end() if ops else src.index("(") + 1
+        tail = re.sub(r"\b(" + "|".join(sorted(names)) + r")\b(?!\.clone)", r"\1.clone()",
+                      src[cut:])
+        return src[:cut] + tail
 
     # ---- statement kinds --------------------------------------------------------------------
     def s_leaf(self):
@@ -491,7 +492,7 @@ class Generator:
             j = int(self.rng.integers(0, shape[1]))
             return self.choice([(f"{i}, {j}:", (i, slice(j, None)), True),
                                 (f"::2, {j}", (slice(None, None, 2), j), True),
-                                (f":, -1, None", (slice(None), -1, None), True),
+                                (":, -1, None", (slice(None), -1, None), True),
                                 (f"None, {i}, ...", (None, i, ...), True)])
         if k == "mask":
             full = self.chance(0.5)
@@ -759,10 +760,7 @@ class Generator:
         else:
             src = f"{x.name} {op} {rhs}"
             kind = "aug." + op
-        alt = self.overlap_alt(src.replace(f" {op} {y.name}" if y else "\0",
-                                           f" {op} ({y.name})") if y else src, [y], x)
-        if alt is not None and alt.count(".clone()") == 0:
-            alt = None
+        alt = self.overlap_alt(src, [y], x)
         self.emit(src, kind, uses=(x.name, y.name if y else None), alt=alt)
         self.written(x, y)
 
@@ -872,8 +870,7 @@ class Generator:
                                   "copy_({x} * 0.9)", "zero_()", "sub_(0.1 * {x})"])
                 src = f"{x.name}.{op.format(x=x.name)}"
                 alt = self.overlap_alt(src, [x], x) if "{x}" in op else None
-                self.emit(src, "leaf_write", uses=(x.name,), alt=alt and alt.replace(
-                    f"({x.name} * 0.9)", f"({x.name}.clone() * 0.9)"))
+                self.emit(src, "leaf_write", uses=(x.name,), alt=alt)
             else:
                 getattr(self, "s_" + k)()
         finally:

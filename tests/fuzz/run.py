@@ -185,10 +185,9 @@ def _diff_info(name, a, b, tol):
             label = {"version": "_version", "same_as": "is (identity)"}.get(f, f)
             return f, f"{name}.{label}: mutograd {a[f]}, PyTorch {b[f]}"
     ga, gb = a["grad"], b["grad"]
-    if (ga is None) != (gb is None):
-        return "grad", f"{name}.grad: mutograd {_short(ga)}, PyTorch {_short(gb)}"
-    if ga is not None and not _close(ga, gb, tol):
-        return "grad", f"{name}.grad: mutograd {_short(ga)}, PyTorch {_short(gb)}"
+    what = "grad" if b["is_leaf"] else "retained grad"
+    if (ga is None) != (gb is None) or (ga is not None and not _close(ga, gb, tol)):
+        return what, f"{name}.grad: mutograd {_short(ga)}, PyTorch {_short(gb)}"
     return None
 
 
@@ -245,8 +244,8 @@ MESSAGE_TAGS = [  # (pattern in an error message, short tag)
     ("implicitly created only for scalar", "non-scalar backward"),
     ("one of the differentiated tensors appears to not have been used", "unused input"),
     ("not broadcastable", "shape"), ("doesn't match the broadcast shape", "shape"),
-    ("must match the size", "shape"), ("shape", "shape"), ("size", "shape"),
-    ("dtype", "dtype"), ("result type", "dtype"), ("out of range", "index"),
+    ("scalar type", "dtype"), ("dtype", "dtype"), ("must match the size", "shape"),
+    ("shape", "shape"), ("size", "shape"), ("result type", "dtype"), ("out of range", "index"),
     ("out of bounds", "index"), ("index", "index"), ("stride", "strides"),
     ("mark_dirty", "mark_dirty"), ("dirty", "mark_dirty"), ("hook", "hook"),
 ]
