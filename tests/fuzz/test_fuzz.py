@@ -26,6 +26,15 @@ ALLOWED = {
         "an element-wise write into windows that share memory (unfold, as_strided): PyTorch "
         "cannot see the overlap and writes a shared location several times (DESIGN rule 10)",
     ("refused", "nograd.inplace: overlapping memory"): "as above, under no_grad",
+    ("refused", "nograd.leaf_write: overlapping memory"): "as above, under no_grad",
+    ("refused", "setitem: overlapping memory"):
+        "x[mask] = v into a tensor whose elements share memory (a reshape of an expand): "
+        "PyTorch's index_put_ does not check and the last write wins (DESIGN rule 10)",
+    ("refused", "nograd.setitem: overlapping memory"): "as above, under no_grad",
+    ("refused", "aug: overlapping memory"): "as above, x[idx] op= v",
+    ("refused", "view: strides"):
+        "as_strided of a tensor that is not C-contiguous: mutograd's strides count from the "
+        "tensor's first element, so it asks for .contiguous() first (docs/views.md)",
     ("accepted", "backward: saved tensor modified"):
         "a formula saves its output where PyTorch's saves the input that was written; the "
         "gradient equals PyTorch's with allow_mutation_on_saved_tensors (DESIGN rule 3)",
@@ -62,6 +71,17 @@ KNOWN = {   # the numbers are those of docs/fuzzing.md, "Known failures"
     ("accepted", "unverified setitem: view made under no_grad written"),       # 13
     ("accepted", "unverified backward: overlapping memory"),        # 14
     ("accepted", "unverified aug: in-place on a leaf"),             # 15
+    ("crashed", "IndexError in backward"), ("crashed", "TypeError in autograd"),  # 2
+    ("crashed", "ValueError in autograd"),                          # 1
+    ("refused", "step: shape"),                                     # 16
+    ("refused", "view: shape"),                                     # 17
+    ("accepted", "unverified setitem: in-place on a leaf"),         # 18
+    ("accepted", "unverified backward: in-place on a leaf"),        # 18
+    ("accepted", "unverified inplace: in-place on a leaf"),         # 9, 18
+    ("wrong", "version after aug"), ("wrong", "version after setitem"),         # 9
+    ("wrong", "version after nograd.inplace"),                      # 9
+    ("accepted", "unverified backward: saved tensor modified"),     # 19
+    ("wrong", "grad after backward (accepted)"),                    # 20: PyTorch's reference
 }
 
 CI_PROGRAMS = 3000
