@@ -220,8 +220,10 @@ def _unfold(xp, x, *, axis, size, step):
     if not 0 < size <= x.shape[a] or step < 1:
         raise ShapeError(f"unfold: size {size} and step {step} do not fit dimension {a} of "
                          f"size {x.shape[a]}")
-    w = xp.lib.stride_tricks.sliding_window_view(x, size, axis=a, writeable=True)
-    return w[(slice(None),) * a + (slice(None, None, step),)]
+    n = (x.shape[a] - size) // step + 1
+    return xp.lib.stride_tricks.as_strided(
+        x, x.shape[:a] + (n,) + x.shape[a + 1:] + (size,),
+        x.strides[:a] + (x.strides[a] * step,) + x.strides[a + 1:] + (x.strides[a],))
 
 
 def _unfold_grad(g, x_shape, axis, size, step, xp):
