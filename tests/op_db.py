@@ -449,6 +449,8 @@ OPS = [
     _v("as_strided", lambda x: np.lib.stride_tricks.as_strided(x, (3, 3), (32, 8)),
        call=lambda fn, x: fn(x, [3, 3], [4, 1]),
        torch=lambda torch, x: torch.as_strided(x, (3, 3), (4, 1))),
+    _v("unfold", lambda x: np.lib.stride_tricks.sliding_window_view(x, 2, axis=1)[:, ::1],
+       call=lambda fn, x: fn(x, 1, 2, 1), torch=lambda torch, x: x.unfold(1, 2, 1)),
     _v("getitem", lambda x: x[1:, ::2], method=False, call=_getitem(
         (slice(1, None), slice(None, None, 2))), torch=lambda torch, x: x[1:, ::2]),
     _v("getitem", lambda x: x[..., None, 1], method=False, variant="ellipsis-none",

@@ -211,6 +211,34 @@ def _as_strided_grad(g, x_shape, size, stride, storage_offset, xp):
 defop("as_strided", _as_strided, kind="view", inplace=False, grad=_as_strided_grad)
 
 
+def _unfold(xp, x, *, axis, size, step):
+    """Windows of ``size`` elements every ``step`` along ``axis``, as a new last dimension
+    (PyTorch's ``Tensor.unfold``); windows that overlap share memory, like an expand."""
+    if x.ndim == 0:
+        raise ShapeError("unfold: a 0-d tensor has no dimension to take windows from")
+    a = axis % x.ndim
+    if not 0 < size <= x.shape[a] or step < 1:
+        raise ShapeError(f"unfold: size {size} and step {step} do not fit dimension {a} of "
+                         f"size {x.shape[a]}")
+    n = (x.shape[a] - size) // step + 1
+    return xp.lib.stride_tricks.as_strided(
+        x, x.shape[:a] + (n,) + x.shape[a + 1:] + (size,),
+        x.strides[:a] + (x.strides[a] * step,) + x.strides[a + 1:] + (x.strides[a],))
+
+
+def _unfold_grad(g, x_shape, axis, size, step, xp):
+    n = 1
+    for d in x_shape:
+        n *= d
+    idx = _unfold(xp, xp.arange(n).reshape(x_shape), axis=axis, size=size, step=step)
+    z = xp.zeros(n, g.dtype)
+    xp.add.at(z, idx, g)          # overlapping windows accumulate
+    return z.reshape(x_shape)
+
+
+defop("unfold", _unfold, kind="view", inplace=False, grad=_unfold_grad)
+
+
 # ---- public helpers built on the view ops ---------------------------------------------------
 def transpose(x, *args, **kw):
     """``transpose(x, perm)`` (Paddle) or ``transpose(x, dim0, dim1)`` (PyTorch)."""

@@ -1,0 +1,312 @@
+"""Run a program through mutograd.compat.torch and PyTorch, compare, classify.
+
+Each statement runs by ``exec`` in one globals dict whose ``torch`` is the framework. After each
+statement every live tensor (and tuple of tensors) is recorded: shape, dtype, values, ``_version``,
+``requires_grad``, ``is_leaf``, ``.grad``, and which names are bound to the same object. An error
+stops the run and records the statement, its phase (forward, or backward for statements that run
+a backward pass) and the exception.
+
+Classes (docs/fuzzing.md):
+
+- ``ok``: both agree (both raised the same kind of error at the same statement included);
+- ``wrong``: a value, gradient, version, flag or identity differs — never acceptable;
+- ``refused``: mutograd raises one of its errors where PyTorch computes (or raises another class);
+- ``accepted``: mutograd computes where PyTorch raises; its results are then compared with
+  PyTorch running the program inside ``allow_mutation_on_saved_tensors()`` (a difference there is
+  ``wrong``; no reference there makes the category ``unverified``);
+- ``crashed``: mutograd raises an exception that is not its own (from inside NumPy, an
+  AttributeError, ...).
+"""
+import contextlib
+import functools
+import linecache
+import os
+import re
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import mutograd
+import mutograd.compat.torch as mtorch
+from mutograd import compat
+from mutograd.errors import MutogradError
+
+try:
+    import torch
+except ImportError:          # the fuzzer needs PyTorch; the tests skip without it
+    torch = None
+
+MUTOGRAD_DIR = os.path.dirname(mutograd.__file__)
+FRAMEWORKS = ("mutograd", "torch")
+TOL = {"float64": (1e-7, 1e-9), "float32": (2e-4, 1e-5)}
+
+
+@dataclass
+class Failure:
+    index: int                    # the statement that raised
+    phase: str                    # "forward" or "backward"
+    exc: BaseException
+    deliberate: bool              # mutograd's own error (always True for PyTorch)
+
+    @property
+    def cls(self):
+        return type(self.exc).__name__
+
+    def describe(self):
+        return f"{self.cls}: {str(self.exc).splitlines()[0][:200] if str(self.exc) else ''}"
+
+
+@dataclass
+class Trace:
+    snaps: list = field(default_factory=list)   # one per completed statement
+    error: Failure = None
+
+
+@dataclass
+class Outcome:
+    cls: str                      # ok, wrong, refused, accepted, crashed
+    category: str = ""
+    detail: str = ""
+    index: int = None             # the statement where the disagreement shows
+
+    @property
+    def key(self):
+        return (self.cls, self.category)
+
+
+def _dtype(t):
+    return str(t.dtype).replace("torch.", "")
+
+
+def _array(t):
+    return np.array(t.detach().numpy(), copy=True)
+
+
+def _info(t):
+    g = t.grad
+    return {"shape": tuple(t.shape), "dtype": _dtype(t), "value": _array(t),
+            "version": t._version, "requires_grad": t.requires_grad, "is_leaf": t.is_leaf,
+            "grad": None if g is None else _array(g)}
+
+
+def snapshot(env, tensor_type, born):
+    """Every tensor (and tuple of tensors) bound in ``env``. A version is counted from the
+    statement that bound the name (``born`` keeps that version): how an op bumps the counter of
+    the result it makes is not a behaviour, what later writes do is."""
+    out, first = {}, {}
+    for name, val in env.items():
+        if name.startswith("__") or name == "torch":
+            continue
+        if isinstance(val, tensor_type):
+            out[name] = _info(val)
+            out[name]["same_as"] = first.setdefault(id(val), name)
+            out[name]["version"] -= born.setdefault(name, val._version)
+        elif isinstance(val, (tuple, list)) and val and all(
+                v is None or isinstance(v, tensor_type) for v in val):
+            out[name] = tuple(None if v is None else _info(v) for v in val)
+            for k, v in enumerate(out[name]):
+                if v is not None:
+                    v["version"] -= born.setdefault(f"{name}[{k}]", v["version"])
+    return out
+
+
+def _deliberate(exc):
+    """Whether mutograd raised ``exc`` on purpose: one of its error classes, or a ``raise``
+    statement in its own source (a TypeError for bad arguments); not an exception from inside
+    NumPy, Python or the program's own text."""
+    if isinstance(exc, MutogradError):
+        return True
+    tb, last = exc.__traceback__, None
+    while tb is not None:
+        last, tb = tb, tb.tb_next
+    if last is None:
+        return False
+    fname = last.tb_frame.f_code.co_filename
+    if not fname.startswith(MUTOGRAD_DIR):
+        return False
+    return linecache.getline(fname, last.tb_lineno).strip().startswith("raise")
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(text, i):
+    return compile(text, f"<fuzz {i}>", "exec")
+
+
+def execute(program, framework, allow_mutation=False):
+    """Run ``program`` with ``torch`` bound to ``framework``; the :class:`Trace`."""
+    ns = mtorch if framework == "mutograd" else torch
+    tensor_type = mutograd.Tensor if framework == "mutograd" else torch.Tensor
+    env = {"torch": ns, "__name__": "fuzz_program"}
+    trace, born = Trace(), {}
+    ctx = compat.dialect("torch") if framework == "mutograd" else contextlib.nullcontext()
+    mut = torch.autograd.graph.allow_mutation_on_saved_tensors() if allow_mutation else \
+        contextlib.nullcontext()
+    with ctx, mut, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        grad_mode = ns.is_grad_enabled()
+        for i, stmt in enumerate(program.stmts):
+            try:
+                exec(_compiled(stmt.text(framework), i), env)
+                trace.snaps.append(snapshot(env, tensor_type, born))
+            except Exception as e:      # noqa: BLE001 - every error is data here
+                trace.error = Failure(i, "backward" if stmt.backward else "forward", e,
+                                      framework == "torch" or _deliberate(e))
+                break
+            finally:
+                ns.set_grad_enabled(grad_mode)
+    return trace
+
+
+# ---- comparison -------------------------------------------------------------------------------
+def _close(a, b, tol):
+    if a.shape != b.shape:
+        return False
+    if a.dtype.kind == "b" or b.dtype.kind == "b":
+        return np.array_equal(a, b)
+    if np.array_equal(a, b, equal_nan=True):       # the common case, and cheap
+        return True
+    rtol, atol = tol
+    with np.errstate(invalid="ignore", over="ignore"):
+        close = np.abs(a - b) <= atol + rtol * np.abs(b)
+    same = close | (np.isnan(a) & np.isnan(b)) | (a == b)     # nan == nan, inf == inf
+    return bool(same.all())
+
+
+def _diff_info(name, a, b, tol):
+    """The first field in which two recorded tensors differ: (field, text) or None."""
+    for f in ("shape", "dtype"):
+        if a[f] != b[f]:
+            return f, f"{name}.{f}: mutograd {a[f]}, PyTorch {b[f]}"
+    if not _close(a["value"], b["value"], tol):
+        return "value", f"{name}: mutograd {_short(a['value'])}, PyTorch {_short(b['value'])}"
+    for f in ("requires_grad", "is_leaf", "version", "same_as"):
+        if a.get(f) != b.get(f):
+            label = {"version": "_version", "same_as": "is (identity)"}.get(f, f)
+            return f, f"{name}.{label}: mutograd {a[f]}, PyTorch {b[f]}"
+    ga, gb = a["grad"], b["grad"]
+    what = "grad" if b["is_leaf"] else "retained grad"
+    if (ga is None) != (gb is None) or (ga is not None and not _close(ga, gb, tol)):
+        return what, f"{name}.grad: mutograd {_short(ga)}, PyTorch {_short(gb)}"
+    return None
+
+
+def _short(a):
+    if a is None:
+        return "None"
+    with np.printoptions(precision=4, suppress=True, threshold=30):
+        return np.array2string(np.asarray(a), separator=", ").replace("\n", "")
+
+
+def diff_snap(m, t, tol):
+    for name in t:
+        if name not in m:
+            return "missing", f"{name} is not defined in mutograd"
+        a, b = m[name], t[name]
+        if isinstance(b, tuple) != isinstance(a, tuple):
+            return "type", f"{name}: mutograd {type(a).__name__}, PyTorch {type(b).__name__}"
+        if isinstance(b, tuple):
+            if len(a) != len(b):
+                return "length", f"{name}: {len(a)} items in mutograd, {len(b)} in PyTorch"
+            for k, (x, y) in enumerate(zip(a, b)):
+                if (x is None) != (y is None):
+                    return "grad", f"{name}[{k}]: mutograd {x and 'a tensor'}, PyTorch " \
+                                   f"{y and 'a tensor'}"
+                d = x is not None and _diff_info(f"{name}[{k}]", x, y, tol)
+                if d:
+                    return d
+            continue
+        d = _diff_info(name, a, b, tol)
+        if d:
+            return d
+    return None
+
+
+def first_difference(tm, tt, tol):
+    """(statement index, field, text) of the first recorded difference, or None."""
+    for i, (m, t) in enumerate(zip(tm.snaps, tt.snaps)):
+        d = diff_snap(m, t, tol)
+        if d:
+            return (i,) + d
+    return None
+
+
+MESSAGE_TAGS = [  # (pattern in an error message, short tag)
+    ("modified by an inplace operation", "saved tensor modified"),
+    ("leaf variable", "in-place on a leaf"), ("leaf var", "in-place on a leaf"),
+    ("view of a leaf", "in-place on a leaf"),
+    ("created in no_grad mode", "view made under no_grad written"),
+    ("inside a custom function", "view from a custom Function written"),
+    ("multiple outputs", "output of a multi-output view written"),
+    ("single memory location", "overlapping memory"), ("share one memory", "overlapping memory"),
+    ("backward through the graph a second time", "graph freed"),
+    ("does not require grad", "no grad"), ("does not have a grad_fn", "no grad"),
+    ("implicitly created only for scalar", "non-scalar backward"),
+    ("one of the differentiated tensors appears to not have been used", "unused input"),
+    ("not broadcastable", "shape"), ("doesn't match the broadcast shape", "shape"),
+    ("scalar type", "dtype"), ("dtype", "dtype"), ("must match the size", "shape"),
+    ("shape", "shape"), ("size", "shape"), ("result type", "dtype"), ("out of range", "index"),
+    ("out of bounds", "index"), ("index", "index"), ("stride", "strides"),
+    ("mark_dirty", "mark_dirty"), ("dirty", "mark_dirty"), ("hook", "hook"),
+]
+
+
+def message_tag(exc):
+    msg = str(exc).lower()
+    for pattern, tag in MESSAGE_TAGS:
+        if pattern in msg:
+            return tag
+    return re.sub(r"[\d\[\](),]+", "#", msg.splitlines()[0] if msg else type(exc).__name__)[:60]
+
+
+def family(kind):
+    """The statement's family for a category: ``inplace.exp_`` -> ``inplace``."""
+    parts = kind.split(".")
+    return ".".join(parts[:2]) if parts[0] == "nograd" else parts[0]
+
+
+def classify(program, traces=None):
+    """The :class:`Outcome` of ``program``; ``traces`` lets a caller pass runs it already has."""
+    tm, tt = traces or (execute(program, "mutograd"), execute(program, "torch"))
+    em, et = tm.error, tt.error
+    # float32 anywhere (a mixed sum promotes a float32 partial result) loosens every comparison
+    tol = TOL["float32" if "float32" in program.source() else "float64"]
+    d = first_difference(tm, tt, tol)
+    if d:
+        i, fld, text = d
+        return Outcome("wrong", f"{fld} after {family(program.stmts[i].kind)}", text, i)
+    if em is None and et is None:
+        return Outcome("ok")
+    if em is not None and not em.deliberate:
+        kind = program.stmts[em.index].kind
+        where = "" if et is None or et.index != em.index else f" (PyTorch: {et.describe()})"
+        return Outcome("crashed", f"{em.cls} in {family(kind)}", em.describe() + where,
+                       em.index)
+    if em is not None and et is not None and em.index == et.index:
+        if isinstance(em.exc, type(et.exc)):
+            return Outcome("ok", "both raise")
+        return Outcome("refused", f"error class {et.cls} -> {em.cls}",
+                       f"mutograd {em.describe()}; PyTorch {et.describe()}", em.index)
+    if em is not None and (et is None or em.index < et.index):
+        kind = program.stmts[em.index].kind
+        return Outcome("refused", f"{family(kind)}: {message_tag(em.exc)}", em.describe(),
+                       em.index)
+    # PyTorch raised first: mutograd's results must equal PyTorch's with saved tensors kept
+    kind = program.stmts[et.index].kind
+    category = f"{family(kind)}: {message_tag(et.exc)}"
+    ta = execute(program, "torch", allow_mutation=True)
+    if ta.error is not None and ta.error.index <= et.index:
+        return Outcome("accepted", "unverified " + category,
+                       f"PyTorch {et.describe()}; with allow_mutation_on_saved_tensors: "
+                       f"{ta.error.describe()}", et.index)
+    d = first_difference(tm, ta, tol)
+    if d:
+        i, fld, text = d
+        return Outcome("wrong", f"{fld} after {family(program.stmts[i].kind)} (accepted)",
+                       text + f" (PyTorch refused at statement {et.index + 1}: "
+                              f"{et.describe()})", i)
+    if (em is None) != (ta.error is None) or (em and em.index != ta.error.index):
+        return Outcome("accepted", "unverified " + category,
+                       f"mutograd {em and em.describe()}; PyTorch with saved tensors kept: "
+                       f"{ta.error and ta.error.describe()}", et.index)
+    return Outcome("accepted", category, f"PyTorch {et.describe()}", et.index)
