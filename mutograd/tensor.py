@@ -14,6 +14,14 @@ Note [Views and their history]
     since (``t_()``, ``reshape_()``, ``x.data = t``), the chain must still find exactly the view's
     memory in the new one, or using or writing the view with grad is refused (``check_layout`` in
     autograd/view_write.py) rather than sending its gradient to the wrong region.
+
+Note [Views without history]
+    A view made under ``no_grad()`` of a base that requires grad, or made before its base's
+    ``requires_grad_()``, has no history of its own. As in PyTorch it reports
+    ``requires_grad=True`` (its base does), and the results of ops that use it require grad, but
+    no gradient flows through it to the base: its edge in their nodes is empty (the view's own
+    ``_rg`` stays False). A write through it with grad mode on does enter the base's history
+    (``call_inplace``), where PyTorch refuses the write.
 """
 import copy
 import weakref
@@ -215,8 +223,10 @@ class Tensor:
 
     @property
     def requires_grad(self):
-        if self._base is not None and self._view_version != self._counter.value:
-            self._refresh_view()
+        if self._base is not None:
+            if self._view_version != self._counter.value:
+                self._refresh_view()
+            return self._rg or self._base._rg   # Note [Views without history]
         return self._rg
 
     @requires_grad.setter
@@ -234,10 +244,6 @@ class Tensor:
             return
         if flag and not self._rg:   # where a leaf was made, for the leaf error (cheap: only here)
             self.__dict__["_site"] = here(2)
-            if self._base is not None:
-                # a view made without history becomes a leaf of its own: views taken from it
-                # now view it, so a write through them is a write into a leaf (rule 4)
-                self._base = None
         self._rg = flag
 
     def requires_grad_(self, requires_grad=True):
@@ -258,6 +264,8 @@ class Tensor:
 
     @property
     def is_leaf(self):
+        if self._base is not None and self._view_version != self._counter.value:
+            self._refresh_view()
         return self.grad_fn is None
 
     @property
@@ -385,16 +393,22 @@ class Tensor:
         """Note [Views and their history]: regenerate grad_fn from the base after a write."""
         if not _state.enabled:
             return   # nothing records now; refresh on the next use with grad enabled
-        self._view_version = self._counter.value
         base = self._base
-        if not base._rg:
-            return
+        if not base._rg and self.grad_fn is None:
+            return   # stays stale: if the base comes to require grad, the chain is replayed then
+        self._view_version = self._counter.value
         from .autograd.view_write import check_layout
         from .ops.registry import call
         check_layout(self)
         v = base
         for op, attrs in self._view_chain:
             v = call(op, [v], attrs)
+        if v.grad_fn is None and self.grad_fn is not None:
+            # a view that was in a graph (through requires_grad_() on a view of it) stays in one
+            # after its base was written without grad, as in PyTorch; nothing reaches the base
+            from .autograd.node import DeadEnd
+            self.grad_fn = DeadEnd(())
+            return
         self.grad_fn = v.grad_fn
         self._rg = v._rg
         if self.__dict__.get("_retains") and v.grad_fn is not None:

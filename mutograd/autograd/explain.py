@@ -71,11 +71,16 @@ def stale_error(node, rec, key=None):
     return err
 
 
-def leaf_error(x, what):
+def leaf_error(x, what, leaf=None):
     """DESIGN.md rule 4: the InplaceError for a write into a leaf that requires grad (or a view
-    of one), naming the leaf, where it was created and the view ops the write went through."""
+    of one), naming the leaf, where it was created and the view ops the write went through.
+    ``leaf``: the leaf when it is not ``x`` or its base (a view on which requires_grad_() was
+    called, and views of it)."""
     base = x._base
-    leaf = x if base is None else base
+    if leaf is None:
+        leaf = x if base is None else base
+    elif leaf is x:
+        base = None
     name = leaf.__dict__.get("name")
     site = leaf.__dict__.get("_site")
     created = f", created at {sites.fmt(site)}" if site is not None else ""

@@ -120,15 +120,15 @@ class Function:
         with no_grad():
             out = cls.forward(ctx, *args, **kwargs)
         several = isinstance(out, (tuple, list)) and any(isinstance(o, Tensor) for o in out)
+        outs = [o for o in out if isinstance(o, Tensor)] if several else [out]
+        written = _written(cls, args, outs, ctx._dirty, record)
+        if written:
+            _bump_dirty(cls, ctx, outs, written)
         if not record:
             return out
         if not several and not isinstance(out, Tensor):
             raise TypeError(f"{cls.__name__}.forward must return a Tensor or a tuple of "
                             f"Tensors")
-        outs = [o for o in out if isinstance(o, Tensor)] if several else [out]
-        written = _written(cls, args, outs, ctx._dirty)
-        if written:
-            _bump_dirty(cls, ctx, outs, written)
         node = FunctionNode(edges, None)
         node.fn = cls
         node.ctx = ctx
@@ -154,7 +154,7 @@ class Function:
         return outs[0]
 
 
-def _written(cls, args, outs, dirty):
+def _written(cls, args, outs, dirty, record):
     """``{id(tensor): input index}`` for the inputs ``forward`` marked dirty, after the checks
     of Note [Custom functions in place]."""
     from ..errors import BackwardError, InplaceError
@@ -168,8 +168,9 @@ def _written(cls, args, outs, dirty):
         if not any(o is d for o in outs):
             raise BackwardError(f"{cls.__name__}.forward marked input {i} as dirty but did "
                                 f"not return it; an input written in place must be returned")
-        check_leaf(d, f"{cls.__name__}.forward (mark_dirty)")
-        if d._base is not None and len(outs) > 1:
+        if record:
+            check_leaf(d, f"{cls.__name__}.forward (mark_dirty)")
+        if record and d._base is not None and len(outs) > 1:
             raise InplaceError(
                 f"{cls.__name__}.forward wrote input {i}, a view, in place and returns "
                 f"{len(outs)} outputs; a function that writes through a view must return "

@@ -202,6 +202,18 @@ class Packed:
         return t
 
 
+class DeadEnd(Node):
+    """A history that sends its gradient nowhere (Tensor._refresh_view)."""
+
+    __slots__ = ()
+
+    def name(self):
+        return "DeadEndBackward"
+
+    def apply(self, g, into=None):
+        return []
+
+
 class AccumulateGrad:
     """What ``next_functions`` shows for a leaf edge, as in PyTorch."""
 

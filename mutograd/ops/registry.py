@@ -321,6 +321,8 @@ def call(op, inputs, attrs):
         if isinstance(t, Tensor):
             if t._base is not None:
                 _refresh(t)
+                if t._base._rg:   # Note [Views without history]
+                    rg = True
             if t._rg:
                 rg = True
             if x0 is None:
@@ -486,6 +488,12 @@ def _view_result(op, x, out, attrs):
     if op.result == "maybe_view" and out.size and not x._place.xp.may_share_memory(out, x._data):
         return _wrap(out, x)   # (an empty result is a view, as every reshape of it can be)
     v = _alias(x, out)
+    if x._base is not None:
+        # a view of a view that is itself a leaf requiring grad (requires_grad_() on a view):
+        # writing it writes that leaf (check_leaf)
+        lv = x if x._rg and x.grad_fn is None else x.__dict__.get("_leaf_view")
+        if lv is not None:
+            v.__dict__["_leaf_view"] = lv
     v._base = x._base if x._base is not None else x
     v._view_chain = (x._view_chain if x._base is not None else ()) + ((op, attrs),)
     v._view_version = x._counter.value
@@ -562,6 +570,7 @@ def call_inplace(op, inputs, attrs):
         if isinstance(t, Tensor):
             if t._base is not None:
                 _refresh(t)
+                rg = rg or t._base._rg   # Note [Views without history]
             rg = rg or t._rg
             if t._place is not px:
                 mixed = True
@@ -646,6 +655,10 @@ def check_leaf(x, what):
             raise leaf_error(x, what)
     elif base._rg and base.grad_fn is None:
         raise leaf_error(x, what)
+    else:
+        lv = x.__dict__.get("_leaf_view")
+        if (lv is not None and lv._rg and lv.grad_fn is None) or (x._rg and x.grad_fn is None):
+            raise leaf_error(x, what, lv if lv is not None else x)
 
 
 def check_writable(op, x, arrays):
@@ -775,6 +788,7 @@ def call_var(op, inputs, attrs):
         if isinstance(t, Tensor):
             if t._base is not None:
                 _refresh(t)
+                rg = rg or t._base._rg   # Note [Views without history]
             rg = rg or t._rg
             if t._place is not x0._place:
                 from ..places import check_same
