@@ -127,7 +127,13 @@ def _dot(xp, x, y):
 
 
 defop("dot", _dot, kind="matmul", inplace=False, grad=(lambda g, y: g * y, lambda g, x: g * x))
-defop("outer", lambda xp, x, y: xp.outer(x, y), kind="matmul", inplace=False,
+def _outer(xp, x, y):
+    if x.ndim != 1 or y.ndim != 1:   # NumPy's outer would flatten them
+        raise ShapeError(f"outer(): expected 1-D tensors, got {x.ndim}-D and {y.ndim}-D")
+    return xp.outer(x, y)
+
+
+defop("outer", _outer, kind="matmul", inplace=False,
       grad=(lambda g, y: g @ y, lambda g, x: x @ g))
 
 
@@ -146,6 +152,13 @@ def _parse(equation, n):
 
 
 def _einsum(xp, xs, equation):
+    subs = equation.replace(" ", "").partition("->")[0].split(",")
+    for k, (s, x) in enumerate(zip(subs, xs)):
+        sizes = {}
+        for c, n in zip(s, x.shape) if "." not in s else ():
+            if sizes.setdefault(c, n) != n:   # NumPy lets a size 0 pass
+                raise ShapeError(f"einsum(): subscript {c} is repeated for operand {k} but the "
+                                 f"sizes don't match, {sizes[c]} != {n}")
     r = xp.einsum(equation, *xs)
     # NumPy returns a view of the operand for pure diagonals/transposes ("ii->i"); einsum is a
     # non-view op here, so its result must own its memory
