@@ -25,6 +25,7 @@ from helpers import sample as _sample_shape
 
 import mutograd as mg
 from mutograd.errors import DTypeError, MutogradError
+from mutograd.ops.registry import OPS
 
 torch = pytest.importorskip("torch")
 # NaN and inf inputs make NumPy and PyTorch warn (invalid value, divide by zero): expected here
@@ -38,9 +39,8 @@ DIM_KEYS = ("axis", "dim")
 DIM_ARGS = {"gather": 1, "index_select": 1}
 
 # Deliberate differences from PyTorch, and rows whose PyTorch form only fits the sample's rank:
-# case id ("row/variant") -> why. (A float result of integer or bool inputs being float64, not
-# float32, is NumPy's promotion (docs/ops.md) and is allowed in the dtype comparison below; an
-# in-place row refusing to write a float result into an integer tensor is DESIGN.md rule 10.)
+# case id ("row/variant") -> why. (An in-place row refusing to write a float result into an
+# integer tensor is DESIGN.md rule 10, accepted below.)
 EXCEPTIONS = {
     **dict.fromkeys(("relu6/special", "hardtanh-13/special"),
                     "PyTorch's hardtanh gradient at NaN differs between its vectorised and its "
@@ -53,56 +53,33 @@ EXCEPTIONS = {
                     "take_along_axis (Paddle, NumPy) follows gather's rule on a 0-d tensor; "
                     "PyTorch's take_along_dim refuses one"),
     **dict.fromkeys(("T/empty-0", "T/empty-0x3", "T/empty-3x0", "T/0d", "logsumexp/empty-0",
-                     "logsumexp/0d", "cumsum-1d/empty-0x3", "cumsum-1d/empty-3x0"),
+                     "logsumexp/0d", "cumsum-1d/empty-0x3", "cumsum-1d/empty-3x0",
+                     "cumsum-1d/0d"),
                     "the row's PyTorch form is written for the sample's rank (permute(2, 1, 0), "
                     "dim=(0, 1), dim=0)"),
+    **dict.fromkeys(("outer/0d", "outer/empty-0x3", "outer/empty-3x0"),
+                    "outer flattens operands that are not 1-D, as Paddle's and NumPy's do (the "
+                    "gradients take the operands' shapes back); PyTorch refuses them"),
+    "addcmul/int64": "PyTorch truncates a float value for integer tensors (value=1.7 acts as 1; "
+                     "its add refuses a float alpha there); we refuse a non-integral value",
+    "addr-41/empty-0": "PyTorch's addr_ resizes an empty 1-D tensor to the [0, 0] result; an "
+                       "in-place op never changes the written tensor's shape (DESIGN.md rule 10)",
 }
 
 # Bugs found by this test and not fixed yet, by class: each case is an expected failure
 # (strict: a fix makes it pass, and then it must be removed from here).
 KNOWN_BUGS = {
-    "the sign of a zero result: -0.0 in gives +0.0 out where PyTorch keeps -0.0 (relu, elu, "
-    "celu, selu, erfinv, cumsum's first element, remainder, scatter amax)":
-    "relu/special elu/special elu-alpha/special celu-14/special selu-15/special erfinv-26/special "
-    "cumsum-axis0/special remainder/special scatter_reduce-54/special",
+    "the sign of a zero result: scatter_reduce amin gives -0.0 where PyTorch gives +0.0":
+    "scatter_reduce-54/special",
     "values or gradients at a pole, +-inf or NaN of pow and special functions differ from "
     "PyTorch's (NaN for inf, 0 for NaN, the sign of an infinite gradient)":
     "pow/special pow-sqrt/special float_power-37/special acosh-4/special atanh-5/special "
-    "digamma-22/special lgamma-23/special polygamma-29/special logit-31/special xlogy-33/special "
-    "copysign-34/special multigammaln-30/special threshold-18/special "
-    "thresholded_relu-19/special",
-    "gradients of max/min, products and norms at NaN and at several zeros: PyTorch's max() "
-    "gives the gradient to the NaN elements, prod with two zeros gives 0":
-    "prod/special max/special min/special norm-inf/special cumprod/special renorm-44/special "
-    "renorm-45/special scatter_reduce-51/special scatter_reduce-53/special index_reduce-62/special "
-    "index_reduce-63/special",
-    "a descending sort puts NaN last (PyTorch: first) and reverses the order of equal bools":
-    "argsort-descending-axis0/special sort-descending-axis0/special topk/special "
-    "argsort-descending-axis0/bool sort-descending-axis0/bool",
-    "a float result of a bool input is float16 (NumPy's smallest float), square(bool) int8, "
-    "reciprocal of an integer an integer; PyTorch gives float32, int64, float32":
-    "exp/bool expm1/bool log/bool log1p/bool log2/bool log10/bool sqrt/bool rsqrt/bool sin/bool "
-    "cos/bool tan/bool tanh/bool exp2/bool atan2/bool square/bool reciprocal/int64 "
-    "reciprocal/bool fill_diagonal-48/bool",
-    "integer inputs refused (or a raw error) where PyTorch promotes to float":
-    "sigmoid/int64 sigmoid/bool addcmul/int64 logsumexp/int64 logsumexp-axis1-keepdim/int64",
-    "empty inputs: softmax/log_softmax fail on an empty slice, cumprod's gradient fails on an "
-    "empty axis, addr/fill_diagonal/tril/triu/outer/einsum/unflatten/chunk/split/unbind/flatten "
-    "accept or refuse other shapes than PyTorch":
-    "softmax/empty-0 softmax/empty-3x0 softmax-axis0/empty-0 softmax-axis0/empty-0x3 "
-    "log_softmax/empty-3x0 cumprod/empty-3x0 tril/empty-0 triu/empty-0 outer/empty-0x3 "
-    "outer/empty-3x0 einsum-diagonal/empty-0x3 unflatten/empty-0x3 chunk/empty-0 chunk/empty-0x3 "
-    "split/empty-0 unbind/empty-0 flatten-start/empty-0 addr-41/empty-0 fill_diagonal-48/empty-0",
-    "0-d inputs: the view ops (narrow, select, diagonal, split, chunk, unbind, unflatten) and "
-    "fill_diagonal_tensor still take the dim modulo 0; cumsum/cumprod give shape [1]; tril/triu, "
-    "scale, mT fail with a raw error; squeeze, flatten, argsort, repeat_interleave, outer do not "
-    "check the dim":
-    "narrow/0d select/0d diagonal/0d diagonal-offset/0d split/0d split-sections/0d chunk/0d "
-    "unbind/0d unbind/0d-dim0 unbind/0d-dim-1 unflatten/0d unflatten/0d-dim0 unflatten/0d-dim-1 "
-    "fill_diagonal_tensor-49/0d cumsum/0d-dim0 cumsum/0d-dim-1 cumsum-axis0/0d "
-    "cumsum-axis0/0d-dim0 cumsum-axis0/0d-dim-1 cumsum-1d/0d cumprod/0d-dim0 cumprod/0d-dim-1 "
-    "tril/0d triu/0d scale/0d scale-bias-first/0d mT/0d squeeze-axis/0d flatten-start/0d "
-    "argsort/0d repeat_interleave/0d-dim0 repeat_interleave/0d-dim-1 outer/0d",
+    "digamma-22/special polygamma-29/special logit-31/special xlogy-33/special "
+    "copysign-34/special multigammaln-30/special",
+    "gradients of renorm, scatter_reduce (prod, amax) and index_reduce at NaN and at several "
+    "zeros differ from PyTorch's":
+    "renorm-44/special renorm-45/special scatter_reduce-51/special scatter_reduce-53/special "
+    "index_reduce-62/special index_reduce-63/special",
 }
 KNOWN = {case: why for why, cases in KNOWN_BUGS.items() for case in cases.split()}
 
@@ -216,8 +193,12 @@ def _scatter_assign(x, i, s):
 
 
 def _fill_diag(x, v):
+    # fill_diagonal_ with a tensor value (so that it has a gradient): PyTorch's own check, and
+    # the result in x's dtype, as the in-place op writes it
+    if x.dim() < 2:
+        raise RuntimeError("dimensions must larger than 1")
     eye = torch.eye(*x.shape, dtype=torch.bool)
-    return torch.where(eye, v, x)
+    return torch.where(eye, v, x).to(x.dtype)
 
 
 def _fill_diag_tensor(x, y):
@@ -374,6 +355,12 @@ def _assert_same_values(got, want, what):
         np.testing.assert_array_equal(got, want, err_msg=what)
 
 
+def _float_op(row):
+    """Whether the row's op is declared with a float result (Note [Float results of integer
+    inputs] in mutograd/ops/registry.py)."""
+    return getattr(OPS.get(row.info.name), "float_result", False)
+
+
 def _case(row, name):
     case = f"{row.id}/{name}"
     marks = [pytest.mark.xfail(reason=KNOWN[case], strict=True)] if case in KNOWN else []
@@ -422,9 +409,11 @@ def test_extremal_inputs_match_pytorch(row, name):
     assert len(got) == len(want)
     for k, (g, w) in enumerate(zip(got, want)):
         gd, wd = _np_dtype(g), _np_dtype(w)
-        if not (gd == wd or name in ("int64", "bool") and (gd, wd) == (np.float64, np.float32)):
-            # the exception: a float result of integer or bool inputs is float64 (NumPy's
-            # promotion, docs/ops.md), PyTorch's default float32
+        if gd != wd and not (name in ("int64", "bool") and not _float_op(row)
+                             and (gd, wd) == (np.float64, np.float32)):
+            # the exception: an integer tensor meeting a Python float (scale, clamp, where,
+            # pow(x, 0.5)) gives float64 by NumPy's promotion (docs/ops.md); an op with a float
+            # result of integer inputs alone gives the default float32, as PyTorch
             raise AssertionError(f"output {k}: dtype {gd}, PyTorch {wd}")
         wv = w.detach().numpy() if isinstance(w, torch.Tensor) else w
         gv = g.numpy() if isinstance(g, mg.Tensor) else g

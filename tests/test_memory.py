@@ -373,8 +373,14 @@ def test_ufunc_fast_path_equals_the_declared_forward(name, dtype):
                 return f()
         except (TypeError, ValueError, ArithmeticError) as e:   # both must fail alike
             return type(e)
-    fast = run(lambda: op.ufunc(*arrays))
     slow = run(lambda: op.fwd(np, *arrays, **op.defaults))
+    if op.float_result and dtype in ("int32", "bool"):
+        # not taken (Note [Float results of integer inputs]): the call computes in float32
+        got = run(lambda: getattr(mg, name)(*[mg.tensor(a) for a in arrays]).numpy())
+        assert slow.dtype == got.dtype == np.float32
+        np.testing.assert_array_equal(got, slow)
+        return
+    fast = run(lambda: op.ufunc(*arrays))
     if isinstance(fast, type):
         assert fast is slow
     else:

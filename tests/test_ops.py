@@ -400,6 +400,8 @@ def test_bad_input_raises_our_error_classes(call, error, message):
 ELSEWHERE = {
     "argtopk": "topk (op_db rows topk, topk-smallest-axis0)",
     "values_at": "max/min with an int axis (op_db rows max-axis1, min-axis-1)",
+    "max_all": "max over all elements (op_db row max)",
+    "min_all": "min over all elements (op_db row min)",
     "clamp_tensor": "clamp with tensor bounds (op_db row clamp-tensor-bounds)",
     "where_x": "Paddle's where_ (test_ops_special.py)",
     "index": "advanced getitem (op_db rows getitem-int-array, getitem-mask)",

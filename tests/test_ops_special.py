@@ -53,7 +53,8 @@ def test_reshape_of_a_contiguous_tensor_is_a_view():
     assert r._base is x and np.shares_memory(r.numpy(), x.numpy())
 
 
-# ---- type promotion follows NumPy (NEP 50: Python scalars are weak) -------------------------
+# ---- type promotion follows NumPy (NEP 50: Python scalars are weak), except that a float result
+# of integer or bool inputs alone has the default float dtype (as PyTorch and Paddle) ----------
 @pytest.mark.parametrize("a, b", [
     ("float32", 1.5), ("float32", 2), ("float16", 1.5), ("int32", 2), ("int64", True),
     ("uint8", 3), ("int8", "int16"), ("int32", "float32"), ("float16", "float64"),
@@ -68,12 +69,22 @@ def test_type_promotion_matches_numpy(a, b, op):
     ref = {"add": np.add, "mul": np.multiply, "sub": np.subtract, "div": np.true_divide,
            "maximum": np.maximum}[op](x, y)
     got = getattr(mg, op)(mg.tensor(x), mg.tensor(y) if isinstance(b, str) else y)
-    assert got.dtype == ref.dtype
+    integers = x.dtype.kind in "biu" and np.asarray(y).dtype.kind in "biu"
+    assert got.dtype == (np.float32 if op == "div" and integers else ref.dtype)
 
 
 def test_promotion_examples_named_in_the_docs():
     assert (mg.ones(2) + 1.5).dtype == mg.float32
-    assert (mg.tensor([1, 2]) / mg.tensor([2, 2])).dtype.is_floating_point
+    assert (mg.tensor([1, 2]) / mg.tensor([2, 2])).dtype == mg.float32
+    assert mg.exp(mg.tensor([True, False])).dtype == mg.float32
+    assert mg.sqrt(mg.tensor([4], dtype="int8")).dtype == mg.float32
+    assert mg.reciprocal(mg.tensor([2, 4])).tolist() == [0.5, 0.25]
+    assert (mg.tensor([1, 2]) / mg.tensor([2.0, 2.0], dtype="float64")).dtype == mg.float64
+    mg.set_default_dtype("float64")
+    try:
+        assert mg.log(mg.tensor([1, 2])).dtype == mg.float64
+    finally:
+        mg.set_default_dtype("float32")
     assert (mg.tensor([1, 2], dtype="int32") + 1).dtype == mg.int32
 
 
@@ -485,3 +496,77 @@ def test_meshgrid_views_and_their_gradients(indexing):
     assert mg.meshgrid([a, b])[0].shape == [2, 3]
     with pytest.raises(ValueError, match="indexing must be"):
         mg.meshgrid(a, indexing="yx")
+
+
+# ---- extremal inputs without PyTorch (test_extremal.py compares with it when installed) -------
+_S = mg.tensor(3.0)   # a 0-d tensor
+_ZERO_D_REFUSED = [
+    ("select", lambda: mg.select(_S, 0, 0), mg.IndexRangeError, "0-dim tensor"),
+    ("unbind", lambda: mg.unbind(_S, 0), mg.IndexRangeError, "0-dim tensor"),
+    ("narrow", lambda: mg.narrow(_S, 0, 0, 1), mg.ShapeError, "0-dim tensor"),
+    ("split", lambda: mg.split(_S, 1, 0), mg.ShapeError, "0-dim tensor"),
+    ("chunk", lambda: mg.chunk(_S, 2), mg.ShapeError, "0-dim tensor"),
+    ("unflatten", lambda: mg.unflatten(_S, 0, (1,)), mg.ShapeError, "0-dim tensor"),
+    ("repeat_interleave", lambda: mg.repeat_interleave(_S, 2, 0), mg.IndexRangeError,
+     "0-dim tensor"),
+    ("diagonal", lambda: mg.diagonal(_S), mg.IndexRangeError, "out of range"),
+    ("squeeze", lambda: mg.squeeze(_S, 1), mg.IndexRangeError, "out of range"),
+    ("flatten", lambda: mg.flatten(_S, 1), mg.IndexRangeError, "out of range"),
+    ("argsort", lambda: mg.argsort(_S, 1), mg.IndexRangeError, "out of range"),
+    ("tril", lambda: mg.tril(_S), mg.ShapeError, "at least 2 dimensions"),
+    ("triu-1d", lambda: mg.triu(mg.ones([3])), mg.ShapeError, "at least 2 dimensions"),
+    ("outer", lambda: mg.outer(_S, mg.ones([2])), mg.ShapeError, "1-D tensors"),
+    ("unflatten-sizes", lambda: mg.unflatten(mg.ones([0, 3]), 1, (2, 2)), mg.ShapeError,
+     "multiply up"),
+    ("einsum-sizes", lambda: mg.einsum("ii->i", mg.ones([0, 3])), mg.ShapeError,
+     "sizes don't match"),
+]
+
+
+@pytest.mark.parametrize("fn, error, match", [c[1:] for c in _ZERO_D_REFUSED],
+                         ids=[c[0] for c in _ZERO_D_REFUSED])
+def test_dims_a_tensor_lacks_are_refused_with_our_errors(fn, error, match):
+    with pytest.raises(error, match=match):
+        fn()
+
+
+def test_zero_d_and_empty_shape_rules():
+    assert mg.cumsum(_S, 0).shape == [] and mg.cumprod(_S, -1).shape == []
+    assert _S.mT.shape == [] and _S.mT._base is _S
+    assert [p.shape for p in mg.chunk(mg.ones([0, 3]), 2)] == [[0, 3], [0, 3]]
+    assert mg.softmax(mg.ones([3, 0]), -1).shape == [3, 0]
+    assert (mg.scale(_S, 2.0, 1.0)).item() == 7.0
+    x = mg.ones([3, 0], requires_grad=True)
+    mg.cumprod(x, 1).sum().backward()
+    assert x.grad.shape == [3, 0]
+
+
+def test_signs_of_zero_and_nan_order_follow_pytorch():
+    z = mg.tensor([-0.0, 0.0, -1.0])
+    for name in ("relu", "elu", "selu", "celu", "erfinv"):
+        got = getattr(mg, name)(z).numpy()
+        assert np.signbit(got[:2]).tolist() == [True, False], name
+    r = mg.remainder(mg.tensor([-0.0, -4.0, 4.0, 5.0]), mg.tensor([2.0, 2.0, -2.0, -3.0]))
+    assert r.tolist() == [0.0, 0.0, 0.0, -1.0]
+    assert np.signbit(r.numpy()).tolist() == [True, True, False, True]
+    assert not np.signbit(mg.cumsum(mg.tensor([-0.0, -0.0]), 0).numpy()).any()
+    v, i = mg.sort(mg.tensor([1.0, np.nan, 3.0, 1.0]), descending=True)
+    assert np.isnan(v[0].item()) and i.tolist() == [1, 2, 0, 3]
+    assert mg.argsort(mg.tensor([True, False, True]), descending=True).tolist() == [0, 2, 1]
+    assert mg.argsort(mg.tensor([0, 2, 255], dtype="uint8"), descending=True).tolist() == [2, 1, 0]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")   # inf * 0 on purpose
+def test_gradients_at_nan_and_at_zero_factors():
+    x = mg.tensor([np.nan, 1.0, np.nan], requires_grad=True)
+    mg.max(x).backward()                   # the NaN elements share it (PyTorch's max())
+    assert x.grad.tolist() == [0.5, 0.0, 0.5]
+    x = mg.tensor([np.nan, 0.0, 0.0, 2.0], requires_grad=True)
+    mg.prod(x).backward()                  # two zeros: every other-factor product holds one
+    assert x.grad.tolist() == [0.0, 0.0, 0.0, 0.0]
+    x = mg.tensor([0.5, 0.0, np.inf], requires_grad=True)
+    mg.cumprod(x, 0).sum().backward()      # after the zero, the zero decides
+    assert x.grad.tolist()[0] == 1.0 and x.grad.tolist()[2] == 0.0
+    x = mg.tensor([np.nan, -1.0], requires_grad=True)
+    (mg.relu(x) + mg.threshold(x, 0.5, -1.0)).sum().backward()
+    assert x.grad.tolist() == [2.0, 0.0]

@@ -23,6 +23,15 @@ def canon_dim(d, ndim, what):
     return d % n
 
 
+def real_dim(d, ndim, what, error=IndexRangeError):
+    """``canon_dim`` for an op that works along a dimension the tensor must really have (select,
+    narrow, split, unbind, repeat_interleave with a dim): PyTorch refuses a 0-d tensor there
+    whatever ``d`` is, with ``error``."""
+    if ndim == 0:
+        raise error(f"{what}() cannot be applied to a 0-dim tensor (dimension {d})")
+    return canon_dim(d, ndim, what)
+
+
 def canon_dims(axis, ndim, what):
     """``axis`` (an int or a sequence of ints) as a sorted tuple of distinct dimensions; for a
     0-d tensor the empty tuple (its one element is the whole reduction)."""

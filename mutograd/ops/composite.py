@@ -11,6 +11,8 @@ _ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
 def _extreme(x, axis, keepdim, reduce, arg, other_op, name):
     if isinstance(axis, Tensor):          # max(x, y): the element-wise maximum
         return call(OPS[other_op], [x, axis], {})
+    if axis is None and not keepdim:   # over all elements: its own gradient rule at NaN
+        return call(OPS[name + "_all"], [x], {})
     if axis is None or not isinstance(axis, int):
         return call(OPS[reduce], [x], {"axis": axis, "keepdim": keepdim})
     if x.ndim == 0:   # its one element, after checking the dim (ops/axes.py)

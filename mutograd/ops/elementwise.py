@@ -70,7 +70,9 @@ defop("sqrt", lambda xp, x, out=None: xp.sqrt(x, out=out), grad=lambda g, out: g
       result="float")
 defop("rsqrt", lambda xp, x, out=None: xp.divide(1, xp.sqrt(x), out=out),
       grad=lambda g, out: g * (-0.5) * out ** 3, result="float")
-defop("square", lambda xp, x, out=None: xp.square(x, out=out), grad=lambda g, x: g * 2 * x)
+defop("square", lambda xp, x, out=None: xp.square(x.astype(np.int64) if x.dtype.kind == "b"
+                                                   else x, out=out),
+      grad=lambda g, x: g * 2 * x)   # a bool squares as int64, as in PyTorch (NumPy: int8)
 defop("reciprocal", lambda xp, x, out=None: xp.reciprocal(x, out=out), result="float",
       grad=lambda g, out: -g * out * out)
 defop("sin", lambda xp, x, out=None: xp.sin(x, out=out), grad=lambda g, x, xp: g * xp.cos(x),
@@ -105,9 +107,12 @@ defop("sigmoid", _sigmoid, grad=_sigmoid_grad, result="float")
 #     At a kink the gradient takes PyTorch's one-sided value: relu'(0) = 0, abs'(0) = 0 (and 0
 #     at NaN: ``sign`` above), sign' = 0, hardtanh's 0 at both bounds, clamp's 1 at a bound, a
 #     tensor bound's share only where it binds (min < max), half to each side of a max/min tie
-#     and all of it to both sides at a NaN.
-defop("relu", lambda xp, x, out=None: xp.maximum(x, 0, out=out),
-      grad=lambda g, out, into, xp: xp.multiply(g, out > 0, out=into))
+#     and all of it to both sides at a NaN. At a NaN, relu, elu, celu and selu take their x > 0
+#     side (PyTorch tests x <= 0 for the other one): hence ``~(out <= 0)``, not ``out > 0``.
+# relu(-0.0) is -0.0 (PyTorch's x < 0 ? 0 : x): NumPy's maximum returns its second argument on
+# a tie, so the 0 goes first (maximum(x, 0) gives +0.0; tests/test_extremal.py checks the sign)
+defop("relu", lambda xp, x, out=None: xp.maximum(0, x, out=out),
+      grad=lambda g, out, into, xp: xp.multiply(g, ~(out <= 0), out=into))
 defop("relu6", lambda xp, x, out=None: xp.clip(x, 0, 6, out=out),
       grad=lambda g, out: g * ((out > 0) & (out < 6)))
 
@@ -128,12 +133,18 @@ defop("leaky_relu", _leaky_relu,
       grad=lambda g, out, negative_slope, xp: g * xp.where(out > 0, 1.0, negative_slope))
 
 
+def nonpositive(xp, x):
+    """``min(x, 0)`` that keeps -0.0 and NaN: the argument of the exponential branch of elu,
+    celu and selu, bounded so that exp cannot overflow (elu(-0.0) is -0.0, as in PyTorch)."""
+    return xp.where(x > 0, 0, x)
+
+
 def _elu(xp, x, out=None, alpha=1.0):
-    return _into(out, xp.where(x > 0, x, alpha * xp.expm1(xp.minimum(x, 0))), x)
+    return _into(out, xp.where(x > 0, x, alpha * xp.expm1(nonpositive(xp, x))), x)
 
 
 # for alpha > 0, out > 0 exactly where x > 0, and out + alpha = alpha * exp(x) there
-defop("elu", _elu, grad=lambda g, out, alpha, xp: g * xp.where(out > 0, 1.0, out + alpha),
+defop("elu", _elu, grad=lambda g, out, alpha, xp: g * xp.where(out <= 0, out + alpha, 1.0),
       result="float")
 
 
@@ -269,10 +280,11 @@ defop("round", _round, grad=_zero)
 
 
 def _scale(xp, x, out=None, scale=1.0, bias=0.0, bias_after_scale=True):
+    # xp.asarray: on a 0-d input NumPy returns a scalar, which cannot be written into
     if bias_after_scale:
-        r = xp.multiply(x, scale, out=out)
+        r = xp.asarray(xp.multiply(x, scale, out=out))
         return xp.add(r, bias, out=r) if bias else r
-    r = xp.add(x, bias, out=out)
+    r = xp.asarray(xp.add(x, bias, out=out))
     return xp.multiply(r, scale, out=r)
 
 
@@ -322,7 +334,17 @@ defop("div", lambda xp, x, y, out=None: xp.true_divide(x, y, out=out), result="f
       grad=(lambda g, y: g / y, lambda g, out, y: -g * out / y))
 defop("floor_divide", lambda xp, x, y, out=None: xp.floor_divide(x, y, out=out),
       grad=(_zero, _zero))
-defop("remainder", lambda xp, x, y, out=None: xp.remainder(x, y, out=out),
+def _remainder(xp, x, y, out=None):
+    if xp.result_type(x, y).kind != "f":
+        return xp.remainder(x, y, out=out)
+    # PyTorch's: fmod, moved to the divisor's side when the signs differ. A zero remainder
+    # keeps the dividend's sign (NumPy's remainder gives it the divisor's)
+    m = xp.asarray(xp.fmod(x, y, out=out))   # (a 0-d result would be a NumPy scalar)
+    m[...] = xp.where((m != 0) & ((m < 0) != (xp.asarray(y) < 0)), m + y, m)
+    return m
+
+
+defop("remainder", _remainder,
       grad=(lambda g: g, lambda g, x, y, xp: -g * xp.floor_divide(x, y)))
 defop("fmod", lambda xp, x, y, out=None: xp.fmod(x, y, out=out),
       grad=(lambda g: g, lambda g, x, y, xp: -g * xp.trunc(x / y)))
@@ -413,7 +435,15 @@ defop("masked_fill", _masked_fill, result="same",
 def _addcmul(xp, x, t1, t2, out=None, value=1):
     p = xp.multiply(t1, t2)
     if value != 1:
-        p *= value
+        if p.dtype.kind in "biu" and isinstance(value, float):
+            if not value.is_integer():   # PyTorch truncates it (1.7 acts as 1): refused here
+                raise DTypeError(f"addcmul(): value={value} is not an integer, and the "
+                                 f"product of integer tensors is integer")
+            value = int(value)
+        if p.dtype.kind == "b":
+            p = p * value   # (a bool product times an int is an int)
+        else:
+            p *= value
     return xp.add(x, p, out=out)
 
 

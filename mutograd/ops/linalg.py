@@ -149,6 +149,13 @@ def _parse(equation, n):
 
 
 def _einsum(xp, xs, equation):
+    subs = equation.replace(" ", "").partition("->")[0].split(",")
+    for k, (s, x) in enumerate(zip(subs, xs)):
+        sizes = {}
+        for c, n in zip(s, x.shape) if "." not in s else ():
+            if sizes.setdefault(c, n) != n:   # NumPy lets a size 0 pass
+                raise ShapeError(f"einsum(): subscript {c} is repeated for operand {k} but the "
+                                 f"sizes don't match, {sizes[c]} != {n}")
     r = xp.einsum(equation, *xs)
     # NumPy returns a view of the operand for pure diagonals/transposes ("ii->i"); einsum is a
     # non-view op here, so its result must own its memory

@@ -6,7 +6,7 @@ Where the math allows, gradients are written in terms of the output (``asin``, `
 """
 import math
 
-from .elementwise import _into, sign
+from .elementwise import _into, nonpositive, sign
 from .registry import defop
 
 
@@ -68,11 +68,11 @@ defop("hardtanh", _hardtanh, grad=lambda g, out, min, max: g * ((out > min) & (o
 
 
 def _celu(xp, x, alpha=1.0, out=None):
-    return _into(out, xp.where(x > 0, x, alpha * xp.expm1(xp.minimum(x, 0) / alpha)), x)
+    return _into(out, xp.where(x > 0, x, alpha * xp.expm1(nonpositive(xp, x) / alpha)), x)
 
 
 # out > 0 exactly where x > 0; below, out / alpha + 1 = exp(x / alpha)
-defop("celu", _celu, grad=lambda g, out, alpha, xp: g * xp.where(out > 0, 1.0, out / alpha + 1),
+defop("celu", _celu, grad=lambda g, out, alpha, xp: g * xp.where(out <= 0, out / alpha + 1, 1.0),
       result="float")
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -80,11 +80,11 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def _selu(xp, x, scale=_SELU_SCALE, alpha=_SELU_ALPHA, out=None):
-    return _into(out, scale * xp.where(x > 0, x, alpha * xp.expm1(xp.minimum(x, 0))), x)
+    return _into(out, scale * xp.where(x > 0, x, alpha * xp.expm1(nonpositive(xp, x))), x)
 
 
 defop("selu", _selu, result="float",
-      grad=lambda g, out, scale, alpha, xp: g * xp.where(out > 0, scale, out + scale * alpha))
+      grad=lambda g, out, scale, alpha, xp: g * xp.where(out <= 0, out + scale * alpha, scale))
 
 
 def _mish(xp, x, out=None):
@@ -116,18 +116,20 @@ defop("hardswish", _hardswish, result="float",
       grad=lambda g, x, xp: g * xp.where(x < -3, 0.0, xp.where(x > 3, 1.0, (2 * x + 3) / 6)))
 
 
+# PyTorch's threshold is x <= threshold ? value : x, so a NaN passes through, with its gradient
 def _threshold(xp, x, *, threshold, value, out=None):
-    return _into(out, xp.where(x > threshold, x, value), x)
+    return _into(out, xp.where(x <= threshold, value, x), x)
 
 
-defop("threshold", _threshold, grad=lambda g, x, threshold: g * (x > threshold))
+defop("threshold", _threshold, grad=lambda g, x, threshold: g * ~(x <= threshold))
 
 
 def _thresholded_relu(xp, x, threshold=1.0, value=0.0, out=None):
-    return _into(out, xp.where(x > threshold, x, value), x)
+    return _into(out, xp.where(x <= threshold, value, x), x)
 
 
-defop("thresholded_relu", _thresholded_relu, grad=lambda g, x, threshold: g * (x > threshold))
+defop("thresholded_relu", _thresholded_relu,
+      grad=lambda g, x, threshold: g * ~(x <= threshold))
 
 
 def _clamp_min(xp, x, min, out=None):

@@ -65,22 +65,31 @@ defop("mean", _mean, kind="reduction", inplace=False,
           xp, g / _count(x_shape, axis), x_shape, axis, keepdim))
 
 
+# Note [Products with a zero factor]
+#     The gradient of a product with respect to one factor is the product of the others. When
+#     those others hold an exact zero and also an inf or a NaN, multiplying them out gives NaN
+#     (0 * inf), while taking the zero as deciding gives 0. PyTorch does the second in cumprod's
+#     backward and in prod's over all elements when two or more are zero (every element's
+#     others then hold a zero), the first in prod's along a dim and with a single zero. Both
+#     are followed here, so that NaN appears where it does in PyTorch (tests/test_extremal.py).
+
+
 def _prod_grad(g, x, axis, keepdim, xp):
     """Product of all other elements, exact with zeros: exclusive cumprods from both ends."""
-    if axis is None or x.ndim == 0:
-        flat = x.reshape(-1)
-        left = xp.concatenate([xp.ones(1, x.dtype), xp.cumprod(flat[:-1])])
-        right = xp.concatenate([xp.cumprod(flat[::-1][:-1])[::-1], xp.ones(1, x.dtype)])
-        return (g.reshape(()) * left * right).reshape(x.shape) if x.size else xp.zeros_like(x)
-    a = canon_dim(axis, x.ndim, "prod")
-    if x.shape[a] == 0:
-        return expand_back(xp, g, x.shape, axis, keepdim) * x   # empty: no element to weigh
-    ones = xp.ones_like(xp.take(x, [0], axis=a))
-    left = xp.concatenate([ones, xp.cumprod(xp.take(x, range(x.shape[a] - 1), axis=a), a)], a)
-    rev = xp.flip(x, a)
-    right = xp.flip(xp.concatenate(
-        [ones, xp.cumprod(xp.take(rev, range(x.shape[a] - 1), axis=a), a)], a), a)
-    return expand_back(xp, g, x.shape, axis, keepdim) * left * right
+    if x.ndim == 0:
+        return g.reshape(())
+    a = -1 if axis is None else canon_dim(axis, x.ndim, "prod")
+    xm = x.reshape(-1) if axis is None else xp.moveaxis(x, a, -1)
+    if not xm.shape[-1]:
+        return xp.zeros_like(x)   # an empty product: no element to weigh
+    ones = xp.ones_like(xm[..., :1])
+    left = xp.concatenate([ones, xp.cumprod(xm[..., :-1], -1)], -1)
+    right = xp.flip(xp.concatenate([ones, xp.cumprod(xp.flip(xm, -1)[..., :-1], -1)], -1), -1)
+    others = left * right
+    if axis is None and xp.count_nonzero(xm == 0) > 1:
+        others[...] = 0   # Note [Products with a zero factor]
+    others = others.reshape(x.shape) if axis is None else xp.moveaxis(others, -1, a)
+    return expand_back(xp, g, x.shape, axis, keepdim) * others
 
 
 def _prod(xp, x, axis=None, keepdim=False, dtype=None):
@@ -106,6 +115,20 @@ defop("amax", lambda xp, x, axis=None, keepdim=False: xp.amax(
 defop("amin", lambda xp, x, axis=None, keepdim=False: xp.amin(
     x, axis=_np_axis(axis, x.ndim, "amin"), keepdims=keepdim),
       kind="reduction", inplace=False, grad=_extreme_grad)
+
+
+def _all_extreme_grad(g, x, out, xp):
+    """Gradient of max()/min() over all elements: shared evenly among the elements equal to the
+    result, or among the NaN elements when it is NaN (PyTorch's max(); its amax, whose
+    gradient above divides by a count of 0 there, gives NaN)."""
+    hit = xp.isnan(x) if xp.isnan(out) else x == out
+    return g * hit / hit.sum()
+
+
+defop("max_all", lambda xp, x: xp.amax(x), kind="reduction", inplace=False, method=False,
+      grad=_all_extreme_grad, node_name="MaxBackward")
+defop("min_all", lambda xp, x: xp.amin(x), kind="reduction", inplace=False, method=False,
+      grad=_all_extreme_grad, node_name="MinBackward")
 defop("argmax", lambda xp, x, axis=None, keepdim=False: xp.argmax(
     x, axis=_np_axis(axis, x.ndim, "argmax"), keepdims=keepdim), kind="reduction",
     inplace=False)
@@ -191,7 +214,8 @@ def _norm_grad(g, x, out, p, axis, keepdim, xp):
     if p == 1:
         return ge * sign(xp, x)
     if p in (math.inf, "inf", -math.inf, "-inf"):
-        hit = xp.abs(x) == o
+        # the elements at the norm, or the NaN ones when it is NaN (where sign gives 0)
+        hit = (xp.abs(x) == o) | xp.isnan(x)
         return ge * sign(xp, x) * hit / hit.sum(axis=_np_axis(axis, x.ndim), keepdims=True)
     if p == 0:
         return xp.zeros_like(x)
@@ -210,7 +234,7 @@ def _logsumexp(xp, x, axis=None, keepdim=False):
     return r if keepdim else r.squeeze(ax) if ax is not None else r.reshape(())
 
 
-defop("logsumexp", _logsumexp, kind="reduction", inplace=False,
+defop("logsumexp", _logsumexp, kind="reduction", inplace=False, result="float",
       grad=lambda g, x, out, axis, keepdim, xp: expand_back(xp, g, x.shape, axis, keepdim)
       * xp.exp(x - expand_back(xp, out, x.shape, axis, keepdim)))
 
@@ -234,7 +258,14 @@ def _shift(xp, x, axis, bounds=None):
         lo, hi = (x.min(), x.max()) if bounds is None else bounds
         if hi - lo <= _span(x.dtype):
             return hi
-    return xp.amax(x, axis=axis, keepdims=True)
+    return _slice_max(xp, x, axis)
+
+
+def _slice_max(xp, x, axis):
+    """Each slice's max along ``axis`` (kept); an empty tensor's is -inf, not an error."""
+    if x.size:
+        return xp.amax(x, axis=axis, keepdims=True)
+    return xp.amax(x, axis=axis, keepdims=True, initial=-math.inf)
 
 
 def _span(dtype):
@@ -266,7 +297,7 @@ def softmax_into(xp, x, axis, out, bounds=None):
 
 
 def _log_softmax(xp, x, axis=-1, out=None):
-    m = xp.amax(x, axis=axis, keepdims=True)
+    m = _slice_max(xp, x, axis)
     s = xp.subtract(x, m, out=out)
     s -= xp.log(_slice_sum(xp, xp.exp(s), axis))
     return s
@@ -293,15 +324,30 @@ def _flat_scan_into(x, out, name):
     return 0 if out is not None else None
 
 
-def _cumsum(xp, x, axis=None, out=None, dtype=None):
+def _scan(scan, xp, x, axis, out, dtype, name):
+    """``scan`` (the backend's cumsum or cumprod) along ``axis``; without one over the flattened
+    tensor; a 0-d tensor scans its one element and stays 0-d (ops/axes.py)."""
     if axis is None and out is not None:
-        axis = _flat_scan_into(x, out, "cumsum")
+        axis = _flat_scan_into(x, out, name)
     if axis is None:
-        return xp.cumsum(x.reshape(-1), dtype=dtype)
-    return xp.cumsum(x, axis=axis, dtype=dtype, out=out)
+        return scan(x.reshape(-1), dtype=dtype)
+    if x.ndim:
+        return scan(x, axis=axis, dtype=dtype, out=out)
+    canon_dim(axis, 0, name)
+    r = scan(x.reshape(1), dtype=dtype, out=None if out is None else out.reshape(1))
+    return r.reshape(()) if out is None else out
+
+
+def _cumsum(xp, x, axis=None, out=None, dtype=None):
+    r = _scan(xp.cumsum, xp, x, axis, out, dtype, "cumsum")
+    if r.dtype.kind in "fc":
+        r += 0   # PyTorch's sums start from +0.0, so a run of -0.0 sums to +0.0 (NumPy: -0.0)
+    return r
 
 
 def _cumsum_grad(g, x_shape, axis, xp):
+    if not x_shape:     # a 0-d tensor's scan is the identity
+        return g
     if axis is None:
         return xp.flip(xp.cumsum(xp.flip(g, 0), 0), 0).reshape(x_shape)
     return xp.flip(xp.cumsum(xp.flip(g, axis), axis), axis)
@@ -311,16 +357,15 @@ defop("cumsum", _cumsum, kind="scan", grad=_cumsum_grad)
 
 
 def _cumprod(xp, x, axis=None, out=None, dtype=None):
-    if axis is None and out is not None:
-        axis = _flat_scan_into(x, out, "cumprod")
-    if axis is None:
-        return xp.cumprod(x.reshape(-1), dtype=dtype)
-    return xp.cumprod(x, axis=axis, dtype=dtype, out=out)
+    return _scan(xp.cumprod, xp, x, axis, out, dtype, "cumprod")
 
 
 def _cumprod_grad(g, x, out, axis, xp):
-    """d out_j / d x_i = prod_{k<=j, k!=i} x_k for j >= i; exact with zeros."""
+    """d out_j / d x_i = prod_{k<=j, k!=i} x_k for j >= i; exact with zeros (Note [Products
+    with a zero factor])."""
     flat = axis is None
+    if x.ndim == 0 or not x.size:   # the identity, or nothing to differentiate
+        return g.reshape(x.shape) if x.ndim == 0 else xp.zeros_like(x)
     if flat:
         x, g, out, axis = x.reshape(-1), g.reshape(-1), out.reshape(-1), 0
     xm = xp.moveaxis(x, axis, -1)
@@ -329,12 +374,13 @@ def _cumprod_grad(g, x, out, axis, xp):
     res = xp.zeros_like(xm)
     prefix = xp.ones_like(xm[..., 0])     # prod_{k<i} x_k
     for i in range(n):   # a loop over the scanned axis, not over elements
-        # prod_{i<k<=j} x_k for every j >= i (1 at j == i), times the prefix before i
-        after = xp.cumprod(xm[..., i:], axis=-1)
-        after[..., 1:] = xp.cumprod(xm[..., i + 1:], axis=-1)
-        after[..., 0] = 1
-        res[..., i] = prefix * (gm[..., i:] * after).sum(-1)
-        prefix = prefix * xm[..., i]
+        # prod_{i<k<=j} x_k for every j > i, times the prefix before i
+        rest = xm[..., i + 1:]
+        after = xp.cumprod(rest, axis=-1)
+        after[xp.cumsum(rest == 0, axis=-1) > 0] = 0
+        total = gm[..., i] + (gm[..., i + 1:] * after).sum(-1)
+        res[..., i] = xp.where(prefix == 0, 0, prefix * total)
+        prefix = xp.where(prefix == 0, 0, prefix * xm[..., i])
     res = xp.moveaxis(res, -1, axis)
     return res.reshape(-1) if flat else res
 

@@ -26,6 +26,15 @@ Note [In-place saving]
     that gradient will be needed; the copy is a counted storage. Other inputs are saved by
     reference and version-checked.
 
+Note [Float results of integer inputs]
+    An op declared ``result="float"`` (exp, log, sqrt, div, sigmoid, softmax, ...) whose tensor
+    inputs are all integer or bool computes in the default float dtype (float32 unless
+    ``set_default_dtype`` changed it), as PyTorch and Paddle do; NumPy alone would pick the
+    smallest float that holds the input (float16 for bool and int8, float64 for int64), and
+    ``reciprocal`` would stay integer. Inputs with a float among them keep NumPy's promotion
+    (docs/ops.md). The forward is wrapped once, at declaration; the ufunc fast path is taken only
+    for a float first input, where the two agree.
+
 Note [Values kept from the forward]
     A gradient may need a value the forward computes anyway, and recomputing it can cost more
     than the op (GELU's erf, layer norm's mean and variance). A forward that takes ``keep`` gets a
@@ -41,7 +50,7 @@ import math
 
 import numpy as np
 
-from .. import memory
+from .. import dtypes, memory
 from ..autograd.engine import RegionGrad
 from ..autograd.explain import leaf_error
 from ..autograd.grad_mode import _state
@@ -54,6 +63,7 @@ from ..memory import _cache
 from ..tensor import Tensor, _alias, _wrap
 
 _EMPTY = inspect.Parameter.empty
+_F64 = np.dtype("float64")
 _SCALARS = (int, float, bool, complex)
 _KW_ALIASES = {"dim": "axis", "keepdims": "keepdim", "keep_dim": "keepdim",
                "start_dim": "start_axis", "end_dim": "stop_axis"}
@@ -105,6 +115,20 @@ class OpNode(Node):
         if kind == "transposed":
             return self.layouts[self.op.index[name[:-11]]]
         return self.dtypes[self.op.index[name[:-6]]]
+
+
+def _in_default_float(fwd, n):
+    """``fwd`` with integer and bool inputs cast to the default float dtype when none of its
+    ``n`` inputs is a float (Note [Float results of integer inputs])."""
+    def run(xp, *args, **kw):
+        arrays = args[:n]
+        if not any(getattr(a, "dtype", None) is not None and a.dtype.kind not in "biu"
+                   for a in arrays) and any(hasattr(a, "dtype") for a in arrays):
+            f = dtypes.default_float.np
+            args = tuple(a.astype(f) if hasattr(a, "dtype") else a for a in arrays) + args[n:]
+        return fwd(xp, *args, **kw)
+    run.__wrapped__ = fwd
+    return run
 
 
 def _held(a, values, into=None):
@@ -183,6 +207,9 @@ class OpDef:
             elif p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
                 self.attrs.append((p.name, p.default))
         self.n_in = len(self.inputs)
+        self.float_result = result == "float"
+        if self.float_result:   # Note [Float results of integer inputs]
+            self.fwd = fwd = _in_default_float(fwd, self.n_in)
         self.index = {n: i for i, n in enumerate(self.inputs)}
         self.attr_names = [a for a, _ in self.attrs]
         self.defaults = {a: d for a, d in self.attrs if d is not _EMPTY}
@@ -345,7 +372,8 @@ def call(op, inputs, attrs):
     if op.pool and xp is np and inputs[0] is x0 and x0._data.nbytes >= _cache.min_bytes:
         return _call_pooled(op, inputs, arrays, attrs, rg)
     try:
-        if op.ufunc is not None and attrs is op.defaults and xp is np:
+        if op.ufunc is not None and attrs is op.defaults and xp is np and not (
+                op.float_result and getattr(arrays[0], "dtype", _F64).kind in "biu"):
             out = op.ufunc(*arrays)   # Note [Ufunc fast path] in ops/fastpath.py
         elif op.keeps:
             out, kept = _keeping(op, xp, arrays, attrs, None, rg, x0)
@@ -727,7 +755,7 @@ def result_dtype(op, xa, arrays):
                                                 if a is not None
                                                 and not isinstance(a, (slice, str))])
     if op.result == "float" and rt.kind not in "fc":
-        rt = np.dtype("float64")
+        rt = np.dtype(dtypes.default_float.np)   # Note [Float results of integer inputs]
     return rt
 
 

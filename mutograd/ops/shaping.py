@@ -1,4 +1,6 @@
 """Ops that build new storage from existing data: cat, stack, flip, roll, tile, gather, clone..."""
+from ..errors import ShapeError
+from .axes import real_dim
 from .registry import OPS, call, call_var, defop, defvar
 
 
@@ -77,6 +79,8 @@ defop("repeat", _tile, kind="other", varargs="reps", inplace=False, grad=_tile_g
 
 
 def _repeat_interleave(xp, x, *, repeats, axis=None):
+    if axis is not None:
+        axis = real_dim(axis, x.ndim, "repeat_interleave")
     return xp.repeat(x, repeats, axis=axis)
 
 
@@ -171,11 +175,18 @@ def contiguous(x, memory_format=None):
 
 
 def _tril(xp, x, diagonal=0, out=None):
-    return _into_tri(xp, xp.tril(x, diagonal), out)
+    return _into_tri(xp, xp.tril(_matrices(x, "tril"), diagonal), out)
 
 
 def _triu(xp, x, diagonal=0, out=None):
-    return _into_tri(xp, xp.triu(x, diagonal), out)
+    return _into_tri(xp, xp.triu(_matrices(x, "triu"), diagonal), out)
+
+
+def _matrices(x, what):
+    """``x``, a matrix or a batch of them (NumPy would take a vector as a matrix's row)."""
+    if x.ndim < 2:
+        raise ShapeError(f"{what}: input tensor must have at least 2 dimensions, got {x.ndim}")
+    return x
 
 
 def _into_tri(xp, r, out):

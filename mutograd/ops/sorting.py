@@ -21,13 +21,17 @@ _ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
 
 
 def _argsort(xp, x, *, axis=-1, descending=False, stable=False):
+    axis = canon_dim(axis, x.ndim, "argsort")
     if x.ndim == 0:
         return xp.zeros((), np.int64)
-    # a stable sort of -x keeps equal elements in their original order, as PyTorch's stable sort
-    key = -x if descending and x.dtype.kind != "b" else x
-    idx = xp.argsort(key, axis=axis, kind="stable")
-    if descending and x.dtype.kind == "b":
-        idx = xp.flip(idx, axis=axis)
+    # descending: a stable ascending sort of a key in reversed order, so that equal elements
+    # keep their original order (PyTorch's stable sort) and NaN, the largest, comes first
+    if not descending:
+        idx = xp.argsort(x, axis=axis, kind="stable")
+    elif x.dtype.kind in "fc":
+        idx = xp.lexsort((-x, ~xp.isnan(x)), axis=axis)   # the last key is the first criterion
+    else:
+        idx = xp.argsort(~x, axis=axis, kind="stable")   # ~x reverses ints and bools exactly
     return idx.astype(np.int64, copy=False)
 
 

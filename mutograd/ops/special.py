@@ -33,13 +33,24 @@ def _put(out, r, x):
 
 defop("digamma", _ufunc("digamma"), grad=lambda g, x, xp: g * _sp(xp).polygamma(1, x),
       result="float")
-defop("lgamma", _ufunc("gammaln"), grad=lambda g, x, xp: g * _sp(xp).digamma(x), result="float")
+def _lgamma(xp, x, out=None):
+    r = _sp(xp).gammaln(x)
+    # log|Gamma(-inf)| is +inf (PyTorch; SciPy's gammaln gives -inf there)
+    return _put(out, xp.where(x == -math.inf, math.inf, r), x)
+
+
+defop("lgamma", _lgamma, grad=lambda g, x, xp: g * _sp(xp).digamma(x), result="float")
 defop("erf", _ufunc("erf"), result="float",
       grad=lambda g, x, xp: g * (2 / _SQRT_PI) * xp.exp(-x * x))
 defop("erfc", _ufunc("erfc"), result="float",
       grad=lambda g, x, xp: g * (-2 / _SQRT_PI) * xp.exp(-x * x))
 # d erfinv(x)/dx = sqrt(pi)/2 * exp(erfinv(x)^2): the output is enough, no copy in place
-defop("erfinv", _ufunc("erfinv"), result="float",
+def _erfinv(xp, x, out=None):
+    # erfinv is odd: the result takes x's sign, so erfinv(-0.0) is -0.0 (SciPy's gives +0.0)
+    return _put(out, xp.copysign(_sp(xp).erfinv(x), x), x)
+
+
+defop("erfinv", _erfinv, result="float",
       grad=lambda g, out, xp: g * (_SQRT_PI / 2) * xp.exp(out * out))
 defop("i0", _ufunc("i0"), grad=lambda g, x, xp: g * _sp(xp).i1(x), result="float")
 

@@ -7,6 +7,7 @@ the strides allow and copies otherwise, as in PyTorch; ``view`` refuses to copy.
 from ..autograd.engine import RegionGrad
 from ..errors import ShapeError
 from ..tensor import Tensor
+from .axes import canon_dim, real_dim
 from .registry import OPS, call, defop
 
 
@@ -44,9 +45,9 @@ defop("view", _view, kind="view", varargs="shape", grad=_back, inplace=False)
 
 
 def _flatten(xp, x, start_axis=0, stop_axis=-1):
+    a, b = canon_dim(start_axis, x.ndim, "flatten"), canon_dim(stop_axis, x.ndim, "flatten")
     if x.ndim == 0:
         return _reshape(xp, x, shape=(1,))
-    a, b = start_axis % x.ndim, stop_axis % x.ndim
     n = 1
     for d in x.shape[a:b + 1]:
         n *= d
@@ -57,7 +58,15 @@ defop("flatten", _flatten, kind="view", result="maybe_view", grad=_back, inplace
 
 
 def _unflatten(xp, x, *, axis, shape):
-    a = axis % x.ndim
+    a = real_dim(axis, x.ndim, "unflatten", ShapeError)
+    shape, n = tuple(shape), x.shape[a]
+    known = 1
+    for s in shape:
+        known *= s if s != -1 else 1
+    if shape.count(-1) > 1 or (n != known if -1 not in shape else not known or n % known):
+        # checked here: a reshape of an empty tensor would accept any sizes
+        raise ShapeError(f"unflatten: provided sizes {list(shape)} don't multiply up to the "
+                         f"size of dim {a} ({n}) in the input tensor")
     return xp.reshape(x, x.shape[:a] + tuple(shape) + x.shape[a + 1:], copy=False)
 
 
@@ -91,7 +100,8 @@ def _squeeze(xp, x, axis=None):
     if axis is None:
         return xp.squeeze(x)
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    axes = tuple(a % x.ndim for a in axes if x.ndim and x.shape[a] == 1)
+    axes = [canon_dim(a, x.ndim, "squeeze") for a in axes]
+    axes = tuple(a for a in axes if x.ndim and x.shape[a] == 1)
     return xp.squeeze(x, axes) if axes else x[...]
 
 
@@ -131,7 +141,7 @@ defop("broadcast_to", _expand, kind="view", grad=lambda g: g, inplace=False, met
 
 
 def _narrow(xp, x, *, axis, start, length):
-    a = axis % x.ndim
+    a = real_dim(axis, x.ndim, "narrow", ShapeError)
     start = start % x.shape[a] if start < 0 else start
     if start + length > x.shape[a] or length < 0:
         raise ShapeError(f"narrow: start ({start}) + length ({length}) exceeds dimension size "
@@ -148,7 +158,7 @@ def _region_grad(fwd):
 
 
 def _select(xp, x, *, axis, index):
-    a = axis % x.ndim
+    a = real_dim(axis, x.ndim, "select")
     n = x.shape[a]
     if not -n <= index < n:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
@@ -158,7 +168,9 @@ def _select(xp, x, *, axis, index):
 
 def _diagonal(xp, x, offset=0, axis1=0, axis2=1):
     """A writable diagonal view (NumPy's own is read-only)."""
-    a1, a2 = axis1 % x.ndim, axis2 % x.ndim
+    a1, a2 = canon_dim(axis1, x.ndim, "diagonal"), canon_dim(axis2, x.ndim, "diagonal")
+    if a1 == a2:
+        raise ShapeError(f"diagonal(): dimensions {axis1} and {axis2} are the same dimension")
     rest = [i for i in range(x.ndim) if i not in (a1, a2)]
     m = xp.transpose(x, rest + [a1, a2])
     m = m[..., :, offset:] if offset >= 0 else m[..., -offset:, :]
@@ -277,7 +289,7 @@ def _sizes(n, sections, axis):
 def split(x, split_size_or_sections, axis=0, dim=None):
     """Views of consecutive pieces along ``axis``: an int is each piece's size (PyTorch)."""
     axis = dim if dim is not None else axis
-    a = axis % x.ndim
+    a = real_dim(axis, x.ndim, "split", ShapeError)
     out, start = [], 0
     for s in _sizes(x.shape[a], split_size_or_sections, a):
         out.append(call(OPS["narrow"], [x], {"axis": a, "start": start, "length": s}))
@@ -287,7 +299,7 @@ def split(x, split_size_or_sections, axis=0, dim=None):
 
 def split_sections(x, num_or_sections, axis=0):
     """Paddle's ``split``: an int is the number of equal pieces."""
-    a = axis % x.ndim
+    a = real_dim(axis, x.ndim, "split", ShapeError)
     if isinstance(num_or_sections, int):
         n = x.shape[a]
         if n % num_or_sections:
@@ -300,15 +312,18 @@ def split_sections(x, num_or_sections, axis=0):
 def chunk(x, chunks, axis=0, dim=None):
     """``chunks`` views of (nearly) equal size along ``axis``."""
     axis = dim if dim is not None else axis
-    n = x.shape[axis % x.ndim]
-    size = -(-n // chunks) if n else 1
-    return split(x, size, axis)
+    n = x.shape[real_dim(axis, x.ndim, "chunk", ShapeError)]
+    if not isinstance(chunks, int) or chunks <= 0:
+        raise ValueError(f"chunk expects `chunks` to be a positive int, got {chunks!r}")
+    if not n:   # PyTorch: ``chunks`` empty pieces (a size-0 split would give one)
+        return split(x, [0] * chunks, axis)
+    return split(x, -(-n // chunks), axis)
 
 
 def unbind(x, axis=0, dim=None):
     """Views of every index along ``axis``, with that axis removed."""
     axis = dim if dim is not None else axis
-    a = axis % x.ndim
+    a = real_dim(axis, x.ndim, "unbind")
     return tuple(call(OPS["select"], [x], {"axis": a, "index": i}) for i in range(x.shape[a]))
 
 
@@ -317,6 +332,8 @@ def T(x):
 
 
 def mT(x):
+    if x.ndim == 0:   # PyTorch: the identity (a view) on a 0-d tensor
+        return call(OPS["permute"], [x], {"perm": ()})
     return call(OPS["swapaxes"], [x], {"axis0": -2, "axis1": -1})
 
 

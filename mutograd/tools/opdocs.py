@@ -40,9 +40,13 @@ strides: no data moves, the version is not bumped, and the history is rebased on
 node.
 
 Type promotion is NumPy's (NEP 50): Python scalars are weak (`float32 tensor + 1.5` stays
-float32, `int32 tensor + 1` stays int32), `int / int` gives float64 (NumPy's choice; PyTorch and
-Paddle give float32), and two Python scalars given to `where` take the default dtypes (float32,
-int64). A shape or dtype the backend refuses raises
+float32, `int32 tensor + 1` stays int32, `int64 tensor * 2.5` is float64), and two Python scalars
+given to `where` take the default dtypes (float32, int64). One exception, PyTorch's and Paddle's
+rule: an op whose result is a float (`exp`, `log`, `sqrt`, `sin`, `sigmoid`, `softmax`,
+`reciprocal`, `/`, ...) given only integer or bool tensors computes in the default float dtype
+(float32 unless `set_default_dtype` changed it), so `int / int` and `exp(bool)` are float32,
+where NumPy alone would give float64 and float16 (Note [Float results of integer inputs] in
+`mutograd/ops/registry.py`). A shape or dtype the backend refuses raises
 `ShapeError` / `DTypeError` naming the op; an in-place op checks broadcasting and the result's
 dtype before it writes anything.
 
@@ -61,16 +65,26 @@ and +0.0 mixed into normal inputs, on empty tensors ((0,), (0, 3), (3, 0)), on 0
 - A 0-d tensor has one dimension for a dim argument, as in PyTorch: `dim=0` and `dim=-1` name
   its element (`x.sum(0)`, `x.max(-1)`, `gather`, `index_select`, the scatter and `index_*`
   family), any other dim is out of range (`mutograd/ops/axes.py`).
-- Results have PyTorch's dtype, shape, NaN positions and infinities, and gradients take PyTorch's
-  value at a kink: `relu'(0) = 0`, `abs'(0) = 0`, `sign(NaN) = 0` and `sign' = 0`, clamp passes
-  the gradient at a bound, a tensor bound gets it only where it binds (`min < max`), a max/min
-  tie splits it in half and a NaN gives it to both sides.
+- The ops that work along a dimension a tensor must really have (`select`, `narrow`, `split`,
+  `chunk`, `unbind`, `unflatten`, `repeat_interleave` with a dim) refuse a 0-d tensor, as PyTorch
+  does; `cumsum`/`cumprod` of a 0-d tensor stay 0-d; `tril`/`triu` need a matrix and `outer`
+  two vectors; `x.mT` of a 0-d tensor is `x`.
+- Results have PyTorch's dtype, shape, NaN positions, infinities and signs of zero (`relu`,
+  `elu`, `erfinv` and `remainder` keep -0.0 where PyTorch does, `cumsum` starts from +0.0), and
+  gradients take PyTorch's value at a kink: `relu'(0) = 0`, `abs'(0) = 0`, `sign(NaN) = 0` and
+  `sign' = 0`, clamp passes the gradient at a bound, a tensor bound gets it only where it binds
+  (`min < max`), a max/min tie splits it in half and a NaN gives it to both sides; `max()` over
+  all elements gives it to the NaN elements when the result is NaN; `relu`, `elu` and
+  `threshold` pass a NaN through with its gradient. A descending sort puts NaN first and keeps
+  equal elements in order.
 
-Deliberate differences: a float result of integer or bool inputs is float64 (NumPy's promotion,
-above), not float32; `cat` and `roll` check the dim of an empty 1-D tensor, which PyTorch skips;
-`take_along_axis` takes a 0-d tensor as `gather` does (PyTorch's `take_along_dim` refuses one);
-PyTorch's hardtanh gradient at NaN depends on which of its CPU loops ran, so it is not compared.
-The cases that still differ are listed, by class, in `KNOWN_BUGS` of the test.
+Deliberate differences: an integer tensor meeting a Python float (`x * 2.5`, `clamp(x, -0.5)`)
+is float64 (NumPy's promotion, above), not float32; `cat` and `roll` check the dim of an empty
+1-D tensor, which PyTorch skips; `take_along_axis` takes a 0-d tensor as `gather` does
+(PyTorch's `take_along_dim` refuses one); `addcmul` of integer tensors refuses a non-integral
+`value`, which PyTorch truncates; an in-place op never resizes an empty tensor (PyTorch's `addr_`
+does); PyTorch's hardtanh gradient at NaN depends on which of its CPU loops ran, so it is not
+compared. The cases that still differ are listed, by class, in `KNOWN_BUGS` of the test.
 """
 
 # public names that are composites of declared ops, and what they are built from
