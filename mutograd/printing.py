@@ -110,10 +110,10 @@ def format_tensor(t):
             extras.append(f"dtype=torch.{arr.dtype}")
         if t.grad_fn is not None:
             extras.append(f"grad_fn={t.grad_fn!r}")
-        elif t._rg:
+        elif t.requires_grad:
             extras.append("requires_grad=True")
         body = _body(arr, prefix)
         return prefix + body + "".join(", " + e for e in extras) + ")"
     head = (f"Tensor(shape={list(arr.shape)}, dtype={arr.dtype}, place={t._place!r}, "
-            f"stop_gradient={not t._rg},\n")
+            f"stop_gradient={not t.requires_grad},\n")
     return head + "       " + _paddle(arr, 7) + ")"

@@ -409,9 +409,12 @@ class Tensor:
             from .autograd.node import DeadEnd
             self.grad_fn = DeadEnd(())
             return
+        old = self.grad_fn
         self.grad_fn = v.grad_fn
         self._rg = v._rg
         if self.__dict__.get("_retains") and v.grad_fn is not None:
+            if old is not None and old.retained is not None and old.retained() is self:
+                old.retained = None   # moved, as PyTorch moves retain_grad to the new history
             v.grad_fn.retained = weakref.ref(self)
 
     # ---- conversion -------------------------------------------------------------------------

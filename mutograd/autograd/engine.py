@@ -236,6 +236,11 @@ def _run(roots, retain_graph, only, accumulate):
                 _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor)
                 continue
             g, owned = entry
+            if targets is not None and node in targets:
+                # grad() with a non-leaf input captures its gradient before the tensor's
+                # hooks run, as PyTorch does (a leaf's hooks run before, see below)
+                found[targets[node]] = (g, owned)
+                owned = False
             if node.pre_hooks:
                 g, owned = _run_hooks(node.pre_hooks, g, owned)
             if node.retained is not None:
@@ -243,9 +248,6 @@ def _run(roots, retain_graph, only, accumulate):
                 if t is not None:
                     _keep_grad(t, g, owned)
                     owned = False
-            if targets is not None and node in targets:
-                found[targets[node]] = (g, owned)
-                owned = False
             skip = targets is not None and node not in needed
             if not skip:
                 into = g if owned else None   # Note [Gradient ownership]

@@ -113,8 +113,10 @@ class Function:
         for t in tensors:   # a view's history up to date before it becomes an edge
             if t._base is not None and t._view_version != t._counter.value:
                 t._refresh_view()
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._rg for a in args)
-        record = _state.enabled and any(t._rg for t in tensors)
+        # a view without history requires grad, though no gradient flows through it (Note
+        # [Views without history] in tensor.py): the edge is empty, the output still records
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        record = _state.enabled and any(ctx.needs_input_grad)
         edges = tuple((a.grad_fn or a) if isinstance(a, Tensor) and a._rg else None
                       for a in args)
         with no_grad():

@@ -297,7 +297,7 @@ def _add(xp, x, y, out=None, alpha=1):
         return xp.add(x, y, out=out)
     if out is x and _axpy(xp, x, y, alpha):
         return out
-    return xp.add(x, xp.multiply(y, alpha), out=out)
+    return xp.add(x, _times(xp, y, alpha), out=out)
 
 
 def _sub(xp, x, y, out=None, alpha=1):
@@ -305,7 +305,12 @@ def _sub(xp, x, y, out=None, alpha=1):
         return xp.subtract(x, y, out=out)
     if out is x and _axpy(xp, x, y, -alpha):
         return out
-    return xp.subtract(x, xp.multiply(y, alpha), out=out)
+    return xp.subtract(x, _times(xp, y, alpha), out=out)
+
+
+def _times(xp, y, alpha):
+    """``y * alpha``; a Python number stays one, so it stays weak in promotion (NEP 50)."""
+    return y * alpha if type(y) in (int, float, bool) else xp.multiply(y, alpha)
 
 
 _AXPY_MIN = 1 << 14   # elements; below this NumPy's two passes cost less than the BLAS call

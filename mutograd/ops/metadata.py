@@ -51,11 +51,8 @@ def _apply(x, name, attrs, what, inverse):
     if x._rg and x.grad_fn is not None:
         node = _record(op, [x], [old], x, attrs, xp, None)
     x._data = arr
-    if node is not None:
-        prev = x.grad_fn
-        if prev.retained is not None:
-            node.retained, prev.retained = prev.retained, None
-        x.grad_fn = node
+    if node is not None:   # retain_grad() stays with the old node, as in PyTorch: .grad keeps
+        x.grad_fn = node     # the shape the tensor had when it was retained
     if x._base is not None:
         x._view_chain = x._view_chain + ((op, attrs),)
         x._view_version = x._counter.value + 1   # its new history is already recorded

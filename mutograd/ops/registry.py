@@ -369,18 +369,21 @@ def call(op, inputs, attrs):
         for i, a in enumerate(arrays):
             if type(a) is np.ndarray and not isinstance(inputs[i], Tensor):
                 arrays[i] = xp.asarray(a)
+    args = arrays
+    if len(arrays) > 1 and op.kind == "elementwise" and op.result not in ("bool", "same"):
+        args = _promote(arrays)
     if op.pool and xp is np and inputs[0] is x0 and x0._data.nbytes >= _cache.min_bytes:
-        return _call_pooled(op, inputs, arrays, attrs, rg)
+        return _call_pooled(op, inputs, args, attrs, rg)
     try:
         if op.ufunc is not None and attrs is op.defaults and xp is np and not (
-                op.float_result and getattr(arrays[0], "dtype", _F64).kind in "biu"):
-            out = op.ufunc(*arrays)   # Note [Ufunc fast path] in ops/fastpath.py
+                op.float_result and getattr(args[0], "dtype", _F64).kind in "biu"):
+            out = op.ufunc(*args)   # Note [Ufunc fast path] in ops/fastpath.py
         elif op.keeps:
-            out, kept = _keeping(op, xp, arrays, attrs, None, rg, x0)
+            out, kept = _keeping(op, xp, args, attrs, None, rg, x0)
         else:
-            out = op.fwd(xp, *arrays, **attrs)
+            out = op.fwd(xp, *args, **attrs)
     except (ValueError, TypeError, IndexError) as e:
-        raise bad_input(op, arrays, e) from None
+        raise bad_input(op, args, e) from None
     if op.kind == "view":
         result = _view_result(op, x0, out, attrs)
     else:
@@ -389,6 +392,42 @@ def call(op, inputs, attrs):
         result.grad_fn = _record(op, inputs, arrays, result, attrs, xp, kept)
         result._rg = True
     return result
+
+
+def _promote(arrays):
+    """Note [0-d tensors and Python floats in promotion]
+    NumPy's promotion (NEP 50) treats a 0-d array like any other array and gives float64 for an
+    integer array times a Python float. PyTorch and Paddle let neither decide a result's size:
+    ``float32 tensor * float64 0-d tensor`` is float32 and ``int tensor * 2.5`` is the default
+    float dtype. So a 0-d float operand takes the float dtype of the tensors with dimensions,
+    and integer tensors meeting a Python float become the default float dtype, before the
+    forward runs. Returns ``arrays`` itself when nothing changes (the common case)."""
+    nd = None         # the float dtype the operands with dimensions give
+    zero = ints = scalar = False
+    for a in arrays:
+        t = type(a)
+        if t is float:
+            scalar = True
+            continue
+        kind = getattr(a, "dtype", None)
+        if kind is None:
+            continue
+        kind = kind.kind
+        if a.ndim == 0:
+            zero = zero or kind == "f"
+        elif kind == "f":
+            nd = a.dtype if nd is None or nd == a.dtype else np.promote_types(nd, a.dtype)
+        elif kind in "iu":
+            ints = True
+    if nd is not None and zero:
+        target = nd
+    elif nd is None and ints and scalar and not zero:
+        target = dtypes.default_float.np
+    else:
+        return arrays
+    return [a.astype(target) if getattr(a, "dtype", None) is not None and a.dtype != target and
+            (a.ndim == 0 and a.dtype.kind == "f" or a.ndim and a.dtype.kind in "iu") else a
+            for a in arrays]
 
 
 def _one_place(op, inputs, arrays, target):

@@ -36,19 +36,22 @@ axis)`, `transpose(x, perm)` and `transpose(x, dim0, dim1)`. Where they clash th
 follows PyTorch and `mutograd.compat.paddle` follows Paddle: `split(x, 2)` makes pieces of size 2,
 and `max(x, axis)` with an int axis returns `(values, indices)`. The in-place view ops (`reshape_`,
 `squeeze_`, `unsqueeze_`, `t_`, `transpose_`, `flatten_`) change the tensor's own shape and
-strides: no data moves, the version is not bumped, and the history is rebased onto the view op's
-node.
+strides: no data moves, the version is bumped as for every write (PyTorch and Paddle do the
+same), and the history is rebased onto the view op's node.
 
-Type promotion is NumPy's (NEP 50): Python scalars are weak (`float32 tensor + 1.5` stays
-float32, `int32 tensor + 1` stays int32, `int64 tensor * 2.5` is float64), and two Python scalars
-given to `where` take the default dtypes (float32, int64). One exception, PyTorch's and Paddle's
-rule: an op whose result is a float (`exp`, `log`, `sqrt`, `sin`, `sigmoid`, `softmax`,
-`reciprocal`, `/`, ...) given only integer or bool tensors computes in the default float dtype
-(float32 unless `set_default_dtype` changed it), so `int / int` and `exp(bool)` are float32,
-where NumPy alone would give float64 and float16 (Note [Float results of integer inputs] in
-`mutograd/ops/registry.py`). A shape or dtype the backend refuses raises
-`ShapeError` / `DTypeError` naming the op; an in-place op checks broadcasting and the result's
-dtype before it writes anything.
+Type promotion is NumPy's (NEP 50) with PyTorch's rule for operands that have no dimensions:
+Python scalars are weak (`float32 tensor + 1.5` stays float32, `int32 tensor + 1` stays int32),
+an integer tensor meeting a Python float gives the default float dtype (`int64 tensor * 2.5` is
+float32), a 0-d float tensor takes the float dtype of the tensors with dimensions (`float32
+tensor * float64 0-d tensor` is float32; Note [0-d tensors and Python floats in promotion] in
+`mutograd/ops/registry.py`), and two Python scalars given to `where` take the default dtypes
+(float32, int64). Also PyTorch's and Paddle's rule: an op whose result is a float (`exp`,
+`log`, `sqrt`, `sin`, `sigmoid`, `softmax`, `reciprocal`, `/`, ...) given only integer or bool
+tensors computes in the default float dtype (float32 unless `set_default_dtype` changed it), so
+`int / int` and `exp(bool)` are float32, where NumPy alone would give float64 and float16 (Note
+[Float results of integer inputs] in `mutograd/ops/registry.py`). A shape or dtype the backend
+refuses raises `ShapeError` / `DTypeError` naming the op; an in-place op checks broadcasting and
+the result's dtype before it writes anything.
 
 """
 

@@ -248,6 +248,7 @@ MESSAGE_TAGS = [  # (pattern in an error message, short tag)
     ("shape", "shape"), ("size", "shape"), ("result type", "dtype"), ("out of range", "index"),
     ("out of bounds", "index"), ("index", "index"), ("stride", "strides"),
     ("mark_dirty", "mark_dirty"), ("dirty", "mark_dirty"), ("hook", "hook"),
+    ("internal assert failed", "internal assert"),
 ]
 
 
