@@ -145,6 +145,7 @@ class Function:
         slots = _attach_outputs(node, outs) if several else [node]
         for o, slot in zip(outs, slots):
             if id(o) in written:
+                o.__dict__.pop("_grad", None)   # a retained gradient is of the old value (PyTorch)
                 rebase(o, slot, written[id(o)])
                 if o._base is not None:
                     o._refresh_view()   # its history now comes from the base's CopySlices

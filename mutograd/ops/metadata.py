@@ -55,7 +55,6 @@ def _apply(x, name, attrs, what, inverse):
         x.grad_fn = node     # the shape the tensor had when it was retained
     if x._base is not None:
         x._view_chain = x._view_chain + ((op, attrs),)
-        x._view_version = x._counter.value + 1   # its new history is already recorded
     else:
         x.__dict__.setdefault("_geom_log", []).append(inverse(old))
     x._counter.bump(what)

@@ -402,26 +402,25 @@ def _promote(arrays):
     float dtype. So a 0-d float operand takes the float dtype of the tensors with dimensions,
     and integer tensors meeting a Python float become the default float dtype, before the
     forward runs. Returns ``arrays`` itself when nothing changes (the common case)."""
-    nd = None         # the float dtype the operands with dimensions give
     zero = ints = scalar = False
     for a in arrays:
-        t = type(a)
-        if t is float:
+        if type(a) is float:
             scalar = True
-            continue
-        kind = getattr(a, "dtype", None)
-        if kind is None:
-            continue
-        kind = kind.kind
-        if a.ndim == 0:
-            zero = zero or kind == "f"
-        elif kind == "f":
-            nd = a.dtype if nd is None or nd == a.dtype else np.promote_types(nd, a.dtype)
-        elif kind in "iu":
-            ints = True
-    if nd is not None and zero:
-        target = nd
-    elif nd is None and ints and scalar and not zero:
+        elif getattr(a, "ndim", None) is not None:
+            kind = a.dtype.kind
+            if not a.ndim:
+                zero = zero or kind == "f"
+            elif kind in "iu":
+                ints = True
+    if zero:   # the float dtype the operands with dimensions give, if any
+        nd = [a.dtype for a in arrays
+              if getattr(a, "ndim", None) and a.dtype.kind == "f"]
+        if not nd:
+            return arrays
+        target = np.result_type(*nd)
+    elif ints and scalar:
+        if any(getattr(a, "ndim", None) and a.dtype.kind in "fc" for a in arrays):
+            return arrays
         target = dtypes.default_float.np
     else:
         return arrays

@@ -7,7 +7,13 @@ from .registry import OPS, call, call_var, defop, defvar
 def _cat(xp, xs, axis=0):
     if not xs:
         raise ValueError("cat(): expected a non-empty list of tensors")
-    return xp.concatenate(xs, axis=axis)
+    return _c_order(xp, xp.concatenate(xs, axis=axis))
+
+
+def _c_order(xp, r):
+    """NumPy keeps its inputs' memory order; PyTorch's cat and stack give a contiguous result,
+    so that reshaping or viewing it is a view there as here."""
+    return r if r.flags.c_contiguous else xp.ascontiguousarray(r)
 
 
 def _cat_grad(g, shapes, xp, axis=0):
@@ -25,7 +31,7 @@ defvar("cat", _cat, grad=_cat_grad)
 def _stack(xp, xs, axis=0):
     if not xs:
         raise ValueError("stack(): expected a non-empty list of tensors")
-    return xp.stack(xs, axis=axis)
+    return _c_order(xp, xp.stack(xs, axis=axis))
 
 
 defvar("stack", _stack, grad=lambda g, shapes, xp, axis=0: list(xp.moveaxis(g, axis, 0)))
@@ -154,7 +160,10 @@ def _masked_select_grad(g, x_shape, mask, xp):
 
 defop("masked_select", _masked_select, kind="other", inplace=False,
       grad=(_masked_select_grad, None))
-defop("clone", lambda xp, x, memory_format=None: x.copy(), kind="other", inplace=False,
+# clone keeps the memory order, as PyTorch's (preserve_format), so that as_strided and view see
+# the same layout; contiguous() asks for C order
+defop("clone", lambda xp, x, memory_format=None: x.copy(
+          order="C" if memory_format == "contiguous" else "K"), kind="other", inplace=False,
       grad=lambda g: g)
 
 
@@ -171,7 +180,7 @@ def contiguous(x, memory_format=None):
     """``x`` itself when already contiguous, else a contiguous copy."""
     if x._data.flags.c_contiguous:
         return x
-    return call(OPS["clone"], [x], {"memory_format": None})
+    return call(OPS["clone"], [x], {"memory_format": "contiguous"})
 
 
 def _tril(xp, x, diagonal=0, out=None):
