@@ -58,6 +58,8 @@ def _apply(x, name, attrs, what, inverse):
     else:
         x.__dict__.setdefault("_geom_log", []).append(inverse(old))
     x._counter.bump(what)
+    if node is not None and x._base is not None:
+        x._view_version = x._counter.value   # its history is the node above (hooks stay on)
     return x
 
 
