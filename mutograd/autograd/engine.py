@@ -340,6 +340,14 @@ def _finish_leaf(leaf, g, owned):
     ``_pre_acc_hooks`` (internal: ``hook(leaf)``, no gradient wrapped) may point ``.grad`` at
     the buffer to accumulate into, as data-parallel gradient buckets do.
     """
+    if leaf.grad_fn is not None:
+        # a view made a leaf by requires_grad_(), whose base was written with grad since: its
+        # history now comes from the base (as in PyTorch, an error rather than a lost gradient)
+        raise BackwardError(
+            f"leaf variable has been moved into the graph interior: a view of shape "
+            f"{list(leaf.shape)} was made a leaf with requires_grad_(), then its base was "
+            f"written in place with grad mode on. Call requires_grad_() on the base, or on a "
+            f"clone() of the view.")
     hooks = leaf.__dict__.get("_hooks")
     if hooks:
         g, owned = _run_hooks(hooks, g, owned)
