@@ -142,6 +142,29 @@ y = x.reshape(-1)
 y.tanh_()
 result = {"version": x._version, "view": float(y._base is x)}
 """,
+    "a_leaf_view_whose_base_was_written": """
+c9 = torch.tensor([[-1.4, -1.2, 0.1]], dtype=torch.float64)
+v12, v13, v14 = c9[:, 0:1], c9[:, 1:2], c9[:, 2:3]
+v14.requires_grad_()
+v12.add_(v14)
+(v14 * -0.5).sum().backward()
+""",
+    "a_float32_tensor_times_a_float64_0d_tensor": """
+a = torch.tensor([1.5, 2.0], dtype=torch.float32)
+b = torch.tensor(2.0, dtype=torch.float64)
+i = torch.tensor([1, 2])
+result = {"mul": float((a * b).dtype == torch.float32),
+          "div": float((a / b).dtype == torch.float32),
+          "int_times_float": float((i * 2.5).dtype == torch.float32),
+          "add_alpha": float(torch.add(a, 0.8, alpha=0.5).dtype == torch.float32)}
+""",
+    "cat_of_transposed_tensors_is_contiguous_so_reshape_is_a_view": """
+x = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], dtype=torch.float64).t()
+s = torch.stack([x, x], 0)
+r = s.reshape(-1)
+s.add_(1)
+result = {"r": r, "version": r._version}
+""",
     "set_under_no_grad_keeps_requires_grad": """
 p = torch.ones(4, requires_grad=True)
 with torch.no_grad():
@@ -193,6 +216,11 @@ EXPECTED = {
     "retained_gradient_of_a_tensor_written_in_place": {"h": [6.0, 12.0], "a": [18.0, 36.0]},
     "retained_gradient_accumulates_over_two_backward_passes": {"y": [2.0, 2.0]},
     "reshape_of_an_empty_tensor_is_a_view": {"version": 1.0, "view": 1.0},
+    "a_leaf_view_whose_base_was_written": ("RuntimeError", "moved into the graph interior"),
+    "a_float32_tensor_times_a_float64_0d_tensor": {"mul": 1.0, "div": 1.0, "int_times_float": 1.0,
+                                                   "add_alpha": 1.0},
+    "cat_of_transposed_tensors_is_contiguous_so_reshape_is_a_view": {
+        "r": [2.0, 4.0, 6.0, 3.0, 5.0, 7.0, 2.0, 4.0, 6.0, 3.0, 5.0, 7.0], "version": 1.0},
     "set_under_no_grad_keeps_requires_grad": {"requires_grad": 1.0, "leaf": 1.0, "numel": 3.0},
     "data_set_to_an_integer_tensor": ("RuntimeError", "must be floating point"),
     "shape_only_in_place_ops_are_writes": {"versions": [1.0, 2.0, 3.0, 4.0]},
