@@ -55,3 +55,16 @@ def counting():
     finally:
         if enabled:
             gc.enable()
+
+
+def ref_result(info, args, kwargs):
+    """An op table row's reference result; attributes are passed when the reference names
+    them."""
+    import inspect
+    try:
+        params = inspect.signature(info.ref).parameters
+    except (TypeError, ValueError):
+        params = {}
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return info.ref(*args, **kwargs)
+    return info.ref(*args, **{k: v for k, v in kwargs.items() if k in params})

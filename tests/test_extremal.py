@@ -15,12 +15,12 @@ of zeros) and, in float64, the gradients at the same points. Rows PyTorch has no
 compared with the row's NumPy reference instead. The few deliberate differences are listed in
 ``EXCEPTIONS`` below, each with its reason (docs/ops.md, "Extremal inputs").
 """
-import inspect
 
 import numpy as np
 import pytest
 import op_db
 import op_db_surface
+from helpers import ref_result
 from helpers import sample as _sample_shape
 
 import mutograd as mg
@@ -153,13 +153,7 @@ class Row:
         info = self.info
         if self.surface:
             return info.ref(*[np.copy(a) for a in args])
-        try:
-            params = inspect.signature(info.ref).parameters
-        except (TypeError, ValueError):
-            params = {}
-        if any(p.kind == p.VAR_KEYWORD for p in params.values()):
-            return info.ref(*args, **kwargs)
-        return info.ref(*args, **{k: v for k, v in kwargs.items() if k in params})
+        return ref_result(info, args, kwargs)
 
 
 def _writable(t):

@@ -1,9 +1,8 @@
 """Every op of the table gets the same checks (STYLE.md, "One table drives the tests")."""
-import inspect
 
 import numpy as np
 import pytest
-from helpers import counting, numeric_grad
+from helpers import counting, numeric_grad, ref_result
 from op_db import OPS
 
 import mutograd as mg
@@ -39,17 +38,6 @@ def _inplace(info, method=False):
     return getattr(mg, info.name + "_")
 
 
-def _ref(info, args, kwargs):
-    """The reference result; attributes are passed when the reference names them."""
-    try:
-        params = inspect.signature(info.ref).parameters
-    except (TypeError, ValueError):
-        params = {}
-    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
-        return info.ref(*args, **kwargs)
-    return info.ref(*args, **{k: v for k, v in kwargs.items() if k in params})
-
-
 def _parts(r):
     return tuple(r) if isinstance(r, (tuple, list)) else (r,)
 
@@ -62,7 +50,7 @@ def _float_parts(r):
 def test_forward_matches_reference(info):
     s = info.draw(np.random.default_rng(1))
     got = _parts(_run(info, _function(info), _tensors(s.args), s.kwargs))
-    want = _parts(_ref(info, s.args, s.kwargs))
+    want = _parts(ref_result(info, s.args, s.kwargs))
     assert len(got) == len(want)
     for g, w in zip(got, want):
         assert tuple(g.shape) == np.shape(w)
@@ -88,7 +76,7 @@ def test_function_method_and_inplace_agree(info):
 
 
 def _loss_weights(info, s, rng):
-    return [rng.standard_normal(np.shape(p)) for p in _parts(_ref(info, s.args, s.kwargs))
+    return [rng.standard_normal(np.shape(p)) for p in _parts(ref_result(info, s.args, s.kwargs))
             if np.asarray(p).dtype.kind == "f"]
 
 
@@ -110,7 +98,8 @@ def test_gradient_matches_finite_differences(info):
         args = list(s.args)
         for i, a in zip(s.diff, diff_arrays):
             args[i] = a
-        parts = [p for p in _parts(_ref(info, args, s.kwargs)) if np.asarray(p).dtype.kind == "f"]
+        parts = [p for p in _parts(ref_result(info, args, s.kwargs))
+                 if np.asarray(p).dtype.kind == "f"]
         return float(sum((np.asarray(p) * w).sum() for p, w in zip(parts, weights)))
 
     expected = numeric_grad(loss, [s.args[i].copy() for i in s.diff])

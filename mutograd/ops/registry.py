@@ -207,6 +207,8 @@ class OpDef:
             elif p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
                 self.attrs.append((p.name, p.default))
         self.n_in = len(self.inputs)
+        # Note [0-d tensors and Python floats in promotion]: which ops it applies to
+        self.promotes = kind == "elementwise" and result not in ("bool", "same") and self.n_in > 1
         self.float_result = result == "float"
         if self.float_result:   # Note [Float results of integer inputs]
             self.fwd = fwd = _in_default_float(fwd, self.n_in)
@@ -344,6 +346,7 @@ def call(op, inputs, attrs):
     x0 = None
     mixed = False
     kept = None
+    weak = False   # a 0-d tensor or a Python float: Note [0-d tensors and Python floats ...]
     for t in inputs:
         if isinstance(t, Tensor):
             if t._base is not None:
@@ -357,10 +360,17 @@ def call(op, inputs, attrs):
                 p0 = t._place
             elif t._place is not p0:
                 mixed = True
-            arrays.append(t._data)
-        elif type(t) is float or type(t) is int:
+            a = t._data
+            if not a.ndim:
+                weak = True
+            arrays.append(a)
+        elif type(t) is float:
+            weak = True
+            arrays.append(t)
+        elif type(t) is int:
             arrays.append(t)
         else:
+            weak = True
             arrays.append(_as_array(np, t))
     if mixed:
         x0, inputs = _one_place(op, inputs, arrays, None)
@@ -369,9 +379,7 @@ def call(op, inputs, attrs):
         for i, a in enumerate(arrays):
             if type(a) is np.ndarray and not isinstance(inputs[i], Tensor):
                 arrays[i] = xp.asarray(a)
-    args = arrays
-    if len(arrays) > 1 and op.kind == "elementwise" and op.result not in ("bool", "same"):
-        args = _promote(arrays)
+    args = _promote(arrays) if weak and op.promotes else arrays
     if op.pool and xp is np and inputs[0] is x0 and x0._data.nbytes >= _cache.min_bytes:
         return _call_pooled(op, inputs, args, attrs, rg)
     try:
