@@ -597,7 +597,7 @@ class Generator:
             overlap, contig = x.overlap or step < size, False
         elif k in ("reshape", "view"):
             shape = self.choice([(-1,), (x.numel,), (1,) + sh, sh + (1,)]
-                                + ([(sh[0], -1)] if nd >= 2 else []))
+                                + ([(sh[0], -1)] if nd >= 2 and sh[0] else []))
             real = tuple(x.numel if n == -1 and len(shape) == 1 else n for n in shape)
             if -1 in real:
                 real = (sh[0], x.numel // sh[0])
