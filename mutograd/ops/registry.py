@@ -166,6 +166,8 @@ def fit(xp, g, shape, dtype):
     if type(g) is not xp.ndarray:
         g = xp.asarray(g)
     if g.shape != shape:
+        if g.ndim < len(shape):   # a value written with its leading size-1 axes dropped (NumPy)
+            g = g.reshape((1,) * (len(shape) - g.ndim) + g.shape)
         g = unbroadcast(xp, g, shape) if g.size != 1 or len(shape) else g.reshape(shape)
         if g.shape != shape:
             g = xp.broadcast_to(g, shape)
