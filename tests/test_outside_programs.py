@@ -172,6 +172,13 @@ v[0] = w * 2
 (v * torch.tensor([[1., 2., 3.], [4., 5., 6.]])).sum().backward()
 result = {"w": w.grad}
 """,
+    "a_mask_write_of_a_value_with_a_leading_size_1_axis": """
+x = torch.zeros(2, 3, requires_grad=True) * 1
+w = torch.ones(1, 4, requires_grad=True)
+x[torch.tensor([[True, False, True], [False, True, True]])] = w * 3
+(x * torch.tensor([[1., 2., 3.], [4., 5., 6.]])).sum().backward()
+result = {"x": x, "w": w.grad}
+""",
     "set_under_no_grad_keeps_requires_grad": """
 p = torch.ones(4, requires_grad=True)
 with torch.no_grad():
@@ -229,6 +236,8 @@ EXPECTED = {
     "cat_of_transposed_tensors_is_contiguous_so_reshape_is_a_view": {
         "r": [2.0, 4.0, 6.0, 3.0, 5.0, 7.0, 2.0, 4.0, 6.0, 3.0, 5.0, 7.0], "version": 1.0},
     "a_value_with_a_leading_size_1_axis_written_into_a_row": {"w": [[2.0, 4.0, 6.0]]},
+    "a_mask_write_of_a_value_with_a_leading_size_1_axis": {
+        "x": [[3.0, 0.0, 3.0], [0.0, 3.0, 3.0]], "w": [[3.0, 9.0, 15.0, 18.0]]},
     "set_under_no_grad_keeps_requires_grad": {"requires_grad": 1.0, "leaf": 1.0, "numel": 3.0},
     "data_set_to_an_integer_tensor": ("RuntimeError", "must be floating point"),
     "shape_only_in_place_ops_are_writes": {"versions": [1.0, 2.0, 3.0, 4.0]},
