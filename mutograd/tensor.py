@@ -310,6 +310,8 @@ class Tensor:
             if not self._rg:
                 raise BackwardError("can't retain_grad on Tensor that has requires_grad=False")
             return
+        if self.__dict__.get("_retains"):
+            return   # once per tensor, as in PyTorch (a second call after t_() changes nothing)
         self.__dict__["_retains"] = True
         self.grad_fn.retained = weakref.ref(self)
 

@@ -179,6 +179,15 @@ x[torch.tensor([[True, False, True], [False, True, True]])] = w * 3
 (x * torch.tensor([[1., 2., 3.], [4., 5., 6.]])).sum().backward()
 result = {"x": x, "w": w.grad}
 """,
+    "retain_grad_twice_around_a_transpose_in_place": """
+x2 = torch.tensor([[-0.3, 0.2], [1.2, -1.5]], dtype=torch.float64, requires_grad=True)
+v5 = x2 * 0.5
+v5.retain_grad()
+v5.t_()
+v5.retain_grad()
+(v5.square() * torch.tensor([[1., 2.], [3., 4.]], dtype=torch.float64)).sum().backward()
+result = {"v5": v5.grad, "x2": x2.grad}
+""",
     "set_under_no_grad_keeps_requires_grad": """
 p = torch.ones(4, requires_grad=True)
 with torch.no_grad():
@@ -238,6 +247,8 @@ EXPECTED = {
     "a_value_with_a_leading_size_1_axis_written_into_a_row": {"w": [[2.0, 4.0, 6.0]]},
     "a_mask_write_of_a_value_with_a_leading_size_1_axis": {
         "x": [[3.0, 0.0, 3.0], [0.0, 3.0, 3.0]], "w": [[3.0, 9.0, 15.0, 18.0]]},
+    "retain_grad_twice_around_a_transpose_in_place": {
+        "v5": [[-0.3, 0.6], [2.4, -6.0]], "x2": [[-0.15, 0.3], [1.2, -3.0]]},
     "set_under_no_grad_keeps_requires_grad": {"requires_grad": 1.0, "leaf": 1.0, "numel": 3.0},
     "data_set_to_an_integer_tensor": ("RuntimeError", "must be floating point"),
     "shape_only_in_place_ops_are_writes": {"versions": [1.0, 2.0, 3.0, 4.0]},

@@ -393,11 +393,13 @@ def _run_hooks(hooks, g, owned):
 
 
 def _keep_grad(t, g, owned):
-    """A retained gradient accumulates over backward passes, as a leaf's does."""
+    """A retained gradient accumulates over backward passes, as a leaf's does; out of place,
+    since the one kept may be a gradient still flowing in this pass (a tensor retained before
+    and after a shape-only in-place op is kept by two nodes)."""
     from ..tensor import _wrap
     cur = t.__dict__.get("_grad")
     if cur is not None and cur._data.shape == g.shape:
-        _add_into_grad(cur, g)
+        t.__dict__["_grad"] = _wrap(cur._data + g, t)
     else:
         t.__dict__["_grad"] = _wrap(g if owned else g.copy(), t)
 
