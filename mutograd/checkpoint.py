@@ -24,6 +24,7 @@ import json
 import os
 import struct
 import tempfile
+import zipfile
 import zlib
 
 import numpy as np
@@ -212,15 +213,24 @@ def detect_format(data):
     """``'safetensors'``, ``'npz'``, ``'torch'`` (``torch.save``'s zip archive), ``'pickle'``
     (Paddle's ``.pdparams``, PyTorch's legacy format) or None, from a file's first bytes."""
     if data[:4] == b"PK\x03\x04":
-        # torch.save's archive starts with the record <folder>/data.pkl; npz with <name>.npy
-        (n,) = struct.unpack("<H", data[26:28]) if len(data) >= 30 else (0,)
-        first = data[30:30 + n]
-        return "torch" if first.endswith(b"/data.pkl") and first.count(b"/") == 1 else "npz"
+        return "torch" if _is_torch_zip(data) else "npz"
     if data[8:9] == b"{":   # a little-endian header length, then the JSON header
         return "safetensors"
     if data[:1] == b"\x80" and data[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
         return "pickle"
     return None
+
+
+def _is_torch_zip(data):
+    """Whether a zip archive holds ``<folder>/data.pkl`` (PyTorch's files) rather than ``.npy``
+    arrays; a damaged archive is judged by its first record (``torch.save`` writes
+    ``data.pkl`` first)."""
+    try:
+        names = zipfile.ZipFile(io.BytesIO(data)).namelist()
+    except Exception:  # noqa: BLE001  (a damaged archive: reported when it is read)
+        (n,) = struct.unpack("<H", data[26:28]) if len(data) >= 30 else (0,)
+        names = [data[30:30 + n].decode("utf-8", "replace")]
+    return any(n.count("/") == 1 and n.endswith("/data.pkl") for n in names)
 
 
 def load(path, map_location=None, weights_only=True):

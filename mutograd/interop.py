@@ -159,8 +159,14 @@ def read_safetensors(data, source, header=None):
 # ---- npz without mutograd's metadata -------------------------------------------------------
 def read_npz(data, source):
     """The arrays of a plain ``.npz`` archive (never unpickled), in the archive's order."""
+    out = OrderedDict()
     with np.load(io.BytesIO(data), allow_pickle=False) as z:
-        return OrderedDict((k, z[k]) for k in z.files)
+        for k in z.files:
+            out[k] = z[k]
+            if not isinstance(out[k], np.ndarray):   # np.load gives other records as bytes
+                raise CheckpointError(f"{source} is a zip archive but not an npz archive: its "
+                                      f"record {k!r} is not a .npy array")
+    return out
 
 
 # ---- the restricted unpickler --------------------------------------------------------------
