@@ -19,7 +19,14 @@ error). Paddle stores bfloat16 as uint16 arrays, so a pickle's uint16 arrays are
 bfloat16, as ``paddle.load`` does.
 
 :func:`save_torch` writes the other way: a PyTorch zip file that ``torch.load(weights_only=True)``
-reads (``mutograd.save(obj, path, format='torch')``).
+reads (``mutograd.save(obj, path, format='torch')``), and :func:`paddle_file` one that
+``paddle.load`` reads.
+
+    >>> import mutograd as mg, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.pt")
+    >>> mg.save(mg.nn.Linear(3, 2).state_dict(), path, format="torch")   # torch.load reads it
+    >>> {k: v.shape for k, v in mg.load(path).items()}
+    {'weight': [2, 3], 'bias': [2]}
 """
 import io
 import json
@@ -95,6 +102,8 @@ class _Widening:
         """The array of ``dtype_name`` stored as ``bits`` (the stored NumPy dtype), in a dtype
         mutograd has."""
         stored, target = _STORED[dtype_name]
+        if dtype_name == "bool":   # any nonzero byte is True (NumPy would keep the byte)
+            return bits.view(np.uint8) != 0
         if stored == target:
             return bits
         self.names.setdefault(dtype_name, []).append(name)
@@ -398,8 +407,10 @@ class SafeUnpickler(pickle._Unpickler):
         super().__init__(file, encoding="latin1")
         self.source = source
         self.table = _allowed(source)
+        # np.ndarray is answered only as _reconstruct's argument: called directly, it would
+        # make an array over a buffer with strides of the file's choosing
         self.callables = {id(v): v for v in self.table.values() if callable(v)
-                          and not isinstance(v, _Stub)}
+                          and not isinstance(v, _Stub) and v is not np.ndarray}
         self._persistent = persistent_load
 
     def persistent_load(self, pid):
@@ -465,7 +476,7 @@ class SafeUnpickler(pickle._Unpickler):
             # PyTorch keeps a state_dict's version numbers in its ``_metadata``: not needed
             self.stack.pop()
             return
-        if type(inst) not in (np.ndarray, np.dtype) and not isinstance(inst, np.dtype):
+        if not (type(inst) is np.ndarray or isinstance(inst, np.dtype)):
             raise CheckpointError(f"{self.source}: refused to set the state of a "
                                   f"{type(inst).__name__} (only arrays and dtypes have state)")
         super().load_build()
@@ -631,6 +642,9 @@ def to_mutograd(obj, source, map_location=None, paddle=False):
                 out = conv(x[1], name)   # paddle.save writes a tensor as (its name, its array)
             else:
                 out = tuple(conv(v, f"{name}.{i}" if name else str(i)) for i, v in enumerate(x))
+        elif isinstance(x, _Storage):   # a bare storage: its elements as a 1-d tensor
+            n = len(x.raw) // _dtype_for(x.dtype_name, source).itemsize
+            return conv(_rebuild_tensor_v2(x, 0, [n], [1], _source=source), name)
         elif isinstance(x, _Stub):   # a torch dtype, storage or class named as a value
             return _as_dtype(x.value) if x.kind == "torch dtype" else x.value
         else:
@@ -638,7 +652,10 @@ def to_mutograd(obj, source, map_location=None, paddle=False):
         seen[id(x)] = out
         return out
 
-    out = conv(obj, "")
+    try:
+        out = conv(obj, "")
+    except RecursionError:
+        raise CheckpointError(f"{source}: containers nested too deeply") from None
     widen.warn()
     return out
 
@@ -652,8 +669,12 @@ def _as_dtype(name):
 
 
 def _location_name(location):
-    # PyTorch's 'cuda:0' is mutograd's 'gpu:0'; unknown device kinds (mps, xla) load on the CPU
-    return location if location.split(":")[0] in ("cpu", "cuda", "gpu") else "cpu"
+    # PyTorch's 'cuda:0' is mutograd's 'gpu:0'; other device kinds (mps, xla) load on the CPU
+    from .places import get_name
+    try:
+        return get_name(location)
+    except Exception:  # noqa: BLE001  (PlaceError: a kind mutograd has no place for)
+        return "cpu"
 
 
 # ---- writing files other tools read --------------------------------------------------------

@@ -200,6 +200,42 @@ def test_map_location_moves_foreign_weights(fake_gpu):
     assert sd["count"].place == "gpu:0" and sd["count"].item() == 7
 
 
+def _saved_on(tmp_path, location):
+    """A PyTorch file whose tensor was saved on ``location``."""
+    p = tmp_path / "w.pt"
+    mg.save({"w": mg.ones([2])}, p, format="torch")
+    src = zipfile.ZipFile(p)
+    records = {n: src.read(n) for n in src.namelist()}
+    cpu, there = b"cpu", location.encode()
+    pkl = records["archive/data.pkl"]
+    old = b"X" + len(cpu).to_bytes(4, "little") + cpu
+    assert pkl.count(old) == 1
+    records["archive/data.pkl"] = pkl.replace(old, b"X" + len(there).to_bytes(4, "little") + there)
+    with zipfile.ZipFile(p, "w") as z:
+        for n, data in records.items():
+            z.writestr(n, data)
+    return p
+
+
+def test_tensors_saved_on_a_gpu_follow_map_location(tmp_path, fake_gpu):
+    p = _saved_on(tmp_path, "cuda:0")
+    assert mg.load(p)["w"].place == "gpu:0"
+    for where in ("cpu", {"cuda:0": "cpu"}, {"gpu:0": "cpu"}):
+        assert mg.load(p, map_location=where)["w"].place == "cpu"
+    fake_gpu.register(count=0)
+    with pytest.raises(mg.PlaceError, match="no CUDA device.*saved on gpu:0; load it with "
+                                            "map_location='cpu'"):
+        mg.load(p)
+    assert mg.load(_saved_on(tmp_path, "mps"))["w"].place == "cpu"
+
+
+def test_the_module_examples_run():
+    import doctest
+    import mutograd.interop
+    result = doctest.testmod(mutograd.interop, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
+
+
 # ---- hostile pickles -----------------------------------------------------------------------
 class _Reduce:
     """An object whose unpickling calls ``func(*args)``."""
@@ -257,6 +293,11 @@ def _payloads(marker):
                                  r"the global posix\.system"),
         "INST in a PyTorch archive": (_torch_zip(f"(S'touch {marker}'\nios\nsystem\n.".encode()),
                                       r"the global os\.system"),
+        "numpy.ndarray called directly": (
+            b"\x80\x02cnumpy\nndarray\n(K\x64\x85cnumpy\ndtype\nX\x02\x00\x00\x00f8\x85RC"
+            b"\x08aaaaaaaatR.", r"refused to call <class 'numpy\.ndarray'>"),
+        "nested too deeply": (b"\x80\x02" + b"]" * 50000 + b"a" * 49999 + b".",
+                              "containers nested too deeply"),
         "state set on a set": (b"\x80\x02c__builtin__\nset\n)R}X\x01\x00\x00\x00aK\x01sb.",
                                "refused to set the state of a set"),
     }
