@@ -6,10 +6,10 @@ files)::
     python tests/data/make_interop_files.py          # with torch==2.13.0 and safetensors
     /path/to/paddle-venv/bin/python tests/data/make_interop_files.py   # with paddlepaddle==3.3.1
 
-With PyTorch it writes ``torch_*`` files, a file written by ``safetensors.numpy`` and
-``expected_torch.npz``; with Paddle the ``paddle_*`` files and ``expected_paddle.npz``. Each expected npz maps ``<file>::<key>`` to the value a reader must give
-(bfloat16 and float8 widened to float32), plus ``<file>::input``/``::output`` for a model's
-forward pass on a fixed input.
+With PyTorch it writes the ``torch_*`` files, a file written by ``safetensors.numpy`` and
+``expected_torch.npz``; with Paddle the ``paddle_*`` files and ``expected_paddle.npz``. Each
+expected npz maps ``<file>::<key>`` to the value a reader must give (bfloat16 and float8 widened
+to float32), plus ``<file>::input``/``::output`` for a model's forward pass on a fixed input.
 """
 import os
 import sys
