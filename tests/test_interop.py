@@ -468,3 +468,43 @@ def test_live_safetensors_torch_file_with_bfloat16(tmp_path):
         d = mg.load(tmp_path / "w.safetensors")
     np.testing.assert_array_equal(d["w"].numpy(), w.float().numpy())
     assert d["i"].dtype == mg.int16 and d["i"].tolist() == [0, 1, 2]
+
+
+def _tensor_kinds(torch):
+    # a subclass pickle can name: a global of this module
+    sub = globals().setdefault("TensorSubclass", type("TensorSubclass", (torch.Tensor,),
+                                                      {"__module__": __name__}))
+    return {
+        "quantized": (lambda: torch.quantize_per_tensor(torch.ones(2), 0.1, 0, torch.quint8),
+                      r"torch\._utils\._rebuild_qtensor: quantized tensors are not supported"),
+        "sparse": (lambda: torch.ones(2).to_sparse(),
+                   r"_rebuild_sparse_tensor: sparse tensors are not supported"),
+        "float8 fnuz": (lambda: torch.ones(2).to(torch.float8_e4m3fnuz),
+                        r"mutograd does not read tensors of torch\.float8_e4m3fnuz"),
+        "a subclass": (lambda: torch.ones(2).as_subclass(sub),
+                       r"the global .*TensorSubclass: weights"),
+        "uint64 past int64": (lambda: torch.tensor([2 ** 63 + 5], dtype=torch.uint64),
+                              r"the uint64 tensor 'x' holds values past int64's range"),
+    }
+
+
+@pytest.mark.torch
+@pytest.mark.filterwarnings("ignore:torch.quantize_per_tensor")
+@pytest.mark.parametrize("kind", ["quantized", "sparse", "float8 fnuz", "a subclass",
+                                  "uint64 past int64"])
+def test_live_tensors_mutograd_cannot_hold_are_refused_by_name(tmp_path, kind):
+    torch = pytest.importorskip("torch")
+    make, msg = _tensor_kinds(torch)[kind]
+    torch.save({"x": make()}, tmp_path / "x.pt")
+    with pytest.raises(CheckpointError, match=msg):
+        mg.load(tmp_path / "x.pt")
+
+
+@pytest.mark.torch
+def test_live_a_tensor_with_python_attributes_loads_without_them(tmp_path):
+    torch = pytest.importorskip("torch")
+    t = torch.arange(3.0)
+    t.note = "kept by PyTorch, dropped here"
+    torch.save({"t": t, "p": torch.nn.Parameter(torch.ones(1))}, tmp_path / "x.pt")
+    d = mg.load(tmp_path / "x.pt")
+    assert d["t"].tolist() == [0, 1, 2] and isinstance(d["p"], nn.Parameter)
