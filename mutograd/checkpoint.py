@@ -247,11 +247,15 @@ def load(path, map_location=None, weights_only=True):
     Tensors come back on the place they were saved from, unless ``map_location`` says otherwise
     (``'cpu'``, ``'cuda:0'``, a Place, or a dict such as ``{'gpu:0': 'cpu'}``).
     ``weights_only`` is accepted for PyTorch-style calls: either way, nothing outside the
-    allow-list is ever unpickled.
+    allow-list is ever unpickled. ``path`` may also be a file opened in binary mode.
     """
-    path = os.fspath(path)
-    with open(path, "rb") as f:
-        data = f.read()
+    if hasattr(path, "read"):   # an open binary file, as torch.load takes
+        data = path.read()
+        path = str(getattr(path, "name", "<file object>"))
+    else:
+        path = os.fspath(path)
+        with open(path, "rb") as f:
+            data = f.read()
     fmt = detect_format(data)
     if fmt is None:
         what = ("an empty file" if not data else "neither a safetensors file, an npz archive, "

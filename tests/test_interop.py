@@ -193,6 +193,15 @@ def test_the_pytorch_namespace_loads_pytorch_files():
     assert sd["0.weight"].shape == [2, 1, 3, 3]
 
 
+def test_an_open_file_loads_too():
+    with open(_file("torch_cnn.pt"), "rb") as f:
+        sd = mg.load(f)
+    np.testing.assert_array_equal(sd["4.bias"].numpy(), TORCH["torch_cnn.pt::4.bias"])
+    with pytest.raises(CheckpointError, match="<file object>: refused to load the global "
+                                              "builtins.eval"):
+        mg.load(io.BytesIO(pickle.dumps(_Reduce(eval, "1"))))
+
+
 def test_map_location_moves_foreign_weights(fake_gpu):
     sd = mg.load(_file("torch_cnn.pt"), map_location="cuda:0")
     assert all(t.place == "gpu:0" for t in sd.values())
@@ -330,6 +339,13 @@ def test_damaged_pytorch_files_are_reported(tmp_path):
     p = tmp_path / "w.pt"
     p.write_bytes(good[:len(good) // 2])
     with pytest.raises(CheckpointError, match="truncated or corrupted"):
+        mg.load(p)
+    # a flipped byte in a record: the zip's CRC-32 catches it
+    data = bytearray(good)
+    pos = data.find(TORCH["torch_cnn.pt::4.bias"].tobytes())
+    data[pos + 1] ^= 0x40
+    p.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="truncated or corrupted.*CRC"):
         mg.load(p)
     # a storage shorter than its tensor claims
     src = zipfile.ZipFile(io.BytesIO(good))
