@@ -138,6 +138,17 @@ def test_the_paddle_optimizer_state_loads():
         np.testing.assert_array_equal(st[k].numpy(), v)
 
 
+def test_arrays_paddle_cut_into_slices_are_joined(tmp_path):
+    # paddle.save with protocol 2 or 3 cuts arrays over 1 GiB into "<name>@@.<i>" slices
+    w = np.arange(10, dtype=np.float32).reshape(2, 5)
+    saved = {"w@@.0": w.reshape(-1)[:6], "w@@.1": w.reshape(-1)[6:], "b": np.ones(2),
+             "UnpackBigParamInfor@@": {"w": {"OriginShape": (2, 5),
+                                              "slices": ["w@@.0", "w@@.1"]}}}
+    (tmp_path / "big.pdparams").write_bytes(pickle.dumps(saved, protocol=2))
+    d = mg.load(tmp_path / "big.pdparams")
+    assert sorted(d) == ["b", "w"] and d["w"].tolist() == w.tolist()
+
+
 def test_values_other_than_tensors_in_a_pytorch_file():
     d = _load_quietly(_file("torch_mixed.pt"))
     assert (d["epoch"], d["lr"], d["name"], d["none"]) == (3, 0.5, "mixed", None)
