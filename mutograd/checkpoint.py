@@ -86,14 +86,45 @@ def _put(arrays, path, arr):
     return name
 
 
+class _MappedStorage:
+    """What a ``map_location`` function gets in place of a storage, as in PyTorch's
+    ``lambda storage, loc: storage`` or ``storage.cuda(1)``: it records where it is moved."""
+
+    def __init__(self, place):
+        self.place = place
+
+    def cpu(self):
+        return _MappedStorage("cpu")
+
+    def cuda(self, device=None, non_blocking=False):
+        if device is None:
+            return _MappedStorage("cuda")
+        index = device if isinstance(device, int) else places.get_name(device).split(":")[1]
+        return _MappedStorage(f"cuda:{index}")
+
+    def to(self, device=None, *args, **kwargs):
+        return _MappedStorage(device)
+
+
 def _target(saved, map_location):
     """Where a tensor saved on place ``saved`` is loaded (``map_location`` as in PyTorch: None
-    keeps the saved place, a place moves everything there, a dict maps saved place names)."""
+    keeps the saved place, a place moves everything there, a dict maps saved place names, a
+    function ``f(storage, location)`` returns the storage moved, or None to keep it)."""
     if isinstance(map_location, dict):
         for k, v in map_location.items():
             if places.get_name(k) == saved:
                 return v
         return saved
+    if callable(map_location):
+        loc = saved.replace("gpu", "cuda")   # the function sees PyTorch's device names
+        moved = map_location(_MappedStorage(loc), loc)
+        if moved is None:
+            return saved
+        if not isinstance(moved, _MappedStorage):
+            raise TypeError(f"map_location returned a {type(moved).__name__}; it should return "
+                            f"the storage it was given, moved (storage.cpu(), storage.cuda(i)) "
+                            f"or not, or None")
+        return moved.place
     return saved if map_location is None else map_location
 
 
@@ -245,9 +276,10 @@ def load(path, map_location=None, weights_only=True):
     Raises :class:`CheckpointError` for a truncated, corrupted or unreadable file, and for a
     pickle that names anything but tensors, arrays, dtypes and containers.
     Tensors come back on the place they were saved from, unless ``map_location`` says otherwise
-    (``'cpu'``, ``'cuda:0'``, a Place, or a dict such as ``{'gpu:0': 'cpu'}``).
-    ``weights_only`` is accepted for PyTorch-style calls: either way, nothing outside the
-    allow-list is ever unpickled. ``path`` may also be a file opened in binary mode.
+    (``'cpu'``, ``'cuda:0'``, a Place, a dict such as ``{'gpu:0': 'cpu'}``, or PyTorch's
+    function form ``lambda storage, loc: storage``). ``weights_only`` is accepted for
+    PyTorch-style calls: either way, nothing outside the allow-list is ever unpickled. ``path``
+    may also be a file opened in binary mode.
     """
     if hasattr(path, "read"):   # an open binary file, as torch.load takes
         data = path.read()

@@ -242,6 +242,18 @@ def test_tensors_saved_on_a_gpu_follow_map_location(tmp_path, fake_gpu):
     assert mg.load(p)["w"].place == "gpu:0"
     for where in ("cpu", {"cuda:0": "cpu"}, {"gpu:0": "cpu"}):
         assert mg.load(p, map_location=where)["w"].place == "cpu"
+    # PyTorch's map_location functions: the storage moved (or not), or None to keep it
+    seen = []
+    for fn, place in [(lambda storage, loc: seen.append(loc) or storage, "gpu:0"),
+                      (lambda storage, loc: storage.cpu(), "cpu"),
+                      (lambda storage, loc: storage.cuda(1), "gpu:1"),
+                      (lambda storage, loc: storage.cuda("cuda:1"), "gpu:1"),
+                      (lambda storage, loc: storage.to("cpu"), "cpu"),
+                      (lambda storage, loc: None, "gpu:0")]:
+        assert mg.load(p, map_location=fn)["w"].place == place
+    assert seen == ["cuda:0"]
+    with pytest.raises(TypeError, match="map_location returned a str"):
+        mg.load(p, map_location=lambda storage, loc: "cpu")
     fake_gpu.register(count=0)
     with pytest.raises(mg.PlaceError, match="no CUDA device.*saved on gpu:0; load it with "
                                             "map_location='cpu'"):
