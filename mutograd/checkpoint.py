@@ -169,7 +169,8 @@ def _crc(arr):
 
 # ---- saving --------------------------------------------------------------------------------
 def save(obj, path, format=None):
-    """Write ``obj`` (see the module docstring) to ``path`` atomically.
+    """Write ``obj`` (see the module docstring) to ``path`` atomically (or into a file opened
+    in binary mode).
 
     ``format`` is ``'safetensors'`` (the default when the package is installed) or ``'npz'``;
     a ``state_dict()`` saved as safetensors is a plain safetensors file other tools read (its
@@ -181,7 +182,7 @@ def save(obj, path, format=None):
     if format in ("torch", "paddle"):
         from . import interop
         data = interop.torch_file(obj) if format == "torch" else interop.paddle_file(obj)
-        _write_atomically(os.fspath(path), data)
+        _write(path, data)
         return
     arrays = {}
     structure = _encode(obj, "", arrays)
@@ -206,7 +207,14 @@ def save(obj, path, format=None):
     else:
         raise ValueError(f"unknown checkpoint format {format!r}; use 'safetensors', 'npz', "
                          f"'torch' or 'paddle'")
-    _write_atomically(os.fspath(path), data)
+    _write(path, data)
+
+
+def _write(path, data):
+    if hasattr(path, "write"):   # an open binary file, as torch.save takes
+        path.write(data)
+    else:
+        _write_atomically(os.fspath(path), data)
 
 
 def _is_state_dict(obj):

@@ -204,6 +204,14 @@ def test_the_pytorch_namespace_loads_pytorch_files():
     assert sd["0.weight"].shape == [2, 1, 3, 3]
 
 
+@pytest.mark.parametrize("fmt", ["npz", "torch", "paddle"])
+def test_save_into_an_open_file(fmt):
+    buf = io.BytesIO()
+    mg.save({"w": mg.arange(3)}, buf, format=fmt)
+    buf.seek(0)
+    assert mg.load(buf)["w"].tolist() == [0, 1, 2]
+
+
 def test_an_open_file_loads_too():
     with open(_file("torch_cnn.pt"), "rb") as f:
         sd = mg.load(f)
