@@ -161,4 +161,15 @@ class RMSProp(_Paddle, _optim.Optimizer):
         p -= mom
 
 
-__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Momentum", "RMSProp", "lr"]
+class Lamb(_Paddle, _optim.Lamb):
+    def __init__(self, learning_rate=0.001, lamb_weight_decay=0.01, beta1=0.9, beta2=0.999,
+                 epsilon=1e-6, parameters=None, grad_clip=None,
+                 exclude_from_weight_decay_fn=None, multi_precision=False, always_adapt=False,
+                 name=None):
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
+        _optim.Lamb.__init__(self, ps, lr=base, betas=(beta1, beta2), eps=epsilon,
+                             weight_decay=lamb_weight_decay, always_adapt=always_adapt,
+                             exclude_from_weight_decay_fn=exclude_from_weight_decay_fn)
+
+
+__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Lamb", "Momentum", "RMSProp", "lr"]
