@@ -296,6 +296,16 @@ def test_importing_both_namespaces_changes_nothing_for_a_module_that_did_not_ask
                    "True False"]
 
 
+def test_get_dialect_called_with_no_python_caller_answers(tmp_path):
+    code = ("import atexit, mutograd.compat as c\n"
+            "atexit.register(lambda: print('last', c.get_dialect()))\n"
+            "atexit.register(c.get_dialect)       # called from C: no Python frame above it\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=ROOT))
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "last None\n", "")
+
+
 RUN_AS_SCRIPT = """
 import threading
 import paddle

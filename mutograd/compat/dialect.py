@@ -148,7 +148,10 @@ def get_dialect():
     """The dialect that applies to the code calling this: ``'torch'``, ``'paddle'`` or ``None``
     (the main namespace's rules). Called from inside mutograd (a Tensor method), it answers for
     the first caller outside mutograd; the order of the rules is in the module docstring."""
-    f = sys._getframe(1)
+    try:
+        f = sys._getframe(1)
+    except ValueError:              # called straight from C with no Python frame (atexit)
+        f = None
     while f is not None:
         kind, name = _verdict(f.f_globals)
         if kind == _OWN:
