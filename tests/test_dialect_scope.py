@@ -136,6 +136,19 @@ def test_explicit_native_overrides_the_module(module):
     assert mod.probe(_x()) == SEEN["torch"]
 
 
+def test_the_print_style_option_sets_the_main_namespace_layout_only(module):
+    paddle_user = module("import mutograd.compat.paddle as paddle")
+    torch_user = module("import mutograd.compat.torch as torch")
+    mg.set_printoptions(style="torch")
+    try:
+        assert repr(mg.tensor([0.5, 2.0])) == "tensor([0.5000, 2.0000])"
+        assert paddle_user.probe(_x())[6:] == ("Tensor(", 8)
+    finally:
+        mg.set_printoptions(style="paddle")
+    assert repr(mg.tensor([0.5, 2.0])).startswith("Tensor(shape=[2], dtype=float32")
+    assert torch_user.probe(_x())[6:] == ("tensor(", 4)
+
+
 # ---- the explicit setting ---------------------------------------------------------------------
 def test_the_dialect_context_manager_restores_on_exception():
     with compat.dialect("torch"):

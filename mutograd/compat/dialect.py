@@ -88,7 +88,7 @@ class _Explicit(threading.local):
 
 _explicit = _Explicit()
 _programs = []           # install() / importing_as / run --as, oldest first: (name, namespace)
-_verdicts = {}           # id(module globals) -> (weakref to the module, len(globals), verdict)
+_verdicts = {}           # id(module globals) -> (len(globals), verdict, weakref to the module)
 
 
 def _namespace(name):
@@ -129,18 +129,18 @@ def _judge(g):
 
 def _verdict(g):
     hit = _verdicts.get(id(g))
-    if hit is not None and hit[1] == len(g):
-        mod = hit[0]()
-        if mod is not None and mod.__dict__ is g:
-            return hit[2]
+    if hit is not None and hit[0] == len(g):
+        return hit[1]
     verdict = _judge(g)
     # Cached only for a live module's globals, by weak reference: a script's globals (and the
-    # tensors in them) must not outlive the script because a method once looked at them.
+    # tensors in them) must not outlive the script because a method once looked at them. The
+    # entry goes when the module does, before its globals can be freed, so an id found here is
+    # still the same dict.
     mod = sys.modules.get(g.get("__name__"))
     if mod is not None and getattr(mod, "__dict__", None) is g:
         key = id(g)
-        _verdicts[key] = (weakref.ref(mod, lambda _, key=key: _verdicts.pop(key, None)), len(g),
-                          verdict)
+        _verdicts[key] = (len(g), verdict,
+                          weakref.ref(mod, lambda _, key=key: _verdicts.pop(key, None)))
     return verdict
 
 
