@@ -1,6 +1,7 @@
 """The dialect belongs to the code that asks for it: importing a compat namespace changes nothing
 for other modules; a module that imports one follows it; explicit settings are per thread;
 install / importing_as / run --as set a program-wide default."""
+import gc
 import itertools
 import os
 import subprocess
@@ -8,6 +9,7 @@ import sys
 import textwrap
 import threading
 import types
+import weakref
 
 import pytest
 
@@ -93,6 +95,19 @@ def test_a_module_that_imports_a_namespace_later_follows_it_from_then_on(module)
     assert mod.probe(_x()) == SEEN[None]
     exec("import mutograd.compat.paddle as paddle", mod.__dict__)
     assert mod.probe(_x()) == SEEN["paddle"]
+
+
+def test_the_dialect_keeps_no_module_or_its_globals_alive():
+    name = f"_dialect_probe_{next(_names)}"
+    mod = types.ModuleType(name)
+    sys.modules[name] = mod
+    exec("import mutograd.compat.paddle as paddle\nclass Big:\n    pass\nbig = Big()\n"
+         "def pieces(x):\n    return len(x.split(3))\n", mod.__dict__)
+    assert mod.pieces(_x()) == 3                 # its verdict is now cached
+    refs = weakref.ref(mod), weakref.ref(mod.big)
+    del sys.modules[name], mod
+    gc.collect()
+    assert [r() for r in refs] == [None, None]
 
 
 def test_a_module_holding_nothing_of_mutograd_follows_its_caller(module):
