@@ -45,8 +45,8 @@ def enabled(file=None):
 
 def bar(iterable=None, total=None, desc=None, file=None, unit="it", leave=False, **kw):
     """A tqdm bar over ``iterable`` (or updated by hand) when :func:`enabled`, else a silent
-    stand-in with the same methods (``update``, ``set_postfix_str``, ``close``, iteration and
-    ``with``).
+    stand-in with the same methods (``update``, ``set_postfix_str``, ``set_description``,
+    ``write``, ``close``, iteration and ``with``).
 
     Example::
 
@@ -88,6 +88,10 @@ class _Silent:
 
     def close(self):
         pass
+
+    def write(self, s, file=None, end="\n"):
+        """Print a line (tqdm's ``write`` prints it above the bar)."""
+        print(s, file=sys.stderr if file is None else file, end=end)
 
 
 @contextlib.contextmanager
