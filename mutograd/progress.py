@@ -98,8 +98,9 @@ class _Silent:
 def data_loaders(file=None):
     """Inside the block, each pass over a :class:`mutograd.data.DataLoader` (the PyTorch and
     Paddle dialects' loaders are one) shows a bar of its batches, ``pass N`` counting the passes
-    over that loader: the epochs of a training script. ``python -m mutograd run --as ...`` and
-    ``check --as ...`` run scripts inside it. Nothing changes where :func:`enabled` is false.
+    over that loader: the epochs of a training script. The loaders are numbered in the order
+    they are first used (``DataLoader``, ``DataLoader 2``, ...). ``python -m mutograd run`` and
+    ``check`` run scripts inside it. Nothing changes where :func:`enabled` is false.
 
     Example::
 
@@ -116,15 +117,22 @@ def data_loaders(file=None):
         return
     from .data import DataLoader
     plain = DataLoader.__iter__
-    passes = weakref.WeakKeyDictionary()
+    passes = weakref.WeakKeyDictionary()   # loader -> [its number, passes so far]
+    seen = [0]
 
     def __iter__(self):
-        k = passes[self] = passes.get(self, 0) + 1
+        if self not in passes:
+            seen[0] += 1
+            passes[self] = [seen[0], 0]
+        n, k = passes[self]
+        k = passes[self][1] = k + 1
         try:
             total = len(self)
         except TypeError:   # a dataset without a length
             total = None
-        with bar(plain(self), total=total, desc=f"{type(self).__name__} pass {k}", file=file,
+        # the first loader is "DataLoader", the next ones "DataLoader 2", ... (train, test)
+        name = type(self).__name__ + ("" if n == 1 else f" {n}")
+        with bar(plain(self), total=total, desc=f"{name} pass {k}", file=file,
                  unit="batch") as b:
             yield from b
 

@@ -99,6 +99,21 @@ def test_data_loader_passes_get_bars_only_inside_the_block(tqdm, monkeypatch):
     assert tty.getvalue() == before
 
 
+def test_a_second_loader_is_numbered(tqdm, monkeypatch):
+    tty = FakeTTY()
+    monkeypatch.setattr(sys, "stderr", tty)
+    train, test = _loader(), _loader()
+    with progress.data_loaders():
+        for _ in range(2):
+            list(train)
+            list(test)
+    text = tty.getvalue()
+    for desc in ("DataLoader pass 1:", "DataLoader pass 2:", "DataLoader 2 pass 1:",
+                 "DataLoader 2 pass 2:"):
+        assert desc in text
+    assert "DataLoader 3" not in text
+
+
 def test_data_loaders_in_a_log_change_nothing(tqdm, monkeypatch):
     log = io.StringIO()
     monkeypatch.setattr(sys, "stderr", log)
