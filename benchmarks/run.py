@@ -500,7 +500,12 @@ PLOT_NEEDS = "--plot needs matplotlib: pip install 'mutograd[plot]'"
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks", description=__doc__.split("\n")[0],
+        epilog="Each contestant runs in a worker process of its own, the rounds alternating "
+               "between them; the ratios' spread is over the rounds. Contestants that are not "
+               "installed or cannot start are listed under the table as skipped, with the "
+               "reason. See benchmarks/README.md.")
     p.add_argument("--only", nargs="*", help="workload names (default: all)")
     p.add_argument("--contestants", nargs="*", help="default: mutograd torch paddle numpy")
     p.add_argument("--repeat", type=int, default=7, help="timed rounds (default 7)")
