@@ -269,9 +269,11 @@ def _max_pool2d(xp, x, *, kernel_size, stride, padding, dilation, keep=None):
         if k == 0:
             out[...] = v
             continue
-        if arg is not None:
-            xp.copyto(arg, k, where=xp.greater(v, out))
-        xp.maximum(out, v, out=out)
+        if arg is not None:     # offsets grow: the latest greater one wins, branch-free
+            later = xp.greater(v, out).view(xp.uint8)
+            later *= k
+            xp.maximum(arg, later, out=arg)
+        xp.maximum(v, out, out=out)     # on a tie (-0.0 and 0.0) the earlier value stays
     if arg is not None:
         if out.dtype.kind == "f" and xp.isnan(out).any():
             for k, _, idx in geo.offsets():
