@@ -15,7 +15,10 @@ Note [Convolution as im2col + matrix products]
 
     each a batched BLAS product over the images of the block (with a group axis for grouped
     convolutions). The input gradient then adds the columns back into the padded input, one
-    vectorised ``+=`` per kernel offset (Note [Kernel-position scatter]). The batch goes through
+    vectorised ``+=`` per kernel offset (Note [Kernel-position scatter]); with stride 1 it is
+    instead computed as what it equals, the convolution of the output gradient with the
+    flipped kernel (input and output channels swapped) and padding ``d*(k-1) - p``: its im2col
+    copies cost less than those adds, which run over rows only OW long. The batch goes through
     in blocks whose columns take about ``_BLOCK_BYTES``: the buffer stays in cache and the
     memory a convolution needs beyond its input and output is bounded (PyTorch keeps the same
     columns for the whole batch). Nothing but the input and the weight is saved.
@@ -174,6 +177,16 @@ def _conv_setup(x_shape, weight_shape, stride, padding, dilation, groups):
     return _Geometry(x_shape, (kh, kw), stride, padding, dilation)
 
 
+def _flipped_padding(geo):
+    """For a convolution of stride 1 whose input gradient is itself a convolution (of the
+    output gradient with the flipped, transposed kernel), that convolution's padding; else
+    None."""
+    pads = (geo.dh * (geo.kh - 1) - geo.ph, geo.dw * (geo.kw - 1) - geo.pw)
+    if (geo.sh, geo.sw) == (1, 1) and min(pads) >= 0:
+        return pads
+    return None
+
+
 def _conv2d(xp, x, weight, *, stride, padding, dilation, groups):
     """Note [Convolution as im2col + matrix products]."""
     geo = _conv_setup(x.shape, weight.shape, stride, padding, dilation, groups)
@@ -196,6 +209,12 @@ def _conv2d(xp, x, weight, *, stride, padding, dilation, groups):
 def _conv2d_grad_x(g, x_shape, weight, stride, padding, dilation, groups, xp):
     geo = _conv_setup(x_shape, weight.shape, stride, padding, dilation, groups)
     o, cg, kh, kw = weight.shape
+    flipped = _flipped_padding(geo)
+    if flipped is not None:     # Note [Convolution as im2col + matrix products]
+        wf = weight.reshape(groups, o // groups, cg, kh, kw)[..., ::-1, ::-1]
+        wf = wf.transpose(0, 2, 1, 3, 4).reshape(groups * cg, o // groups, kh, kw)
+        return _conv2d(xp, g, wf, stride=(1, 1), padding=flipped, dilation=dilation,
+                       groups=groups)
     n, ck, hw = geo.n, cg * kh * kw, geo.oh * geo.ow
     dtype = xp.result_type(g.dtype, weight.dtype)
     wt = weight.reshape(groups, o // groups, ck).transpose(0, 2, 1)
