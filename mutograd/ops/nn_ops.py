@@ -21,7 +21,9 @@ Note [Convolution as im2col + matrix products]
     copies cost less than those adds, which run over rows only OW long. The batch goes through
     in blocks whose columns take about ``_BLOCK_BYTES``: the buffer stays in cache and the
     memory a convolution needs beyond its input and output is bounded (PyTorch keeps the same
-    columns for the whole batch). Nothing but the input and the weight is saved.
+    columns for the whole batch). When the whole batch was one block, the forward keeps its
+    columns for the weight gradient (at most ``_BLOCK_BYTES``: PyTorch's own im2col path keeps
+    them at any size); otherwise the weight gradient copies them again from the saved input.
 
 Note [Kernel-position scatter]
     The gradient of a windowed op w.r.t. its input adds every window's gradient back into the
@@ -76,10 +78,7 @@ class _Geometry:
         if not (ph or pw):
             return x
         r = memory.empty(xp, x.shape[:2] + (self.hp, self.wp), x.dtype)
-        r[:, :, :ph] = value
-        r[:, :, ph + self.h:] = value
-        r[:, :, ph:ph + self.h, :pw] = value
-        r[:, :, ph:ph + self.h, pw + self.w:] = value
+        r.fill(value)     # (two calls: cheaper than filling the four borders for small images)
         r[:, :, ph:ph + self.h, pw:pw + self.w] = x
         return r
 
@@ -187,7 +186,7 @@ def _flipped_padding(geo):
     return None
 
 
-def _conv2d(xp, x, weight, *, stride, padding, dilation, groups):
+def _conv2d(xp, x, weight, *, stride, padding, dilation, groups, keep=None):
     """Note [Convolution as im2col + matrix products]."""
     geo = _conv_setup(x.shape, weight.shape, stride, padding, dilation, groups)
     o, cg, kh, kw = weight.shape
@@ -203,6 +202,8 @@ def _conv2d(xp, x, weight, *, stride, padding, dilation, groups):
         c = cols[:blk.stop - blk.start]
         geo.im2col(xpad[blk], c)
         xp.matmul(w, c.reshape(len(c), groups, ck, hw), out=out4[blk])
+    if keep is not None:   # one block's columns are the whole batch's: the weight gradient's
+        keep["cols"] = cols if len(blocks) == 1 else cols[:0]
     return out
 
 
@@ -228,25 +229,30 @@ def _conv2d_grad_x(g, x_shape, weight, stride, padding, dilation, groups, xp):
     return geo.crop(xp, gpad)
 
 
-def _conv2d_grad_w(g, x, weight_shape, stride, padding, dilation, groups, xp):
+def _conv2d_grad_w(g, x, weight_shape, stride, padding, dilation, groups, xp, cols=None):
+    """``cols``: the forward's columns when the batch was one block (else empty or None)."""
     geo = _conv_setup(x.shape, weight_shape, stride, padding, dilation, groups)
     o, cg, kh, kw = weight_shape
     n, ck, hw = geo.n, cg * kh * kw, geo.oh * geo.ow
     gw = xp.zeros((groups, o // groups, ck), xp.result_type(g.dtype, x.dtype))
     g4 = g.reshape(n, groups, o // groups, hw)
-    xpad = geo.pad(xp, x)
-    blocks, b = geo.blocks(geo.c * kh * kw * hw * x.dtype.itemsize)
-    cols = memory.empty(xp, (b, geo.c, kh, kw, geo.oh, geo.ow), x.dtype)
+    if cols is not None and cols.size:
+        blocks, xpad = [slice(0, n)], None
+    else:
+        xpad = geo.pad(xp, x)
+        blocks, b = geo.blocks(geo.c * kh * kw * hw * x.dtype.itemsize)
+        cols = memory.empty(xp, (b, geo.c, kh, kw, geo.oh, geo.ow), x.dtype)
     for blk in blocks:
         c = cols[:blk.stop - blk.start]
-        geo.im2col(xpad[blk], c)
+        if xpad is not None:
+            geo.im2col(xpad[blk], c)
         c = c.reshape(len(c), groups, ck, hw).transpose(0, 1, 3, 2)
         gw += xp.matmul(g4[blk], c).sum(axis=0)
     return gw.reshape(weight_shape)
 
 
 defop("conv2d", _conv2d, kind="other", inplace=False, method=False,
-      grad=(_conv2d_grad_x, _conv2d_grad_w))
+      grad=(_conv2d_grad_x, _conv2d_grad_w), keeps=("cols",))
 
 
 def _conv_transpose2d(xp, x, weight, *, stride, padding, output_padding, dilation, groups):
