@@ -190,3 +190,21 @@ def test_conv2d_backward_memory_is_bounded_by_the_block(monkeypatch):
     whole = _backward_peak()
     columns = 64 * 16 * 9 * 14 * 14 * 4
     assert blocked + columns / 2 < whole, (blocked, whole, columns)
+
+
+@pytest.mark.parametrize("contestant", ["mutograd",
+                                        pytest.param("torch", marks=pytest.mark.torch)])
+def test_mnist_benchmark_contestants_take_the_same_training_steps(contestant):
+    """benchmarks/workloads_conv.py: the hand-written NumPy backward, mutograd's autograd and
+    PyTorch's train the same way from the same weights."""
+    if contestant == "torch":
+        pytest.importorskip("torch")
+    from benchmarks.workloads_conv import MnistCnnStep as W
+
+    def losses(contestant):
+        step = getattr(W, contestant)(W.tiny)
+        return [float(np.asarray(step() if contestant == "numpy" else step().detach().numpy()))
+                for _ in range(3)]
+    ref = losses("numpy")
+    np.testing.assert_allclose(losses(contestant), ref, rtol=1e-5)
+    assert ref[-1] < ref[0]
