@@ -625,6 +625,8 @@ OPS = [
         {"stride": 2, "padding": 1, "output_padding": 1}),
     _nn("conv_transpose2d", _conv_transpose2d_ref, ((1, 4, 3, 2), (4, 1, 2, 3)),
         {"stride": (1, 2), "groups": 2, "dilation": 2}, variant="groups-dilation"),
+    _nn("conv_transpose2d", _conv_transpose2d_ref, ((2, 2, 3, 4), (2, 3, 2, 3)),
+        {"dilation": 2, "output_padding": 1}, variant="output-padding-stride1"),
     _nn("max_pool2d", _pool_ref("max"), ((2, 3, 6, 6),), {"kernel_size": 2}, distinct=True),
     _nn("max_pool2d", _pool_ref("max"), ((1, 2, 7, 6),),
         {"kernel_size": 3, "stride": 2, "padding": 1}, variant="overlap-pad", distinct=True),

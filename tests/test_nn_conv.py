@@ -157,9 +157,13 @@ def test_max_pool_keeps_its_argmax_not_its_input():
     np.testing.assert_array_equal(x.grad.numpy(), want)
 
 
-def test_conv_transpose2d_matches_the_reference_in_blocks(blocks):
+@pytest.mark.parametrize("kw", [
+    {"stride": 2, "padding": 1, "output_padding": 1},
+    {"stride": 1, "dilation": 2, "output_padding": 1},         # longer than stride 1 reaches
+    {"stride": (2, 1), "dilation": (1, 2), "output_padding": (1, 1), "padding": 1},
+], ids=["stride2", "stride1-dilated", "mixed"])
+def test_conv_transpose2d_matches_the_reference_in_blocks(kw, blocks):
     x, w = _rng_inputs([(3, 4, 4, 3), (4, 3, 3, 2)])
-    kw = {"stride": 2, "padding": 1, "output_padding": 1}
     got = F.conv_transpose2d(mg.tensor(x), mg.tensor(w), **kw)
     np.testing.assert_allclose(got.numpy(), _conv_transpose2d_ref(x, w, **kw), rtol=1e-12,
                                atol=1e-12)

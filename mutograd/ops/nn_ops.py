@@ -15,15 +15,17 @@ Note [Convolution as im2col + matrix products]
 
     each a batched BLAS product over the images of the block (with a group axis for grouped
     convolutions). The input gradient then adds the columns back into the padded input, one
-    vectorised ``+=`` per kernel offset (Note [Kernel-position scatter]); with stride 1 it is
-    instead computed as what it equals, the convolution of the output gradient with the
-    flipped kernel (input and output channels swapped) and padding ``d*(k-1) - p``: its im2col
-    copies cost less than those adds, which run over rows only OW long. The batch goes through
-    in blocks whose columns take about ``_BLOCK_BYTES``: the buffer stays in cache and the
-    memory a convolution needs beyond its input and output is bounded (PyTorch keeps the same
-    columns for the whole batch). When the whole batch was one block, the forward keeps its
-    columns for the weight gradient (at most ``_BLOCK_BYTES``: PyTorch's own im2col path keeps
-    them at any size); otherwise the weight gradient copies them again from the saved input.
+    vectorised ``+=`` per kernel offset (Note [Kernel-position scatter]). With stride 1 and a
+    finite kernel it is instead computed as what it equals, the convolution of the output
+    gradient with the flipped kernel (input and output channels swapped) and padding
+    ``d*(k-1) - p``: its im2col copies cost less than those adds, which run over rows only OW
+    long. (An infinite weight times that padding would give NaN where no product reaches.)
+
+    The batch goes through in blocks whose columns take about ``_BLOCK_BYTES``: the buffer
+    stays in cache and the memory a convolution needs beyond its input and output is bounded
+    (PyTorch's im2col path keeps the columns of the whole batch). When the whole batch was one
+    block, the forward keeps its columns for the weight gradient (at most ``_BLOCK_BYTES``);
+    otherwise the weight gradient copies them again from the saved input.
 
 Note [Kernel-position scatter]
     The gradient of a windowed op w.r.t. its input adds every window's gradient back into the
@@ -42,7 +44,8 @@ from ..errors import ShapeError
 from .reduction import softmax_into
 from .registry import defop
 
-_BLOCK_BYTES = 1 << 21    # im2col columns per block of the batch (Note [Convolution as im2col])
+# bytes of im2col columns per block of the batch (Note [Convolution as im2col + matrix products])
+_BLOCK_BYTES = 1 << 21
 
 
 class _Geometry:
@@ -210,8 +213,13 @@ def _conv2d(xp, x, weight, *, stride, padding, dilation, groups, keep=None):
 def _conv2d_grad_x(g, x_shape, weight, stride, padding, dilation, groups, xp):
     geo = _conv_setup(x_shape, weight.shape, stride, padding, dilation, groups)
     o, cg, kh, kw = weight.shape
-    flipped = _flipped_padding(geo)
-    if flipped is not None:     # Note [Convolution as im2col + matrix products]
+    # a transposed convolution's output_padding asks for an input longer than the output
+    # reaches: those rows and columns get no gradient
+    exact = (geo.oh, geo.ow) == g.shape[2:]
+    geo.oh, geo.ow = g.shape[2:]
+    flipped = _flipped_padding(geo) if exact else None
+    # Note [Convolution as im2col + matrix products]: with a finite kernel
+    if flipped is not None and xp.isfinite(weight).all():
         wf = weight.reshape(groups, o // groups, cg, kh, kw)[..., ::-1, ::-1]
         wf = wf.transpose(0, 2, 1, 3, 4).reshape(groups * cg, o // groups, kh, kw)
         return _conv2d(xp, g, wf, stride=(1, 1), padding=flipped, dilation=dilation,
@@ -232,6 +240,7 @@ def _conv2d_grad_x(g, x_shape, weight, stride, padding, dilation, groups, xp):
 def _conv2d_grad_w(g, x, weight_shape, stride, padding, dilation, groups, xp, cols=None):
     """``cols``: the forward's columns when the batch was one block (else empty or None)."""
     geo = _conv_setup(x.shape, weight_shape, stride, padding, dilation, groups)
+    geo.oh, geo.ow = g.shape[2:]    # fewer than x reaches after a transposed output_padding
     o, cg, kh, kw = weight_shape
     n, ck, hw = geo.n, cg * kh * kw, geo.oh * geo.ow
     gw = xp.zeros((groups, o // groups, ck), xp.result_type(g.dtype, x.dtype))
@@ -269,9 +278,18 @@ def _conv_transpose2d(xp, x, weight, *, stride, padding, output_padding, dilatio
                           groups, xp)
 
 
+def _conv_transpose2d_grad_x(g, x_shape, weight, stride, padding, dilation, groups, xp):
+    gx = _conv2d(xp, g, weight, stride=stride, padding=padding, dilation=dilation,
+                 groups=groups)
+    h, w = x_shape[2:]
+    if gx.shape[2:] == (h, w):
+        return gx
+    # stride 1 and output_padding: the convolution of the longer output reaches past the input
+    return xp.ascontiguousarray(gx[:, :, :h, :w])
+
+
 defop("conv_transpose2d", _conv_transpose2d, kind="other", inplace=False, method=False,
-      grad=(lambda g, weight, stride, padding, dilation, groups, xp: _conv2d(
-          xp, g, weight, stride=stride, padding=padding, dilation=dilation, groups=groups),
+      grad=(_conv_transpose2d_grad_x,
             lambda g, x, weight_shape, stride, padding, dilation, groups, xp: _conv2d_grad_w(
           x, g, weight_shape, stride, padding, dilation, groups, xp)))
 
