@@ -63,17 +63,21 @@ class _Geometry:
                              f"smaller than the (dilated) kernel size {[eh, ew]}")
         self.oh, self.ow = (self.hp - eh) // self.sh + 1, (self.wp - ew) // self.sw + 1
         self.disjoint = self.sh >= eh and self.sw >= ew    # no two windows share an element
+        self._offsets = None
 
     def offsets(self):
         """``(k, (i, j), index)`` for each kernel offset: ``index`` selects window element
         ``(i, j)`` of every window in the padded input (Note [Kernel-position scatter])."""
         oh, ow, sh, sw = self.oh, self.ow, self.sh, self.sw
-        for i in range(self.kh):
-            for j in range(self.kw):
-                a, b = i * self.dh, j * self.dw
-                yield (i * self.kw + j, (i, j), (slice(None), slice(None),
-                                                 slice(a, a + sh * (oh - 1) + 1, sh),
-                                                 slice(b, b + sw * (ow - 1) + 1, sw)))
+        key = (oh, ow)
+        if self._offsets is None or self._offsets[0] != key:   # (oh, ow may be set later)
+            rows = [slice(i * self.dh, i * self.dh + sh * (oh - 1) + 1, sh)
+                    for i in range(self.kh)]
+            cols = [slice(j * self.dw, j * self.dw + sw * (ow - 1) + 1, sw)
+                    for j in range(self.kw)]
+            self._offsets = key, [(i * self.kw + j, (i, j), (slice(None), slice(None), r, c))
+                                  for i, r in enumerate(rows) for j, c in enumerate(cols)]
+        return self._offsets[1]
 
     def pad(self, xp, x, value=0):
         """``x`` with ``value`` around it (``x`` itself when there is no padding)."""
