@@ -210,3 +210,8 @@ def test_mnist_benchmark_contestants_take_the_same_training_steps(contestant):
     ref = losses("numpy")
     np.testing.assert_allclose(losses(contestant), ref, rtol=1e-5)
     assert ref[-1] < ref[0]
+
+
+def test_max_pool_of_a_bool_tensor_is_a_dtype_error():
+    with pytest.raises(mg.DTypeError, match="not implemented for bool"):
+        F.max_pool2d(mg.tensor(np.ones((1, 1, 4, 4), bool)), 2)

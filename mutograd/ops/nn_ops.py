@@ -40,7 +40,7 @@ import math
 import numpy as np
 
 from .. import memory
-from ..errors import ShapeError
+from ..errors import DTypeError, ShapeError
 from .reduction import softmax_into
 from .registry import defop
 
@@ -300,6 +300,8 @@ defop("conv_transpose2d", _conv_transpose2d, kind="other", inplace=False, method
 
 # ---- pooling -------------------------------------------------------------------------------
 def _lowest(xp, dtype):
+    if dtype.kind == "b":
+        raise DTypeError('"max_pool2d" is not implemented for bool tensors (as in PyTorch)')
     return -math.inf if dtype.kind == "f" else xp.iinfo(dtype).min
 
 
