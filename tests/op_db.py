@@ -37,7 +37,7 @@ class OpInfo:
     int_ok: bool = True               # accepts integer tensors out of place
     atol: float = 1e-6
     torch_name: str | None = None  # name in PyTorch when it differs (None: same)
-    kind: str = "elementwise"         # elementwise | reduction | scan | linalg | view | copy
+    kind: str = "elementwise"         # elementwise | reduction | scan | linalg | view | copy | nn
     variant: str = ""                 # test id suffix for an attribute variant
     make: Callable | None = None   # rng -> Sample, for inputs that are not plain floats
     call: Callable | None = None   # (fn, *args, **kw) -> result, when not fn(*args, **kw)
@@ -170,6 +170,89 @@ def _getitem(index):
 
 def _mk_list(shapes, kwargs):
     return lambda rng: Sample(_floats(rng, *shapes), dict(kwargs), tuple(range(len(shapes))))
+
+
+# ---- convolution and pooling (mutograd.nn.functional): references written window by window --
+def _nnf():
+    import mutograd.nn.functional as F
+    return F
+
+
+def _pair(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def _windows(x, kernel, stride, padding, dilation, fill=0.0):
+    """Every window of ``x`` (N, C, H, W) as a list of (oh, ow, window (N, C, kh, kw))."""
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = map(_pair, (kernel, stride, padding, dilation))
+    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=fill)
+    oh = (xp.shape[2] - dh * (kh - 1) - 1) // sh + 1
+    ow = (xp.shape[3] - dw * (kw - 1) - 1) // sw + 1
+    return oh, ow, [(a, b, xp[:, :, a * sh:a * sh + dh * (kh - 1) + 1:dh,
+                             b * sw:b * sw + dw * (kw - 1) + 1:dw])
+                    for a in range(oh) for b in range(ow)]
+
+
+def _conv2d_ref(x, w, stride=1, padding=0, dilation=1, groups=1):
+    o, cg = w.shape[:2]
+    oh, ow, wins = _windows(x, w.shape[2:], stride, padding, dilation)
+    out = np.zeros((x.shape[0], o, oh, ow))
+    for a, b, win in wins:
+        for k in range(o):
+            g = k // (o // groups)
+            out[:, k, a, b] = (win[:, g * cg:(g + 1) * cg] * w[k]).sum(axis=(1, 2, 3))
+    return out
+
+
+def _conv_transpose2d_ref(x, w, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    # the transpose of conv2d: scatter every input pixel times its kernel into the output
+    (sh, sw), (ph, pw), (oph, opw), (dh, dw) = map(_pair, (stride, padding, output_padding,
+                                                          dilation))
+    n, cin, h, wd = x.shape
+    og, kh, kw = w.shape[1:]
+    ig = cin // groups
+    hf, wf = (h - 1) * sh + dh * (kh - 1) + 1 + oph, (wd - 1) * sw + dw * (kw - 1) + 1 + opw
+    full = np.zeros((n, og * groups, hf, wf))
+    for c in range(cin):
+        g = c // ig
+        for a in range(h):
+            for b in range(wd):
+                full[:, g * og:(g + 1) * og, a * sh:a * sh + dh * (kh - 1) + 1:dh,
+                     b * sw:b * sw + dw * (kw - 1) + 1:dw] += (
+                    x[:, c, a, b][:, None, None, None] * w[c])
+    return full[:, :, ph:hf - ph, pw:wf - pw]
+
+
+def _pool_ref(reduce):
+    def ref(x, kernel_size, stride=None, padding=0, dilation=1, count_include_pad=True):
+        fill = -np.inf if reduce == "max" else 0.0
+        oh, ow, wins = _windows(x, kernel_size, stride or kernel_size, padding, dilation, fill)
+        out = np.zeros(x.shape[:2] + (oh, ow))
+        for a, b, win in wins:
+            if reduce == "max":
+                out[:, :, a, b] = win.max(axis=(2, 3))
+            elif count_include_pad:
+                out[:, :, a, b] = win.mean(axis=(2, 3))
+            else:
+                inside = _windows(np.ones((1, 1) + x.shape[2:]), kernel_size,
+                                  stride or kernel_size, padding, dilation)[2]
+                out[:, :, a, b] = win.sum(axis=(2, 3)) / inside[a * ow + b][2].sum()
+        return out
+    return ref
+
+
+def _nn(name, ref, shapes, attrs=None, variant="", distinct=False, **kw):
+    """A row of a function of mutograd.nn.functional (no mg.<name>, no method, no ``_`` form),
+    compared with torch.nn.functional.<name>."""
+    def make(rng):
+        xs = _floats(rng, *shapes)
+        if distinct:            # max-pool: no ties inside a window
+            xs[0] = _distinct(rng, shapes[0])
+        return Sample(xs, dict(attrs or {}), tuple(range(len(shapes))))
+    return OpInfo(name, ref, nargs=len(shapes), shapes=shapes, inplace=False, method=False,
+                  kind="nn", variant=variant, make=make,
+                  call=lambda fn, *a, **k: getattr(_nnf(), name)(*a, **k),
+                  torch=lambda torch, *a, **k: getattr(torch.nn.functional, name)(*a, **k), **kw)
 
 
 OPS = [
@@ -528,6 +611,36 @@ OPS = [
     _c("topk", _topk, variant="smallest-axis0",
        make=lambda rng: Sample([_distinct(rng, (4, 3)), 3], {"axis": 0, "largest": False},
                                (0,))),
+    # ---- convolution and pooling (each a function of mutograd.nn.functional) -----------------
+    _nn("conv2d", _conv2d_ref, ((2, 3, 5, 6), (4, 3, 3, 2))),
+    _nn("conv2d", _conv2d_ref, ((2, 2, 7, 6), (3, 2, 3, 3)), {"stride": (2, 1), "padding": 1},
+        variant="stride-pad"),
+    _nn("conv2d", _conv2d_ref, ((1, 2, 7, 7), (2, 2, 2, 3)),
+        {"dilation": (2, 1), "padding": (2, 1), "stride": 2}, variant="dilation"),
+    _nn("conv2d", _conv2d_ref, ((2, 4, 5, 4), (6, 2, 2, 3)), {"groups": 2, "stride": (1, 2)},
+        variant="groups"),
+    _nn("conv2d", _conv2d_ref, ((1, 1, 4, 5), (2, 1, 5, 1)), {"padding": (1, 0)},
+        variant="tall-kernel"),
+    _nn("conv_transpose2d", _conv_transpose2d_ref, ((2, 4, 3, 3), (4, 3, 3, 2)),
+        {"stride": 2, "padding": 1, "output_padding": 1}),
+    _nn("conv_transpose2d", _conv_transpose2d_ref, ((1, 4, 3, 2), (4, 1, 2, 3)),
+        {"stride": (1, 2), "groups": 2, "dilation": 2}, variant="groups-dilation"),
+    _nn("conv_transpose2d", _conv_transpose2d_ref, ((2, 2, 3, 4), (2, 3, 2, 3)),
+        {"dilation": 2, "output_padding": 1}, variant="output-padding-stride1"),
+    _nn("max_pool2d", _pool_ref("max"), ((2, 3, 6, 6),), {"kernel_size": 2}, distinct=True),
+    _nn("max_pool2d", _pool_ref("max"), ((1, 2, 7, 6),),
+        {"kernel_size": 3, "stride": 2, "padding": 1}, variant="overlap-pad", distinct=True),
+    _nn("max_pool2d", _pool_ref("max"), ((1, 2, 7, 7),),
+        {"kernel_size": (2, 3), "stride": (3, 1), "dilation": (2, 1)}, variant="dilation",
+        distinct=True),
+    _nn("max_pool2d", _pool_ref("max"), ((2, 2, 5, 7),), {"kernel_size": 2}, variant="odd",
+        distinct=True),
+    _nn("avg_pool2d", _pool_ref("avg"), ((2, 3, 6, 6),), {"kernel_size": 2}),
+    _nn("avg_pool2d", _pool_ref("avg"), ((1, 2, 7, 5),),
+        {"kernel_size": 3, "stride": 2, "padding": 1}, variant="overlap-pad"),
+    _nn("avg_pool2d", _pool_ref("avg"), ((1, 2, 5, 6),),
+        {"kernel_size": 3, "stride": (2, 1), "padding": 1, "count_include_pad": False},
+        variant="exclude-pad"),
 ]
 
 IDS = [o.id for o in OPS]

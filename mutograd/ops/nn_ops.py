@@ -1,51 +1,131 @@
 """Ops of neural-network layers: convolution, pooling, normalisation, embedding lookup.
 
-Each is one ``defop`` declaration (forward + gradient), as in the other op modules. Windows are
-strided views of the input (``sliding_window_view``): no Python loop runs over pixels; the only
-loops run over the few positions of a kernel (to scatter a window gradient back) and over nothing
-else. The public, PyTorch-shaped wrappers live in ``mutograd.nn.functional``.
+Each is one ``defop`` declaration (forward + gradient), as in the other op modules. No Python loop
+runs over pixels or windows: the only loops run over the few offsets of a kernel and over blocks
+of the batch. The public, PyTorch-shaped wrappers live in ``mutograd.nn.functional``.
+
+Note [Convolution as im2col + matrix products]
+    A convolution is a matrix product once each window is a column: for a block of images, the
+    columns ``cols[n, c, i, j, oh, ow] = xpad[n, c, oh*sh + i*dh, ow*sw + j*dw]`` are copied
+    into one contiguous buffer (``kh*kw`` strided copies, one per kernel offset), and then
+
+        out[n]    = W        (O x C*kh*kw)  @ cols[n] (C*kh*kw x OH*OW)      forward
+        gW       += g[n]     (O x OH*OW)    @ cols[n].T                      weight gradient
+        gcols[n]  = W.T      (C*kh*kw x O)  @ g[n]    (O x OH*OW)            input gradient
+
+    each a batched BLAS product over the images of the block (with a group axis for grouped
+    convolutions). The input gradient then adds the columns back into the padded input, one
+    vectorised ``+=`` per kernel offset (Note [Kernel-position scatter]). With stride 1 and a
+    finite kernel it is instead computed as what it equals, the convolution of the output
+    gradient with the flipped kernel (input and output channels swapped) and padding
+    ``d*(k-1) - p``: its im2col copies cost less than those adds, which run over rows only OW
+    long. (An infinite weight times that padding would give NaN where no product reaches.)
+
+    The batch goes through in blocks whose columns take about ``_BLOCK_BYTES``: the buffer
+    stays in cache and the memory a convolution needs beyond its input and output is bounded
+    (PyTorch's im2col path keeps the columns of the whole batch). When the whole batch was one
+    block, the forward keeps its columns for the weight gradient (at most ``_BLOCK_BYTES``);
+    otherwise the weight gradient copies them again from the saved input.
 
 Note [Kernel-position scatter]
     The gradient of a windowed op w.r.t. its input adds every window's gradient back into the
     (padded) input. Window element ``(i, j)`` of all windows at once is the strided slice
     ``[i*dh : i*dh + sh*(OH-1) + 1 : sh, j*dw : ... : sw]`` of the padded input, so a loop over
     the ``kh*kw`` kernel positions, each a vectorised ``+=`` on a strided view, does the scatter.
+    When windows do not overlap (stride at least the dilated kernel), the slices are disjoint
+    and each is written once instead of added to.
 """
 import math
 
 import numpy as np
 
 from .. import memory
-from ..errors import ShapeError
+from ..errors import DTypeError, ShapeError
 from .reduction import softmax_into
 from .registry import defop
 
-
-def _windows(xp, x, kernel, stride, padding, dilation, pad_value=0.0):
-    """``x`` (N, C, H, W) as windows (N, C, OH, OW, kh, kw): a strided view when unpadded."""
-    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
-    if ph or pw:
-        x = xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=pad_value)
-    eh, ew = dh * (kh - 1) + 1, dw * (kw - 1) + 1
-    if x.shape[2] < eh or x.shape[3] < ew:
-        raise ShapeError(f"the (padded) input of spatial size {list(x.shape[2:])} is smaller "
-                         f"than the (dilated) kernel size {[eh, ew]}")
-    win = xp.lib.stride_tricks.sliding_window_view(x, (eh, ew), axis=(2, 3))
-    return win[:, :, ::sh, ::sw, ::dh, ::dw]
+# bytes of im2col columns per block of the batch (Note [Convolution as im2col + matrix products])
+_BLOCK_BYTES = 1 << 21
 
 
-def _scatter(xp, gwin, x_shape, kernel, stride, padding, dilation):
-    """The input gradient from window gradients (N, C, OH, OW, kh, kw); Note [Kernel-position
-    scatter]."""
-    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
-    n, c, h, w = x_shape
-    oh, ow = gwin.shape[2:4]
-    gx = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), gwin.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            gx[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
-               j * dw:j * dw + sw * (ow - 1) + 1:sw] += gwin[:, :, :, :, i, j]
-    return gx[:, :, ph:ph + h, pw:pw + w]
+class _Geometry:
+    """Sizes of a windowed op over (N, C, H, W): kernel, stride, padding, dilation, the padded
+    input and the output."""
+
+    def __init__(self, x_shape, kernel, stride, padding, dilation):
+        (self.kh, self.kw), (self.sh, self.sw) = kernel, stride
+        (self.ph, self.pw), (self.dh, self.dw) = padding, dilation
+        self.n, self.c, self.h, self.w = x_shape
+        self.hp, self.wp = self.h + 2 * self.ph, self.w + 2 * self.pw
+        eh, ew = self.dh * (self.kh - 1) + 1, self.dw * (self.kw - 1) + 1
+        if self.hp < eh or self.wp < ew:
+            raise ShapeError(f"the (padded) input of spatial size {[self.hp, self.wp]} is "
+                             f"smaller than the (dilated) kernel size {[eh, ew]}")
+        self.oh, self.ow = (self.hp - eh) // self.sh + 1, (self.wp - ew) // self.sw + 1
+        self.disjoint = self.sh >= eh and self.sw >= ew    # no two windows share an element
+        self._offsets = None
+
+    def offsets(self):
+        """``(k, (i, j), index)`` for each kernel offset: ``index`` selects window element
+        ``(i, j)`` of every window in the padded input (Note [Kernel-position scatter])."""
+        oh, ow, sh, sw = self.oh, self.ow, self.sh, self.sw
+        key = (oh, ow)
+        if self._offsets is None or self._offsets[0] != key:   # (oh, ow may be set later)
+            rows = [slice(i * self.dh, i * self.dh + sh * (oh - 1) + 1, sh)
+                    for i in range(self.kh)]
+            cols = [slice(j * self.dw, j * self.dw + sw * (ow - 1) + 1, sw)
+                    for j in range(self.kw)]
+            self._offsets = key, [(i * self.kw + j, (i, j), (slice(None), slice(None), r, c))
+                                  for i, r in enumerate(rows) for j, c in enumerate(cols)]
+        return self._offsets[1]
+
+    def pad(self, xp, x, value=0):
+        """``x`` with ``value`` around it (``x`` itself when there is no padding)."""
+        ph, pw = self.ph, self.pw
+        if not (ph or pw):
+            return x
+        r = memory.empty(xp, x.shape[:2] + (self.hp, self.wp), x.dtype)
+        r.fill(value)     # (two calls: cheaper than filling the four borders for small images)
+        r[:, :, ph:ph + self.h, pw:pw + self.w] = x
+        return r
+
+    def crop(self, xp, gpad):
+        """The input's part of a gradient of the padded input, as a new C-ordered array."""
+        if not (self.ph or self.pw):
+            return gpad
+        r = memory.empty(xp, (gpad.shape[0], self.c, self.h, self.w), gpad.dtype)
+        r[...] = gpad[:, :, self.ph:self.ph + self.h, self.pw:self.pw + self.w]
+        return r
+
+    def blocks(self, per_item):
+        """Slices of the batch whose buffers of ``per_item`` bytes per image take about
+        ``_BLOCK_BYTES`` together."""
+        n = self.n
+        k = min(n, max(1, -(-n * per_item // _BLOCK_BYTES)))
+        b = -(-n // k) if n else 0
+        return [slice(i, min(i + b, n)) for i in range(0, n, b or 1)], b
+
+    def im2col(self, xpad, cols):
+        """Copy the windows of ``xpad`` (b, C, Hp, Wp) into ``cols`` (b, C, kh, kw, OH, OW)."""
+        for _, (i, j), idx in self.offsets():
+            cols[:, :, i, j] = xpad[idx]
+
+    def col2im(self, cols, gpad):
+        """Add the columns ``cols`` (b, C, kh, kw, OH, OW) back into ``gpad`` (b, C, Hp, Wp),
+        which holds zeros (Note [Kernel-position scatter])."""
+        for _, (i, j), idx in self.offsets():
+            if self.disjoint:
+                gpad[idx] = cols[:, :, i, j]
+            else:
+                gpad[idx] += cols[:, :, i, j]
+
+
+def _zeros_padded(xp, geo, dtype):
+    """A zero gradient of the padded input (``empty`` when disjoint windows cover all of it)."""
+    shape = (geo.n, geo.c, geo.hp, geo.wp)
+    covered = (geo.disjoint and geo.sh == geo.kh and geo.sw == geo.kw and geo.dh == geo.dw == 1
+               and geo.oh * geo.sh == geo.hp and geo.ow * geo.sw == geo.wp)
+    return memory.empty(xp, shape, dtype) if covered else memory.zeros(xp, shape, dtype)
 
 
 # ---- padding -------------------------------------------------------------------------------
@@ -95,42 +175,97 @@ defop("pad", _pad, kind="other", inplace=False, method=False, grad=_pad_grad)
 
 
 # ---- convolution ---------------------------------------------------------------------------
-def _conv2d(xp, x, weight, *, stride, padding, dilation, groups):
-    n, c = x.shape[:2]
-    o, cg, kh, kw = weight.shape
-    if c != cg * groups:
+def _conv_setup(x_shape, weight_shape, stride, padding, dilation, groups):
+    o, cg, kh, kw = weight_shape
+    if x_shape[1] != cg * groups:
         raise ShapeError(f"conv2d: expected input with {cg * groups} channels (weight "
-                         f"{list(weight.shape)}, groups={groups}), got {c} channels")
-    win = _windows(xp, x, (kh, kw), stride, padding, dilation)
-    oh, ow = win.shape[2:4]
-    win = win.reshape(n, groups, cg, oh, ow, kh, kw)
-    w = weight.reshape(groups, o // groups, cg, kh, kw)
-    out = xp.einsum("ngchwij,gocij->ngohw", win, w, optimize=True)
-    return out.reshape(n, o, oh, ow)
+                         f"{list(weight_shape)}, groups={groups}), got {x_shape[1]} channels")
+    return _Geometry(x_shape, (kh, kw), stride, padding, dilation)
+
+
+def _flipped_padding(geo):
+    """For a convolution of stride 1 whose input gradient is itself a convolution (of the
+    output gradient with the flipped, transposed kernel), that convolution's padding; else
+    None."""
+    pads = (geo.dh * (geo.kh - 1) - geo.ph, geo.dw * (geo.kw - 1) - geo.pw)
+    if (geo.sh, geo.sw) == (1, 1) and min(pads) >= 0:
+        return pads
+    return None
+
+
+def _conv2d(xp, x, weight, *, stride, padding, dilation, groups, keep=None):
+    """Note [Convolution as im2col + matrix products]."""
+    geo = _conv_setup(x.shape, weight.shape, stride, padding, dilation, groups)
+    o, cg, kh, kw = weight.shape
+    n, ck, hw = geo.n, cg * kh * kw, geo.oh * geo.ow
+    dtype = xp.result_type(x.dtype, weight.dtype)
+    out = memory.empty(xp, (n, o, geo.oh, geo.ow), dtype)
+    w = weight.reshape(groups, o // groups, ck)
+    out4 = out.reshape(n, groups, o // groups, hw)
+    xpad = geo.pad(xp, x)
+    blocks, b = geo.blocks(geo.c * kh * kw * hw * x.dtype.itemsize)
+    cols = memory.empty(xp, (b, geo.c, kh, kw, geo.oh, geo.ow), x.dtype)
+    for blk in blocks:
+        c = cols[:blk.stop - blk.start]
+        geo.im2col(xpad[blk], c)
+        xp.matmul(w, c.reshape(len(c), groups, ck, hw), out=out4[blk])
+    if keep is not None:   # one block's columns are the whole batch's: the weight gradient's
+        keep["cols"] = cols if len(blocks) == 1 else cols[:0]
+    return out
 
 
 def _conv2d_grad_x(g, x_shape, weight, stride, padding, dilation, groups, xp):
-    n, c = x_shape[:2]
+    geo = _conv_setup(x_shape, weight.shape, stride, padding, dilation, groups)
     o, cg, kh, kw = weight.shape
-    oh, ow = g.shape[2:]
-    gg = g.reshape(n, groups, o // groups, oh, ow)
-    w = weight.reshape(groups, o // groups, cg, kh, kw)
-    gwin = xp.einsum("ngohw,gocij->ngchwij", gg, w, optimize=True).reshape(n, c, oh, ow, kh, kw)
-    return _scatter(xp, gwin, x_shape, (kh, kw), stride, padding, dilation)
+    # a transposed convolution's output_padding asks for an input longer than the output
+    # reaches: those rows and columns get no gradient
+    exact = (geo.oh, geo.ow) == g.shape[2:]
+    geo.oh, geo.ow = g.shape[2:]
+    flipped = _flipped_padding(geo) if exact else None
+    # Note [Convolution as im2col + matrix products]: with a finite kernel
+    if flipped is not None and xp.isfinite(weight).all():
+        wf = weight.reshape(groups, o // groups, cg, kh, kw)[..., ::-1, ::-1]
+        wf = wf.transpose(0, 2, 1, 3, 4).reshape(groups * cg, o // groups, kh, kw)
+        return _conv2d(xp, g, wf, stride=(1, 1), padding=flipped, dilation=dilation,
+                       groups=groups)
+    n, ck, hw = geo.n, cg * kh * kw, geo.oh * geo.ow
+    dtype = xp.result_type(g.dtype, weight.dtype)
+    wt = weight.reshape(groups, o // groups, ck).transpose(0, 2, 1)
+    g4 = g.reshape(n, groups, o // groups, hw)
+    gpad = _zeros_padded(xp, geo, dtype)
+    blocks, b = geo.blocks(geo.c * kh * kw * hw * dtype.itemsize)
+    cols = memory.empty(xp, (b, groups, ck, hw), dtype)
+    for blk in blocks:
+        c = xp.matmul(wt, g4[blk], out=cols[:blk.stop - blk.start])
+        geo.col2im(c.reshape(len(c), geo.c, kh, kw, geo.oh, geo.ow), gpad[blk])
+    return geo.crop(xp, gpad)
 
 
-def _conv2d_grad_w(g, x, weight_shape, stride, padding, dilation, groups, xp):
-    n = x.shape[0]
+def _conv2d_grad_w(g, x, weight_shape, stride, padding, dilation, groups, xp, cols=None):
+    """``cols``: the forward's columns when the batch was one block (else empty or None)."""
+    geo = _conv_setup(x.shape, weight_shape, stride, padding, dilation, groups)
+    geo.oh, geo.ow = g.shape[2:]    # fewer than x reaches after a transposed output_padding
     o, cg, kh, kw = weight_shape
-    win = _windows(xp, x, (kh, kw), stride, padding, dilation)
-    oh, ow = win.shape[2:4]
-    win = win.reshape(n, groups, cg, oh, ow, kh, kw)
-    gg = g.reshape(n, groups, o // groups, oh, ow)
-    return xp.einsum("ngchwij,ngohw->gocij", win, gg, optimize=True).reshape(weight_shape)
+    n, ck, hw = geo.n, cg * kh * kw, geo.oh * geo.ow
+    gw = xp.zeros((groups, o // groups, ck), xp.result_type(g.dtype, x.dtype))
+    g4 = g.reshape(n, groups, o // groups, hw)
+    if cols is not None and cols.size:
+        blocks, xpad = [slice(0, n)], None
+    else:
+        xpad = geo.pad(xp, x)
+        blocks, b = geo.blocks(geo.c * kh * kw * hw * x.dtype.itemsize)
+        cols = memory.empty(xp, (b, geo.c, kh, kw, geo.oh, geo.ow), x.dtype)
+    for blk in blocks:
+        c = cols[:blk.stop - blk.start]
+        if xpad is not None:
+            geo.im2col(xpad[blk], c)
+        c = c.reshape(len(c), groups, ck, hw).transpose(0, 1, 3, 2)
+        gw += xp.matmul(g4[blk], c).sum(axis=0)
+    return gw.reshape(weight_shape)
 
 
 defop("conv2d", _conv2d, kind="other", inplace=False, method=False,
-      grad=(_conv2d_grad_x, _conv2d_grad_w))
+      grad=(_conv2d_grad_x, _conv2d_grad_w), keeps=("cols",))
 
 
 def _conv_transpose2d(xp, x, weight, *, stride, padding, output_padding, dilation, groups):
@@ -147,58 +282,108 @@ def _conv_transpose2d(xp, x, weight, *, stride, padding, output_padding, dilatio
                           groups, xp)
 
 
+def _conv_transpose2d_grad_x(g, x_shape, weight, stride, padding, dilation, groups, xp):
+    gx = _conv2d(xp, g, weight, stride=stride, padding=padding, dilation=dilation,
+                 groups=groups)
+    h, w = x_shape[2:]
+    if gx.shape[2:] == (h, w):
+        return gx
+    # stride 1 and output_padding: the convolution of the longer output reaches past the input
+    return xp.ascontiguousarray(gx[:, :, :h, :w])
+
+
 defop("conv_transpose2d", _conv_transpose2d, kind="other", inplace=False, method=False,
-      grad=(lambda g, weight, stride, padding, dilation, groups, xp: _conv2d(
-          xp, g, weight, stride=stride, padding=padding, dilation=dilation, groups=groups),
+      grad=(_conv_transpose2d_grad_x,
             lambda g, x, weight_shape, stride, padding, dilation, groups, xp: _conv2d_grad_w(
           x, g, weight_shape, stride, padding, dilation, groups, xp)))
 
 
 # ---- pooling -------------------------------------------------------------------------------
-def _max_pool2d(xp, x, *, kernel_size, stride, padding, dilation):
-    return _windows(xp, x, kernel_size, stride, padding, dilation, -math.inf).max(axis=(-2, -1))
+def _lowest(xp, dtype):
+    if dtype.kind == "b":
+        raise DTypeError('"max_pool2d" is not implemented for bool tensors (as in PyTorch)')
+    return -math.inf if dtype.kind == "f" else xp.iinfo(dtype).min
 
 
-def _max_pool2d_grad(g, x, kernel_size, stride, padding, dilation, xp):
-    # all of a window's gradient goes to its first maximum (the element PyTorch picks)
-    win = _windows(xp, x, kernel_size, stride, padding, dilation, -math.inf)
-    kh, kw = kernel_size
-    arg = win.reshape(win.shape[:4] + (kh * kw,)).argmax(axis=-1)
-    gwin = xp.zeros(win.shape, g.dtype)
-    for k in range(kh * kw):
-        gwin[..., k // kw, k % kw] = xp.where(arg == k, g, 0)
-    return _scatter(xp, gwin, x.shape, kernel_size, stride, padding, dilation)
+def _max_pool2d(xp, x, *, kernel_size, stride, padding, dilation, keep=None):
+    """The maximum of each window by ``kh*kw`` element-wise maxima of strided views. For the
+    backward it keeps the kernel offset of each window's maximum (one byte per output element
+    instead of the input): the first maximum, or the last NaN, as PyTorch picks."""
+    geo = _Geometry(x.shape, kernel_size, stride, padding, dilation)
+    xpad = geo.pad(xp, x, _lowest(xp, x.dtype))
+    out = memory.empty(xp, (geo.n, geo.c, geo.oh, geo.ow), x.dtype)
+    arg = None if keep is None else xp.zeros(out.shape, xp.uint8)
+    for k, _, idx in geo.offsets():
+        v = xpad[idx]
+        if k == 0:
+            out[...] = v
+            continue
+        if arg is not None:     # offsets grow: the latest greater one wins, branch-free
+            later = xp.greater(v, out).view(xp.uint8)
+            later *= k
+            xp.maximum(arg, later, out=arg)
+        xp.maximum(v, out, out=out)     # on a tie (-0.0 and 0.0) the earlier value stays
+    if arg is not None:
+        if out.dtype.kind == "f" and xp.isnan(out).any():
+            for k, _, idx in geo.offsets():
+                xp.copyto(arg, k, where=xp.isnan(xpad[idx]))
+        keep["argmax"] = arg
+    return out
+
+
+def _max_pool2d_grad(g, x_shape, argmax, kernel_size, stride, padding, dilation, xp):
+    geo = _Geometry(x_shape, kernel_size, stride, padding, dilation)
+    gpad = _zeros_padded(xp, geo, g.dtype)
+    for k, _, idx in geo.offsets():
+        hit = argmax == k
+        if geo.disjoint:
+            xp.multiply(g, hit, out=gpad[idx])
+        else:
+            gpad[idx] += g * hit
+    return geo.crop(xp, gpad)
 
 
 defop("max_pool2d", _max_pool2d, kind="other", inplace=False, method=False,
-      grad=_max_pool2d_grad)
+      grad=_max_pool2d_grad, keeps=("argmax",))
 
 
-def _avg_divisor(xp, x_shape, kernel_size, stride, padding, count_include_pad, divisor_override,
-                 dtype):
+def _avg_divisor(xp, geo, count_include_pad, divisor_override, dtype):
+    """What each window's sum is divided by: a number, or one per output position."""
     if divisor_override:
         return divisor_override
-    if count_include_pad or not any(padding):
-        return kernel_size[0] * kernel_size[1]
-    ones = xp.ones((1, 1) + tuple(x_shape[2:]), dtype)
-    return _windows(xp, ones, kernel_size, stride, padding, (1, 1)).sum(axis=(-2, -1))
+    if count_include_pad or not (geo.ph or geo.pw):
+        return geo.kh * geo.kw
+    inside = xp.zeros((1, 1, geo.hp, geo.wp), dtype)
+    inside[:, :, geo.ph:geo.ph + geo.h, geo.pw:geo.pw + geo.w] = 1
+    count = xp.zeros((1, 1, geo.oh, geo.ow), dtype)
+    for _, _, idx in geo.offsets():
+        count += inside[idx]
+    return count
 
 
 def _avg_pool2d(xp, x, *, kernel_size, stride, padding, count_include_pad=True,
                 divisor_override=None):
-    win = _windows(xp, x, kernel_size, stride, padding, (1, 1))
-    div = _avg_divisor(xp, x.shape, kernel_size, stride, padding, count_include_pad,
-                       divisor_override, x.dtype)
-    return (win.sum(axis=(-2, -1)) / div).astype(x.dtype, copy=False)
+    geo = _Geometry(x.shape, kernel_size, stride, padding, (1, 1))
+    xpad = geo.pad(xp, x)
+    dtype = x.dtype if x.dtype.kind == "f" else xp.result_type(x.dtype, xp.float32)
+    out = memory.zeros(xp, (geo.n, geo.c, geo.oh, geo.ow), dtype)
+    for _, _, idx in geo.offsets():
+        out += xpad[idx]
+    out /= _avg_divisor(xp, geo, count_include_pad, divisor_override, dtype)
+    return out.astype(x.dtype, copy=False)
 
 
 def _avg_pool2d_grad(g, x_shape, kernel_size, stride, padding, count_include_pad,
                      divisor_override, xp):
-    div = _avg_divisor(xp, x_shape, kernel_size, stride, padding, count_include_pad,
-                       divisor_override, g.dtype)
-    share = g / div
-    gwin = xp.broadcast_to(share[..., None, None], share.shape + tuple(kernel_size))
-    return _scatter(xp, gwin, x_shape, kernel_size, stride, padding, (1, 1))
+    geo = _Geometry(x_shape, kernel_size, stride, padding, (1, 1))
+    share = g / _avg_divisor(xp, geo, count_include_pad, divisor_override, g.dtype)
+    gpad = _zeros_padded(xp, geo, share.dtype)
+    for _, _, idx in geo.offsets():
+        if geo.disjoint:
+            gpad[idx] = share
+        else:
+            gpad[idx] += share
+    return geo.crop(xp, gpad)
 
 
 defop("avg_pool2d", _avg_pool2d, kind="other", inplace=False, method=False,
