@@ -60,6 +60,7 @@ from ..autograd.view_write import check_layout, internal_overlap, rebase
 from ..errors import (DTypeError, IndexRangeError, InplaceError, MutogradError,
                       OverlapError, ShapeError)
 from ..memory import _cache
+from ..parallel import ufunc   # large element-wise ops on all cores
 from ..tensor import Tensor, _alias, _wrap
 
 _EMPTY = inspect.Parameter.empty
@@ -387,7 +388,7 @@ def call(op, inputs, attrs):
     try:
         if op.ufunc is not None and attrs is op.defaults and xp is np and not (
                 op.float_result and getattr(args[0], "dtype", _F64).kind in "biu"):
-            out = op.ufunc(*args)   # Note [Ufunc fast path] in ops/fastpath.py
+            out = ufunc(op.ufunc, *args)   # Note [Ufunc fast path] in ops/fastpath.py
         elif op.keeps:
             out, kept = _keeping(op, xp, args, attrs, None, rg, x0)
         else:
@@ -688,7 +689,7 @@ def call_inplace(op, inputs, attrs):
         before_write(x, attrs[op.region] if op.region else None, op.iname)
     try:
         if op.ufunc is not None and attrs is op.defaults and xp is np:
-            op.ufunc(*arrays, out=x._data)   # Note [Ufunc fast path] in ops/fastpath.py
+            ufunc(op.ufunc, *arrays, out=x._data)   # Note [Ufunc fast path] in fastpath.py
         elif op.keeps:
             _, kept = _keeping(op, xp, arrays, attrs, x._data, record, x)
             if kept:
