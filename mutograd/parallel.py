@@ -190,6 +190,20 @@ class _Job:
             ran += 1
 
 
+def parts(nbytes):
+    """How many parts to cut work on ``nbytes`` of output into: 1 below ``MIN_BYTES`` or with
+    one thread, else a few per thread.
+
+        >>> from mutograd import parallel
+        >>> parallel.parts(1000)
+        1
+    """
+    if nbytes < MIN_BYTES or _n == 1:
+        return 1
+    n = get_num_threads()
+    return 1 if n == 1 else n * _PER_THREAD
+
+
 def run_blocks(fn, n):
     """Run ``fn(i)`` for every ``i`` in ``range(n)`` on the pool and the calling thread.
 

@@ -368,3 +368,23 @@ def test_gradients_through_split_ops_match_one_thread():
     want = grad()
     mg.set_num_threads(3)
     _same(grad(), want)
+
+
+def test_gelu_block_kernels_split_over_threads_and_match_one_thread(runs):
+    a = _rand((600, 500), "float32")   # five cache-sized blocks of backend_special.blockwise
+    a[0, :3] = [np.inf, -np.inf, np.nan]
+
+    def run(approximate):
+        x = mg.tensor(a, requires_grad=True)
+        y = mg.nn.functional.gelu(x, approximate=approximate)
+        y.backward(mg.ones_like(y))
+        return y.detach().numpy(), x.grad.numpy()
+    for approximate in ("none", "tanh"):
+        mg.set_num_threads(1)
+        want = run(approximate)
+        mg.set_num_threads(3)
+        runs.clear()
+        got = run(approximate)
+        assert runs
+        for g, w in zip(got, want):
+            _same(g, w)

@@ -55,7 +55,7 @@ defop("abs", lambda xp, x, out=None: ufunc(xp.absolute, x, out=out),
       grad=lambda g, x, xp: g * sign(xp, x))
 defop("sign", sign, grad=_zero)
 defop("exp", lambda xp, x, out=None: ufunc(xp.exp, x, out=out),
-      grad=lambda g, out, into, xp: xp.multiply(g, out, out=into), result="float")
+      grad=lambda g, out, into, xp: ufunc(xp.multiply, g, out, out=into), result="float")
 defop("exp2", lambda xp, x, out=None: ufunc(xp.exp2, x, out=out),
       grad=lambda g, out: g * out * math.log(2), result="float")
 defop("expm1", lambda xp, x, out=None: ufunc(xp.expm1, x, out=out),
@@ -84,7 +84,7 @@ defop("cos", lambda xp, x, out=None: ufunc(xp.cos, x, out=out),
 defop("tan", lambda xp, x, out=None: ufunc(xp.tan, x, out=out),
       grad=lambda g, out: g * (1 + out * out), result="float")
 def _tanh_grad(g, out, into, xp):
-    return xp.multiply(g, 1 - out * out, out=into)
+    return ufunc(xp.multiply, g, 1 - out * out, out=into)
 
 
 defop("tanh", lambda xp, x, out=None: ufunc(xp.tanh, x, out=out), grad=_tanh_grad, result="float")
@@ -99,7 +99,7 @@ def _sigmoid(xp, x, out=None):
 
 
 def _sigmoid_grad(g, out, into, xp):
-    return xp.multiply(g, out * (1 - out), out=into)
+    return ufunc(xp.multiply, g, out * (1 - out), out=into)
 
 
 # ``into``: the incoming gradient's buffer when it may be overwritten (Note [Reusing the
@@ -114,7 +114,7 @@ defop("sigmoid", _sigmoid, grad=_sigmoid_grad, result="float")
 # relu(-0.0) is -0.0 (PyTorch's x < 0 ? 0 : x): NumPy's maximum returns its second argument on
 # a tie, so the 0 goes first (maximum(x, 0) gives +0.0; tests/test_extremal.py checks the sign)
 defop("relu", lambda xp, x, out=None: ufunc(xp.maximum, 0, x, out=out),
-      grad=lambda g, out, into, xp: xp.multiply(g, ~(out <= 0), out=into))
+      grad=lambda g, out, into, xp: ufunc(xp.multiply, g, ~(out <= 0), out=into))
 defop("relu6", lambda xp, x, out=None: xp.clip(x, 0, 6, out=out),
       grad=lambda g, out: g * ((out > 0) & (out < 6)))
 
@@ -220,7 +220,7 @@ def _gelu_block(x, outs, tmp):
 
 
 def _gelu_grad(g, slope, into, xp):
-    return xp.multiply(g, slope, out=memory.empty_like(xp, g) if into is None else into)
+    return ufunc(xp.multiply, g, slope, out=memory.empty_like(xp, g) if into is None else into)
 
 
 defop("gelu", _gelu, grad=_gelu_grad, result="float", keeps=("slope",))
