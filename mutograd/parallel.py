@@ -278,9 +278,12 @@ def ufunc(uf, *args, out=None):
         >>> bool((y == x * 2).all())
         True
     """
-    if _n == 1:
-        return uf(*args) if out is None else uf(*args, out=out)
-    if out is None:
+    if out is not None:
+        if type(out) is not np.ndarray or out.nbytes < MIN_BYTES or _n == 1:
+            return uf(*args, out=out)
+    elif _n == 1:
+        return uf(*args)
+    else:
         big = False
         for a in args:
             if type(a) is np.ndarray and a.nbytes >= MIN_BYTES:
@@ -290,8 +293,6 @@ def ufunc(uf, *args, out=None):
         out = _new_output(uf, args)
         if out is None:
             return uf(*args)
-    elif type(out) is not np.ndarray or out.nbytes < MIN_BYTES:
-        return uf(*args, out=out)
     blocks = _split(args, out)
     if blocks is None or get_num_threads() <= 1:
         return uf(*args, out=out)
