@@ -36,7 +36,7 @@ _PHI_NEG_Q = (-3.512381902104607e-09, 2.6452800782788177e-07, -7.929503979689382
               -1.5957698829449343)
 _ERF_P, _ERF_Q, _PHI_NEG_Q = (tuple(np.float32(c) for c in cs)
                               for cs in (_ERF_P, _ERF_Q, _PHI_NEG_Q))
-_BLOCK = 1 << 16   # elements per block: a few float32 temporaries fit in L2
+BLOCK = 1 << 16   # elements per block: a few float32 temporaries fit in L2
 
 
 def module(xp):
@@ -72,14 +72,14 @@ def blockwise(kernel, x, outs, scratch=3):
     fx = x.reshape(-1)
     fouts = [o.reshape(-1) for o in outs]
     size = fx.size
-    blocks = -(-size // _BLOCK)
+    blocks = -(-size // BLOCK)
     parts = min(blocks, parallel.parts(x.nbytes))
-    per = -(-blocks // parts) * _BLOCK   # elements per part: whole blocks
+    per = -(-blocks // parts) * BLOCK   # elements per part: whole blocks
 
     def part(p):
-        tmp = _scratch(scratch, min(size, _BLOCK), x.dtype)
-        for i in range(p * per, min(size, (p + 1) * per), _BLOCK):
-            j = min(i + _BLOCK, size)
+        tmp = _scratch(scratch, min(size, BLOCK), x.dtype)
+        for i in range(p * per, min(size, (p + 1) * per), BLOCK):
+            j = min(i + BLOCK, size)
             kernel(fx[i:j], [o[i:j] for o in fouts], [t[:j - i] for t in tmp])
     if parts == 1:
         part(0)
@@ -93,9 +93,11 @@ _local = threading.local()
 def _scratch(k, n, dtype):
     """``k`` scratch arrays of ``n`` elements, reused by the calling thread from call to call (a
     fresh block-sized array costs page faults each time)."""
+    if not k:
+        return []
     have = getattr(_local, "bufs", None)
     if have is None or len(have) < k or have[0].dtype != dtype or have[0].size < n:
-        have = _local.bufs = [np.empty(max(n, _BLOCK), dtype) for _ in range(max(k, 3))]
+        have = _local.bufs = [np.empty(max(n, BLOCK), dtype) for _ in range(max(k, 3))]
     return [b[:n] for b in have[:k]]
 
 

@@ -388,3 +388,22 @@ def test_gelu_block_kernels_split_over_threads_and_match_one_thread(runs):
         assert runs
         for g, w in zip(got, want):
             _same(g, w)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("threads", [1, 3])
+def test_relu_of_a_large_array_is_numpys_maximum_with_zero_bitwise(dtype, threads):
+    # relu's block kernel (a block of zeros against the input, Note in ops/elementwise.py)
+    a = _rand(200_003, dtype)
+    a[:6] = [-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf]
+    a[-3:] = [np.finfo(dtype).tiny / 4, -np.finfo(dtype).tiny / 4, -1]   # subnormals
+    want = np.maximum(0, a)
+    mg.set_num_threads(threads)
+    _same(mg.tensor(a).relu().numpy(), want)
+    x = mg.tensor(a)
+    used, count = memory.allocated(), memory.num_allocations()
+    assert x.relu_() is x
+    assert memory.allocated() == used and memory.num_allocations() == count
+    _same(x.numpy(), want)
+    v = mg.tensor(a)[::2]   # not contiguous: the plain call
+    _same(v.relu().numpy(), np.maximum(0, a[::2]))
