@@ -117,10 +117,11 @@ def _relu(xp, x, out=None):
     # NumPy's maximum against a scalar runs about 4x slower than against an array (no SIMD
     # loop for a broadcast operand), so a large float array is taken block by block against a
     # block of zeros that stays in cache: the same values, at the speed of memory
-    if (xp is np and type(x) is np.ndarray and x.dtype.kind == "f" and x.size >= _RELU_BLOCKS
-            and x.flags.c_contiguous and (out is None or out is x or (
-                type(out) is np.ndarray and out.dtype == x.dtype and out.shape == x.shape
-                and out.flags.c_contiguous and not np.may_share_memory(x, out)))):
+    if type(x) is not np.ndarray or x.size < _RELU_BLOCKS:
+        return xp.maximum(0, x, out=out)   # (small: the plain call, without a check more)
+    if x.dtype.kind == "f" and x.flags.c_contiguous and (out is None or out is x or (
+            type(out) is np.ndarray and out.dtype == x.dtype and out.shape == x.shape
+            and out.flags.c_contiguous and not np.may_share_memory(x, out))):
         if out is None:
             out = memory.empty_like(np, x)
         zeros = _zero_block(x.dtype)
