@@ -119,6 +119,9 @@ class _Pool:
         while True:
             job, ctx = self.jobs.get()
             ctx.run(job.take_part)
+            # an idle worker must not keep the last job's arrays alive: the buffer cache reuses
+            # a buffer only once nothing else refers to it (Note [The buffer cache])
+            del job, ctx
 
 
 def _after_fork():

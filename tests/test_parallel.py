@@ -408,3 +408,18 @@ def test_relu_of_a_large_array_is_numpys_maximum_with_zero_bitwise(dtype, thread
     _same(x.numpy(), want)
     v = mg.tensor(a)[::2]   # not contiguous: the plain call
     _same(v.relu().numpy(), np.maximum(0, a[::2]))
+
+
+def test_idle_workers_keep_no_array_alive():
+    import time
+    import weakref
+    x = _rand(200_000, "float32")
+    parallel.ufunc(np.exp, x, out=x)
+    parallel.ufunc(np.add, x, x)
+    gone = weakref.ref(x)
+    del x
+    for _ in range(200):   # a worker drops its job just after the caller has returned
+        if gone() is None:
+            break
+        time.sleep(0.01)
+    assert gone() is None
