@@ -20,8 +20,9 @@ Note [Splitting a ufunc into blocks]
     axis has length 1 is passed whole to every block). Anything else (an output that is not
     C-contiguous, an input that overlaps the output other than exactly, object dtypes, a device
     array) is the plain call. Blocks have at least ``BLOCK_BYTES`` of output, to amortise
-    handing them to a thread, and there are up to four per thread, taken in turn by whichever
-    thread is free (a core that another program holds slows its blocks, not the whole op).
+    handing them to a thread; each is taken by whichever thread is free, and they shrink towards
+    the end (``_cuts``), so that a thread another program holds up delays the op by a short
+    block at most.
 
 Note [Floating-point errors across threads]
     ``np.errstate`` is a context variable in NumPy 2, thread-local like grad mode: a worker
@@ -45,7 +46,7 @@ import numpy as np
 
 MIN_BYTES = 1 << 20     # outputs below this run as one call
 BLOCK_BYTES = 1 << 18   # the least output a block computes
-_PER_THREAD = 4         # blocks per thread, so that a slow core does not hold the others up
+_PER_THREAD = 4         # parts per thread of a block kernel (backend_special.blockwise)
 
 _KINDS = (("divide", "divide by zero", 1), ("over", "overflow", 2),
           ("under", "underflow", 4), ("invalid", "invalid value", 8))
@@ -366,8 +367,8 @@ def _split(args, out):
     threads = get_num_threads()
     if flat:
         size = out.size
-        step = max(BLOCK_BYTES // out.itemsize, -(-size // (threads * _PER_THREAD)))
-        n = -(-size // step)
+        cuts = _cuts(size, max(1, BLOCK_BYTES // out.itemsize), threads)
+        n = len(cuts) - 1
         if n < 2:
             return None
         fo = out.reshape(-1)
@@ -377,14 +378,14 @@ def _split(args, out):
                  if type(a) is np.ndarray else (a, False) for a in args]
 
         def flat_block(i):
-            s = slice(i * step, (i + 1) * step)
+            s = slice(cuts[i], cuts[i + 1])
             return [a[s] if split else a for a, split in fargs], fo[s]
         return n, flat_block
     rows = shape[0]
     if not rows or not out.size:
         return None
-    step = max(-(-BLOCK_BYTES // (out.nbytes // rows)), -(-rows // (threads * _PER_THREAD)))
-    n = -(-rows // step)
+    cuts = _cuts(rows, -(-BLOCK_BYTES // (out.nbytes // rows)), threads)
+    n = len(cuts) - 1
     if n < 2:
         return None
     sargs = []
@@ -395,6 +396,25 @@ def _split(args, out):
             sargs.append((a, False))
 
     def row_block(i):
-        s = slice(i * step, (i + 1) * step)
+        s = slice(cuts[i], cuts[i + 1])
         return [a[s] if split else a for a, split in sargs], out[s]
     return n, row_block
+
+
+def _cuts(total, least, threads):
+    """Block boundaries over ``range(total)``: each block a ``2 * threads``-th of what is left,
+    at least ``least``. Blocks shrink towards the end (guided scheduling), so a thread that
+    starts late, or that another program's process holds up, keeps the others waiting for a
+    short block only.
+
+        >>> _cuts(100, 10, 2)
+        [0, 25, 44, 58, 69, 79, 89, 100]
+    """
+    cuts = [0]
+    at = 0
+    while at < total:
+        at += max(least, -(-(total - at) // (2 * threads)))
+        if total - at < least:   # no tail shorter than a block
+            at = total
+        cuts.append(at)
+    return cuts
