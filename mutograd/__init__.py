@@ -19,6 +19,7 @@ from .dtypes import (bool, complex64, complex128, float16, float32, float64, get
 from .errors import (BackwardError, DTypeError, IndexRangeError, InplaceError, MutogradError,
                      OverlapError, PlaceError, ShapeError, VersionError)
 from .places import CPU, Place
+from .parallel import get_num_threads, set_num_threads  # noqa: F401
 from .printing import set_printoptions
 from .random import Generator, seed
 from .strict import is_strict, set_strict, strict  # noqa: F401

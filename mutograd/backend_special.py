@@ -19,9 +19,11 @@ Note [float32 normal CDF on the CPU]
     absolute error 1.3e-7, relative error under 1.1% on the whole left side up to x = -5, in 16
     ufunc steps where the erf route takes 30.
 """
+import threading
+
 import numpy as np
 
-from . import memory
+from . import memory, parallel
 
 _ERF_P = (-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06,
           -5.69250639462346e-05, -7.34990630326855e-04, -2.95459980854025e-03,
@@ -34,7 +36,7 @@ _PHI_NEG_Q = (-3.512381902104607e-09, 2.6452800782788177e-07, -7.929503979689382
               -1.5957698829449343)
 _ERF_P, _ERF_Q, _PHI_NEG_Q = (tuple(np.float32(c) for c in cs)
                               for cs in (_ERF_P, _ERF_Q, _PHI_NEG_Q))
-_BLOCK = 1 << 16   # elements per block: a few float32 temporaries fit in L2
+BLOCK = 1 << 16   # elements per block: a few float32 temporaries fit in L2
 
 
 def module(xp):
@@ -64,14 +66,39 @@ def _erf_float32(x):
 def blockwise(kernel, x, outs, scratch=3):
     """``kernel(x_block, out_blocks, scratch_blocks)`` over cache-sized blocks of the C-ordered
     arrays ``x`` and ``outs`` (of x's size), with ``scratch`` temporaries of a block's size, so a
-    chain of ufuncs reads and writes L2 instead of memory."""
+    chain of ufuncs reads and writes L2 instead of memory. A large ``x`` is cut into contiguous
+    parts run on the thread pool (mutograd.parallel), each part block by block with its own
+    thread's scratch."""
     fx = x.reshape(-1)
     fouts = [o.reshape(-1) for o in outs]
-    n = min(fx.size, _BLOCK)
-    tmp = [np.empty(n, x.dtype) for _ in range(scratch)]
-    for i in range(0, fx.size, _BLOCK):
-        j = min(i + _BLOCK, fx.size)
-        kernel(fx[i:j], [o[i:j] for o in fouts], [t[:j - i] for t in tmp])
+    size = fx.size
+    blocks = -(-size // BLOCK)
+    parts = min(blocks, parallel.parts(x.nbytes))
+    per = -(-blocks // parts) * BLOCK   # elements per part: whole blocks
+
+    def part(p):
+        tmp = _scratch(scratch, min(size, BLOCK), x.dtype)
+        for i in range(p * per, min(size, (p + 1) * per), BLOCK):
+            j = min(i + BLOCK, size)
+            kernel(fx[i:j], [o[i:j] for o in fouts], [t[:j - i] for t in tmp])
+    if parts == 1:
+        part(0)
+    else:
+        parallel.run_blocks(part, -(-size // per))
+
+
+_local = threading.local()
+
+
+def _scratch(k, n, dtype):
+    """``k`` scratch arrays of ``n`` elements, reused by the calling thread from call to call (a
+    fresh block-sized array costs page faults each time)."""
+    if not k:
+        return []
+    have = getattr(_local, "bufs", None)
+    if have is None or len(have) < k or have[0].dtype != dtype or have[0].size < n:
+        have = _local.bufs = [np.empty(max(n, BLOCK), dtype) for _ in range(max(k, 3))]
+    return [b[:n] for b in have[:k]]
 
 
 def _erf_block(x, out, tmp):

@@ -9,8 +9,9 @@ import math
 import numpy as np
 
 from .. import memory
-from ..backend_special import blockwise, erf, normal_cdf_block
+from ..backend_special import BLOCK, blockwise, erf, normal_cdf_block
 from ..errors import DTypeError
+from ..parallel import ufunc   # large arrays on all cores (Note [Splitting a ufunc ...])
 from .registry import defop
 
 
@@ -36,7 +37,7 @@ def _put_into(out, r):
 
 
 def _scalar_mul(xp, x, c, out):
-    return xp.multiply(x, c, out=out)
+    return ufunc(xp.multiply, x, c, out=out)
 
 
 def _negative(xp, x, out=None):
@@ -45,59 +46,60 @@ def _negative(xp, x, out=None):
     # so an input that shares memory with a strided output is negated from a copy
     if out is not None and not out.flags.c_contiguous and xp.may_share_memory(x, out):
         x = x.copy()
-    return xp.negative(x, out=out)
+    return ufunc(xp.negative, x, out=out)
 
 
 # ---- unary ---------------------------------------------------------------------------------
 defop("neg", _negative, grad=lambda g: -g)
-defop("abs", lambda xp, x, out=None: xp.absolute(x, out=out),
+defop("abs", lambda xp, x, out=None: ufunc(xp.absolute, x, out=out),
       grad=lambda g, x, xp: g * sign(xp, x))
 defop("sign", sign, grad=_zero)
-defop("exp", lambda xp, x, out=None: xp.exp(x, out=out),
-      grad=lambda g, out, into, xp: xp.multiply(g, out, out=into), result="float")
-defop("exp2", lambda xp, x, out=None: xp.exp2(x, out=out),
+defop("exp", lambda xp, x, out=None: ufunc(xp.exp, x, out=out),
+      grad=lambda g, out, into, xp: ufunc(xp.multiply, g, out, out=into), result="float")
+defop("exp2", lambda xp, x, out=None: ufunc(xp.exp2, x, out=out),
       grad=lambda g, out: g * out * math.log(2), result="float")
-defop("expm1", lambda xp, x, out=None: xp.expm1(x, out=out), grad=lambda g, out: g * (out + 1),
+defop("expm1", lambda xp, x, out=None: ufunc(xp.expm1, x, out=out),
+      grad=lambda g, out: g * (out + 1), result="float")
+defop("log", lambda xp, x, out=None: ufunc(xp.log, x, out=out), grad=lambda g, x: g / x,
       result="float")
-defop("log", lambda xp, x, out=None: xp.log(x, out=out), grad=lambda g, x: g / x, result="float")
-defop("log1p", lambda xp, x, out=None: xp.log1p(x, out=out), grad=lambda g, x: g / (x + 1),
+defop("log1p", lambda xp, x, out=None: ufunc(xp.log1p, x, out=out), grad=lambda g, x: g / (x + 1),
       result="float")
-defop("log2", lambda xp, x, out=None: xp.log2(x, out=out),
+defop("log2", lambda xp, x, out=None: ufunc(xp.log2, x, out=out),
       grad=lambda g, x: g / (x * math.log(2)), result="float")
-defop("log10", lambda xp, x, out=None: xp.log10(x, out=out),
+defop("log10", lambda xp, x, out=None: ufunc(xp.log10, x, out=out),
       grad=lambda g, x: g / (x * math.log(10)), result="float")
-defop("sqrt", lambda xp, x, out=None: xp.sqrt(x, out=out), grad=lambda g, out: g / (2 * out),
+defop("sqrt", lambda xp, x, out=None: ufunc(xp.sqrt, x, out=out), grad=lambda g, out: g / (2 * out),
       result="float")
 defop("rsqrt", lambda xp, x, out=None: xp.divide(1, xp.sqrt(x), out=out),
       grad=lambda g, out: g * (-0.5) * out ** 3, result="float")
 defop("square", lambda xp, x, out=None: xp.square(x.astype(np.int64) if x.dtype.kind == "b"
                                                    else x, out=out),
       grad=lambda g, x: g * 2 * x)   # a bool squares as int64, as in PyTorch (NumPy: int8)
-defop("reciprocal", lambda xp, x, out=None: xp.reciprocal(x, out=out), result="float",
+defop("reciprocal", lambda xp, x, out=None: ufunc(xp.reciprocal, x, out=out), result="float",
       grad=lambda g, out: -g * out * out)
-defop("sin", lambda xp, x, out=None: xp.sin(x, out=out), grad=lambda g, x, xp: g * xp.cos(x),
+defop("sin", lambda xp, x, out=None: ufunc(xp.sin, x, out=out), grad=lambda g, x, xp: g * xp.cos(x),
       result="float")
-defop("cos", lambda xp, x, out=None: xp.cos(x, out=out), grad=lambda g, x, xp: -g * xp.sin(x),
-      result="float")
-defop("tan", lambda xp, x, out=None: xp.tan(x, out=out), grad=lambda g, out: g * (1 + out * out),
-      result="float")
+defop("cos", lambda xp, x, out=None: ufunc(xp.cos, x, out=out),
+      grad=lambda g, x, xp: -g * xp.sin(x), result="float")
+defop("tan", lambda xp, x, out=None: ufunc(xp.tan, x, out=out),
+      grad=lambda g, out: g * (1 + out * out), result="float")
 def _tanh_grad(g, out, into, xp):
-    return xp.multiply(g, 1 - out * out, out=into)
+    return ufunc(xp.multiply, g, 1 - out * out, out=into)
 
 
-defop("tanh", lambda xp, x, out=None: xp.tanh(x, out=out), grad=_tanh_grad, result="float")
+defop("tanh", lambda xp, x, out=None: ufunc(xp.tanh, x, out=out), grad=_tanh_grad, result="float")
 
 
 def _sigmoid(xp, x, out=None):
     # 1 / (1 + exp(-x)) in one buffer: safe for large |x| (exp overflows to inf, 1/inf = 0)
     out = xp.asarray(_negative(xp, x, out=out))   # a 0-d input gives a NumPy scalar
-    xp.exp(out, out=out)
+    ufunc(xp.exp, out, out=out)
     out += 1
-    return xp.reciprocal(out, out=out)
+    return ufunc(xp.reciprocal, out, out=out)
 
 
 def _sigmoid_grad(g, out, into, xp):
-    return xp.multiply(g, out * (1 - out), out=into)
+    return ufunc(xp.multiply, g, out * (1 - out), out=into)
 
 
 # ``into``: the incoming gradient's buffer when it may be overwritten (Note [Reusing the
@@ -111,8 +113,38 @@ defop("sigmoid", _sigmoid, grad=_sigmoid_grad, result="float")
 #     side (PyTorch tests x <= 0 for the other one): hence ``~(out <= 0)``, not ``out > 0``.
 # relu(-0.0) is -0.0 (PyTorch's x < 0 ? 0 : x): NumPy's maximum returns its second argument on
 # a tie, so the 0 goes first (maximum(x, 0) gives +0.0; tests/test_extremal.py checks the sign)
-defop("relu", lambda xp, x, out=None: xp.maximum(0, x, out=out),
-      grad=lambda g, out, into, xp: xp.multiply(g, ~(out <= 0), out=into))
+def _relu(xp, x, out=None):
+    # NumPy's maximum against a scalar runs about 4x slower than against an array (no SIMD
+    # loop for a broadcast operand), so a large float array is taken block by block against a
+    # block of zeros that stays in cache: the same values, at the speed of memory
+    if type(x) is not np.ndarray or x.size < _RELU_BLOCKS:
+        return xp.maximum(0, x, out=out)   # (small: the plain call, without a check more)
+    if x.dtype.kind == "f" and x.flags.c_contiguous and (out is None or out is x or (
+            type(out) is np.ndarray and out.dtype == x.dtype and out.shape == x.shape
+            and out.flags.c_contiguous and not np.may_share_memory(x, out))):
+        if out is None:
+            out = memory.empty_like(np, x)
+        zeros = _zero_block(x.dtype)
+        blockwise(lambda xb, outs, tmp: np.maximum(zeros[:xb.size], xb, out=outs[0]), x, [out],
+                  scratch=0)
+        return out
+    return ufunc(xp.maximum, 0, x, out=out)
+
+
+_RELU_BLOCKS = 1 << 14   # elements from which the blocks pay for their loop
+_ZERO_BLOCKS = {}
+
+
+def _zero_block(dtype):
+    z = _ZERO_BLOCKS.get(dtype)
+    if z is None:
+        z = _ZERO_BLOCKS[dtype] = np.zeros(BLOCK, dtype)
+        z.flags.writeable = False
+    return z
+
+
+defop("relu", _relu,
+      grad=lambda g, out, into, xp: ufunc(xp.multiply, g, ~(out <= 0), out=into))
 defop("relu6", lambda xp, x, out=None: xp.clip(x, 0, 6, out=out),
       grad=lambda g, out: g * ((out > 0) & (out < 6)))
 
@@ -176,7 +208,7 @@ def _gelu(xp, x, out=None, approximate="none", keep=None):
     if slope is not None:
         keep["slope"] = slope
     if out is not None and out.dtype == cdf.dtype:
-        return xp.multiply(x, cdf, out=out)
+        return ufunc(xp.multiply, x, cdf, out=out)
     return _into(out, x * cdf, x)
 
 
@@ -218,7 +250,7 @@ def _gelu_block(x, outs, tmp):
 
 
 def _gelu_grad(g, slope, into, xp):
-    return xp.multiply(g, slope, out=memory.empty_like(xp, g) if into is None else into)
+    return ufunc(xp.multiply, g, slope, out=memory.empty_like(xp, g) if into is None else into)
 
 
 defop("gelu", _gelu, grad=_gelu_grad, result="float", keeps=("slope",))
@@ -226,7 +258,7 @@ defop("gelu", _gelu, grad=_gelu_grad, result="float", keeps=("slope",))
 
 def _silu(xp, x, out=None):
     s = _sigmoid(xp, x)
-    return xp.multiply(x, s, out=out)
+    return ufunc(xp.multiply, x, s, out=out)
 
 
 def _silu_grad(g, x, xp):
@@ -251,9 +283,9 @@ def _clamp(xp, x, out=None, min=None, max=None):
     if min is None and max is None:
         raise ValueError("clamp: at least one of 'min' and 'max' must be given")
     if min is None:
-        return xp.minimum(x, max, out=out)
+        return ufunc(xp.minimum, x, max, out=out)
     if max is None:
-        return xp.maximum(x, min, out=out)
+        return ufunc(xp.maximum, x, min, out=out)
     return xp.clip(x, min, max, out=out)
 
 
@@ -267,9 +299,9 @@ def _clamp_grad(g, x, min, max):
 
 
 defop("clamp", _clamp, grad=_clamp_grad)
-defop("floor", lambda xp, x, out=None: xp.floor(x, out=out), grad=_zero)
-defop("ceil", lambda xp, x, out=None: xp.ceil(x, out=out), grad=_zero)
-defop("trunc", lambda xp, x, out=None: xp.trunc(x, out=out), grad=_zero)
+defop("floor", lambda xp, x, out=None: ufunc(xp.floor, x, out=out), grad=_zero)
+defop("ceil", lambda xp, x, out=None: ufunc(xp.ceil, x, out=out), grad=_zero)
+defop("trunc", lambda xp, x, out=None: ufunc(xp.trunc, x, out=out), grad=_zero)
 
 
 def _round(xp, x, out=None, decimals=0):
@@ -282,9 +314,9 @@ defop("round", _round, grad=_zero)
 def _scale(xp, x, out=None, scale=1.0, bias=0.0, bias_after_scale=True):
     # xp.asarray: on a 0-d input NumPy returns a scalar, which cannot be written into
     if bias_after_scale:
-        r = xp.asarray(xp.multiply(x, scale, out=out))
+        r = xp.asarray(ufunc(xp.multiply, x, scale, out=out))
         return xp.add(r, bias, out=r) if bias else r
-    r = xp.asarray(xp.add(x, bias, out=out))
+    r = xp.asarray(ufunc(xp.add, x, bias, out=out))
     return xp.multiply(r, scale, out=r)
 
 
@@ -294,7 +326,7 @@ defop("scale", _scale, grad=lambda g, scale: g * scale)
 # ---- binary --------------------------------------------------------------------------------
 def _add(xp, x, y, out=None, alpha=1):
     if alpha == 1:
-        return xp.add(x, y, out=out)
+        return ufunc(xp.add, x, y, out=out)
     if out is x and _axpy(xp, x, y, alpha):
         return out
     return xp.add(x, _times(xp, y, alpha), out=out)
@@ -302,7 +334,7 @@ def _add(xp, x, y, out=None, alpha=1):
 
 def _sub(xp, x, y, out=None, alpha=1):
     if alpha == 1:
-        return xp.subtract(x, y, out=out)
+        return ufunc(xp.subtract, x, y, out=out)
     if out is x and _axpy(xp, x, y, -alpha):
         return out
     return xp.subtract(x, _times(xp, y, alpha), out=out)
@@ -333,25 +365,25 @@ def _axpy(xp, x, y, alpha):
 
 defop("add", _add, grad=(lambda g: g, lambda g, alpha: g if alpha == 1 else g * alpha))
 defop("sub", _sub, grad=(lambda g: g, lambda g, alpha: -g if alpha == 1 else g * -alpha))
-defop("mul", lambda xp, x, y, out=None: xp.multiply(x, y, out=out),
+defop("mul", lambda xp, x, y, out=None: ufunc(xp.multiply, x, y, out=out),
       grad=(lambda g, y: g * y, lambda g, x: g * x))
-defop("div", lambda xp, x, y, out=None: xp.true_divide(x, y, out=out), result="float",
+defop("div", lambda xp, x, y, out=None: ufunc(xp.true_divide, x, y, out=out), result="float",
       grad=(lambda g, y: g / y, lambda g, out, y: -g * out / y))
-defop("floor_divide", lambda xp, x, y, out=None: xp.floor_divide(x, y, out=out),
+defop("floor_divide", lambda xp, x, y, out=None: ufunc(xp.floor_divide, x, y, out=out),
       grad=(_zero, _zero))
 def _remainder(xp, x, y, out=None):
     if xp.result_type(x, y).kind != "f":
         return xp.remainder(x, y, out=out)
     # PyTorch's: fmod, moved to the divisor's side when the signs differ. A zero remainder
     # keeps the dividend's sign (NumPy's remainder gives it the divisor's)
-    m = xp.asarray(xp.fmod(x, y, out=out))   # (a 0-d result would be a NumPy scalar)
+    m = xp.asarray(ufunc(xp.fmod, x, y, out=out))   # (a 0-d result would be a NumPy scalar)
     m[...] = xp.where((m != 0) & ((m < 0) != (xp.asarray(y) < 0)), m + y, m)
     return m
 
 
 defop("remainder", _remainder,
       grad=(lambda g: g, lambda g, x, y, xp: -g * xp.floor_divide(x, y)))
-defop("fmod", lambda xp, x, y, out=None: xp.fmod(x, y, out=out),
+defop("fmod", lambda xp, x, y, out=None: ufunc(xp.fmod, x, y, out=out),
       grad=(lambda g: g, lambda g, x, y, xp: -g * xp.trunc(x / y)))
 
 
@@ -368,7 +400,7 @@ def _pow(xp, x, y, out=None):
         if neg:
             raise DTypeError("pow(): integers to negative integer powers are not allowed; "
                              "use a floating tensor")
-    return xp.power(x, y, out=out)
+    return ufunc(xp.power, x, y, out=out)
 
 
 def _pow_grad_x(g, x, y, xp):
@@ -388,13 +420,13 @@ def _share(xp, x, y, loses):
     return xp.where(x == y, 0.5, ~loses)
 
 
-defop("maximum", lambda xp, x, y, out=None: xp.maximum(x, y, out=out),
+defop("maximum", lambda xp, x, y, out=None: ufunc(xp.maximum, x, y, out=out),
       grad=(lambda g, x, y, xp: g * _share(xp, x, y, x < y),
             lambda g, x, y, xp: g * _share(xp, x, y, y < x)))
-defop("minimum", lambda xp, x, y, out=None: xp.minimum(x, y, out=out),
+defop("minimum", lambda xp, x, y, out=None: ufunc(xp.minimum, x, y, out=out),
       grad=(lambda g, x, y, xp: g * _share(xp, x, y, x > y),
             lambda g, x, y, xp: g * _share(xp, x, y, y > x)))
-defop("atan2", lambda xp, x, y, out=None: xp.arctan2(x, y, out=out), result="float",
+defop("atan2", lambda xp, x, y, out=None: ufunc(xp.arctan2, x, y, out=out), result="float",
       grad=(lambda g, x, y: g * y / (x * x + y * y), lambda g, x, y: -g * x / (x * x + y * y)))
 
 
@@ -449,14 +481,14 @@ def _addcmul(xp, x, t1, t2, out=None, value=1):
             p = p * value   # (a bool product times an int is an int)
         else:
             p *= value
-    return xp.add(x, p, out=out)
+    return ufunc(xp.add, x, p, out=out)
 
 
 def _addcdiv(xp, x, t1, t2, out=None, value=1):
     p = xp.true_divide(t1, t2)
     if value != 1:
         p *= value
-    return xp.add(x, p, out=out)
+    return ufunc(xp.add, x, p, out=out)
 
 
 defop("addcmul", _addcmul, grad=(lambda g: g, lambda g, t2, value: g * value * t2,
@@ -467,7 +499,7 @@ defop("addcdiv", _addcdiv, grad=(lambda g: g, lambda g, t2, value: g * value / t
 # ---- comparisons and logic (no gradient; in place they keep the written dtype) -------------
 def _ufunc2(name):
     """A binary forward calling the backend's ufunc ``name``."""
-    return lambda xp, x, y, out=None: getattr(xp, name)(x, y, out=out)
+    return lambda xp, x, y, out=None: ufunc(getattr(xp, name), x, y, out=out)
 
 
 for _name, _ufunc in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"),
@@ -475,11 +507,11 @@ for _name, _ufunc in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"),
                       ("logical_and", "logical_and"), ("logical_or", "logical_or"),
                       ("logical_xor", "logical_xor")):
     defop(_name, _ufunc2(_ufunc), result="bool")
-defop("logical_not", lambda xp, x, out=None: xp.logical_not(x, out=out), result="bool")
+defop("logical_not", lambda xp, x, out=None: ufunc(xp.logical_not, x, out=out), result="bool")
 defop("isnan", lambda xp, x: xp.isnan(x), inplace=False)
 defop("isinf", lambda xp, x: xp.isinf(x), inplace=False)
 defop("isfinite", lambda xp, x: xp.isfinite(x), inplace=False)
 for _name, _ufunc in (("bitwise_and", "bitwise_and"), ("bitwise_or", "bitwise_or"),
                       ("bitwise_xor", "bitwise_xor")):
     defop(_name, _ufunc2(_ufunc))
-defop("bitwise_not", lambda xp, x, out=None: xp.invert(x, out=out))
+defop("bitwise_not", lambda xp, x, out=None: ufunc(xp.invert, x, out=out))

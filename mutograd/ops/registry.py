@@ -50,7 +50,7 @@ import math
 
 import numpy as np
 
-from .. import dtypes, memory
+from .. import dtypes, memory, parallel
 from ..autograd.engine import RegionGrad
 from ..autograd.explain import leaf_error
 from ..autograd.grad_mode import _state
@@ -387,7 +387,9 @@ def call(op, inputs, attrs):
     try:
         if op.ufunc is not None and attrs is op.defaults and xp is np and not (
                 op.float_result and getattr(args[0], "dtype", _F64).kind in "biu"):
-            out = op.ufunc(*args)   # Note [Ufunc fast path] in ops/fastpath.py
+            # Note [Ufunc fast path] in ops/fastpath.py; a large first input on all cores
+            out = (op.ufunc(*args) if x0 is None or x0._data.nbytes < parallel.MIN_BYTES
+                   else parallel.ufunc(op.ufunc, *args))
         elif op.keeps:
             out, kept = _keeping(op, xp, args, attrs, None, rg, x0)
         else:
@@ -688,7 +690,10 @@ def call_inplace(op, inputs, attrs):
         before_write(x, attrs[op.region] if op.region else None, op.iname)
     try:
         if op.ufunc is not None and attrs is op.defaults and xp is np:
-            op.ufunc(*arrays, out=x._data)   # Note [Ufunc fast path] in ops/fastpath.py
+            if x._data.nbytes < parallel.MIN_BYTES:   # Note [Ufunc fast path] in fastpath.py
+                op.ufunc(*arrays, out=x._data)
+            else:   # on all cores (Note [Splitting a ufunc into blocks] in parallel.py)
+                parallel.ufunc(op.ufunc, *arrays, out=x._data)
         elif op.keeps:
             _, kept = _keeping(op, xp, arrays, attrs, x._data, record, x)
             if kept:

@@ -93,6 +93,9 @@ def manual_seed(seed):
 
 
 default_generator = _mg.random.default_generator
+# threads of large element-wise ops (mutograd.parallel); matrix products use BLAS's own
+set_num_threads = _mg.set_num_threads
+get_num_threads = _mg.get_num_threads
 
 
 def initial_seed():
