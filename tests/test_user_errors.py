@@ -1,5 +1,7 @@
 """Errors that name the user's tensor: what was asked for, in the user's terms (shape, dtype,
 hook name), not the NumPy array or buffer behind it."""
+import re
+
 import numpy as np
 import pytest
 
@@ -77,7 +79,10 @@ HUGE = (2 ** 20, 10, 2 ** 10)          # 40 GiB of float32: more than the test m
     lambda x: mg.zeros(*HUGE),
     lambda x: mg.ones(*HUGE),
     lambda x: mg.empty(*HUGE),
-], ids=["op-result", "zeros", "ones", "empty"])
+    lambda x: mg.randn(*HUGE),
+    lambda x: mg.rand(*HUGE),
+    lambda x: mg.full(list(HUGE), 1.0),
+], ids=["op-result", "zeros", "ones", "empty", "randn", "rand", "full"])
 def test_a_too_large_tensor_is_a_memory_error_naming_it(make):
     x = mg.ones(10, 2 ** 10)           # something live, named by the message
     live = memory.allocated()
@@ -245,3 +250,12 @@ def test_pytorch_refuses_the_same_assignments():
         p.grad = torch.zeros(4)
     with pytest.raises(RuntimeError, match="dtype"):
         p.grad = torch.zeros(3, dtype=torch.float64)
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda: mg.eye(2 ** 19), "[524288, 524288]"),
+    (lambda: mg.linspace(0, 1, 2 ** 40), "[1099511627776]"),
+], ids=["eye", "linspace"])
+def test_other_factories_name_the_tensor_too(make, shape):
+    with pytest.raises(MemoryError, match=rf"cannot allocate a tensor of shape {re.escape(shape)}"):
+        make()

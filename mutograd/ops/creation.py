@@ -1,4 +1,6 @@
 """Making tensors: from data, filled, ranges, and random; and the in-place fills."""
+import contextlib
+
 import numpy as np
 
 from .. import dtypes, memory, random
@@ -163,6 +165,16 @@ def shape_args(args, kw=None, key="shape"):
     return tuple(int(a) for a in args)
 
 
+@contextlib.contextmanager
+def _naming_oom(shape, npd, place):
+    """A MemoryError inside names the tensor being made and what is live (memory.py), not the
+    flat buffer NumPy tried to get."""
+    try:
+        yield
+    except MemoryError as e:
+        raise memory.out_of_memory(shape, npd, place) from e
+
+
 def _factory(fill):
     def make(*shape, dtype=None, place=None, device=None, requires_grad=False,
              stop_gradient=None, name=None, **kw):
@@ -170,10 +182,8 @@ def _factory(fill):
         _no_extra(kw, fill.__name__)
         npd = dtypes.to_numpy(dtype) or dtypes.default_float.np
         p = _where(place, device)
-        try:
+        with _naming_oom(shape, npd, p):
             arr = fill(p.xp, shape, npd)
-        except MemoryError as e:   # name the tensor and what is live (memory.py)
-            raise memory.out_of_memory(shape, npd, p) from e
         return _finish(on_place(arr, p), requires_grad, stop_gradient, p)
     make.__name__ = fill.__name__
     return make
@@ -214,7 +224,9 @@ def full(shape, fill_value, dtype=None, place=None, device=None, requires_grad=F
     p = _where(place, device)
     if isinstance(fill_value, Tensor) and fill_value._place is not p:
         fv = fill_value.to(p)._data
-    arr = p.xp.full(shape, fv, dtypes.to_numpy(dtype))
+    npd = dtypes.to_numpy(dtype)
+    with _naming_oom(shape, npd or np.asarray(fv).dtype, p):
+        arr = p.xp.full(shape, fv, npd)
     return _finish(on_place(arr, p), requires_grad, stop_gradient, p)
 
 
@@ -255,8 +267,9 @@ def linspace(start, stop, num, dtype=None, place=None, device=None, requires_gra
              stop_gradient=None, name=None):
     """``num`` evenly spaced values from ``start`` to ``stop`` inclusive."""
     p = _where(place, device)
-    arr = p.xp.linspace(start, stop, int(num),
-                        dtype=dtypes.to_numpy(dtype) or dtypes.default_float.np)
+    npd = dtypes.to_numpy(dtype) or dtypes.default_float.np
+    with _naming_oom((int(num),), npd, p):
+        arr = p.xp.linspace(start, stop, int(num), dtype=npd)
     return _finish(on_place(arr, p), requires_grad, stop_gradient, p)
 
 
@@ -265,7 +278,9 @@ def eye(n, m=None, dtype=None, place=None, device=None, requires_grad=False,
     """The identity matrix (``n`` x ``m``)."""
     m = m if m is not None else num_columns
     p = _where(place, device)
-    arr = p.xp.eye(n, m, dtype=dtypes.to_numpy(dtype) or dtypes.default_float.np)
+    npd = dtypes.to_numpy(dtype) or dtypes.default_float.np
+    with _naming_oom((n, n if m is None else m), npd, p):
+        arr = p.xp.eye(n, m, dtype=npd)
     return _finish(on_place(arr, p), requires_grad, stop_gradient, p)
 
 
@@ -280,7 +295,8 @@ def _random(sample):
         shape = shape_args(shape, kw)
         _no_extra(kw, sample.__name__)
         p = _where(place, device)
-        arr = sample(random.generator(p, generator), shape, _float(dtype))
+        with _naming_oom(shape, _float(dtype), p):
+            arr = sample(random.generator(p, generator), shape, _float(dtype))
         return _finish(on_place(arr, p), requires_grad, stop_gradient, p)
     make.__name__ = sample.__name__
     return make
