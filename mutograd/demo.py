@@ -225,10 +225,17 @@ def plot(traces, path):
     return True
 
 
+def _positive(text):
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
+    return n
+
+
 def parse(argv):
     p = argparse.ArgumentParser(prog="python -m mutograd demo",
                                 description=__doc__.split("\n\n")[0].split(": ", 1)[1])
-    p.add_argument("--epochs", type=int, default=None, help="epochs per run (default 8; 2 "
+    p.add_argument("--epochs", type=_positive, default=None, help="epochs per run (default 8; 2 "
                    "with --quick)")
     p.add_argument("--out", default="mutograd-demo", help="folder for the checkpoint, the "
                    "plot and results.json (default ./mutograd-demo)")
@@ -249,9 +256,7 @@ def parse(argv):
 def main(argv=()):
     """Entry point of ``python -m mutograd demo``; returns the exit status."""
     args = parse(list(argv))
-    epochs = args.epochs or (2 if args.quick else 8)
-    if epochs < 1:
-        raise SystemExit("mutograd demo: --epochs must be at least 1")
+    epochs = args.epochs if args.epochs is not None else 2 if args.quick else 8
     os.makedirs(args.out, exist_ok=True)
     old_threads = blas_threads(args.blas_threads) if args.blas_threads > 0 else None
     try:

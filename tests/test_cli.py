@@ -246,3 +246,11 @@ def test_run_as_on_a_terminal_shows_the_bar_in_process(train_script, monkeypatch
     assert "DataLoader pass 2" in tty.getvalue() and "| 0/3 [" in tty.getvalue()
     from mutograd.data import DataLoader
     assert DataLoader.__iter__.__qualname__ == "DataLoader.__iter__"   # put back afterwards
+
+
+def test_demo_refuses_a_non_positive_epoch_count_as_a_usage_error():
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "mutograd", "demo", "--epochs", "0"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--epochs: must be at least 1, got 0" in r.stderr
