@@ -201,6 +201,7 @@ randn, rand, zeros, ones, empty, full, standard_normal, uniform = (
 
 from . import autograd, base, device, io, nn, optimizer  # noqa: E402, F401  (paddle.autograd, ...)
 from .methods import install as _install_methods  # noqa: E402
+from .nn.initializer import ParamAttr  # noqa: E402, F401
 
 _install_methods()
 from .device import get_device, is_compiled_with_cuda, set_device  # noqa: E402, F401

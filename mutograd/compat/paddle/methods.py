@@ -144,6 +144,12 @@ def install():
                                     doc=_stop_gradient.__doc__)
     if not hasattr(Tensor, "apply"):
         Tensor.apply = apply
+    from ...nn import Parameter
+    if not hasattr(Parameter, "trainable"):
+        Parameter.trainable = property(
+            lambda self: self.requires_grad,
+            lambda self, flag: setattr(self, "stop_gradient", not flag),
+            doc="Whether the optimizer updates it (Paddle's ``Parameter.trainable``).")
     _explain.DIALECT_LINES.append(_paddle_version_line)
     Tensor._paddle_methods = True
 

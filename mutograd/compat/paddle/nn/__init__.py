@@ -7,18 +7,21 @@
 """
 from ....nn import Parameter  # noqa: F401
 from ....nn.utils import clip_grad_norm_  # noqa: F401
-from . import functional  # noqa: F401
+from . import functional, initializer  # noqa: F401
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa: F401
 from .layers import (  # noqa: F401
                      ELU,
                      GELU,
+                     GroupNorm,
                      AdaptiveAvgPool2D,
                      AvgPool2D,
                      BatchNorm1D,
                      BatchNorm2D,
                      BCELoss,
                      BCEWithLogitsLoss,
+                     Conv1D,
                      Conv2D,
+                     Conv2DTranspose,
                      CrossEntropyLoss,
                      Dropout,
                      Embedding,

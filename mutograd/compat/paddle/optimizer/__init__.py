@@ -30,16 +30,16 @@ class _Paddle:
                              "in dygraph mode (pass parameters=model.parameters())")
         self._scheduler = learning_rate if isinstance(learning_rate, lr.LRScheduler) else None
         base = learning_rate() if self._scheduler is not None else float(learning_rate)
-        return list(parameters), base
+        return _groups(parameters, base), base
 
     def step(self):
         """Update the parameters in place (the learning rate read from the scheduler)."""
         if self._scheduler is not None:
             for g in self.param_groups:
-                g["lr"] = self._scheduler()
+                g["lr"] = self._scheduler() * g.get("lr_scale", 1.0)
         if self._grad_clip is not None:
             self._grad_clip._clip([p for g in self.param_groups for p in g["params"]
-                                   if p.grad is not None])
+                                   if p.grad is not None and getattr(p, "need_clip", True)])
         return super().step()
 
     def clear_grad(self, set_to_zero=True):
@@ -62,10 +62,32 @@ class _Paddle:
             raise RuntimeError("optimizer's learning rate can't be LRScheduler when invoke "
                                "this API, because this will lead to conflict.")
         for g in self.param_groups:
-            g["lr"] = float(value)
+            g["lr"] = float(value) * g.get("lr_scale", 1.0)
 
     def set_state_dict(self, state_dict):
         self.load_state_dict(state_dict)
+
+
+def _groups(parameters, base):
+    """The parameters, or groups of them where a ``ParamAttr`` gave some their own learning-rate
+    multiplier (``optimize_attr``) or regularizer; Paddle's own group dicts pass through."""
+    params = list(parameters)
+    if not params or isinstance(params[0], dict):
+        return params
+    groups = {}
+    for p in params:
+        scale = float((getattr(p, "optimize_attr", None) or {}).get("learning_rate", 1.0))
+        reg = getattr(p, "regularizer", None)
+        groups.setdefault((scale, None if reg is None else _decay(reg)), []).append(p)
+    if list(groups) == [(1.0, None)]:
+        return params
+    out = []
+    for (scale, decay), ps in groups.items():
+        g = {"params": ps, "lr": base * scale, "lr_scale": scale}
+        if decay is not None:
+            g["weight_decay"] = decay
+        out.append(g)
+    return out
 
 
 def _decay(weight_decay):
