@@ -199,7 +199,7 @@ randn, rand, zeros, ones, empty, full, standard_normal, uniform = (
     _functions._creation(f) for f in (randn, rand, zeros, ones, empty, full, standard_normal,
                                       uniform))
 
-from . import autograd, base, device, io, nn, optimizer  # noqa: E402, F401  (paddle.autograd, ...)
+from . import autograd, base, device, io, metric, nn, optimizer, vision  # noqa: E402, F401
 from .methods import install as _install_methods  # noqa: E402
 from .nn.initializer import ParamAttr  # noqa: E402, F401
 

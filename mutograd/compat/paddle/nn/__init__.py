@@ -9,6 +9,7 @@ from ....nn import Parameter  # noqa: F401
 from ....nn.utils import clip_grad_norm_  # noqa: F401
 from . import functional, initializer  # noqa: F401
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa: F401
+from .rnn import GRU, LSTM, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell  # noqa: F401
 from .layers import (  # noqa: F401
                      ELU,
                      GELU,
