@@ -155,6 +155,9 @@ def pad(img, padding, fill=0, padding_mode="constant"):
     if isinstance(img, Tensor):
         return _F.pad(img.unsqueeze(0), [left, right, top, bottom], padding_mode, fill if
                       padding_mode == "constant" else None).squeeze(0)
+    if _is_pil(img) and padding_mode == "constant":
+        from PIL import ImageOps    # as Paddle: an int fill is the first band's (RGB: (9, 0, 0))
+        return ImageOps.expand(img, border=(left, top, right, bottom), fill=fill)
     arr = np.asarray(img)
     widths = [(top, bottom), (left, right)] + [(0, 0)] * (arr.ndim - 2)
     mode = {"constant": "constant", "edge": "edge", "reflect": "reflect",

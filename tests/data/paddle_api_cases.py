@@ -1,0 +1,481 @@
+"""Paddle-namespace cases recorded from Paddle 3.3.1 (paddle_api_reference.py) and replayed on
+``mutograd.compat.paddle`` (tests/test_compat_paddle_reference.py).
+
+Each case is ``run(lib) -> {name: value}``, written once for both: ``lib`` is ``paddle`` or
+``mutograd.compat.paddle``. Values are tensors, arrays, numbers, strings or lists of them; an
+exception raised by ``run`` is recorded as ``error`` (its class and message). ``tol`` is
+``(rtol, atol)`` for the comparison: statistics of random initialisations get a loose one.
+"""
+import numpy as np
+
+
+class Case:
+    def __init__(self, key, run, tol=(1e-6, 1e-7)):
+        self.key, self.run, self.tol = key, run, tol
+
+
+def _rng(key):
+    return np.random.default_rng(sum(map(ord, key)))
+
+
+def _t(lib, a, **kw):
+    """A tensor of ``a``; Python floats and float64 arrays become float32 (the default)."""
+    a = np.asarray(a)
+    return lib.to_tensor(a.astype("float32") if a.dtype == np.float64 else a, **kw)
+
+
+def _grad(lib, leaf, out, w=None):
+    w = np.random.default_rng(1).standard_normal(out.shape).astype(out.numpy().dtype) \
+        if w is None else w
+    (out * lib.to_tensor(w)).sum().backward()
+    return leaf.grad
+
+
+# ---- copies where mutograd's main namespace has views -------------------------------------
+
+def expand_is_a_copy(lib):
+    x = _t(lib, [[1.0, 2.0, 3.0]], stop_gradient=False)
+    h = x * 1
+    y = h.expand([2, 3])
+    y.add_(lib.ones([2, 3]))            # refused on a view; fine on Paddle's copy
+    z = lib.broadcast_to(h, [2, 3])
+    e = h.expand_as(lib.zeros([4, 3]))
+    h.scale_(10.0)                       # a later write into the source leaves the copies alone
+    return {"y": y, "z": z, "e": e, "grad": _grad(lib, x, y + z + e[:2])}
+
+
+def expand_functions(lib):
+    x = _t(lib, [[1.0], [2.0]])
+    return {"expand": lib.expand(x, shape=[2, 3]), "expand_m1": lib.expand(x, [-1, 4]),
+            "broadcast_to": lib.broadcast_to(x, shape=[3, 2, 2]),
+            "expand_as": lib.expand_as(x, lib.zeros([2, 5]))}
+
+
+# ---- writes --------------------------------------------------------------------------------
+
+def assign_output(lib):
+    out = lib.zeros([2, 3])
+    v0 = out.inplace_version
+    src = _t(lib, np.arange(6, dtype="float32").reshape(2, 3))
+    r = lib.assign(src, output=out)
+    return {"out": out, "is_output": r is out, "version_moved": out.inplace_version > v0,
+            "copy": lib.assign(src), "from_list": lib.assign([1.0, 2.0]),
+            "from_array": lib.assign(np.array([[1, 2]], dtype="int32"))}
+
+
+def assign_gradient(lib):
+    a = _t(lib, [1.0, 2.0], stop_gradient=False)
+    b = lib.assign(a)
+    return {"stop_gradient": b.stop_gradient, "grad": _grad(lib, a, b * 2)}
+
+
+def set_value_on_parameter(lib):
+    lin = lib.nn.Linear(2, 3)
+    lin.weight.set_value(np.arange(6, dtype="float32").reshape(2, 3))
+    lin.bias.set_value(np.ones(3, dtype="float32"))
+    out = lin(_t(lib, [[1.0, -1.0]]))
+    out.sum().backward()
+    return {"weight": lin.weight, "out": out, "wgrad": lin.weight.grad,
+            "stop_gradient": lin.weight.stop_gradient}
+
+
+def version_error(lib):
+    a = _t(lib, [0.5, 1.0], stop_gradient=False)
+    b = a.exp()
+    c = b.sin()
+    b.add_(lib.ones([2]))
+    c.sum().backward()
+    return {}
+
+
+def cumsum_inplace_without_axis(lib):
+    x = _t(lib, [[1.0, 2.0], [3.0, 4.0]])
+    r = lib.cumsum_(x)
+    y = _t(lib, [[1, 2, 3], [4, 5, 6]])
+    r2 = y.cumsum_()
+    z = _t(lib, [[1.0, 2.0], [3.0, 4.0]])
+    return {"r": r, "is_x": r is x, "shape": list(x.shape), "int_method": r2,
+            "axis1": lib.cumsum_(z, axis=1)}
+
+
+def where_inplace_binding(lib):
+    c = _t(lib, [True, False, True])
+    x = _t(lib, [1.0, 2.0, 3.0])
+    y = _t(lib, [-1.0, -2.0, -3.0])
+    r = c.where_(x, y)
+    x2 = _t(lib, [1.0, 2.0, 3.0])
+    r2 = lib.where_(c, x2, y)
+    return {"r": r, "is_x": r is x, "c": c, "fn": r2, "fn_is_x": r2 is x2}
+
+
+def _renorm_axis(axis):
+    def run(lib):
+        return {"out": lib.renorm_(_t(lib, [[1.0, 2.0], [3.0, 4.0]]), 2.0, axis, 1.0)}
+    return run
+
+
+def int_stop_gradient(lib):
+    x = _t(lib, [1, 2])
+    x.stop_gradient = False
+    y = _t(lib, [3, 4], stop_gradient=False)
+    return {"x": x.stop_gradient, "y": y.stop_gradient, "dtype": str(x.dtype)}
+
+
+def _shift(dtype, arith, right):
+    def run(lib):
+        x = _t(lib, np.array([-8, 3, 100, -1, 0]).astype(dtype))     # uint8: wrapped
+        y = _t(lib, np.array([1, 2, 3, 0, 5]).astype(dtype))
+        f = lib.bitwise_right_shift if right else lib.bitwise_left_shift
+        f_ = lib.bitwise_right_shift_ if right else lib.bitwise_left_shift_
+        out = f(x, y, is_arithmetic=arith)
+        x2 = _t(lib, np.array([-8, 3, 100, -1, 0]).astype(dtype))
+        r = f_(x2, y, is_arithmetic=arith)
+        return {"out": out, "inplace": x2, "is_x": r is x2}
+    return run
+
+
+def addmm_keywords(lib):
+    rng = _rng("addmm")
+    i, x, y = (_t(lib, rng.uniform(-1, 1, s).astype("float32")) for s in ((2, 2), (2, 3),
+                                                                        (3, 2)))
+    return {"out": lib.addmm(i, x=x, y=y, beta=0.5, alpha=2.0),
+            "pos": lib.addmm(input=i, x=x, y=y)}
+
+
+def keyword_names(lib):
+    a = _t(lib, [[1.0, 2.0], [3.0, 4.0]])
+    b = _t(lib, [[5.0, 6.0], [7.0, 8.0]])
+    return {"concat": lib.concat(x=[a, b], axis=1), "stack": lib.stack(x=[a, b], axis=0),
+            "tile": lib.tile(a, repeat_times=[1, 2]), "tile_x": lib.tile(x=a, repeat_times=[2]),
+            "reshape": lib.reshape(x=a, shape=[4]), "sum": lib.sum(x=a, axis=0),
+            "mean": lib.mean(x=a, axis=[0, 1], keepdim=True),
+            "transpose": lib.transpose(x=a, perm=[1, 0]), "split": lib.split(x=b,
+                                                                            num_or_sections=2,
+                                                                            axis=1)[1],
+            "squeeze": lib.squeeze(x=lib.unsqueeze(x=a, axis=0), axis=0),
+            "gather": lib.gather(x=a, index=_t(lib, [1]), axis=0),
+            "flatten": lib.flatten(x=a, start_axis=0, stop_axis=-1),
+            "clip": lib.clip(x=a, min=1.5, max=3.5), "matmul": lib.matmul(x=a, y=b,
+                                                                          transpose_y=True),
+            "trace": lib.trace(x=a, offset=0), "cross": lib.cross(x=_t(lib, [1.0, 0.0, 0.0]),
+                                                                   y=_t(lib, [0.0, 1.0, 0.0]),
+                                                                   axis=0),
+            "count_nonzero": lib.count_nonzero(x=a - 1, axis=1, keepdim=True),
+            "zeros_rg": lib.zeros([2], requires_grad=True).stop_gradient}
+
+
+def bernoulli(lib):
+    return {"zeros": lib.bernoulli(lib.zeros([5])), "ones": lib.bernoulli(lib.ones([2, 2])),
+            "f64": str(lib.bernoulli(lib.ones([2], dtype="float64")).dtype)}
+
+
+def tensor_apply(lib):
+    x = _t(lib, [1.0, 2.0])
+    return {"out": x.apply(lambda t: t * 2 + 1), "x": x}
+
+
+def tensor_apply_refused(lib):
+    x = _t(lib, [1.0, 2.0], stop_gradient=False)
+    x.apply(lambda t: t * 2)
+    return {}
+
+
+def misc_top_level(lib):
+    return {"custom": lib.is_compiled_with_custom_device("npu"),
+            "dygraph": lib.in_dynamic_mode(), "base_dygraph": lib.base.in_dygraph_mode(),
+            "version": lib.__version__}
+
+
+def dygraph_guard(lib):
+    with lib.base.dygraph.guard():
+        x = lib.to_tensor(np.ones(2, "float32"))
+    return {"x": x}
+
+
+# ---- initialisation ------------------------------------------------------------------------
+
+def _stats(t):
+    """Mean, standard deviation and the 99th percentile of |values| (which tells a uniform
+    from a normal of the same spread)."""
+    a = t.numpy().astype(np.float64)
+    return [a.mean(), a.std(), np.quantile(np.abs(a), 0.99)]
+
+
+def default_inits(lib):
+    lib.seed(7)
+    lin, emb = lib.nn.Linear(200, 100), lib.nn.Embedding(240, 128)
+    conv = lib.nn.Conv2D(16, 32, 3)
+    conv1 = lib.nn.Conv1D(32, 64, 5)
+    rnn = lib.nn.LSTM(16, 64)
+    return {"linear_w": _stats(lin.weight), "linear_b": _stats(lin.bias),
+            "embedding": _stats(emb.weight), "conv_w": _stats(conv.weight),
+            "conv_b": _stats(conv.bias), "conv1d_w": _stats(conv1.weight),
+            "lstm_w": _stats(rnn.weight_ih_l0), "lstm_b": _stats(rnn.bias_hh_l0),
+            "ln": _stats(lib.nn.LayerNorm(8).weight), "bn_b": _stats(lib.nn.BatchNorm2D(4).bias)}
+
+
+def initializers(lib):
+    lib.seed(7)
+    init = lib.nn.initializer
+    out = {}
+    for name, i in [("normal", init.Normal(0.5, 2.0)), ("uniform", init.Uniform(-3.0, 1.0)),
+                    ("xavier_normal", init.XavierNormal()),
+                    ("xavier_uniform", init.XavierUniform(gain=2.0)),
+                    ("kaiming_normal", init.KaimingNormal()),
+                    ("kaiming_uniform", init.KaimingUniform(negative_slope=0.1,
+                                                            nonlinearity="leaky_relu")),
+                    ("trunc", init.TruncatedNormal(0.0, 1.0, -1.0, 1.0)),
+                    ("xavier_fans", init.XavierUniform(fan_in=10, fan_out=20))]:
+        lin = lib.nn.Linear(300, 200, weight_attr=lib.ParamAttr(initializer=i))
+        out[name] = _stats(lin.weight)
+    conv = lib.nn.Conv2D(8, 16, 3, weight_attr=init.KaimingNormal(), bias_attr=init.Constant(0.5))
+    out["conv_kaiming"] = _stats(conv.weight)
+    out["conv_bias"] = conv.bias
+    out["gain_relu"] = init.calculate_gain("relu")
+    out["gain_tanh"] = init.calculate_gain("tanh")
+    out["gain_leaky"] = init.calculate_gain("leaky_relu", 0.2)
+    return out
+
+
+def exact_initializers(lib):
+    init = lib.nn.initializer
+    lin = lib.nn.Linear(2, 3, weight_attr=init.Assign(np.arange(6).reshape(2, 3)),
+                        bias_attr=lib.ParamAttr(initializer=init.Constant(0.25)))
+    o = lib.nn.Linear(4, 4, weight_attr=init.Orthogonal())
+    q = o.weight.numpy()
+    conv = lib.nn.Conv2D(2, 2, 3, weight_attr=init.Dirac(), bias_attr=False)
+    return {"assign": lin.weight, "constant": lin.bias, "orthogonal_qtq": q.T @ q,
+            "dirac": conv.weight, "no_bias": conv.bias is None}
+
+
+def param_attr(lib):
+    attr = lib.ParamAttr(name="w0", initializer=lib.nn.initializer.Constant(1.0),
+                         learning_rate=0.5)
+    lin = lib.nn.Linear(2, 2, weight_attr=attr,
+                        bias_attr=lib.ParamAttr(initializer=lib.nn.initializer.Constant(0.0),
+                                                trainable=False))
+    opt = lib.optimizer.SGD(learning_rate=1.0, parameters=lin.parameters())
+    lin(_t(lib, [[1.0, 2.0]])).sum().backward()
+    opt.step()
+    return {"weight": lin.weight, "bias": lin.bias, "name": lin.weight.name,
+            "bias_stop_gradient": lin.bias.stop_gradient, "trainable": lin.bias.trainable,
+            "lr": lin.weight.optimize_attr["learning_rate"]}
+
+
+def norm_attrs(lib):
+    ln = lib.nn.LayerNorm(3, weight_attr=False, bias_attr=False)
+    bn = lib.nn.BatchNorm2D(2, weight_attr=lib.nn.initializer.Constant(2.0))
+    return {"ln_w": ln.weight is None, "ln_b": ln.bias is None, "bn_w": bn.weight,
+            "bn_trainable": [k for k, p in bn.named_parameters() if not p.stop_gradient]}
+
+
+# ---- recurrent layers ----------------------------------------------------------------------
+
+def _fill(lib, layer):
+    """Deterministic weights, loaded through set_state_dict (Paddle's way)."""
+    state = {}
+    for i, (k, p) in enumerate(layer.named_parameters()):
+        n = int(np.prod(p.shape))
+        state[k] = (np.sin(np.arange(n) * 0.37 + i) * 0.3).reshape(p.shape).astype("float32")
+    layer.set_state_dict(state)
+
+
+def _rnn(kind, **kw):
+    def run(lib):
+        layer = getattr(lib.nn, kind)(3, 4, **kw)
+        _fill(lib, layer)
+        shape = [5, 2, 3] if kw.get("time_major") else [2, 5, 3]
+        x = _t(lib, (np.cos(np.arange(30) * 0.5)).reshape(shape).astype("float32"),
+               stop_gradient=False)
+        out, state = layer(x)
+        h = state[0] if kind == "LSTM" else state
+        loss = out.sum() + (h * h).sum()
+        loss.backward()
+        res = {"out": out, "h": h, "xgrad": x.grad,
+               "names": [k for k, _ in layer.named_parameters()],
+               "shapes": [str(list(p.shape)) for _, p in layer.named_parameters()]}
+        if kind == "LSTM":
+            res["c"] = state[1]
+        return res
+    return run
+
+
+def _cell(kind):
+    def run(lib):
+        cell = getattr(lib.nn, kind)(3, 4)
+        _fill(lib, cell)
+        x = _t(lib, np.cos(np.arange(6) * 0.5).reshape(2, 3).astype("float32"))
+        y, states = cell(x)
+        return {"y": y, "h": states[0] if kind == "LSTMCell" else states,
+                "names": [k for k, _ in cell.named_parameters()]}
+    return run
+
+
+# ---- data, metrics, vision -----------------------------------------------------------------
+
+def _datasets(lib):
+    class Pairs(lib.io.Dataset):
+        def __getitem__(self, i):
+            return np.full([2], i, "float32"), i
+
+        def __len__(self):
+            return 5
+
+    class Stream(lib.io.IterableDataset):
+        def __iter__(self):
+            for i in range(5):
+                yield np.full([2], i, "float32"), np.array([i])
+    return Pairs(), Stream()
+
+
+def dataloader(lib):
+    pairs, stream = _datasets(lib)
+    loader = lib.io.DataLoader(pairs, batch_size=2)
+    batches = [b for b in loader()]
+    # not list(loader): list() asks for len(), which an IterableDataset's loader refuses
+    s = [b for b in lib.io.DataLoader(stream, batch_size=2)]
+    sd = [b for b in lib.io.DataLoader(stream, batch_size=2, drop_last=True)]
+    return {"n": len(loader), "is_list": all(isinstance(b, list) for b in batches),
+            "x0": batches[0][0], "y0": batches[0][1], "ylast": batches[-1][1],
+            "stream_n": len(s), "stream_is_list": isinstance(s[0], list),
+            "stream_last": s[-1][0], "stream_y": s[0][1], "stream_drop_n": len(sd),
+            "batch_sampler": str([list(b) for b in lib.io.BatchSampler(pairs, batch_size=2)])}
+
+
+def iterable_len(lib):
+    len(lib.io.DataLoader(_datasets(lib)[1], batch_size=2))
+    return {}
+
+
+def _scores():
+    pred = np.array([[0.1, 0.7, 0.2], [0.5, 0.3, 0.2], [0.2, 0.2, 0.6], [0.3, 0.4, 0.3]],
+                    dtype="float32")
+    return pred, np.array([[1], [2], [2], [0]], dtype="int64")
+
+
+def metrics(lib):
+    pred, lab = _scores()
+    p, lb = _t(lib, pred), _t(lib, lab)
+    m = lib.metric.Accuracy(topk=(1, 2))
+    c = m.compute(p, lb)
+    first = m.update(c)
+    m.update(m.compute(p[:2], lb[:2]))
+    single = lib.metric.Accuracy()
+    single.update(single.compute(p, lb))
+    auc = lib.metric.Auc()
+    rng = _rng("auc")
+    s = rng.uniform(0, 1, 200)
+    labels = (rng.uniform(0, 1, 200) < s).astype("int64").reshape(-1, 1)
+    auc.update(np.stack([1 - s, s], 1), labels)
+    pr, rc = lib.metric.Precision(), lib.metric.Recall()
+    for mm in (pr, rc):
+        mm.update(np.array([0.2, 0.8, 0.6, 0.4, 0.9]), np.array([0, 1, 0, 1, 1]))
+    return {"acc1": lib.metric.accuracy(p, lb), "acc2": lib.metric.accuracy(p, lb, k=2),
+            "correct": c, "first": first, "acc": m.accumulate(), "names": m.name(),
+            "single": single.accumulate(), "single_name": single.name(),
+            "auc": auc.accumulate(), "auc_name": auc.name(), "precision": pr.accumulate(),
+            "recall": rc.accumulate(), "pr_names": [pr.name(), rc.name()]}
+
+
+def _image():
+    return (np.arange(4 * 6 * 3) * 7 % 256).reshape(4, 6, 3).astype("uint8")
+
+
+def transforms(lib):
+    T = lib.vision.transforms
+    img = _image()
+    t = T.ToTensor()(img)
+    n = T.Normalize(mean=[0.5, 0.4, 0.3], std=[0.2, 0.3, 0.4])(t)
+    comp = T.Compose([T.ToTensor(), T.Normalize(mean=0.5, std=0.5)])(img)
+    tr = T.Transpose()(img)
+    hwc = T.ToTensor(data_format="HWC")(img)
+    norm_hwc = T.Normalize(mean=[1.0, 2.0, 3.0], std=[2.0, 2.0, 2.0],
+                           data_format="HWC")(img.astype("float32"))
+    return {"to_tensor": t, "normalize": n, "compose": comp, "transpose": tr, "hwc": hwc,
+            "norm_hwc": norm_hwc}
+
+
+def transforms_pil(lib):
+    """The geometric transforms on PIL images (Paddle needs OpenCV for arrays)."""
+    from PIL import Image
+    T = lib.vision.transforms
+    img = Image.fromarray(_image())
+    return {"flip": np.asarray(T.RandomHorizontalFlip(prob=1.0)(img)),
+            "vflip": np.asarray(T.RandomVerticalFlip(prob=1.0)(img)),
+            "center": np.asarray(T.CenterCrop(2)(img)), "pad": np.asarray(T.Pad(1)(img)),
+            "pad_lrtb": np.asarray(T.Pad((1, 2, 0, 1), fill=9)(img)),
+            "to_tensor": T.ToTensor()(img), "gray": np.asarray(T.Grayscale()(img))}
+
+
+def resize_pil(lib):
+    from PIL import Image
+    T = lib.vision.transforms
+    img = Image.fromarray(_image())
+    return {"hw": np.asarray(T.Resize((3, 4))(img)), "short": np.asarray(T.Resize(2)(img)),
+            "nearest": np.asarray(T.Resize((8, 12), interpolation="nearest")(img))}
+
+
+def resize_tensor(lib):
+    T = lib.vision.transforms
+    t = T.ToTensor()(_image())
+    return {"hw": T.Resize((3, 4))(t), "up": T.Resize((8, 9))(t)}
+
+
+# ---- chained in-place ops (Paddle computes these; mutograd's saves are being changed) ------
+
+CHAINED_OPS = {"asin_": (-0.5, 0.5), "acos_": (0.6, 0.9), "atan_": (-1, 1), "tan_": (-0.5, 0.5),
+               "exp_": (-1, 0.5), "sqrt_": (0.5, 2), "tanh_": (-1, 1), "sigmoid_": (-1, 1),
+               "sinh_": (-0.5, 0.5), "asinh_": (-1, 1), "atanh_": (-0.5, 0.5),
+               "reciprocal_": (0.5, 2), "rsqrt_": (0.5, 2),
+               "erfinv_": (-0.5, 0.5), "sin_": (-1, 1), "log_": (2, 3)}
+
+
+def _chained(op, lo, hi):
+    def run(lib):
+        a = _t(lib, _rng(op).uniform(lo, hi, (3, 4)), stop_gradient=False)
+        b = a * 1
+        c = getattr(getattr(b, op)(), op)()
+        return {"out": c, "is_b": c is b, "grad": _grad(lib, a, c)}
+    return run
+
+
+CASES = [
+    Case("expand_is_a_copy", expand_is_a_copy), Case("expand_functions", expand_functions),
+    Case("assign_output", assign_output), Case("assign_gradient", assign_gradient),
+    Case("set_value_on_parameter", set_value_on_parameter),
+    Case("version_error", version_error),
+    Case("cumsum_without_axis", cumsum_inplace_without_axis),
+    Case("where_binding", where_inplace_binding),
+    Case("renorm_axis_2", _renorm_axis(2)), Case("renorm_axis_m3", _renorm_axis(-3)),
+    Case("renorm_axis_m1", _renorm_axis(-1)),
+    Case("int_stop_gradient", int_stop_gradient),
+    Case("addmm_keywords", addmm_keywords), Case("keyword_names", keyword_names),
+    Case("bernoulli", bernoulli), Case("tensor_apply", tensor_apply),
+    Case("tensor_apply_refused", tensor_apply_refused), Case("misc_top_level", misc_top_level),
+    Case("dygraph_guard", dygraph_guard),
+    Case("default_inits", default_inits, tol=(0.08, 0.01)),
+    Case("initializers", initializers, tol=(0.08, 0.01)),
+    Case("exact_initializers", exact_initializers, tol=(1e-5, 1e-6)),
+    Case("param_attr", param_attr), Case("norm_attrs", norm_attrs),
+    Case("lstm", _rnn("LSTM"), tol=(1e-5, 1e-6)),
+    Case("lstm_bidirect_2", _rnn("LSTM", num_layers=2, direction="bidirect"), tol=(1e-5, 1e-6)),
+    Case("gru", _rnn("GRU"), tol=(1e-5, 1e-6)),
+    Case("gru_time_major", _rnn("GRU", time_major=True), tol=(1e-5, 1e-6)),
+    Case("simple_rnn_relu", _rnn("SimpleRNN", activation="relu", direction="bidirect"),
+         tol=(1e-5, 1e-6)),
+    Case("lstm_cell", _cell("LSTMCell"), tol=(1e-5, 1e-6)),
+    Case("gru_cell", _cell("GRUCell"), tol=(1e-5, 1e-6)),
+    Case("simple_rnn_cell", _cell("SimpleRNNCell"), tol=(1e-5, 1e-6)),
+    Case("dataloader", dataloader), Case("iterable_len", iterable_len),
+    Case("metrics", metrics), Case("transforms", transforms, tol=(1e-6, 1e-6)),
+    Case("transforms_pil", transforms_pil, tol=(1e-6, 1e-6)),
+    Case("resize_pil", resize_pil), Case("resize_tensor", resize_tensor, tol=(1e-5, 1e-5)),
+]
+for _dt in ("int8", "int16", "int32", "int64", "uint8"):
+    for _arith in (True, False):
+        for _right in (True, False):
+            CASES.append(Case(f"shift_{'right' if _right else 'left'}_{_dt}_"
+                              f"{'arith' if _arith else 'logical'}", _shift(_dt, _arith, _right)))
+CHAINED = [Case(f"chained_{op}", _chained(op, *r), tol=(1e-5, 1e-7))
+           for op, r in CHAINED_OPS.items()]
+CASES += CHAINED
