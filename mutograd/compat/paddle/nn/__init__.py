@@ -47,3 +47,28 @@ from .layers import (  # noqa: F401
                      Softmax,
                      Tanh,
 )
+from .generic import (  # noqa: E402, F401
+    CELU, GLU, SELU, AdaptiveAvgPool1D, AvgPool1D, ChannelShuffle, CircularPad1D, CircularPad2D,
+    CircularPad3D, ConstantPad1D, ConstantPad2D, ConstantPad3D, CosineEmbeddingLoss,
+    CosineSimilarity, Dropout2D, Dropout3D, GaussianNLLLoss, Hardshrink, Hardsigmoid, Hardswish,
+    Hardtanh, HingeEmbeddingLoss, InstanceNorm1D, InstanceNorm2D, InstanceNorm3D, KLDivLoss,
+    LogSigmoid, LogSoftmax, MarginRankingLoss, Maxout, MaxPool1D, Mish,
+    MultiLabelSoftMarginLoss, Pad1D, Pad2D, Pad3D, PairwiseDistance, PixelShuffle,
+    PixelUnshuffle, PoissonNLLLoss, PReLU, ReflectionPad1D, ReflectionPad2D, ReflectionPad3D,
+    ReplicationPad1D, ReplicationPad2D, ReplicationPad3D, RReLU, Softmax2D, SoftMarginLoss,
+    Softplus, Softshrink, Softsign, Swish, Tanhshrink, ThresholdedReLU, TripletMarginLoss,
+    Unflatten, Upsample, UpsamplingBilinear2D, UpsamplingNearest2D, ZeroPad1D, ZeroPad2D,
+    ZeroPad3D)
+from ....nn import ParameterList  # noqa: E402, F401
+
+# Paddle 3's PyTorch-style spellings name the same classes
+Module, ModuleList, ModuleDict = Layer, LayerList, LayerDict
+SiLU = Silu
+Conv1d, Conv2d = Conv1D, Conv2D
+(AdaptiveAvgPool1d, AvgPool1d, MaxPool1d, ConstantPad1d, ConstantPad2d, ConstantPad3d,
+ ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
+ ReplicationPad3d, CircularPad1d, CircularPad2d, CircularPad3d) = (
+    AdaptiveAvgPool1D, AvgPool1D, MaxPool1D, ConstantPad1D, ConstantPad2D, ConstantPad3D,
+    ReflectionPad1D, ReflectionPad2D, ReflectionPad3D, ReplicationPad1D, ReplicationPad2D,
+    ReplicationPad3D, CircularPad1D, CircularPad2D, CircularPad3D)
+BatchNorm = BatchNorm2D      # the older name; takes the channel count, any layout N, C, ...
