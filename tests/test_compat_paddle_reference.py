@@ -28,6 +28,12 @@ CHAINED_PENDING = {"chained_asin_", "chained_acos_", "chained_atan_", "chained_t
                    "chained_sinh_", "chained_asinh_", "chained_atanh_"}
 
 
+# Where Paddle 3.3.1 is wrong and we do not follow it: the entry is checked to still differ, and
+# ours against float64 central differences.
+PADDLE_WRONG = {("fn_group_norm", "grad"): "group_norm without weight and bias: Paddle's "
+                                           "gradient disagrees with its own finite differences"}
+
+
 def _recorded(key):
     prefix = key + "/"
     return {k[len(prefix):]: REF[k] for k in REF.files if k.startswith(prefix)}
@@ -74,9 +80,36 @@ def test_paddle_namespace_matches_recorded_paddle(case):
     rtol, atol = case.tol
     for name, expected in ref.items():
         got = to_array(ours[name])
+        if (case.key, name) in PADDLE_WRONG:
+            assert not np.allclose(got, expected, rtol=rtol, atol=atol)
+            _check_against_finite_differences(case)
+            continue
         if expected.dtype.kind in "fc":
             assert (got.shape, got.dtype) == (expected.shape, expected.dtype), name
             np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol, err_msg=name)
         else:
             assert got.dtype.kind == expected.dtype.kind, name
             np.testing.assert_array_equal(got, expected, err_msg=name)
+
+
+def _check_against_finite_differences(case):
+    """The gradient that ``case`` records (of ``sum(w * f(x))``), in float64 against central
+    differences of mutograd's own forward."""
+    mg.set_default_dtype("float64")
+    try:
+        ours = to_array(_run(case)["grad"])
+        fn = paddle.nn.functional.group_norm
+        key = case.key[len("fn_"):]
+        x = np.random.default_rng(sum(map(ord, key))).uniform(-2.0, 2.0, ours.shape)
+        w = np.random.default_rng(1).standard_normal(ours.shape)
+        num = np.zeros_like(x)
+        for i in range(x.size):
+            d = np.zeros(x.size)
+            d[i] = 1e-6
+            d = d.reshape(x.shape)
+            f = [float((fn(mg.tensor(x + s * d), num_groups=1) * mg.tensor(w)).sum())
+                 for s in (1, -1)]
+            num.flat[i] = (f[0] - f[1]) / 2e-6
+    finally:
+        mg.set_default_dtype("float32")
+    np.testing.assert_allclose(ours, num, rtol=1e-3, atol=1e-4)

@@ -479,3 +479,186 @@ for _dt in ("int8", "int16", "int32", "int64", "uint8"):
 CHAINED = [Case(f"chained_{op}", _chained(op, *r), tol=(1e-5, 1e-7))
            for op, r in CHAINED_OPS.items()]
 CASES += CHAINED
+
+
+# ---- functionals, layers and composed ops (values and gradients) -----------------------------
+
+def _x(lib, key, shape, lo=-2.0, hi=2.0):
+    return _t(lib, _rng(key).uniform(lo, hi, shape), stop_gradient=False)
+
+
+def _fn(key, call, shape=(2, 3, 4, 4), lo=-2.0, hi=2.0):
+    """``call(lib, x)`` on one float input: its value and the gradient of a weighted sum."""
+    def run(lib):
+        x = _x(lib, key, shape, lo, hi)
+        out = call(lib, x)
+        return {"out": out, "grad": _grad(lib, x, out)}
+    return Case("fn_" + key, run, tol=(1e-5, 1e-6))
+
+
+def _F(lib):
+    return lib.nn.functional
+
+
+def _loss(key, call, n=3, shape=(4, 5), grads=None):
+    """A loss of ``n`` float inputs: its value and the gradients of the first ``grads`` (all by
+    default; Paddle 3.3.1 passes none to kl_div's label or gaussian_nll_loss's variance)."""
+    def run(lib):
+        xs = [_x(lib, f"{key}{i}", shape) for i in range(n)]
+        out = call(lib, *xs)
+        out.backward()
+        return {"out": out, **{f"grad{i}": x.grad for i, x in enumerate(xs[:grads or n])}}
+    return Case("loss_" + key, run, tol=(1e-5, 1e-6))
+
+
+def _weighted(ts):
+    return sum(t * (i + 1) for i, t in enumerate(ts))
+
+
+FUNCTIONAL = [
+    _fn("hardshrink", lambda lib, x: _F(lib).hardshrink(x, threshold=0.7)),
+    _fn("softshrink", lambda lib, x: _F(lib).softshrink(x, threshold=0.7)),
+    _fn("log_sigmoid", lambda lib, x: _F(lib).log_sigmoid(x)),
+    _fn("softsign", lambda lib, x: _F(lib).softsign(x)),
+    _fn("tanhshrink", lambda lib, x: _F(lib).tanhshrink(x)),
+    _fn("swish", lambda lib, x: _F(lib).swish(x)),
+    _fn("glu", lambda lib, x: _F(lib).glu(x, axis=1), shape=(2, 4, 3)),
+    _fn("swiglu", lambda lib, x: _F(lib).swiglu(x), shape=(2, 6)),
+    _fn("maxout", lambda lib, x: _F(lib).maxout(x, groups=2, axis=1), shape=(2, 4, 3, 3)),
+    _fn("normalize", lambda lib, x: _F(lib).normalize(x, p=2, axis=1)),
+    _fn("normalize_p1", lambda lib, x: _F(lib).normalize(x, p=1, axis=-1)),
+    _fn("pixel_shuffle", lambda lib, x: _F(lib).pixel_shuffle(x, 2), shape=(1, 8, 2, 3)),
+    _fn("pixel_unshuffle", lambda lib, x: _F(lib).pixel_unshuffle(x, 2), shape=(1, 2, 4, 6)),
+    _fn("channel_shuffle", lambda lib, x: _F(lib).channel_shuffle(x, 2), shape=(1, 6, 2, 2)),
+    _fn("zeropad2d", lambda lib, x: _F(lib).zeropad2d(x, [1, 0, 2, 1])),
+    _fn("instance_norm", lambda lib, x: _F(lib).instance_norm(x)),
+    _fn("group_norm", lambda lib, x: _F(lib).group_norm(x, num_groups=1, epsilon=1e-5)),
+    _fn("max_pool1d", lambda lib, x: _F(lib).max_pool1d(x, 3, stride=2, padding=1),
+        shape=(2, 3, 9)),
+    _fn("avg_pool1d", lambda lib, x: _F(lib).avg_pool1d(x, 3, stride=2, padding=1),
+        shape=(2, 3, 9)),
+    _fn("adaptive_avg_pool1d", lambda lib, x: _F(lib).adaptive_avg_pool1d(x, 4),
+        shape=(2, 3, 9)),
+    _fn("interpolate_bilinear", lambda lib, x: _F(lib).interpolate(x, size=[6, 5],
+                                                                     mode="bilinear")),
+    _fn("interpolate_nearest", lambda lib, x: _F(lib).interpolate(x, scale_factor=2)),
+    _fn("interpolate_align", lambda lib, x: _F(lib).interpolate(
+        x, size=[7, 7], mode="bilinear", align_corners=True)),
+    _fn("label_smooth", lambda lib, x: _F(lib).label_smooth(x, epsilon=0.2), shape=(3, 5)),
+    _fn("prelu", lambda lib, x: _F(lib).prelu(x, lib.to_tensor(
+        np.array([0.1, 0.2, 0.3], "float32")))),
+    _fn("stanh", lambda lib, x: lib.stanh(x, 0.5, 2.0), shape=(3, 4)),
+    _fn("gather_nd", lambda lib, x: lib.gather_nd(x, lib.to_tensor(
+        np.array([[0, 1], [1, 2], [0, 1]]))), shape=(2, 3, 4)),
+    _fn("scatter_nd_add", lambda lib, x: lib.scatter_nd_add(x, lib.to_tensor(
+        np.array([[0], [1], [0]])), lib.ones([3, 4])), shape=(2, 4)),
+    _fn("index_sample", lambda lib, x: lib.index_sample(x, lib.to_tensor(
+        np.array([[0, 2], [3, 3], [1, 0]]))), shape=(3, 4)),
+    _fn("strided_slice", lambda lib, x: lib.strided_slice(x, [0, 2], [0, 3], [2, 0],
+                                                          [1, -1]), shape=(2, 3, 4)),
+    _fn("slice", lambda lib, x: lib.slice(x, [1], [1], [3]), shape=(2, 4)),
+    _fn("crop", lambda lib, x: lib.crop(x, shape=[1, -1], offsets=[1, 1]), shape=(3, 4)),
+    _fn("reverse", lambda lib, x: lib.reverse(x, [0, 1]), shape=(3, 4)),
+    _fn("reduce_as", lambda lib, x: lib.reduce_as(x, lib.zeros([3, 1])), shape=(2, 3, 4)),
+    _fn("multiplex", lambda lib, x: lib.multiplex([x, x * 2], lib.to_tensor(
+        np.array([[1], [0], [1]], dtype="int32"))), shape=(3, 4)),
+    _fn("trace", lambda lib, x: lib.trace(x, offset=1, axis1=1, axis2=2), shape=(2, 3, 4)),
+    # every piece used: Paddle 3.3.1 crashes (SIGSEGV) at backward when one is left out
+    _fn("unstack", lambda lib, x: _weighted(lib.unstack(x, axis=1)), shape=(2, 3, 4)),
+    _fn("pairwise_distance", lambda lib, x: _F(lib).pairwise_distance(x, x * 0.5 + 0.1),
+        shape=(3, 4)),
+    _fn("cosine_similarity", lambda lib, x: _F(lib).cosine_similarity(x, x.flip([0]), axis=1),
+        shape=(3, 4)),
+    _fn("dice_loss", lambda lib, x: _F(lib).dice_loss(_F(lib).softmax(x), lib.to_tensor(
+        np.array([[0], [2], [1]]))), shape=(3, 3)),
+    _fn("layer_hardtanh", lambda lib, x: lib.nn.Hardtanh(-0.5, 0.5)(x)),
+    _fn("layer_pad2d_reflect", lambda lib, x: lib.nn.Pad2D([1, 2, 0, 1], mode="reflect")(x)),
+    _fn("layer_replication_pad1d", lambda lib, x: lib.nn.ReplicationPad1D(2)(x),
+        shape=(2, 3, 5)),
+    _fn("layer_upsample", lambda lib, x: lib.nn.Upsample(scale_factor=2, mode="bilinear")(x)),
+    _fn("layer_upsampling_bilinear", lambda lib, x: lib.nn.UpsamplingBilinear2D(size=[5, 6])(x)),
+    _fn("layer_unflatten", lambda lib, x: lib.nn.Unflatten(1, [3, 1])(x), shape=(2, 3, 4)),
+    _fn("layer_softmax2d", lambda lib, x: lib.nn.Softmax2D()(x)),
+    _fn("layer_logsoftmax", lambda lib, x: lib.nn.LogSoftmax(axis=1)(x)),
+    _fn("layer_celu", lambda lib, x: lib.nn.CELU(0.5)(x)),
+    _fn("layer_thresholded_relu", lambda lib, x: lib.nn.ThresholdedReLU(0.5)(x)),
+    _fn("layer_instance_norm", lambda lib, x: lib.nn.InstanceNorm2D(3)(x)),
+    _fn("layer_prelu", lambda lib, x: lib.nn.PReLU(3, init=0.1)(x)),
+    _loss("margin_ranking", lambda lib, a, b, c: _F(lib).margin_ranking_loss(
+        a, b, c.sign(), margin=0.3)),
+    _loss("hinge_embedding", lambda lib, a, b: _F(lib).hinge_embedding_loss(a, b.sign()), n=2),
+    _loss("soft_margin", lambda lib, a, b: _F(lib).soft_margin_loss(a, b.sign()), n=2),
+    _loss("cosine_embedding", lambda lib, a, b, c: _F(lib).cosine_embedding_loss(
+        a, b, c[:, 0].sign(), margin=0.2)),
+    _loss("triplet_margin", lambda lib, a, b, c: _F(lib).triplet_margin_loss(a, b, c,
+                                                                           swap=True)),
+    _loss("poisson_nll", lambda lib, a, b: _F(lib).poisson_nll_loss(a, b.abs()), n=2),
+    _loss("poisson_nll_full", lambda lib, a, b: _F(lib).poisson_nll_loss(
+        a.abs() + 0.1, b.abs() * 2, log_input=False, full=True), n=2),
+    _loss("gaussian_nll", lambda lib, a, b, c: _F(lib).gaussian_nll_loss(a, b, c.abs(),
+                                                                       full=True), grads=2),
+    _loss("multi_label_soft_margin", lambda lib, a, b: _F(lib).multi_label_soft_margin_loss(
+        a, (b > 0).astype("float32")), n=2),
+    _loss("sigmoid_focal", lambda lib, a, b: _F(lib).sigmoid_focal_loss(
+        a, (b > 0).astype("float32")), n=2),
+    _loss("kl_div", lambda lib, a, b: _F(lib).kl_div(_F(lib).log_softmax(a), _F(lib).softmax(b),
+                                                      reduction="batchmean"), n=2, grads=1),
+    _loss("log_loss", lambda lib, a, b: _F(lib).log_loss(_F(lib).sigmoid(a),
+                                                         (b > 0).astype("float32")).mean(), n=2,
+          shape=(4, 1)),
+    _loss("square_error_cost", lambda lib, a, b: _F(lib).square_error_cost(a, b).mean(), n=2),
+    _loss("softmax_with_ce", lambda lib, a: _F(lib).softmax_with_cross_entropy(
+        a, lib.to_tensor(np.array([[1], [0], [4], [2]]))).sum(), n=1),
+    _loss("sdpa", lambda lib, q, k, v: _F(lib).scaled_dot_product_attention(
+        q, k, v, is_causal=True).sum(), shape=(2, 5, 3, 4)),
+]
+
+
+def _schedule(make, steps=12, metric=None):
+    def run(lib):
+        s = make(lib.optimizer.lr)
+        lrs = []
+        for i in range(steps):
+            lrs.append(s())
+            s.step(metric(i)) if metric else s.step()
+        return {"lrs": lrs}
+    return run
+
+
+SCHEDULES = [
+    Case("lr_exponential", _schedule(lambda lr: lr.ExponentialDecay(0.5, 0.9))),
+    Case("lr_natural_exp", _schedule(lambda lr: lr.NaturalExpDecay(0.5, 0.3))),
+    Case("lr_inverse_time", _schedule(lambda lr: lr.InverseTimeDecay(0.5, 0.3))),
+    Case("lr_polynomial", _schedule(lambda lr: lr.PolynomialDecay(0.5, 5, 0.01, 2.0))),
+    Case("lr_polynomial_cycle", _schedule(lambda lr: lr.PolynomialDecay(0.5, 4, cycle=True))),
+    Case("lr_piecewise", _schedule(lambda lr: lr.PiecewiseDecay([3, 6], [1.0, 0.5, 0.1]))),
+    Case("lr_noam", _schedule(lambda lr: lr.NoamDecay(64, 4, 2.0))),
+    Case("lr_linear", _schedule(lambda lr: lr.LinearLR(0.5, 6, 0.2, 0.9))),
+    Case("lr_multiplicative", _schedule(lambda lr: lr.MultiplicativeDecay(
+        0.5, lambda e: 0.9 if e % 2 else 0.8))),
+    Case("lr_cosine_warm_restarts", _schedule(lambda lr: lr.CosineAnnealingWarmRestarts(
+        0.5, 3, 2, 0.01))),
+    Case("lr_one_cycle", _schedule(lambda lr: lr.OneCycleLR(1.0, 12), steps=12)),
+    Case("lr_one_cycle_3", _schedule(lambda lr: lr.OneCycleLR(
+        1.0, 12, three_phase=True, anneal_strategy="linear"), steps=12)),
+    Case("lr_cyclic", _schedule(lambda lr: lr.CyclicLR(0.1, 1.0, 3, 2, mode="triangular2"))),
+    Case("lr_cyclic_exp", _schedule(lambda lr: lr.CyclicLR(0.1, 1.0, 2, mode="exp_range",
+                                                           exp_gamma=0.9))),
+    Case("lr_reduce_on_plateau", _schedule(lambda lr: lr.ReduceOnPlateau(
+        1.0, patience=1, cooldown=1, factor=0.5), metric=lambda i: [5, 4, 4, 4, 4, 3, 3, 3, 3,
+                                                                   3, 3, 3][i])),
+]
+
+
+def adadelta(lib):
+    lin = lib.nn.Linear(3, 2, weight_attr=lib.nn.initializer.Constant(0.5))
+    opt = lib.optimizer.Adadelta(learning_rate=0.5, epsilon=1e-6, rho=0.9,
+                                 parameters=lin.parameters())
+    for _ in range(3):
+        (lin(_t(lib, [[1.0, 2.0, -1.0]])) ** 2).sum().backward()
+        opt.step()
+        opt.clear_grad()
+    return {"w": lin.weight, "b": lin.bias}
+
+
+CASES += FUNCTIONAL + SCHEDULES + [Case("adadelta", adadelta, tol=(1e-5, 1e-6))]

@@ -201,6 +201,15 @@ randn, rand, zeros, ones, empty, full, standard_normal, uniform = (
 
 from . import autograd, base, device, io, metric, nn, optimizer, vision  # noqa: E402, F401
 from .methods import install as _install_methods  # noqa: E402
+from . import tensor_ops as _tensor_ops  # noqa: E402
+from .tensor_ops import (  # noqa: E402, F401
+    broadcast_shape, broadcast_shapes, crop, e, equal_all, gather_nd, index_sample, inf,
+    is_complex, is_empty, is_floating_point, is_integer, matrix_transpose, multiplex, nan, newaxis,
+    pi, rank, reduce_as, reverse, scatter_nd, scatter_nd_add, stanh, strided_slice, tolist,
+    unstack)
+
+globals()["slice"], globals()["range"] = _tensor_ops.slice, _tensor_ops.range
+_tensor_ops.install()
 from .nn.initializer import ParamAttr  # noqa: E402, F401
 
 _install_methods()

@@ -139,6 +139,24 @@ class Adagrad(_Paddle, _optim.Adagrad):
                                 initial_accumulator_value=initial_accumulator_value)
 
 
+class Adadelta(_Paddle, _optim.Adadelta):
+    def __init__(self, learning_rate=0.001, epsilon=1e-6, rho=0.95, parameters=None,
+                 weight_decay=None, grad_clip=None, name=None):
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
+        _optim.Adadelta.__init__(self, ps, lr=base, rho=rho, eps=epsilon,
+                                 weight_decay=_decay(weight_decay))
+
+
+class Optimizer(_Paddle, _optim.Optimizer):
+    """Base class of Paddle-style optimizers: subclasses define ``_init_state`` and ``_update``
+    (as ``mutograd.optim.Optimizer``) and get Paddle's arguments and methods."""
+
+    def __init__(self, learning_rate, parameters=None, weight_decay=None, grad_clip=None,
+                 name=None):
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
+        _optim.Optimizer.__init__(self, ps, {"lr": base, "weight_decay": _decay(weight_decay)})
+
+
 class RMSProp(_Paddle, _optim.Optimizer):
     """Paddle's RMSProp: ``epsilon`` inside the square root, and the momentum buffer accumulates
     ``lr * g / sqrt(v + eps)`` (so it differs from ``torch.optim.RMSprop`` by design)."""
@@ -183,4 +201,5 @@ class RMSProp(_Paddle, _optim.Optimizer):
         p -= mom
 
 
-__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Momentum", "RMSProp", "lr"]
+__all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Momentum", "Optimizer", "RMSProp",
+           "lr"]
