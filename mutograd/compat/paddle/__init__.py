@@ -210,6 +210,16 @@ from .tensor_ops import (  # noqa: E402, F401
 
 globals()["slice"], globals()["range"] = _tensor_ops.slice, _tensor_ops.range
 _tensor_ops.install()
+from .framework import (  # noqa: E402, F401
+    BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor,
+    LazyGuard, LongTensor, ShortTensor, asarray, batch, cdouble, cfloat, check_shape,
+    create_parameter, disable_signal_handler, finfo, get_cuda_rng_state, get_flags,
+    get_rng_state, iinfo, set_cuda_rng_state, set_flags, set_rng_state, summary)
+from .nn.functional import (  # noqa: E402, F401  (Paddle 3 exposes these at the top too)
+    adaptive_avg_pool1d, conv1d, conv2d, group_norm, layer_norm)
+
+globals()["float"] = _mg.float32
+concatenate = concat  # noqa: F821  (from the main namespace)
 from .nn.initializer import ParamAttr  # noqa: E402, F401
 
 _install_methods()

@@ -52,7 +52,7 @@ def _grad(*args, **kw):
 dygraph = types.ModuleType("paddle.base.dygraph", "The dygraph helpers of ``paddle.base``.")
 for _f in (guard, to_variable, enabled, enable_dygraph, disable_dygraph):
     setattr(dygraph, _f.__name__, _f)
-dygraph.no_grad = no_grad
+dygraph.no_grad = dygraph.no_grad_ = no_grad
 dygraph.grad = _grad
 dygraph.in_dygraph_mode = in_dygraph_mode
 in_dynamic_or_pir_mode = in_dygraph_mode

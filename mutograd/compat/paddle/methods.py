@@ -121,6 +121,38 @@ def apply(self, func):
         return func(self)
 
 
+def _cast_method(dtype):
+    def cast(self):
+        return self.astype(dtype)
+    cast.__name__ = dtype
+    cast.__doc__ = f"A copy of the tensor as {dtype} (Paddle's ``x.{dtype}()``)."
+    return cast
+
+
+def _same(self, *args, **kw):
+    """The tensor itself: a dense tensor in host memory already is what this asks for."""
+    return self
+
+
+# Paddle Tensor methods with no counterpart clash: added where Tensor has none of that name
+_EXTRA = {
+    **{d: _cast_method(d) for d in ("float16", "float32", "float64", "int8", "int16", "int32",
+                                    "int64", "uint8", "complex64", "complex128")},
+    "cfloat": _cast_method("complex64"), "cdouble": _cast_method("complex128"),
+    "pin_memory": _same, "value": _same, "get_tensor": _same, "to_dense": _same,
+    "is_dense": lambda self: True, "is_sparse": lambda self: False,
+    "is_sparse_coo": lambda self: False, "is_sparse_csr": lambda self: False,
+    "is_selected_rows": lambda self: False, "is_dist": lambda self: False,
+    "is_same_shape": lambda self, y: list(self.shape) == list(y.shape),
+    "get_strides": lambda self: list(self.stride()),
+    "offset": property(lambda self: self.storage_offset() * self.element_size() if hasattr(
+        self, "storage_offset") else 0),
+    "persistable": False,
+    "increment": lambda self, value=1.0: self.add_(value),
+    "is_tensor": lambda self: True,
+}
+
+
 def _paddle_version_line(saved, found):
     """Paddle's wording of the stale-saved-tensor error, for code that matches it."""
     if not _paddle():
@@ -144,6 +176,9 @@ def install():
                                     doc=_stop_gradient.__doc__)
     if not hasattr(Tensor, "apply"):
         Tensor.apply = apply
+    for name, value in _EXTRA.items():
+        if not hasattr(Tensor, name):
+            setattr(Tensor, name, value)
     from ...nn import Parameter
     if not hasattr(Parameter, "trainable"):
         Parameter.trainable = property(
