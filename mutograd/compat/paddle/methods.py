@@ -52,7 +52,8 @@ def set_value(self, value):
 
         >>> import numpy as np, mutograd.compat.paddle as paddle
         >>> lin = paddle.nn.Linear(2, 3)
-        >>> lin.weight.set_value(np.ones((2, 3), "float32")).inplace_version
+        >>> v = lin.weight.inplace_version
+        >>> lin.weight.set_value(np.ones((2, 3), "float32")).inplace_version - v
         1
     """
     if _paddle() and self.is_leaf and self.requires_grad and is_grad_enabled():
