@@ -29,22 +29,31 @@ def activation(op_name, doc):
 
 def refuse_missing(root):
     """Give ``root`` (a compat package) and each of its submodules a module ``__getattr__`` that
-    names a missing attribute and its framework spelling, instead of a bare AttributeError."""
+    names a missing attribute and its framework spelling, instead of a bare AttributeError; a
+    name that ``root._refusals.reason`` refuses raises with its reason and alternative."""
+    import importlib
     import pkgutil
     import sys
     framework = root.__name__.rsplit(".", 1)[-1]
+    try:
+        reason = importlib.import_module(root.__name__ + "._refusals").reason
+    except ImportError:
+        reason = None
     names = [root.__name__] + [i.name for i in pkgutil.walk_packages(root.__path__,
                                                                     root.__name__ + ".")]
     for name in names:
         mod = sys.modules.get(name)
         if mod is not None and "__getattr__" not in vars(mod):
-            mod.__getattr__ = _missing(name, framework + name[len(root.__name__):])
+            mod.__getattr__ = _missing(name, framework + name[len(root.__name__):], reason)
 
 
-def _missing(module_name, framework_name):
+def _missing(module_name, framework_name, reason=None):
     def __getattr__(name):
         if name.startswith("__") and name.endswith("__"):     # probes by import machinery
             raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
+        why = reason and reason(framework_name, name)
+        if why:
+            raise AttributeError(f"{framework_name}.{name} is not supported in mutograd: {why}")
         raise AttributeError(f"{module_name} has no attribute {name!r} "
                              f"({framework_name}.{name} is not supported yet)")
     return __getattr__

@@ -211,9 +211,11 @@ BoolTensor = _legacy("BoolTensor", _mg.bool)
 from . import amp, autograd, backends, cuda, linalg, nn, optim, utils  # noqa: E402, F401
 from .amp import autocast  # noqa: E402, F401
 from .._common import refuse_missing as _refuse_missing  # noqa: E402
+from ._refusals import install_tensor_refusals as _install_tensor_refusals  # noqa: E402
 
 _set_dialect("torch")
 
 from . import distributed  # noqa: E402, F401  (torch.distributed, over MPI)
 
 _refuse_missing(_sys.modules[__name__])
+_install_tensor_refusals(_Tensor)
