@@ -233,6 +233,6 @@ from . import distributed  # noqa: E402, F401  (paddle.distributed, over MPI)
 from .distributed import DataParallel  # noqa: E402, F401
 
 _refuse_missing(_sys.modules[__name__])
-from .refused import install as _install_refusals  # noqa: E402
+from ._refusals import install as _install_refusals  # noqa: E402
 
 _install_refusals(_sys.modules[__name__])

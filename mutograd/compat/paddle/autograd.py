@@ -1,12 +1,13 @@
-"""``paddle.autograd``: ``PyLayer``, ``backward``, ``grad`` and ``saved_tensors_hooks``."""
+"""``paddle.autograd``: ``PyLayer``, ``backward``, ``grad``, ``jacobian``, the grad-mode switches
+and ``saved_tensors_hooks``."""
 from ...autograd import engine as _engine
 from ...autograd.function import Function as PyLayer
 from ...autograd.function import FunctionCtx as PyLayerContext
-from ...autograd.grad_mode import no_grad
+from ...autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from ...autograd.saved import saved_tensors_hooks
 
-__all__ = ["Function", "PyLayer", "PyLayerContext", "backward", "grad", "jacobian", "no_grad",
-           "saved_tensors_hooks"]
+__all__ = ["Function", "PyLayer", "PyLayerContext", "backward", "enable_grad", "grad",
+           "is_grad_enabled", "jacobian", "no_grad", "saved_tensors_hooks", "set_grad_enabled"]
 
 
 def backward(tensors, grad_tensors=None, retain_graph=False):

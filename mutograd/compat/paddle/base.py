@@ -8,6 +8,7 @@
     (True, [1.0, 1.0])
 """
 import contextlib
+import sys
 import types
 
 from ...autograd.grad_mode import no_grad
@@ -56,4 +57,5 @@ dygraph.no_grad = dygraph.no_grad_ = no_grad
 dygraph.grad = _grad
 dygraph.in_dygraph_mode = in_dygraph_mode
 in_dynamic_or_pir_mode = in_dygraph_mode
+sys.modules[__name__ + ".dygraph"] = dygraph     # importable: import paddle.base.dygraph
 enable_imperative, disable_imperative = enable_dygraph, disable_dygraph

@@ -1,13 +1,15 @@
 """Paddle names that make no sense in mutograd, each with the reason and what to use instead.
 
-Reading one raises an AttributeError that says both (instead of the bare "not supported yet"
-that names missing elsewhere get), e.g.::
+``reason(namespace, name)`` answers for one name (``tools/api_coverage.py`` lists these as
+refused rather than missing in docs/api_coverage.md); reading one from a paddle module raises an
+AttributeError that says both (instead of the bare "not supported yet" that missing names get),
+e.g.::
 
     >>> import mutograd.compat.paddle as paddle
     >>> paddle.bfloat16
     Traceback (most recent call last):
     ...
-    AttributeError: paddle.bfloat16 is not available in mutograd: NumPy has no bfloat16 ...
+    AttributeError: paddle.bfloat16 is not supported in mutograd: NumPy has no bfloat16 ...
 """
 _DENSE = ("mutograd has dense tensors only (no sparse COO/CSR or selected-rows tensors); "
           "use a dense tensor")
@@ -85,12 +87,17 @@ REFUSED = {
 }
 
 
+def reason(namespace, name):
+    """Why ``namespace.name`` is refused, or None when it is not."""
+    return REFUSED.get(namespace, {}).get(name)
+
+
 def _getattr(module_name, previous):
     refused = REFUSED.get(module_name, {})
 
     def __getattr__(name):
         if name in refused:
-            raise AttributeError(f"{module_name}.{name} is not available in mutograd: "
+            raise AttributeError(f"{module_name}.{name} is not supported in mutograd: "
                                  f"{refused[name]}")
         return previous(name)
     return __getattr__
