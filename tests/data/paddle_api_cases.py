@@ -206,10 +206,14 @@ def default_inits(lib):
     lin, emb = lib.nn.Linear(200, 100), lib.nn.Embedding(240, 128)
     conv = lib.nn.Conv2D(16, 32, 3)
     conv1 = lib.nn.Conv1D(32, 64, 5)
+    grouped = lib.nn.Conv2D(32, 64, 3, groups=4)
+    convt = lib.nn.Conv2DTranspose(32, 48, 3)
     rnn = lib.nn.LSTM(16, 64)
     return {"linear_w": _stats(lin.weight), "linear_b": _stats(lin.bias),
             "embedding": _stats(emb.weight), "conv_w": _stats(conv.weight),
             "conv_b": _stats(conv.bias), "conv1d_w": _stats(conv1.weight),
+            "grouped_w": _stats(grouped.weight), "convt_w": _stats(convt.weight),
+            "convt_b": _stats(convt.bias),
             "lstm_w": _stats(rnn.weight_ih_l0), "lstm_b": _stats(rnn.bias_hh_l0),
             "ln": _stats(lib.nn.LayerNorm(8).weight), "bn_b": _stats(lib.nn.BatchNorm2D(4).bias)}
 

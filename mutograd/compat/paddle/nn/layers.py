@@ -61,10 +61,11 @@ class Layer(_nn.Module):
     set_dict = load_dict = set_state_dict
 
 
-def _conv_default(in_channels, groups, kernel_size):
-    """Paddle's convolution weights: N(0, 2 / fan_in), fan_in = in/groups * kernel elements."""
+def _conv_default(in_channels, kernel_size):
+    """Paddle's convolution weights: N(0, 2 / n), n = in_channels * kernel elements (Paddle
+    does not divide by the groups)."""
     k = [kernel_size] * 2 if isinstance(kernel_size, int) else list(kernel_size)
-    return I.Normal(0.0, math.sqrt(2.0 / (in_channels // groups * math.prod(k))))
+    return I.Normal(0.0, math.sqrt(2.0 / (in_channels * math.prod(k))))
 
 
 class Linear(Layer):
@@ -89,7 +90,8 @@ def _no_bias(bias_attr):
 
 
 class Conv2D(_nn.Conv2d, Layer):
-    """2-D convolution; weights N(0, 2 / fan_in) and zero bias by default (Paddle)."""
+    """2-D convolution; weights N(0, 2 / (in_channels * kh * kw)) and zero bias by default
+    (Paddle)."""
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
@@ -98,8 +100,7 @@ class Conv2D(_nn.Conv2d, Layer):
             raise ValueError("only data_format='NCHW' is supported")
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias=not _no_bias(bias_attr), padding_mode=padding_mode)
-        self._paddle_param("weight", weight_attr, _conv_default(in_channels, groups,
-                                                                kernel_size))
+        self._paddle_param("weight", weight_attr, _conv_default(in_channels, kernel_size))
         self._paddle_param("bias", bias_attr, I.Constant(0.0), is_bias=True)
 
 
@@ -114,13 +115,13 @@ class Conv1D(_nn.Conv1d, Layer):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias=not _no_bias(bias_attr), padding_mode=padding_mode)
         k = kernel_size if isinstance(kernel_size, int) else kernel_size[0]
-        self._paddle_param("weight", weight_attr, _conv_default(in_channels, groups, [k]))
+        self._paddle_param("weight", weight_attr, _conv_default(in_channels, [k]))
         self._paddle_param("bias", bias_attr, I.Constant(0.0), is_bias=True)
 
 
 class Conv2DTranspose(_nn.ConvTranspose2d, Layer):
-    """Transposed 2-D convolution (weight [in, out/groups, kh, kw]); weights N(0, 2 / fan_in)
-    and zero bias by default."""
+    """Transposed 2-D convolution (weight [in, out/groups, kh, kw]); Xavier-uniform weights
+    (Paddle's fans of that layout) and zero bias by default."""
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, groups=1, dilation=1, weight_attr=None, bias_attr=None,
@@ -129,7 +130,7 @@ class Conv2DTranspose(_nn.ConvTranspose2d, Layer):
             raise ValueError("only data_format='NCHW' is supported")
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, output_padding,
                          groups, bias=not _no_bias(bias_attr), dilation=dilation)
-        self._paddle_param("weight", weight_attr, _conv_default(in_channels, 1, kernel_size))
+        self._paddle_param("weight", weight_attr, I.XavierUniform())
         self._paddle_param("bias", bias_attr, I.Constant(0.0), is_bias=True)
 
     def forward(self, x, output_size=None):
