@@ -65,7 +65,7 @@ FLOORS = {
     "paddle.Tensor": 0.83,
     "paddle.nn": 0.76,
     "paddle.nn.functional": 0.82,
-    "paddle.optimizer": 0.53,
+    "paddle.optimizer": 0.86,
     "paddle.io": 1.0,
     "paddle.autograd": 0.99,
     "paddle.base.dygraph": 1.0,

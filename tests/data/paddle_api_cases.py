@@ -654,15 +654,51 @@ SCHEDULES = [
 ]
 
 
-def adadelta(lib):
-    lin = lib.nn.Linear(3, 2, weight_attr=lib.nn.initializer.Constant(0.5))
-    opt = lib.optimizer.Adadelta(learning_rate=0.5, epsilon=1e-6, rho=0.9,
-                                 parameters=lin.parameters())
-    for _ in range(3):
-        (lin(_t(lib, [[1.0, 2.0, -1.0]])) ** 2).sum().backward()
-        opt.step()
-        opt.clear_grad()
-    return {"w": lin.weight, "b": lin.bias}
+def _optimizer(make, steps=8):
+    """``steps`` updates of a small Linear (weights from a fixed formula, bias 0.1) on a fixed
+    batch: the parameters after them."""
+    def run(lib):
+        w = np.sin(np.arange(6) * 0.9).reshape(3, 2).astype("float32")
+        lin = lib.nn.Linear(3, 2, weight_attr=lib.nn.initializer.Assign(w),
+                            bias_attr=lib.nn.initializer.Constant(0.1))
+        opt = make(lib.optimizer, lin.parameters())
+        x = _t(lib, [[1.0, 2.0, -1.0], [0.5, -0.3, 0.2]])
+        for _ in range(steps):
+            ((lin(x) - 0.3) ** 2).sum().backward()
+            opt.step()
+            opt.clear_grad()
+        return {"w": lin.weight, "b": lin.bias}
+    return run
 
 
-CASES += FUNCTIONAL + SCHEDULES + [Case("adadelta", adadelta, tol=(1e-5, 1e-6))]
+OPTIMIZERS = [
+    Case("opt_adadelta", _optimizer(lambda o, ps: o.Adadelta(
+        learning_rate=0.5, epsilon=1e-6, rho=0.9, parameters=ps)), tol=(1e-5, 1e-6)),
+    Case("opt_adamax", _optimizer(lambda o, ps: o.Adamax(learning_rate=0.05, parameters=ps)),
+         tol=(1e-5, 1e-6)),
+    Case("opt_adamax_decay", _optimizer(lambda o, ps: o.Adamax(
+        learning_rate=0.05, beta1=0.8, epsilon=1e-3, parameters=ps, weight_decay=0.1)),
+         tol=(1e-5, 1e-6)),
+    Case("opt_lamb", _optimizer(lambda o, ps: o.Lamb(learning_rate=0.05, parameters=ps)),
+         tol=(1e-5, 1e-6)),
+    Case("opt_lamb_exclude", _optimizer(lambda o, ps: o.Lamb(
+        learning_rate=0.05, lamb_weight_decay=0.1, parameters=ps,
+        exclude_from_weight_decay_fn=lambda p: p.ndim == 1)), tol=(1e-5, 1e-6)),
+    Case("opt_lamb_always_adapt", _optimizer(lambda o, ps: o.Lamb(
+        learning_rate=0.05, lamb_weight_decay=0.0, always_adapt=True, parameters=ps)),
+         tol=(1e-5, 1e-6)),
+    Case("opt_lamb_no_decay", _optimizer(lambda o, ps: o.Lamb(
+        learning_rate=0.05, lamb_weight_decay=0.0, parameters=ps)), tol=(1e-5, 1e-6)),
+    Case("opt_nadam", _optimizer(lambda o, ps: o.NAdam(learning_rate=0.05, parameters=ps)),
+         tol=(1e-5, 1e-6)),
+    Case("opt_radam", _optimizer(lambda o, ps: o.RAdam(learning_rate=0.05, parameters=ps),
+                                 steps=9), tol=(1e-5, 1e-6)),
+    Case("opt_rprop", _optimizer(lambda o, ps: o.Rprop(learning_rate=0.05, parameters=ps)),
+         tol=(1e-5, 1e-6)),
+    Case("opt_rmsprop_centered", _optimizer(lambda o, ps: o.RMSProp(
+        learning_rate=0.05, centered=True, momentum=0.5, parameters=ps)), tol=(1e-5, 1e-6)),
+    Case("opt_adam_scheduler", _optimizer(lambda o, ps: o.Adam(
+        learning_rate=o.lr.StepDecay(0.1, 2, 0.5), parameters=ps)), tol=(1e-5, 1e-6)),
+]
+
+CASES += FUNCTIONAL + SCHEDULES + OPTIMIZERS

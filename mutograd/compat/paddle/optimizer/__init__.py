@@ -14,6 +14,7 @@
     [0.0, 0.0]
 """
 from .... import optim as _optim
+from . import algorithms as _rules
 from . import lr
 
 
@@ -201,5 +202,86 @@ class RMSProp(_Paddle, _optim.Optimizer):
         p -= mom
 
 
-__all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Momentum", "Optimizer", "RMSProp",
-           "lr"]
+class _Rule(Optimizer):
+    """A Paddle optimizer whose update is ``rule`` (compat/paddle/optimizer/algorithms.py)."""
+
+    rule = None
+    moments = ()
+
+    def __init__(self, learning_rate, parameters, weight_decay, grad_clip, **hyper):
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
+        _optim.Optimizer.__init__(self, ps, {"lr": base, "weight_decay": _decay(weight_decay),
+                                             **hyper})
+
+    def _init_state(self, p, state, group):
+        state["step"] = 0
+        for name in self.moments:
+            state[name] = self._buffer(p)
+
+    def _update(self, p, g, state, group, ws, xp):
+        type(self).rule(p, g, state, group, xp)
+
+
+class Adamax(_Rule):
+    rule, moments = staticmethod(_rules.adamax), ("moment", "inf_norm")
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 parameters=None, weight_decay=None, grad_clip=None, name=None):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, beta1=beta1,
+                         beta2=beta2, epsilon=epsilon)
+
+
+class Lamb(_Rule):
+    rule, moments = staticmethod(_rules.lamb), ("moment1", "moment2")
+
+    def __init__(self, learning_rate=0.001, lamb_weight_decay=0.01, beta1=0.9, beta2=0.999,
+                 epsilon=1e-6, parameters=None, grad_clip=None, exclude_from_weight_decay_fn=None,
+                 multi_precision=False, always_adapt=False, name=None):
+        self._exclude = exclude_from_weight_decay_fn
+        super().__init__(learning_rate, parameters, None, grad_clip, beta1=beta1, beta2=beta2,
+                         epsilon=epsilon, lamb_weight_decay=lamb_weight_decay,
+                         always_adapt=always_adapt)
+
+    def _init_state(self, p, state, group):
+        super()._init_state(p, state, group)
+        state["exclude"] = bool(self._exclude and self._exclude(p))
+
+
+class NAdam(_Rule):
+    rule, moments = staticmethod(_rules.nadam), ("moment1", "moment2")
+
+    def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 momentum_decay=0.004, parameters=None, weight_decay=None, grad_clip=None,
+                 name=None):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, beta1=beta1,
+                         beta2=beta2, epsilon=epsilon, momentum_decay=momentum_decay)
+
+    def _init_state(self, p, state, group):
+        super()._init_state(p, state, group)
+        state["mu_product"] = 1.0
+
+
+class RAdam(_Rule):
+    rule, moments = staticmethod(_rules.radam), ("moment1", "moment2")
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 parameters=None, weight_decay=None, grad_clip=None, name=None):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, beta1=beta1,
+                         beta2=beta2, epsilon=epsilon)
+
+
+class Rprop(_Rule):
+    rule, moments = staticmethod(_rules.rprop), ("prev",)
+
+    def __init__(self, learning_rate=0.001, learning_rate_range=(1e-5, 50), parameters=None,
+                 etas=(0.5, 1.2), grad_clip=None, multi_precision=False, name=None):
+        super().__init__(learning_rate, parameters, None, grad_clip,
+                         learning_rate_range=tuple(learning_rate_range), etas=tuple(etas))
+
+    def _init_state(self, p, state, group):
+        super()._init_state(p, state, group)
+        state["step_size"] = self._buffer(p, group["lr"])
+
+
+__all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "Lamb", "Momentum", "NAdam",
+           "Optimizer", "RAdam", "RMSProp", "Rprop", "lr"]
