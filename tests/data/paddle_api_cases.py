@@ -702,3 +702,47 @@ OPTIMIZERS = [
 ]
 
 CASES += FUNCTIONAL + SCHEDULES + OPTIMIZERS
+
+
+# ---- attention and Transformer layers ----------------------------------------------------------
+
+def _seq(lib, key, shape):
+    return _t(lib, np.cos(np.arange(int(np.prod(shape))) * 0.37 + len(key)).reshape(shape),
+              stop_gradient=False)
+
+
+def _attention(kind):
+    def run(lib):
+        nn = lib.nn
+        if kind == "mha":
+            layer = nn.MultiHeadAttention(8, 2, need_weights=True)
+        elif kind == "encoder":
+            layer = nn.TransformerEncoder(nn.TransformerEncoderLayer(
+                8, 2, 16, dropout=0.0, normalize_before=True), 2, nn.LayerNorm(8))
+        elif kind == "decoder":
+            layer = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, activation="gelu")
+        else:
+            layer = nn.Transformer(8, 2, 1, 1, 16, dropout=0.0)
+        _fill(lib, layer)
+        x, y = _seq(lib, "x", [2, 4, 8]), _seq(lib, "y", [2, 3, 8])
+        mask = lib.to_tensor(np.array([[True, True, False, True]] * 4))
+        if kind == "mha":
+            out, weights = layer(x, attn_mask=mask)
+            extra = {"weights": weights}
+        elif kind == "encoder":
+            out, extra = layer(x, src_mask=mask), {}
+        elif kind == "decoder":
+            out, extra = layer(y, x, memory_mask=lib.to_tensor(
+                np.array([[True, True, False, True]] * 3))), {}
+        else:
+            out = layer(x, y, tgt_mask=layer.generate_square_subsequent_mask(3))
+            extra = {}
+        out.backward(lib.to_tensor(np.sin(np.arange(out.size).reshape(out.shape)).astype(
+            "float32")))
+        return {"out": out, "xgrad": x.grad, **extra,
+                "names": [k for k, _ in layer.named_parameters()]}
+    return run
+
+
+CASES += [Case(f"attention_{k}", _attention(k), tol=(1e-4, 1e-5))
+          for k in ("mha", "encoder", "decoder", "transformer")]

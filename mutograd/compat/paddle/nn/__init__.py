@@ -60,6 +60,9 @@ from .generic import (  # noqa: E402, F401
     Unflatten, Upsample, UpsamplingBilinear2D, UpsamplingNearest2D, ZeroPad1D, ZeroPad2D,
     ZeroPad3D)
 from ....nn import ParameterList  # noqa: E402, F401
+from .transformer import (  # noqa: E402, F401
+    MultiHeadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
+    TransformerEncoder, TransformerEncoderLayer)
 
 # Paddle 3's PyTorch-style spellings name the same classes
 Module, ModuleList, ModuleDict = Layer, LayerList, LayerDict
