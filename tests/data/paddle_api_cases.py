@@ -746,3 +746,53 @@ def _attention(kind):
 
 CASES += [Case(f"attention_{k}", _attention(k), tol=(1e-4, 1e-5))
           for k in ("mha", "encoder", "decoder", "transformer")]
+
+
+def _rnn_wrapper(kind):
+    def run(lib):
+        nn = lib.nn
+        if kind == "rnn":
+            layer = nn.RNN(nn.GRUCell(3, 4), is_reverse=True)
+        else:
+            layer = nn.BiRNN(nn.LSTMCell(3, 4), nn.LSTMCell(3, 4), time_major=True)
+        _fill(lib, layer)
+        x = _seq(lib, "x", [2, 5, 3] if kind == "rnn" else [5, 2, 3])
+        out, states = layer(x)
+        out.backward(lib.to_tensor(np.sin(np.arange(out.size).reshape(out.shape)).astype(
+            "float32")))
+        h = states if kind == "rnn" else states[1][1]     # the backward cell's c
+        return {"out": out, "h": h, "xgrad": x.grad,
+                "names": [k for k, _ in layer.named_parameters()]}
+    return run
+
+
+MORE_LAYERS = [
+    Case("rnn_wrapper", _rnn_wrapper("rnn"), tol=(1e-5, 1e-6)),
+    Case("birnn_wrapper", _rnn_wrapper("birnn"), tol=(1e-5, 1e-6)),
+    _fn("lp_pool2d", lambda lib, x: _F(lib).lp_pool2d(x, 2.0, 2, stride=1), lo=0.1),
+    _fn("lp_pool1d", lambda lib, x: _F(lib).lp_pool1d(x, 3.0, 3, stride=2), shape=(2, 3, 9),
+        lo=0.1),
+    _fn("adaptive_max_pool2d", lambda lib, x: _F(lib).adaptive_max_pool2d(x, [3, 2]),
+        shape=(1, 2, 7, 5)),
+    _fn("adaptive_max_pool1d", lambda lib, x: _F(lib).adaptive_max_pool1d(x, 4),
+        shape=(2, 3, 9)),
+    _fn("local_response_norm", lambda lib, x: _F(lib).local_response_norm(x, 3, 0.1, 0.75, 2.0),
+        shape=(2, 5, 3, 3)),
+    _fn("conv1d_transpose", lambda lib, x: _F(lib).conv1d_transpose(
+        x, lib.to_tensor(np.cos(np.arange(24)).reshape(3, 2, 4).astype("float32")), stride=2,
+        padding=1, output_padding=1), shape=(2, 3, 6)),
+    _fn("bilinear", lambda lib, x: _F(lib).bilinear(
+        x, x[:, :2] * 2, lib.to_tensor(np.cos(np.arange(24)).reshape(4, 3, 2).astype(
+            "float32")), lib.to_tensor(np.ones((1, 4), "float32"))), shape=(5, 3)),
+    _loss("multi_margin", lambda lib, a: _F(lib).multi_margin_loss(
+        a, lib.to_tensor(np.array([0, 4, 2, 1])), p=2, margin=0.5), n=1),
+    _loss("multi_margin_weight", lambda lib, a: _F(lib).multi_margin_loss(
+        a, lib.to_tensor(np.array([0, 4, 2, 1])), weight=lib.to_tensor(
+            np.arange(1, 6).astype("float32")), reduction="sum"), n=1),
+    _loss("multi_label_margin", lambda lib, a: _F(lib).multi_label_margin_loss(
+        a, lib.to_tensor(np.array([[3, 0, -1, 1, 0], [1, 2, 4, -1, 0], [0, -1, 0, 0, 0],
+                                   [4, 3, 2, 1, 0]]))), n=1),
+    _loss("triplet_with_distance", lambda lib, a, b, c: _F(lib).triplet_margin_with_distance_loss(
+        a, b, c, distance_function=lambda u, v: (u - v).abs().sum(-1), swap=True)),
+]
+CASES += MORE_LAYERS

@@ -9,7 +9,8 @@ from ....nn import Parameter  # noqa: F401
 from ....nn.utils import clip_grad_norm_  # noqa: F401
 from . import functional, initializer  # noqa: F401
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa: F401
-from .rnn import GRU, LSTM, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell  # noqa: F401
+from .rnn import (GRU, LSTM, RNN, BiRNN, GRUCell, LSTMCell, RNNCellBase,  # noqa: F401
+                  SimpleRNN, SimpleRNNCell)
 from .layers import (  # noqa: F401
                      ELU,
                      GELU,
@@ -22,6 +23,7 @@ from .layers import (  # noqa: F401
                      BCEWithLogitsLoss,
                      Conv1D,
                      Conv2D,
+                     Conv1DTranspose,
                      Conv2DTranspose,
                      CrossEntropyLoss,
                      Dropout,
@@ -48,7 +50,10 @@ from .layers import (  # noqa: F401
                      Tanh,
 )
 from .generic import (  # noqa: E402, F401
-    CELU, GLU, SELU, AdaptiveAvgPool1D, AvgPool1D, ChannelShuffle, CircularPad1D, CircularPad2D,
+    AdaptiveMaxPool1D, AdaptiveMaxPool2D, AlphaDropout, Bilinear, FeatureAlphaDropout,
+    LocalResponseNorm, LPPool1D, LPPool2D, MultiLabelMarginLoss, MultiMarginLoss, ParameterDict,
+    TripletMarginWithDistanceLoss, CELU, GLU, SELU, AdaptiveAvgPool1D, AvgPool1D, ChannelShuffle,
+    CircularPad1D, CircularPad2D,
     CircularPad3D, ConstantPad1D, ConstantPad2D, ConstantPad3D, CosineEmbeddingLoss,
     CosineSimilarity, Dropout2D, Dropout3D, GaussianNLLLoss, Hardshrink, Hardsigmoid, Hardswish,
     Hardtanh, HingeEmbeddingLoss, InstanceNorm1D, InstanceNorm2D, InstanceNorm3D, KLDivLoss,
@@ -74,4 +79,6 @@ Conv1d, Conv2d = Conv1D, Conv2D
     AdaptiveAvgPool1D, AvgPool1D, MaxPool1D, ConstantPad1D, ConstantPad2D, ConstantPad3D,
     ReflectionPad1D, ReflectionPad2D, ReflectionPad3D, ReplicationPad1D, ReplicationPad2D,
     ReplicationPad3D, CircularPad1D, CircularPad2D, CircularPad3D)
+AdaptiveMaxPool1d, AdaptiveMaxPool2d, LPPool1d, LPPool2d = (AdaptiveMaxPool1D, AdaptiveMaxPool2D,
+                                                          LPPool1D, LPPool2D)
 BatchNorm = BatchNorm2D      # the older name; takes the channel count, any layout N, C, ...

@@ -570,3 +570,132 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     q, k, v = (t.transpose([0, 2, 1, 3]) for t in (query, key, value))
     out = _sdpa(q, k, v, attn_mask, dropout_p if training else 0.0, is_causal, scale)
     return out.transpose([0, 2, 1, 3])
+
+
+def _pair(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def lp_pool2d(x, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False,
+              data_format="NCHW", name=None):
+    """``(sum over each window of x^p)^(1/p)`` (NCHW)."""
+    kh, kw = _pair(kernel_size)
+    out = _F.avg_pool2d(x ** norm_type, (kh, kw), stride, padding, ceil_mode)
+    return (out.sign() * out.abs().relu() * (kh * kw)) ** (1.0 / norm_type)
+
+
+def lp_pool1d(x, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False,
+              data_format="NCL", name=None):
+    """``(sum over each window of x^p)^(1/p)`` along the last axis (NCL)."""
+    k = _one(kernel_size)
+    stride = k if stride is None else _one(stride)
+    return lp_pool2d(x.unsqueeze(2), norm_type, (1, k), (1, stride), (0, _one(padding)),
+                     ceil_mode).squeeze(2)
+
+
+def _adaptive_windows(n, out):
+    return [(i * n // out, -(-(i + 1) * n // out)) for i in range(out)]
+
+
+def adaptive_max_pool2d(x, output_size, return_mask=False, name=None):
+    """The maximum over ``output_size`` near-equal windows of the two last axes."""
+    if return_mask:
+        raise ValueError("adaptive_max_pool2d: return_mask=True is not supported")
+    oh, ow = _pair(output_size)
+    h, w = x.shape[-2], x.shape[-1]
+    oh, ow = oh or h, ow or w
+    rows = [_mg.stack([x[..., a:b, c:d].amax(axis=[-2, -1]) for c, d in
+                       _adaptive_windows(w, ow)], -1) for a, b in _adaptive_windows(h, oh)]
+    return _mg.stack(rows, -2)
+
+
+def adaptive_max_pool1d(x, output_size, return_mask=False, name=None):
+    """The maximum over ``output_size`` near-equal windows of the last axis."""
+    return adaptive_max_pool2d(x.unsqueeze(-2), (1, output_size), return_mask).squeeze(-2)
+
+
+def bilinear(x1, x2, weight, bias=None, name=None):
+    """``out[n, o] = x1[n] @ weight[o] @ x2[n] + bias[o]``."""
+    out = _mg.einsum("ni,oij,nj->no", x1, weight, x2)
+    return out + bias if bias is not None else out
+
+
+_SELU_ALPHA = -1.7580993408473766     # -scale * alpha of SELU: where a dropped unit goes
+
+
+def _alpha_dropout(x, p, training, mask_shape):
+    if not training or p == 0:
+        return x
+    keep = (_mg.rand(mask_shape, dtype=x.dtype) >= p).astype(x.dtype)
+    a = ((1 - p) * (1 + p * _SELU_ALPHA ** 2)) ** -0.5
+    b = -a * _SELU_ALPHA * p
+    return (x * keep + _SELU_ALPHA * (1 - keep)) * a + b
+
+
+def alpha_dropout(x, p=0.5, training=True, name=None):
+    """Dropout that keeps SELU's mean and variance: dropped units go to SELU's negative limit."""
+    return _alpha_dropout(x, p, training, list(x.shape))
+
+
+def feature_alpha_dropout(x, p=0.5, training=True, name=None):
+    """:func:`alpha_dropout` of whole channels (axis 1)."""
+    return _alpha_dropout(x, p, training, list(x.shape[:2]) + [1] * (x.ndim - 2))
+
+
+def multi_margin_loss(input, label, p=1, margin=1.0, weight=None, reduction="mean", name=None):
+    """``sum over j != y of max(0, margin - x[y] + x[j])^p / C`` per row."""
+    c = input.shape[1]
+    picked = _mg.take_along_axis(input, label.reshape([-1, 1]), 1)
+    hinge = (margin - picked + input).relu() ** p
+    if weight is not None:
+        hinge = hinge * _mg.take_along_axis(weight.reshape([1, -1]).expand([input.shape[0], c]),
+                                            label.reshape([-1, 1]), 1)
+    others = 1.0 - one_hot(label.reshape([-1]), c)
+    return _reduce((hinge * others).sum(1) / c, reduction)
+
+
+def multi_label_margin_loss(input, label, reduction="mean", name=None):
+    """``sum over targets j and non-targets i of max(0, 1 - (x[j] - x[i])) / C``; each row of
+    ``label`` lists the target classes, ended by -1."""
+    lab = label.numpy()
+    n, c = input.shape
+    target = _mg.zeros([n, c], dtype=input.dtype).numpy()
+    for r in range(n):
+        for j in lab[r]:
+            if j < 0:
+                break
+            target[r, j] = 1.0
+    t = _mg.tensor(target)
+    diff = (1 - (input.unsqueeze(2) - input.unsqueeze(1))).relu()
+    loss = (diff * t.unsqueeze(2) * (1 - t).unsqueeze(1)).sum(axis=[1, 2]) / c
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_with_distance_loss(input, positive, negative, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean", name=None):
+    """:func:`triplet_margin_loss` with any ``distance_function`` (pairwise L2 by default)."""
+    dist = distance_function or pairwise_distance
+    dp, dn = dist(input, positive), dist(input, negative)
+    if swap:
+        dn = _mg.minimum(dn, dist(positive, negative))
+    return _reduce((dp - dn + margin).relu(), reduction)
+
+
+def conv1d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1, output_size=None, data_format="NCL", name=None):
+    """Transposed 1-D convolution with [in, out/groups, k] weights."""
+    if data_format != "NCL" or output_size is not None:
+        raise ValueError("conv1d_transpose: only data_format='NCL' without output_size is "
+                         "supported (give output_padding instead)")
+    return _F.conv_transpose2d(x.unsqueeze(2), weight.unsqueeze(2), bias, (1, _one(stride)),
+                               (0, _one(padding)), (0, _one(output_padding)), groups,
+                               (1, _one(dilation))).squeeze(2)
+
+
+def local_response_norm(x, size, alpha=1e-4, beta=0.75, k=1.0, data_format="NCHW", name=None):
+    """``x / (k + alpha * mean of x^2 over size neighbouring channels)^beta``."""
+    n, c = x.shape[0], x.shape[1]
+    sq = (x * x).reshape([n, 1, c, -1])
+    sq = _F.pad(sq, [0, 0, size // 2, (size - 1) // 2])
+    div = _F.avg_pool2d(sq, (size, 1), 1).reshape(list(x.shape))
+    return x / (k + alpha * div) ** beta

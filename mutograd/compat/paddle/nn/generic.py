@@ -218,3 +218,83 @@ class InstanceNorm2D(_InstanceNorm):
 
 class InstanceNorm3D(_InstanceNorm):
     """Normalise each channel of each sample over its three spatial axes."""
+
+
+LPPool1D = layer("LPPool1D", F.lp_pool1d, [("norm_type", _REQ), ("kernel_size", _REQ),
+                                           ("stride", None), ("padding", 0),
+                                           ("ceil_mode", False), ("data_format", "NCL")])
+LPPool2D = layer("LPPool2D", F.lp_pool2d, [("norm_type", _REQ), ("kernel_size", _REQ),
+                                           ("stride", None), ("padding", 0),
+                                           ("ceil_mode", False), ("data_format", "NCHW")])
+AdaptiveMaxPool1D = layer("AdaptiveMaxPool1D", F.adaptive_max_pool1d,
+                          [("output_size", _REQ), ("return_mask", False)])
+AdaptiveMaxPool2D = layer("AdaptiveMaxPool2D", F.adaptive_max_pool2d,
+                          [("output_size", _REQ), ("return_mask", False)])
+AlphaDropout = layer("AlphaDropout", F.alpha_dropout, [("p", 0.5)])
+FeatureAlphaDropout = layer("FeatureAlphaDropout", F.feature_alpha_dropout, [("p", 0.5)])
+LocalResponseNorm = layer("LocalResponseNorm", F.local_response_norm,
+                          [("size", _REQ), ("alpha", 1e-4), ("beta", 0.75), ("k", 1.0),
+                           ("data_format", "NCHW")])
+MultiMarginLoss = layer("MultiMarginLoss", F.multi_margin_loss,
+                        [("p", 1), ("margin", 1.0), ("weight", None)] + _RED)
+MultiLabelMarginLoss = layer("MultiLabelMarginLoss", F.multi_label_margin_loss, _RED)
+TripletMarginWithDistanceLoss = layer(
+    "TripletMarginWithDistanceLoss", F.triplet_margin_with_distance_loss,
+    [("distance_function", None), ("margin", 1.0), ("swap", False)] + _RED)
+
+
+class Bilinear(Layer):
+    """``out = x1 @ weight[o] @ x2 + bias`` with ``weight`` [out, in1, in2] and ``bias``
+    [1, out] (Paddle's layout); Xavier-uniform weight and zero bias by default."""
+
+    def __init__(self, in1_features, in2_features, out_features, weight_attr=None,
+                 bias_attr=None, name=None):
+        super().__init__()
+        self.weight = self.create_parameter([out_features, in1_features, in2_features],
+                                            weight_attr)
+        bias = self.create_parameter([1, out_features], bias_attr, is_bias=True)
+        if bias is None:
+            self.register_parameter("bias", None)
+        else:
+            self.bias = bias
+
+    def forward(self, x1, x2):
+        return F.bilinear(x1, x2, self.weight, self.bias)
+
+
+class ParameterDict(Layer):
+    """Parameters held by name (registered, so ``parameters()`` and ``state_dict`` see them)."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key):
+        return self._parameters[key]
+
+    def __setitem__(self, key, param):
+        self.register_parameter(key, param)
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters)
+
+    def __contains__(self, key):
+        return key in self._parameters
+
+    def keys(self):
+        return self._parameters.keys()
+
+    def values(self):
+        return self._parameters.values()
+
+    def items(self):
+        return self._parameters.items()
+
+    def update(self, parameters):
+        items = parameters.items() if hasattr(parameters, "items") else parameters
+        for k, p in items:
+            self[k] = p

@@ -137,6 +137,30 @@ class Conv2DTranspose(_nn.ConvTranspose2d, Layer):
         return super().forward(x)
 
 
+class Conv1DTranspose(Layer):
+    """Transposed 1-D convolution (weight [in, out/groups, k]); Xavier-uniform weights and zero
+    bias by default."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, dilation=1, weight_attr=None, bias_attr=None,
+                 data_format="NCL"):
+        super().__init__()
+        k = kernel_size if isinstance(kernel_size, int) else kernel_size[0]
+        self._args = dict(stride=stride, padding=padding, output_padding=output_padding,
+                          groups=groups, dilation=dilation, data_format=data_format)
+        self.weight = self.create_parameter([in_channels, out_channels // groups, k],
+                                            weight_attr)
+        bias = self.create_parameter([out_channels], bias_attr, is_bias=True)
+        if bias is None:
+            self.register_parameter("bias", None)
+        else:
+            self.bias = bias
+
+    def forward(self, x, output_size=None):
+        return F.conv1d_transpose(x, self.weight, self.bias, output_size=output_size,
+                                  **self._args)
+
+
 class _BatchNorm:
     """Paddle's arguments; ``momentum`` is the weight of the old statistic (PyTorch: 1 - it).
     The running statistics are Paddle's ``_mean`` and ``_variance`` in ``state_dict`` (so a
