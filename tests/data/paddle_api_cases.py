@@ -796,3 +796,25 @@ MORE_LAYERS = [
         a, b, c, distance_function=lambda u, v: (u - v).abs().sum(-1), swap=True)),
 ]
 CASES += MORE_LAYERS
+CASES += [
+    _fn("pdist", lambda lib, x: _F(lib).pdist(x, p=3.0), shape=(4, 3)),
+    # values only: Paddle 3.3.1's diag_embed passes no gradient back (ours does)
+    Case("fn_diag_embed", lambda lib: {"out": _F(lib).diag_embed(_x(lib, "d", (2, 3)),
+                                                                 offset=1)}),
+    Case("fn_diag_embed_neg", lambda lib: {"out": _F(lib).diag_embed(_x(lib, "d", (3,)),
+                                                                     offset=-2)}),
+    _loss("smooth_l1_not_huber", lambda lib, a, b: _F(lib).smooth_l1_loss(
+        a, b, delta=2.0, is_huber=False), n=2),
+    _loss("huber_layer", lambda lib, a, b: lib.nn.HuberLoss(delta=0.5)(a, b), n=2),
+]
+CASES += [
+    _fn("unfold", lambda lib, x: _F(lib).unfold(x, [2, 3], strides=[1, 2], paddings=1,
+                                                dilations=[2, 1]), shape=(2, 3, 5, 6)),
+    _fn("fold", lambda lib, x: _F(lib).fold(x, [4, 5], [2, 2], strides=1, paddings=[1, 0]),
+        shape=(2, 12, 20)),
+    _fn("temporal_shift", lambda lib, x: _F(lib).temporal_shift(x, 3, 0.25),
+        shape=(6, 8, 2, 2)),
+    _loss("npair", lambda lib, a, b: _F(lib).npair_loss(a, b, lib.to_tensor(
+        np.array([0, 1, 0, 2]))), n=2),
+    _fn("layer_unfold", lambda lib, x: lib.nn.Unfold([2, 2], strides=2)(x)),
+]

@@ -63,7 +63,8 @@ REFUSED = {
     "paddle.nn": {
         **{n: _3D for n in ("Conv3D", "Conv3d", "Conv3DTranspose", "AvgPool3D", "MaxPool3D",
                             "AdaptiveAvgPool3D", "AdaptiveMaxPool3D", "AdaptiveMaxPool3d",
-                            "MaxUnPool3D", "FractionalMaxPool3D", "BatchNorm3D")},
+                            "MaxUnPool3D", "MaxUnpool3d", "FractionalMaxPool3D", "BatchNorm3D",
+                            "AdaptiveAvgPool3d")},
         "SyncBatchNorm": "batch statistics across ranks are not implemented; BatchNorm2D "
                          "normalises each rank's batch",
         **{n: _KERNEL for n in ("CTCLoss", "RNNTLoss", "HSigmoidLoss", "BeamSearchDecoder",

@@ -52,8 +52,8 @@ from .layers import (  # noqa: F401
 from .generic import (  # noqa: E402, F401
     AdaptiveMaxPool1D, AdaptiveMaxPool2D, AlphaDropout, Bilinear, FeatureAlphaDropout,
     LocalResponseNorm, LPPool1D, LPPool2D, MultiLabelMarginLoss, MultiMarginLoss, ParameterDict,
-    TripletMarginWithDistanceLoss, CELU, GLU, SELU, AdaptiveAvgPool1D, AvgPool1D, ChannelShuffle,
-    CircularPad1D, CircularPad2D,
+    TripletMarginWithDistanceLoss, Fold, Unfold, CELU, GLU, SELU, AdaptiveAvgPool1D, AvgPool1D,
+    ChannelShuffle, CircularPad1D, CircularPad2D,
     CircularPad3D, ConstantPad1D, ConstantPad2D, ConstantPad3D, CosineEmbeddingLoss,
     CosineSimilarity, Dropout2D, Dropout3D, GaussianNLLLoss, Hardshrink, Hardsigmoid, Hardswish,
     Hardtanh, HingeEmbeddingLoss, InstanceNorm1D, InstanceNorm2D, InstanceNorm3D, KLDivLoss,
@@ -81,4 +81,8 @@ Conv1d, Conv2d = Conv1D, Conv2D
     ReplicationPad3D, CircularPad1D, CircularPad2D, CircularPad3D)
 AdaptiveMaxPool1d, AdaptiveMaxPool2d, LPPool1d, LPPool2d = (AdaptiveMaxPool1D, AdaptiveMaxPool2D,
                                                           LPPool1D, LPPool2D)
+(AdaptiveAvgPool2d, UpsamplingBilinear2d, UpsamplingNearest2d, ZeroPad1d, ZeroPad2d,
+ ZeroPad3d) = (AdaptiveAvgPool2D, UpsamplingBilinear2D, UpsamplingNearest2D, ZeroPad1D, ZeroPad2D,
+               ZeroPad3D)
+from .layers import HuberLoss  # noqa: E402, F401
 BatchNorm = BatchNorm2D      # the older name; takes the channel count, any layout N, C, ...

@@ -6,6 +6,8 @@
     >>> F.relu_(x) is x
     True
 """
+import contextlib as _contextlib
+
 import mutograd as _mg
 
 from ....nn import functional as _F
@@ -218,11 +220,12 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
     return _F.nll_loss(input, _label(input, label, 1), weight, ignore_index, reduction)
 
 
-def smooth_l1_loss(input, label, reduction="mean", delta=1.0, name=None):
+def smooth_l1_loss(input, label, reduction="mean", delta=1.0, is_huber=True, name=None):
     """Paddle's smooth L1 (Huber): ``0.5 d^2`` where ``|d| < delta``, else
-    ``delta * |d| - 0.5 delta^2``."""
-    loss = _F.smooth_l1_loss(input, label, "none", beta=delta) * delta
-    return _F._reduce(loss, reduction)
+    ``delta * |d| - 0.5 delta^2``; ``is_huber=False``: that divided by ``delta`` (PyTorch's
+    smooth L1 with ``beta=delta``)."""
+    loss = _F.smooth_l1_loss(input, label, "none", beta=delta)
+    return _F._reduce(loss * delta if is_huber else loss, reduction)
 
 
 # ---- the rest of Paddle's functional API, over mutograd's ops -------------------------------
@@ -699,3 +702,101 @@ def local_response_norm(x, size, alpha=1e-4, beta=0.75, k=1.0, data_format="NCHW
     sq = _F.pad(sq, [0, 0, size // 2, (size - 1) // 2])
     div = _F.avg_pool2d(sq, (size, 1), 1).reshape(list(x.shape))
     return x / (k + alpha * div) ** beta
+
+
+def pdist(x, p=2.0, name=None):
+    """The ``p``-distances between the rows of ``x`` [N, M], for each pair i < j (flattened)."""
+    n = x.shape[0]
+    pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
+    i = _mg.tensor([a for a, _ in pairs], dtype="int64")
+    j = _mg.tensor([b for _, b in pairs], dtype="int64")
+    return pairwise_distance(x[i], x[j], p, 0.0)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Matrices whose diagonal ``offset`` holds the last axis of ``input`` (in the last two
+    axes)."""
+    if (dim1 % (input.ndim + 1), dim2 % (input.ndim + 1)) != (input.ndim - 1, input.ndim):
+        raise ValueError("diag_embed: only the last two axes (dim1=-2, dim2=-1) are supported")
+    n = input.shape[-1]
+    out = input.unsqueeze(-1) * _mg.eye(n, dtype=input.dtype)
+    if offset > 0:
+        return _F.pad(out, [offset, 0, 0, offset])
+    if offset < 0:
+        return _F.pad(out, [0, -offset, -offset, 0])
+    return out
+
+
+@_contextlib.contextmanager
+def sdp_kernel(enable_math=False, enable_flash=True, enable_mem_efficient=True):
+    """Paddle's choice of attention kernel; mutograd has one (composed) kernel, so nothing to
+    choose."""
+    yield
+
+
+def _four(p):
+    """Paddle's paddings: an int, [h, w] or [top, left, bottom, right]."""
+    if isinstance(p, int):
+        return p, p, p, p
+    p = list(p)
+    return (p[0], p[1], p[0], p[1]) if len(p) == 2 else tuple(p)
+
+
+def unfold(x, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
+    """Sliding blocks of NCHW ``x`` as columns: [N, C * kh * kw, L] (im2col)."""
+    (kh, kw), (sh, sw), (dh, dw) = _pair(kernel_sizes), _pair(strides), _pair(dilations)
+    top, left, bottom, right = _four(paddings)
+    x = _F.pad(x, [left, right, top, bottom])
+    n, c, h, w = x.shape
+    oh = (h - dh * (kh - 1) - 1) // sh + 1
+    ow = (w - dw * (kw - 1) - 1) // sw + 1
+    blocks = [x[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw]
+              for i in range(kh) for j in range(kw)]
+    return _mg.stack(blocks, 2).reshape([n, c * kh * kw, oh * ow])
+
+
+def fold(x, output_sizes, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
+    """The sum of the columns of ``x`` [N, C * kh * kw, L] put back at their blocks
+    (col2im, the adjoint of :func:`unfold`): [N, C, *output_sizes]."""
+    (oh_full, ow_full), (kh, kw) = _pair(output_sizes), _pair(kernel_sizes)
+    (sh, sw), (dh, dw) = _pair(strides), _pair(dilations)
+    top, left, bottom, right = _four(paddings)
+    h, w = oh_full + top + bottom, ow_full + left + right
+    oh = (h - dh * (kh - 1) - 1) // sh + 1
+    ow = (w - dw * (kw - 1) - 1) // sw + 1
+    n, c = x.shape[0], x.shape[1] // (kh * kw)
+    cols = x.reshape([n, c, kh, kw, oh, ow])
+    out = _mg.zeros([n, c, h, w], dtype=x.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            region = out[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
+                         j * dw:j * dw + sw * (ow - 1) + 1:sw]
+            region.add_(cols[:, :, i, j])      # a write into a view of a fresh tensor
+    return out[:, :, top:h - bottom, left:w - right]
+
+
+def temporal_shift(x, seg_num, shift_ratio=0.25, name=None, data_format="NCHW"):
+    """Shift the first ``shift_ratio`` of the channels one step forward in time (``out[t] =
+    x[t - 1]``), the next as many one step back, zeros at the ends (``x``: [N * seg_num, C, H,
+    W])."""
+    if data_format != "NCHW":
+        raise ValueError("temporal_shift: only data_format='NCHW' is supported")
+    nt, c, h, w = x.shape
+    v = x.reshape([nt // seg_num, seg_num, c, h, w])
+    c1, c2 = int(c * shift_ratio), int(c * 2 * shift_ratio)
+    zero = _mg.zeros([v.shape[0], 1, c, h, w], dtype=x.dtype)
+    back = _mg.cat([v[:, 1:], zero], 1)        # out[t] = x[t + 1]
+    fwd = _mg.cat([zero, v[:, :-1]], 1)        # out[t] = x[t - 1]
+    out = _mg.cat([fwd[:, :, :c1], back[:, :, c1:c2], v[:, :, c2:]], 2)
+    return out.reshape([nt, c, h, w])
+
+
+def npair_loss(anchor, positive, labels, l2_reg=0.002):
+    """N-pair loss: soft-label cross-entropy of ``anchor @ positive^T`` against the classes
+    ``labels`` share, plus ``l2_reg / 4`` times the mean squared norms."""
+    n = labels.shape[0]
+    same = (labels.reshape([n, 1]) == labels.reshape([1, n])).astype(anchor.dtype)
+    target = same / same.sum(axis=1, keepdim=True)
+    l2 = ((anchor * anchor).sum(1).mean() + (positive * positive).sum(1).mean()) * 0.25 * l2_reg
+    ce = softmax_with_cross_entropy(anchor.matmul(positive.mT), target, soft_label=True)
+    return l2 + (target * ce).sum(0).mean()

@@ -298,3 +298,7 @@ class ParameterDict(Layer):
         items = parameters.items() if hasattr(parameters, "items") else parameters
         for k, p in items:
             self[k] = p
+Unfold = layer("Unfold", F.unfold, [("kernel_sizes", _REQ), ("strides", 1), ("paddings", 0),
+                                    ("dilations", 1)])
+Fold = layer("Fold", F.fold, [("output_sizes", _REQ), ("kernel_sizes", _REQ), ("strides", 1),
+                              ("paddings", 0), ("dilations", 1)])

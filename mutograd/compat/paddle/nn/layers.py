@@ -345,12 +345,15 @@ class L1Loss(_Loss):
 
 
 class SmoothL1Loss(Layer):
-    def __init__(self, reduction="mean", delta=1.0, name=None):
+    def __init__(self, reduction="mean", delta=1.0, is_huber=True, name=None):
         super().__init__()
-        self.reduction, self.delta = reduction, delta
+        self.reduction, self.delta, self.is_huber = reduction, delta, is_huber
 
     def forward(self, input, label):
-        return F.smooth_l1_loss(input, label, self.reduction, self.delta)
+        return F.smooth_l1_loss(input, label, self.reduction, self.delta, self.is_huber)
+
+
+HuberLoss = SmoothL1Loss
 
 
 class NLLLoss(Layer):
