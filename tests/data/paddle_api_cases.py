@@ -818,3 +818,50 @@ CASES += [
         np.array([0, 1, 0, 2]))), n=2),
     _fn("layer_unfold", lambda lib, x: lib.nn.Unfold([2, 2], strides=2)(x)),
 ]
+
+
+def composed(lib):
+    a = _t(lib, np.array([[1.0, 5.0, 2.0], [4.0, 3.0, 6.0]]))
+    b = _t(lib, np.array([[7.0, 8.0, 9.0], [0.5, -1.0, 2.5]]))
+    v = _t(lib, np.array([1.0, 3.0, 2.0]))
+    nan = _t(lib, np.array([np.nan, 1.0, 3.0]))
+    ints = _t(lib, np.array([1, 1, 2, 2, 2, 3, 1, 1]))
+    vals, idx = lib.cummax(_t(lib, np.array([1.0, 3.0, 2.0, 5.0, 5.0, 0.0])), axis=0)
+    mvals, midx = lib.mode(_t(lib, np.array([[1, 2, 2, 3, 3], [4, 4, 1, 1, 0]])), axis=1)
+    uc, inv, cnt = lib.unique_consecutive(ints, return_inverse=True, return_counts=True)
+    return {"hstack": lib.hstack([a, b]), "vstack": lib.vstack([v, v]),
+            "dstack": lib.dstack([a, b]), "column_stack": lib.column_stack([v, v * 2]),
+            "tensor_split": lib.tensor_split(lib.arange(7), 3)[0],
+            "tensor_split_idx": lib.tensor_split(lib.arange(7), [2, 5])[2],
+            "hsplit": lib.hsplit(a, [1])[1], "vsplit": lib.vsplit(a, 2)[1],
+            "fmax": lib.fmax(nan, v), "fmin": lib.fmin(nan, v), "logaddexp": lib.logaddexp(a, b),
+            "logcumsumexp": lib.logcumsumexp(a, axis=1), "cummax_v": vals, "cummax_i": idx,
+            "cummin_v": lib.cummin(b, axis=1)[0], "cummin_i": lib.cummin(b, axis=1)[1],
+            "diagflat": lib.diagflat(v, offset=-1), "block_diag": lib.block_diag([a, v]),
+            "cartesian_prod": lib.cartesian_prod([v, v[:2]]),
+            "combinations": lib.combinations(v, 2), "combinations_rep": lib.combinations(
+                v, 2, with_replacement=True),
+            "trapezoid": lib.trapezoid(a, dx=0.5), "trapezoid_x": lib.trapezoid(a, x=v),
+            "cumtrapz": lib.cumulative_trapezoid(a, axis=0),
+            "vander": lib.vander(v, 4), "vander_inc": lib.vander(v, increasing=True),
+            "logspace": lib.logspace(0, 2, 5, base=2.0), "hann": lib.hann_window(6),
+            "hamming": lib.hamming_window(5, periodic=False), "blackman": lib.blackman_window(7),
+            "bartlett": lib.bartlett_window(6), "kaiser": lib.kaiser_window(6, beta=5.0),
+            "unique_consecutive": uc, "inverse": inv, "counts": cnt, "mode_v": mvals,
+            "mode_i": midx, "histogram": lib.histogram(a, bins=4),
+            "histogram_range": lib.histogram(a, bins=3, min=1, max=4),
+            "tril_indices": lib.tril_indices(3, 4, 1), "triu_indices": lib.triu_indices(3, 3, -1),
+            "isposinf": lib.isposinf(_t(lib, np.array([np.inf, -np.inf, 1.0]))),
+            "ravel": a.ravel(), "msort": lib.msort(a), "ger": lib.ger(v, v), "mv": lib.mv(a, v)}
+
+
+def composed_grads(lib):
+    a = _x(lib, "cg", (3, 4))
+    out = (lib.logcumsumexp(a, axis=0) + lib.cummax(a, axis=1)[0] + lib.logaddexp(a, a * 2)
+           + lib.hstack([a[:, :2], a[:, 2:]]) + lib.cumulative_trapezoid(
+               lib.concat([a, a[:, :1]], 1), axis=1))
+    return {"out": out, "grad": _grad(lib, a, out)}
+
+
+CASES += [Case("composed", composed, tol=(1e-5, 1e-6)),
+          Case("composed_grads", composed_grads, tol=(1e-5, 1e-6))]

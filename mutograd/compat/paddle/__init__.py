@@ -209,7 +209,7 @@ from .tensor_ops import (  # noqa: E402, F401
     unstack)
 
 globals()["slice"], globals()["range"] = _tensor_ops.slice, _tensor_ops.range
-_tensor_ops.install()
+_tensor_ops.install(globals())
 from .framework import (  # noqa: E402, F401
     BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor,
     LazyGuard, LongTensor, ShortTensor, asarray, batch, cdouble, cfloat, check_shape,
