@@ -62,7 +62,7 @@ FLOORS = {
     "torch.utils.data": 0.79,
     "torch.linalg": 0.23,
     "paddle": 0.91,
-    "paddle.Tensor": 0.89,
+    "paddle.Tensor": 0.84,
     "paddle.nn": 0.95,
     "paddle.nn.functional": 0.95,
     "paddle.optimizer": 0.86,

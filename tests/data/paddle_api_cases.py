@@ -852,7 +852,7 @@ def composed(lib):
             "histogram_range": lib.histogram(a, bins=3, min=1, max=4),
             "tril_indices": lib.tril_indices(3, 4, 1), "triu_indices": lib.triu_indices(3, 3, -1),
             "isposinf": lib.isposinf(_t(lib, np.array([np.inf, -np.inf, 1.0]))),
-            "ravel": a.ravel(), "msort": lib.msort(a), "ger": lib.ger(v, v), "mv": lib.mv(a, v)}
+            "ravel": lib.ravel(a), "msort": lib.msort(a), "ger": lib.ger(v, v), "mv": lib.mv(a, v)}
 
 
 def composed_grads(lib):

@@ -177,8 +177,9 @@ def install():
                                     doc=_stop_gradient.__doc__)
     if not hasattr(Tensor, "apply"):
         Tensor.apply = apply
+    from .tensor_ops import SHARED_WITH_TORCH
     for name, value in _EXTRA.items():
-        if not hasattr(Tensor, name):
+        if not hasattr(Tensor, name) and name not in SHARED_WITH_TORCH:
             setattr(Tensor, name, value)
     from ...nn import Parameter
     if not hasattr(Parameter, "trainable"):

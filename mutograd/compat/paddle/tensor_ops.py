@@ -165,16 +165,26 @@ pi, e, inf, nan = math.pi, math.e, math.inf, math.nan
 newaxis = None
 
 
+# Tensor methods PyTorch has too (some with another result, e.g. a named tuple): they belong
+# on Tensor itself for both dialects, so the paddle namespace does not add them; while missing
+# there, they are only functions here (paddle.cummax(x), not x.cummax()).
+SHARED_WITH_TORCH = frozenset({
+    "cdouble", "cfloat", "cummax", "cummin", "diagflat", "dsplit", "fmax", "fmin", "histogram",
+    "hsplit", "is_complex", "is_floating_point", "is_sparse", "is_sparse_csr", "isneginf",
+    "isposinf", "isreal", "logaddexp", "logcumsumexp", "mode", "msort", "mv", "pin_memory",
+    "ravel", "tensor_split", "to_dense", "type_as", "unique_consecutive", "view_as", "vsplit"})
+
+
 def install(namespace):
     """Add the Tensor methods, and the functions of :data:`COMPOSED` to ``namespace`` (the
     paddle module's globals), each only where that name is not taken yet."""
     for name, fn in METHODS.items():
-        if not hasattr(Tensor, name):
+        if not hasattr(Tensor, name) and name not in SHARED_WITH_TORCH:
             setattr(Tensor, name, fn)
     for name in COMPOSED:
         namespace.setdefault(name, globals()[name])
     for name in COMPOSED_METHODS:
-        if not hasattr(Tensor, name):
+        if not hasattr(Tensor, name) and name not in SHARED_WITH_TORCH:
             setattr(Tensor, name, globals()[name])
 
 
