@@ -25,6 +25,10 @@ _PINNED = "there is no pinned host memory here; use paddle.CPUPlace()"
 _AMP = ("automatic mixed precision is not part of the paddle namespace; run float32, or use "
         "mutograd.compat.torch.amp")
 _COMPAT = "Paddle's PyTorch-proxy mode: import mutograd.compat.torch as torch instead"
+_DEVICE = "a device backend mutograd does not have (XPU, IPU, custom plug-ins): use CPU or GPU"
+_STREAM = "GPU streams and events order asynchronous work: every mutograd op runs to completion"
+_ENGINE_STATIC = ("an internal hook of Paddle's static-graph/PIR machinery; mutograd runs eagerly "
+                  "and has no programs")
 _3D = ("3-D (volumetric) convolution and pooling are not implemented; fold the depth axis "
        "into the batch and use the 2-D layer")
 _KERNEL = ("a specialised fused kernel that mutograd does not have; compose it from "
@@ -45,6 +49,22 @@ REFUSED = {
         "get_autocast_cpu_dtype": _AMP, "get_autocast_gpu_dtype": _AMP,
         "enable_compat": _COMPAT, "disable_compat": _COMPAT,
         "shard_index": _DIST, "conv3d": _3D,
+        "CustomPlace": _DEVICE, "IPUPlace": _DEVICE, "XPUPlace": _DEVICE,
+        "get_device_module": _DEVICE, "Event": _STREAM, "Stream": _STREAM,
+        "IrGuard": _ENGINE_STATIC, "ir_guard": _ENGINE_STATIC, "use_compat_guard": _COMPAT,
+        "new_init": _ENGINE_STATIC, "async_save": "saving runs synchronously here: use "
+                                                    "paddle.save",
+        "clear_async_save_task_queue": "saving runs synchronously here (paddle.save); there is "
+                                       "no queue",
+        **{n: _ENGINE_STATIC for n in ("monkey_patch_dtype",
+                                       "monkey_patch_generated_methods_for_tensor",
+                                       "monkey_patch_generated_methods_for_value",
+                                       "monkey_patch_math_tensor", "monkey_patch_program",
+                                       "monkey_patch_value", "monkey_patch_variable")},
+        "as_complex": "complex views of real pairs need strided complex memory, which mutograd "
+                      "does not have; use paddle.complex(real, imag)",
+        "as_real": "complex views need strided complex memory, which mutograd does not have; "
+                   "use paddle.stack([x.real, x.imag], -1)",
     },
     "paddle.Tensor": {
         "bfloat16": _DTYPE.format("bfloat16"),
@@ -56,6 +76,11 @@ REFUSED = {
             "get_map_tensor", "set_string_list", "set_tensor", "set_vocab", "create_tensor")},
         "create_parameter": "create parameters with paddle.create_parameter or "
                             "Layer.create_parameter",
+        "block": "a static-graph program block; mutograd has no programs",
+        "top_p_sampling": _KERNEL,
+        **{n: "complex views of real pairs (and back) need strided complex memory, which "
+              "mutograd does not have; use paddle.complex(real, imag) and x.real / x.imag"
+           for n in ("as_complex", "as_real", "view_as_complex", "view_as_real")},
     },
     "paddle.base.dygraph": {n: _ENGINE for n in (
         "Tracer", "tracer", "base", "generated_tensor_methods_patch", "math_op_patch",

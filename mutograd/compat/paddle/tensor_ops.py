@@ -153,8 +153,17 @@ def range(start=0, end=None, step=1, dtype=None, name=None):
     return _mg.arange(start, end, step, dtype=dtype)
 
 
+def _stack_method(x, axis=0, name=None):
+    """Paddle binds ``stack`` as a method too: ``x`` is the list of tensors."""
+    return _mg.stack(list(x), axis)
+
+
 # Tensor methods Paddle has with these names (added where Tensor has none yet)
-METHODS = {"gather_nd": gather_nd, "scatter_nd_add": scatter_nd_add,
+METHODS = {"add_n": lambda x, name=None: x.clone(), "stack": _stack_method,
+           "broadcast_shape": broadcast_shape, "broadcast_shapes": broadcast_shapes,
+           "multiplex": multiplex, "scatter_nd": scatter_nd,
+           "grad_": property(lambda self: self.grad, doc="Paddle's alias of ``grad``."),
+           "gather_nd": gather_nd, "scatter_nd_add": scatter_nd_add,
            "index_sample": index_sample, "unstack": unstack, "reverse": reverse,
            "slice": slice, "strided_slice": strided_slice, "stanh": stanh,
            "reduce_as": reduce_as, "matrix_transpose": matrix_transpose, "equal_all": equal_all,
@@ -591,5 +600,4 @@ COMPOSED_METHODS = ["tensor_split", "hsplit", "vsplit", "dsplit", "ravel", "msor
                     "type_as", "fmax", "fmin", "logaddexp", "logcumsumexp", "isposinf",
                     "isneginf", "isreal", "cummax", "cummin", "diagflat", "combinations", "mv",
                     "trapezoid", "cumulative_trapezoid", "vander", "unique_consecutive", "mode",
-                    "histogram", "histogram_bin_edges", "multiplex", "scatter_nd",
-                    "block_diag"]
+                    "histogram", "histogram_bin_edges", "block_diag"]
