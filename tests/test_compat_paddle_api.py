@@ -242,3 +242,31 @@ def test_dataloader_with_batch_sampler_and_refusals():
     assert [s for s in chained] == [0, 1, 2, 0, 1, 2]
     w = list(paddle.io.WeightedRandomSampler([0.0, 1.0, 0.0], 5))
     assert w == [1] * 5
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda T: T.RandomResizedCrop(3), (3, 3, 3)),
+    (lambda T: T.RandomResizedCrop((2, 5), scale=(0.5, 0.5)), (2, 5, 3)),
+    (lambda T: T.ColorJitter(0.4, 0.4, 0.4, 0.1), (4, 6, 3)),
+    (lambda T: T.RandomRotation(20), (4, 6, 3)),
+    (lambda T: T.RandomErasing(prob=1.0, value=9), (4, 6, 3)),
+])
+def test_random_transforms_keep_type_shape_and_range(make, shape):
+    import random
+    random.seed(0)
+    img = (np.arange(4 * 6 * 3) * 7 % 256).reshape(4, 6, 3).astype(np.uint8)
+    out = np.asarray(make(paddle.vision.transforms)(img))
+    assert out.shape == shape and out.dtype == np.uint8
+
+
+def test_random_erasing_on_a_tensor_writes_a_region_and_keeps_the_rest():
+    import random
+    random.seed(1)
+    t = paddle.vision.transforms.ToTensor()(np.zeros((8, 8, 3), np.uint8))
+    out = paddle.vision.transforms.RandomErasing(prob=1.0, value=[1.0, 2.0, 3.0])(t)
+    a = out.numpy()
+    assert t.numpy().max() == 0                          # not in place by default
+    erased = a[0] == 1.0
+    assert erased.any() and not erased.all()
+    np.testing.assert_array_equal(a[2][erased], 3.0)
+    assert (a[:, ~erased] == 0).all()

@@ -865,3 +865,20 @@ def composed_grads(lib):
 
 CASES += [Case("composed", composed, tol=(1e-5, 1e-6)),
           Case("composed_grads", composed_grads, tol=(1e-5, 1e-6))]
+
+
+def color_and_geometry(lib):
+    """The deterministic functions behind the random transforms, on PIL images."""
+    from PIL import Image
+    T = lib.vision.transforms
+    img = Image.fromarray(_image())
+    t = T.ToTensor()(_image())
+    return {"hue": np.asarray(T.adjust_hue(img, 0.2)), "hue_neg": np.asarray(T.adjust_hue(
+        img, -0.4)), "rotate": np.asarray(T.rotate(img, 30)),
+        "rotate_expand": np.asarray(T.rotate(img, 45, expand=True, fill=7)),
+        "rotate_bilinear": np.asarray(T.rotate(img, 10, interpolation="bilinear")),
+        "erase_tensor": T.erase(t, 1, 2, 2, 3, lib.to_tensor(np.float32(0.5))),
+        "erase_pil": np.asarray(T.erase(img, 0, 1, 3, 2, np.array([1, 2, 3], "uint8")))}
+
+
+CASES += [Case("color_and_geometry", color_and_geometry, tol=(1e-6, 1e-6))]

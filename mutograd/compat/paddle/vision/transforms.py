@@ -370,3 +370,180 @@ class ContrastTransform(BaseTransform):
         if not self.value:
             return img
         return adjust_contrast(img, _pyrandom.uniform(max(0, 1 - self.value), 1 + self.value))
+
+
+def _pil_or_array(img, fn):
+    """Apply a PIL operation ``fn`` to a PIL image, or to an HWC uint8 array through PIL."""
+    if _is_pil(img):
+        return fn(img)
+    if _Image is None:
+        raise ImportError("this transform needs Pillow for arrays (pip install pillow)")
+    return np.asarray(fn(_Image.fromarray(np.asarray(img))))
+
+
+def adjust_saturation(img, saturation_factor):
+    """Blend with the grayscale image by ``saturation_factor`` (0: gray, 1: unchanged)."""
+    if _is_pil(img):
+        from PIL import ImageEnhance
+        return ImageEnhance.Color(img).enhance(saturation_factor)
+    arr = np.asarray(img).astype(np.float32)
+    gray = np.asarray(to_grayscale(np.asarray(img), 3)).astype(np.float32)
+    return _back(img, gray + saturation_factor * (arr - gray))
+
+
+def adjust_hue(img, hue_factor):
+    """Shift the hue by ``hue_factor`` of a turn (in [-0.5, 0.5]), as PIL's HSV does."""
+    if not -0.5 <= hue_factor <= 0.5:
+        raise ValueError(f"hue_factor ({hue_factor}) is not in [-0.5, 0.5].")
+
+    def shift(im):
+        if im.mode in ("L", "1", "I", "F"):
+            return im
+        h, s, v = im.convert("HSV").split()
+        hv = np.asarray(h, dtype=np.uint8)
+        with np.errstate(over="ignore"):
+            hv = (hv + np.uint8(np.int64(hue_factor * 255) % 256)).astype(np.uint8)
+        return _Image.merge("HSV", (_Image.fromarray(hv), s, v)).convert(im.mode)
+    return _pil_or_array(img, shift)
+
+
+def rotate(img, angle, interpolation="nearest", expand=False, center=None, fill=0):
+    """``img`` rotated by ``angle`` degrees counter-clockwise (PIL's rotation); a number
+    ``fill`` fills every band."""
+    def turn(im):
+        color = (fill,) * len(im.getbands()) if isinstance(fill, numbers.Number) else \
+            tuple(fill)
+        return im.rotate(angle, _PIL_MODES[interpolation], expand, center, fillcolor=color)
+    return _pil_or_array(img, turn)
+
+
+def erase(img, i, j, h, w, v, inplace=False):
+    """``img`` with the region at (``i``, ``j``) of size ``h`` x ``w`` set to ``v`` (a CHW
+    tensor, or an HWC array)."""
+    if isinstance(img, Tensor):
+        out = img if inplace else img.clone()
+        out[..., i:i + h, j:j + w] = v
+        return out
+    arr = np.asarray(img)
+    out = arr if inplace else arr.copy()
+    out[i:i + h, j:j + w, ...] = v
+    return _Image.fromarray(out) if _is_pil(img) else out
+
+
+class SaturationTransform(BaseTransform):
+    """Saturation scaled by a factor drawn from [max(0, 1 - value), 1 + value]."""
+
+    def __init__(self, value, keys=None):
+        super().__init__(keys)
+        self.value = value
+
+    def _apply_image(self, img):
+        if not self.value:
+            return img
+        return adjust_saturation(img, _pyrandom.uniform(max(0, 1 - self.value), 1 + self.value))
+
+
+class HueTransform(BaseTransform):
+    """Hue shifted by a fraction drawn from [-value, value] (value at most 0.5)."""
+
+    def __init__(self, value, keys=None):
+        super().__init__(keys)
+        self.value = value
+
+    def _apply_image(self, img):
+        if not self.value:
+            return img
+        return adjust_hue(img, _pyrandom.uniform(-self.value, self.value))
+
+
+class ColorJitter(BaseTransform):
+    """Brightness, contrast, saturation and hue jitter, applied in a random order."""
+
+    def __init__(self, brightness=0, contrast=0, saturation=0, hue=0, keys=None):
+        super().__init__(keys)
+        self.steps = [BrightnessTransform(brightness), ContrastTransform(contrast),
+                      SaturationTransform(saturation), HueTransform(hue)]
+
+    def _apply_image(self, img):
+        for t in _pyrandom.sample(self.steps, len(self.steps)):
+            img = t._apply_image(img)
+        return img
+
+
+class RandomResizedCrop(BaseTransform):
+    """A random region of ``scale`` of the area and ``ratio`` aspect, resized to ``size``."""
+
+    def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4, 4.0 / 3),
+                 interpolation="bilinear", keys=None):
+        super().__init__(keys)
+        self.size = (size, size) if isinstance(size, int) else tuple(size)
+        self.scale, self.ratio, self.interpolation = scale, ratio, interpolation
+
+    def _region(self, h, w):
+        import math
+        area = h * w
+        for _ in range(10):
+            target = area * _pyrandom.uniform(*self.scale)
+            aspect = math.exp(_pyrandom.uniform(math.log(self.ratio[0]),
+                                                math.log(self.ratio[1])))
+            cw, ch = int(round(math.sqrt(target * aspect))), int(round(math.sqrt(
+                target / aspect)))
+            if 0 < cw <= w and 0 < ch <= h:
+                return _pyrandom.randint(0, h - ch), _pyrandom.randint(0, w - cw), ch, cw
+        side = min(h, w)           # the centre crop when no draw fits
+        return (h - side) // 2, (w - side) // 2, side, side
+
+    def _apply_image(self, img):
+        top, left, ch, cw = self._region(*_hw(img))
+        return resize(crop(img, top, left, ch, cw), self.size, self.interpolation)
+
+
+class RandomRotation(BaseTransform):
+    """A rotation by an angle drawn from ``degrees`` (a number d: [-d, d])."""
+
+    def __init__(self, degrees, interpolation="nearest", expand=False, center=None, fill=0,
+                 keys=None):
+        super().__init__(keys)
+        self.degrees = (-degrees, degrees) if isinstance(degrees, numbers.Number) else \
+            tuple(degrees)
+        self.interpolation, self.expand, self.center, self.fill = (interpolation, expand,
+                                                                   center, fill)
+
+    def _apply_image(self, img):
+        return rotate(img, _pyrandom.uniform(*self.degrees), self.interpolation, self.expand,
+                      self.center, self.fill)
+
+
+class RandomErasing(BaseTransform):
+    """With probability ``prob``, set a random region (``scale`` of the area, ``ratio``
+    aspect) to ``value`` (a number, per-channel values, or 'random')."""
+
+    def __init__(self, prob=0.5, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0, inplace=False,
+                 keys=None):
+        super().__init__(keys)
+        self.prob, self.scale, self.ratio = prob, scale, ratio
+        self.value, self.inplace = value, inplace
+
+    def _apply_image(self, img):
+        if _pyrandom.random() >= self.prob:
+            return img
+        import math
+        h, w = _hw(img)
+        for _ in range(10):
+            area = h * w * _pyrandom.uniform(*self.scale)
+            aspect = math.exp(_pyrandom.uniform(math.log(self.ratio[0]),
+                                                math.log(self.ratio[1])))
+            eh, ew = int(round(math.sqrt(area * aspect))), int(round(math.sqrt(area / aspect)))
+            if eh < h and ew < w:
+                i, j = _pyrandom.randint(0, h - eh), _pyrandom.randint(0, w - ew)
+                v = self.value
+                if v == "random":
+                    shape = ([img.shape[0], eh, ew] if isinstance(img, Tensor) else
+                             [eh, ew] + list(np.asarray(img).shape[2:]))
+                    v = np.random.default_rng(_pyrandom.getrandbits(32)).standard_normal(
+                        shape).astype(np.float32)
+                    v = _tensor(v) if isinstance(img, Tensor) else v
+                elif isinstance(img, Tensor) and not isinstance(v, numbers.Number):
+                    v = _tensor(np.asarray(v, np.float32).reshape(-1, 1, 1))
+                return erase(img, i, j, eh, ew, v, self.inplace)
+        return img
