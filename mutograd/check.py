@@ -1,4 +1,5 @@
-"""``python -m mutograd check SCRIPT [ARGS...]``: run a script under strict and anomaly mode.
+"""``python -m mutograd check [--as torch|paddle] SCRIPT [ARGS...]``: run a script under strict
+and anomaly mode (a PyTorch or Paddle script on mutograd's namespace for it with ``--as``).
 
 On an in-place, version, leaf or overlap error (or a write into an array that strict mode made
 read-only) it prints a short report - the failing line, the write that caused it, the fix - and
@@ -6,6 +7,7 @@ exits with status 1. On success it says the script ran clean and how many in-pla
 Either way it lists each copy that a write into a saved tensor forced under
 ``allow_mutation_on_saved_tensors``, with the line of the write (autograd/saved.py).
 """
+import argparse
 import os
 import runpy
 import sys
@@ -19,7 +21,7 @@ from .autograd.node import VersionCounter
 from .errors import DTypeError, InplaceError, MutogradError, OverlapError, ShapeError
 from .strict import set_strict
 
-USAGE = "usage: python -m mutograd check SCRIPT [ARGS...]"
+FRAMEWORKS = ("torch", "paddle")
 STRICT_FIX = ("write through the tensor (t[...] = v, t.copy_(...)) so that autograd sees the "
               "write, or write into a copy (t.numpy().copy())")
 _NOT_WRITES = ("grad accumulation",)   # the engine's own bumps of .grad, not the script's writes
@@ -53,24 +55,55 @@ class count_writes:
         return sum(n for op, n in self.by_op.items() if op not in _NOT_WRITES)
 
 
+def parser():
+    """The options of ``python -m mutograd check``."""
+    p = argparse.ArgumentParser(
+        prog="python -m mutograd check",
+        usage="%(prog)s [-h] [--as {torch,paddle}] SCRIPT [ARGS...]",
+        description="Run a script under strict and anomaly mode. On an in-place, version, leaf\n"
+                    "or overlap error (or a write into a NumPy array that aliases a tensor),\n"
+                    "print a short report - the failing line, the write that caused it, the\n"
+                    "fix - and exit with status 1; else say that it ran clean and how many\n"
+                    "in-place writes it saw. Either way, list each copy that a write into a\n"
+                    "saved tensor forced under allow_mutation_on_saved_tensors.",
+        epilog="examples:\n"
+               "  python -m mutograd check train.py --epochs 1\n"
+               "  python -m mutograd check --as torch train_torch.py\n"
+               "  python -m mutograd check --as paddle train_paddle.py",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--as", dest="framework", choices=FRAMEWORKS, default=None,
+                   help="run a PyTorch or Paddle script unmodified: `import torch` (or "
+                        "`paddle`) gives mutograd's namespace for it, as `python -m mutograd "
+                        "run --as` does")
+    p.add_argument("script", metavar="SCRIPT", help="path of the script")
+    p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS",
+                   help="the script's own arguments")
+    return p
+
+
 def main(argv):
-    """Run ``argv[0]`` with ``sys.argv = argv`` under strict and anomaly mode; the exit status."""
-    if not argv or argv[0] in ("-h", "--help"):
-        print(USAGE, file=sys.stderr)
-        return 0 if argv else 2
-    script = argv[0]
+    """Run ``SCRIPT`` with ``sys.argv = [SCRIPT, *ARGS]`` under strict and anomaly mode (and the
+    PyTorch or Paddle namespace with ``--as``); returns the exit status (2: a usage error)."""
+    p = parser()
+    if not argv:
+        p.error("the script to check is missing")
+    ns = p.parse_args(list(argv))
+    script = ns.script
     if not os.path.isfile(script):
-        print(f"mutograd check: no such script: {script}\n{USAGE}", file=sys.stderr)
-        return 2
+        p.error(f"no such script: {script}")
     path = os.path.abspath(script)
     saved_argv, saved_path = sys.argv, list(sys.path)
-    sys.argv = list(argv)
+    sys.argv = [script, *ns.args]
     sys.path.insert(0, os.path.dirname(path))
     copies = []
     try:
         with set_strict(True), set_detect_anomaly(True), count_writes() as writes, \
                 logging_copies() as copies:
-            runpy.run_path(path, run_name="__main__")
+            if ns.framework:
+                from .compat.hook import run_script
+                run_script(script, ns.framework, ns.args)
+            else:
+                runpy.run_path(path, run_name="__main__")
     except SystemExit as e:
         if e.code not in (None, 0):
             print(f"mutograd check: {script} exited with status {e.code}", file=sys.stderr)

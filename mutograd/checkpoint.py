@@ -24,6 +24,7 @@ import json
 import os
 import struct
 import tempfile
+import zipfile
 import zlib
 
 import numpy as np
@@ -85,15 +86,59 @@ def _put(arrays, path, arr):
     return name
 
 
+class _MappedStorage:
+    """What a ``map_location`` function gets in place of a storage, as in PyTorch's
+    ``lambda storage, loc: storage`` or ``storage.cuda(1)``: it records where it is moved."""
+
+    def __init__(self, place):
+        self.place = place
+
+    def cpu(self):
+        return _MappedStorage("cpu")
+
+    def cuda(self, device=None, non_blocking=False):
+        if device is None:
+            return _MappedStorage("cuda")
+        index = device if isinstance(device, int) else places.get_name(device).split(":")[1]
+        return _MappedStorage(f"cuda:{index}")
+
+    def to(self, device=None, *args, **kwargs):
+        return _MappedStorage(device)
+
+
 def _target(saved, map_location):
     """Where a tensor saved on place ``saved`` is loaded (``map_location`` as in PyTorch: None
-    keeps the saved place, a place moves everything there, a dict maps saved place names)."""
+    keeps the saved place, a place moves everything there, a dict maps saved place names, a
+    function ``f(storage, location)`` returns the storage moved, or None to keep it)."""
     if isinstance(map_location, dict):
         for k, v in map_location.items():
             if places.get_name(k) == saved:
                 return v
         return saved
+    if callable(map_location):
+        loc = saved.replace("gpu", "cuda")   # the function sees PyTorch's device names
+        moved = map_location(_MappedStorage(loc), loc)
+        if moved is None:
+            return saved
+        if not isinstance(moved, _MappedStorage):
+            raise TypeError(f"map_location returned a {type(moved).__name__}; it should return "
+                            f"the storage it was given, moved (storage.cpu(), storage.cuda(i)) "
+                            f"or not, or None")
+        return moved.place
     return saved if map_location is None else map_location
+
+
+def _place_tensor(t, saved, map_location):
+    """``t`` (read from a file where it was on place ``saved``) moved where ``map_location``
+    says."""
+    where = _target(saved, map_location)
+    if places.get_name(where) != "cpu":
+        try:
+            t = t.to(where)
+        except PlaceError as e:
+            raise PlaceError(f"{e}. The checkpoint holds a tensor saved on {saved}; load it "
+                             f"with map_location='cpu' on a machine without it") from None
+    return t
 
 
 def _decode(enc, arrays, map_location=None):
@@ -101,16 +146,8 @@ def _decode(enc, arrays, map_location=None):
         return [_decode(v, arrays, map_location) for v in enc]
     if isinstance(enc, dict):
         if "$tensor" in enc:
-            t = _wrap(arrays[enc["$tensor"]])
-            where = _target(enc.get("place", "cpu"), map_location)
-            if places.get_name(where) != "cpu":
-                try:
-                    t = t.to(where)
-                except PlaceError as e:
-                    raise PlaceError(f"{e}. The checkpoint holds a tensor saved on "
-                                     f"{enc.get('place', 'cpu')}; load it with "
-                                     f"map_location='cpu' on a machine without it") from None
-            return t
+            return _place_tensor(_wrap(arrays[enc["$tensor"]]), enc.get("place", "cpu"),
+                                 map_location)
         if "$array" in enc:
             return arrays[enc["$array"]]
         if "$tuple" in enc:
@@ -132,10 +169,21 @@ def _crc(arr):
 
 # ---- saving --------------------------------------------------------------------------------
 def save(obj, path, format=None):
-    """Write ``obj`` (see the module docstring) to ``path`` atomically.
+    """Write ``obj`` (see the module docstring) to ``path`` atomically (or into a file opened
+    in binary mode).
 
-    ``format`` is ``'safetensors'`` (the default when the package is installed) or ``'npz'``.
+    ``format`` is ``'safetensors'`` (the default when the package is installed) or ``'npz'``;
+    a ``state_dict()`` saved as safetensors is a plain safetensors file other tools read (its
+    keys are the tensors' names). For other tools there are also ``'torch'`` (a PyTorch zip
+    file for ``torch.load(path, weights_only=True)``) and ``'paddle'`` (a ``.pdparams`` pickle
+    of NumPy arrays for ``paddle.load``); both hold tensors, arrays, numbers, strings and
+    containers, without mutograd's checksums and places.
     """
+    if format in ("torch", "paddle"):
+        from . import interop
+        data = interop.torch_file(obj) if format == "torch" else interop.paddle_file(obj)
+        _write(path, data)
+        return
     arrays = {}
     structure = _encode(obj, "", arrays)
     meta = json.dumps({"version": _VERSION, "structure": structure,
@@ -146,7 +194,10 @@ def save(obj, path, format=None):
         if st is None:
             raise CheckpointError("format='safetensors' needs the safetensors package: "
                                   "pip install 'mutograd[ckpt]'")
-        data = st.save(arrays, metadata={_META_KEY: meta})
+        metadata = {_META_KEY: meta}
+        if _is_state_dict(obj):   # the metadata Hugging Face's loaders ask of PyTorch weights
+            metadata["format"] = "pt"
+        data = st.save(arrays, metadata=metadata)
     elif fmt == "npz":
         if _NPZ_META in arrays:
             raise CheckpointError(f"the name {_NPZ_META!r} is reserved in npz checkpoints")
@@ -154,8 +205,21 @@ def save(obj, path, format=None):
         np.savez(buf, **arrays, **{_NPZ_META: np.frombuffer(meta.encode(), np.uint8)})
         data = buf.getvalue()
     else:
-        raise ValueError(f"unknown checkpoint format {format!r}; use 'safetensors' or 'npz'")
-    _write_atomically(os.fspath(path), data)
+        raise ValueError(f"unknown checkpoint format {format!r}; use 'safetensors', 'npz', "
+                         f"'torch' or 'paddle'")
+    _write(path, data)
+
+
+def _write(path, data):
+    if hasattr(path, "write"):   # an open binary file, as torch.save takes
+        path.write(data)
+    else:
+        _write_atomically(os.fspath(path), data)
+
+
+def _is_state_dict(obj):
+    return isinstance(obj, dict) and bool(obj) and all(
+        isinstance(k, str) and isinstance(v, (Tensor, np.ndarray)) for k, v in obj.items())
 
 
 def _write_atomically(path, data):
@@ -185,36 +249,72 @@ def _umask():
 
 # ---- loading -------------------------------------------------------------------------------
 def detect_format(data):
-    """``'safetensors'``, ``'npz'`` or None, from a file's first bytes."""
+    """``'safetensors'``, ``'npz'``, ``'torch'`` (``torch.save``'s zip archive), ``'pickle'``
+    (Paddle's ``.pdparams``, PyTorch's legacy format) or None, from a file's first bytes."""
     if data[:4] == b"PK\x03\x04":
-        return "npz"
+        return "torch" if _is_torch_zip(data) else "npz"
     if data[8:9] == b"{":   # a little-endian header length, then the JSON header
         return "safetensors"
+    if data[:1] == b"\x80" and data[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
+        return "pickle"
     return None
 
 
-def load(path, map_location=None, weights_only=True):
-    """Read a checkpoint written by :func:`save` (any file name; the format is detected).
+def _is_torch_zip(data):
+    """Whether a zip archive holds ``<folder>/data.pkl`` (PyTorch's files) rather than ``.npy``
+    arrays; a damaged archive is judged by its first record (``torch.save`` writes
+    ``data.pkl`` first)."""
+    try:
+        names = zipfile.ZipFile(io.BytesIO(data)).namelist()
+    except Exception:  # noqa: BLE001  (a damaged archive: reported when it is read)
+        (n,) = struct.unpack("<H", data[26:28]) if len(data) >= 30 else (0,)
+        names = [data[30:30 + n].decode("utf-8", "replace")]
+    return any(n.count("/") == 1 and n.endswith("/data.pkl") for n in names)
 
-    Raises :class:`CheckpointError` for a truncated, corrupted or foreign file.
+
+def load(path, map_location=None, weights_only=True):
+    """Read a checkpoint written by :func:`save`, or weights written by another tool (any file
+    name; the format is detected from the content).
+
+    Besides mutograd's own checkpoints it reads, without running any code from the file
+    (:mod:`mutograd.interop`): plain safetensors files, PyTorch ``.pt``/``.pth`` files
+    (``torch.save``'s zip format), Paddle ``.pdparams``/``.pdopt`` files and plain ``.npz``
+    archives. A file of weights gives a dict of tensors that ``load_state_dict`` takes.
+
+    Raises :class:`CheckpointError` for a truncated, corrupted or unreadable file, and for a
+    pickle that names anything but tensors, arrays, dtypes and containers.
     Tensors come back on the place they were saved from, unless ``map_location`` says otherwise
-    (``'cpu'``, ``'cuda:0'``, a Place, or a dict such as ``{'gpu:0': 'cpu'}``).
-    ``weights_only`` is accepted for PyTorch-style calls: nothing is ever unpickled.
+    (``'cpu'``, ``'cuda:0'``, a Place, a dict such as ``{'gpu:0': 'cpu'}``, or PyTorch's
+    function form ``lambda storage, loc: storage``). ``weights_only`` is accepted for
+    PyTorch-style calls: either way, nothing outside the allow-list is ever unpickled. ``path``
+    may also be a file opened in binary mode.
     """
-    path = os.fspath(path)
-    with open(path, "rb") as f:
-        data = f.read()
+    if hasattr(path, "read"):   # an open binary file, as torch.load takes
+        data = path.read()
+        path = str(getattr(path, "name", "<file object>"))
+    else:
+        path = os.fspath(path)
+        with open(path, "rb") as f:
+            data = f.read()
     fmt = detect_format(data)
     if fmt is None:
-        what = "an empty file" if not data else "neither a safetensors file nor an npz archive"
+        what = ("an empty file" if not data else "neither a safetensors file, an npz archive, "
+                "a PyTorch file nor a Paddle file")
         raise CheckpointError(f"{path} is not a mutograd checkpoint: {what}")
+    if fmt in ("torch", "pickle"):
+        from . import interop
+        obj = (interop.read_torch_zip if fmt == "torch" else interop.read_pickle)(data, path)
+        return interop.to_mutograd(obj, path, map_location, paddle=fmt == "pickle")
     try:
-        arrays, meta = (_read_safetensors if fmt == "safetensors" else _read_npz)(data)
+        arrays, meta = (_read_safetensors if fmt == "safetensors" else _read_npz)(data, path)
+        if meta is None:   # weights written by another tool
+            from . import interop
+            return interop.to_mutograd(arrays, path, map_location)
         info = json.loads(meta)
         structure = info["structure"]
         crcs = info["crc32"]
     except CheckpointError as e:
-        raise CheckpointError(f"{path}: {e}") from None
+        raise CheckpointError(e if str(e).startswith(path) else f"{path}: {e}") from None
     except Exception as e:  # noqa: BLE001  (any parser error means a damaged file)
         raise CheckpointError(f"{path} is truncated or corrupted ({fmt}: "
                               f"{type(e).__name__}: {e})") from None
@@ -226,30 +326,29 @@ def load(path, map_location=None, weights_only=True):
     return _decode(structure, arrays, map_location)
 
 
-def _read_safetensors(data):
-    st = _safetensors()
-    if st is None:
-        raise CheckpointError("this is a safetensors checkpoint; reading it needs the "
-                              "safetensors package: pip install 'mutograd[ckpt]'")
+def _read_safetensors(data, path):
     (n,) = struct.unpack("<Q", data[:8])
     if n > len(data) - 8:
         raise CheckpointError(f"truncated: the header claims {n} bytes, the file has "
                               f"{len(data) - 8} after the length")
     header = json.loads(data[8:8 + n])
     meta = (header.get("__metadata__") or {}).get(_META_KEY)
-    if meta is None:
-        raise CheckpointError("a safetensors file without mutograd's metadata (not written by "
-                              "mutograd.save)")
+    if meta is None:   # a plain safetensors file: read without the package
+        from . import interop
+        return interop.read_safetensors(data, path, header), None
+    st = _safetensors()
+    if st is None:
+        raise CheckpointError("this is a safetensors checkpoint; reading it needs the "
+                              "safetensors package: pip install 'mutograd[ckpt]'")
     arrays = {k: np.array(v) for k, v in st.load(data).items()}
     return arrays, meta
 
 
-def _read_npz(data):
+def _read_npz(data, path):
     with np.load(io.BytesIO(data), allow_pickle=False) as z:
-        if _NPZ_META not in z.files:
-            raise CheckpointError("an npz archive without mutograd's metadata (not written by "
-                                  "mutograd.save)")
+        if _NPZ_META not in z.files:   # arrays written by numpy.savez
+            from . import interop
+            return interop.read_npz(data, path), None
         arrays = {k: z[k] for k in z.files if k != _NPZ_META}
         meta = z[_NPZ_META].tobytes().decode()
     return arrays, meta
-

@@ -11,11 +11,10 @@ live tensor memory over one training step of each run is written.
 import argparse
 import json
 import os
-import sys
 import time
 
 import mutograd as mg
-from mutograd import memory, nn
+from mutograd import memory, nn, progress
 from mutograd.nn import functional as F
 
 
@@ -62,27 +61,8 @@ class _measure:
 
 
 def _progress(iterable, total, desc):
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return _Plain(iterable, desc)
-    return tqdm(iterable, total=total, desc=desc, leave=False, unit="batch", file=sys.stderr)
-
-
-class _Plain:
-    """The progress bar without tqdm: one line per epoch."""
-
-    def __init__(self, iterable, desc):
-        self.iterable, self.desc = iterable, desc
-
-    def __iter__(self):
-        yield from self.iterable
-
-    def set_postfix_str(self, s):
-        self.post = s
-
-    def close(self):
-        print(f"  {self.desc} {getattr(self, 'post', '')}", file=sys.stderr)
+    """A bar over one epoch's batches on a terminal; nothing in a log (mutograd/progress.py)."""
+    return progress.bar(iterable, total=total, desc=desc, unit="batch")
 
 
 def blas_threads(n):
@@ -246,7 +226,8 @@ def plot(traces, path):
 
 
 def parse(argv):
-    p = argparse.ArgumentParser(prog="mutograd demo", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m mutograd demo",
+                                description=__doc__.split("\n\n")[0].split(": ", 1)[1])
     p.add_argument("--epochs", type=int, default=None, help="epochs per run (default 8; 2 "
                    "with --quick)")
     p.add_argument("--out", default="mutograd-demo", help="folder for the checkpoint, the "

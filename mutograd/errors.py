@@ -43,3 +43,8 @@ class DistributedError(MutogradError, RuntimeError, ValueError):
 
 class IndexRangeError(MutogradError, IndexError, ValueError):
     """A dimension or an index out of range for the tensor it is used on."""
+
+
+class LinAlgError(MutogradError, RuntimeError):
+    """A matrix a linear-algebra routine cannot handle (singular, not positive definite, no
+    convergence): ``torch.linalg.LinAlgError``'s counterpart."""

@@ -242,7 +242,16 @@ def take(shape, dtype):
                 _cache.hits += 1
                 break
     if raw is None:
-        raw = np.empty(cls, np.uint8)
+        try:
+            raw = np.empty(cls, np.uint8)
+        except MemoryError as e:
+            if not _cache.held:
+                raise out_of_memory(shape, dtype, "cpu") from e
+            empty_cache()   # the cached buffers may be what is missing (PyTorch frees its too)
+            try:
+                raw = np.empty(cls, np.uint8)
+            except MemoryError as e2:
+                raise out_of_memory(shape, dtype, "cpu") from e2
         _cache.misses += 1
     _cache.in_use += cls
     return raw[:n].view(dtype).reshape(shape), raw
@@ -252,13 +261,19 @@ def empty(xp, shape, dtype):
     """An uninitialised C-ordered array; large CPU ones come from the cache (Note [The buffer
     cache]) and their buffer returns to it when the array is gone."""
     if xp is not np:
-        return xp.empty(shape, dtype)
+        try:
+            return xp.empty(shape, dtype)
+        except MemoryError as e:   # CuPy's OutOfMemoryError is one
+            raise out_of_memory(shape, dtype, "gpu") from e
     dtype = np.dtype(dtype)
     n = dtype.itemsize
     for d in shape:
         n *= d
     if n < _cache.min_bytes:
-        return np.empty(shape, dtype)
+        try:
+            return np.empty(shape, dtype)
+        except MemoryError as e:   # the cache is off: every size comes this way
+            raise out_of_memory(shape, dtype, "cpu") from e
     arr, raw = take(shape, dtype)
     weakref.finalize(arr, _give_back, raw)
     _handed[id(arr)] = arr
@@ -282,6 +297,40 @@ def zeros(xp, shape, dtype):
 def empty_like(xp, x, dtype=None):
     """:func:`empty` of ``x``'s shape (and dtype unless given)."""
     return empty(xp, x.shape, x.dtype if dtype is None else dtype)
+
+
+def out_of_memory(shape, dtype, place="cpu"):
+    """The MemoryError for a tensor that cannot be allocated: it names the tensor the user asked
+    for (NumPy's own names the flat buffer behind it) and what mutograd's tensors hold already.
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> str(mg.memory.out_of_memory((1024, 1024), "float32")).split(";")[0]
+        'cannot allocate a tensor of shape [1024, 1024] and dtype float32 (4.0 MiB) on cpu'
+    """
+    dtype = np.dtype(dtype)
+    n = dtype.itemsize
+    for d in shape:
+        n *= int(d)
+    key = _key(place)
+    c = _counters(key)
+    cached = f", the buffer cache {_fmt(_cache.held)} more" if key == "cpu" and _cache.held else ""
+    return MemoryError(
+        f"cannot allocate a tensor of shape {[int(d) for d in shape]} and dtype {dtype} "
+        f"({_fmt(n)}) on {key}; live tensors hold {_fmt(c.live)} there (peak "
+        f"{_fmt(c.peak)}, {c.count - c.freed} storages){cached}. Free tensors you no longer "
+        f"need (del, or leave them to go out of scope), or use smaller batches")
+
+
+def _fmt(n):
+    """``n`` bytes for a message: ``512 B``, ``40.0 GiB``."""
+    if n < 1024:
+        return f"{n} B"
+    for unit in ("KiB", "MiB", "GiB", "TiB"):
+        n /= 1024
+        if n < 1024 or unit == "TiB":
+            return f"{n:.1f} {unit}"
 
 
 def _give_back(raw):

@@ -1,13 +1,24 @@
-"""How tensors print: Paddle's layout by default, PyTorch's in the ``compat.torch`` dialect."""
+"""How tensors print: Paddle's layout by default, PyTorch's for code in the ``torch`` dialect.
+
+The layout follows the dialect of the code that prints (``mutograd.compat.dialect``): code
+written for PyTorch sees ``tensor([...])`` and code written for Paddle ``Tensor(shape=...)``,
+whatever other modules imported. ``set_printoptions(style=...)`` chooses the layout for the main
+namespace's code only; the other options (precision, threshold, ...) apply to every layout.
+"""
 import numpy as np
 
 _options = {"style": "paddle", "precision": None, "threshold": 1000, "edgeitems": 3,
             "linewidth": 80, "sci_mode": None}
 
+# ``mutograd.compat.dialect.get_dialect`` once the compat package is imported (before that no
+# code can have asked for a dialect): which framework's layout the printing code's caller uses.
+dialect_of_caller = None
+
 
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
                      sci_mode=None, style=None, profile=None):
-    """Set how tensors print; ``style`` is ``'paddle'`` (the default) or ``'torch'``."""
+    """Set how tensors print; ``style`` is the main namespace's layout, ``'paddle'`` (the
+    default) or ``'torch'`` (code in a compat dialect prints in that framework's layout)."""
     for key, value in (("precision", precision), ("threshold", threshold),
                        ("edgeitems", edgeitems), ("linewidth", linewidth),
                        ("sci_mode", sci_mode), ("style", style)):
@@ -15,11 +26,15 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
             _options[key] = value
 
 
-def _body(arr, prefix):
+def _style():
+    style = dialect_of_caller() if dialect_of_caller is not None else None
+    return style or _options["style"]
+
+
+def _body(arr, prefix, precision):
     if arr.dtype.kind in "fc":
         # Both frameworks print every element with the same number of decimals (8 in Paddle,
         # 4 in PyTorch), except that integral values print as ``1.``.
-        precision = _precision()
         finite = arr[np.isfinite(arr)]
         integral = arr.dtype.kind == "f" and bool((finite == np.round(finite)).all())
         kw = {"precision": precision, "floatmode": "maxprec" if integral else "fixed"}
@@ -38,21 +53,21 @@ def _body(arr, prefix):
 # others get a leading space for the sign. Long tensors show ``edgeitems`` at each end.
 
 
-def _precision():
+def _precision(style):
     """Decimals shown: the user's choice, else each framework's own (PyTorch 4, Paddle 8)."""
     if _options["precision"] is not None:
         return _options["precision"]
-    return 4 if _options["style"] == "torch" else 8
+    return 4 if style == "torch" else 8
 
 
-def _paddle_item(v, width=0, signed=False):
+def _paddle_item(v, width=0, signed=False, precision=8):
     if isinstance(v, (np.floating, float)):
         if _options["sci_mode"]:
-            s = f"{v:.{_precision()}e}"
+            s = f"{v:.{precision}e}"
         elif np.isfinite(v) and np.ceil(v) == v:
             s = f"{v:.0f}."
         else:
-            s = f"{v:.{_precision()}f}"
+            s = f"{v:.{precision}f}"
     else:
         s = str(v)
     if signed and not v < 0:   # a sign column: non-negative values get a leading space
@@ -71,37 +86,41 @@ def _edges(arr, summary):
     return arr
 
 
-def _paddle_body(arr, summary, indent, width, signed):
+def _paddle_body(arr, summary, indent, width, signed, precision):
     k = _options["edgeitems"]
     if arr.ndim == 0:
-        return _paddle_item(arr[()], width, signed)
+        return _paddle_item(arr[()], width, signed, precision)
     cut = summary and arr.shape[0] > 2 * k
     if arr.ndim == 1:
-        items = [_paddle_item(v, width, signed) for v in (arr[:k] if cut else arr)]
+        items = [_paddle_item(v, width, signed, precision) for v in (arr[:k] if cut else arr)]
         if cut:
-            items += ["..."] + [_paddle_item(v, width, signed) for v in arr[-k:]]
+            items += ["..."] + [_paddle_item(v, width, signed, precision) for v in arr[-k:]]
         per_line = max(1, (_options["linewidth"] - indent) // (width + 2))
         lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
-    rows = [_paddle_body(r, summary, indent + 1, width, signed) for r in (arr[:k] if cut else arr)]
+    rows = [_paddle_body(r, summary, indent + 1, width, signed, precision)
+            for r in (arr[:k] if cut else arr)]
     if cut:
-        rows += ["..."] + [_paddle_body(r, summary, indent + 1, width, signed) for r in arr[-k:]]
+        rows += ["..."] + [_paddle_body(r, summary, indent + 1, width, signed, precision)
+                           for r in arr[-k:]]
     return "[" + ("," + "\n" * (arr.ndim - 1) + " " * (indent + 1)).join(rows) + "]"
 
 
-def _paddle(arr, indent):
+def _paddle(arr, indent, precision):
     if arr.dtype.kind == "c":
-        return _body(arr, " " * indent)
+        return _body(arr, " " * indent, precision)
     summary = arr.size > _options["threshold"]
     shown = _edges(arr, summary).reshape(-1)
     signed = bool(arr.dtype.kind in "fi" and shown.size and (shown < 0).any())
-    width = max((len(_paddle_item(v, 0, signed)) for v in shown), default=0)
-    return _paddle_body(arr, summary, indent, width, signed)
+    width = max((len(_paddle_item(v, 0, signed, precision)) for v in shown), default=0)
+    return _paddle_body(arr, summary, indent, width, signed, precision)
 
 
 def format_tensor(t):
     arr = t._data if t._place.kind == "cpu" else t._place.xp.asnumpy(t._data)
-    if _options["style"] == "torch":
+    style = _style()
+    precision = _precision(style)
+    if style == "torch":
         prefix = "tensor("
         extras = []
         if t._place.kind != "cpu":
@@ -112,8 +131,8 @@ def format_tensor(t):
             extras.append(f"grad_fn={t.grad_fn!r}")
         elif t.requires_grad:
             extras.append("requires_grad=True")
-        body = _body(arr, prefix)
+        body = _body(arr, prefix, precision)
         return prefix + body + "".join(", " + e for e in extras) + ")"
     head = (f"Tensor(shape={list(arr.shape)}, dtype={arr.dtype}, place={t._place!r}, "
             f"stop_gradient={not t.requires_grad},\n")
-    return head + "       " + _paddle(arr, 7) + ")"
+    return head + "       " + _paddle(arr, 7, precision) + ")"

@@ -33,7 +33,7 @@ from .autograd import saved as _saved
 from .autograd.grad_mode import _state
 from .autograd.node import VersionCounter
 from .autograd.sites import here
-from .errors import BackwardError, InplaceError
+from .errors import BackwardError, DTypeError, InplaceError, PlaceError
 from .places import CPU
 from .strict import export
 
@@ -278,9 +278,18 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad must be a Tensor or None, not "
                                 f"{type(value).__name__}")
+            # PyTorch's checks and words: a gradient of another shape, dtype or place would be
+            # accumulated into (or stepped with) as if it were this tensor's
             if value._data.shape != self._data.shape:
-                raise BackwardError(f"assigned grad has shape {list(value.shape)} but the tensor "
-                                    f"has shape {list(self.shape)}")
+                raise BackwardError(f"assigned grad has data of a different size: shape "
+                                    f"{list(value.shape)} for a tensor of shape "
+                                    f"{list(self.shape)}")
+            if value._data.dtype != self._data.dtype:
+                raise DTypeError(f"assigned grad has data of a different type: dtype "
+                                 f"{value._data.dtype} for a tensor of dtype {self._data.dtype}")
+            if value._place != self._place:
+                raise PlaceError(f"assigned grad has data located on a different place: "
+                                 f"{value._place} for a tensor on {self._place}")
         self.__dict__["_grad"] = value
 
     @property

@@ -7,8 +7,8 @@ import mutograd.compat
 
 @pytest.fixture(autouse=True)
 def _fresh_state():
-    """Every test starts with grad mode on, a fixed seed, the default dtype and no dialect
-    (importing a compat namespace at collection sets one)."""
+    """Every test starts with grad mode on, a fixed seed, the default dtype and no explicit
+    dialect in its thread (a test that sets one and fails may not have put it back)."""
     mutograd.compat.set_dialect(None)
     mg.seed(0)
     np.random.seed(0)

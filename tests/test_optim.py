@@ -1,6 +1,8 @@
 """Optimizers and schedulers: in place (exact allocation counts), step-for-step equal to PyTorch,
 state dicts."""
 import math
+import os
+import sys
 
 import numpy as np
 import pytest
@@ -29,6 +31,23 @@ OPTIMS = [
                  "initial_accumulator_value": 0.5}),
     ("Adadelta", {}),
     ("Adadelta", {"lr": 0.5, "rho": 0.8, "eps": 1e-4, "weight_decay": 0.1, "maximize": True}),
+    ("Adamax", {"lr": 0.05}),
+    ("Adamax", {"lr": 0.05, "betas": (0.8, 0.9), "weight_decay": 0.1, "maximize": True}),
+    ("NAdam", {"lr": 0.05}),
+    ("NAdam", {"lr": 0.05, "weight_decay": 0.1, "momentum_decay": 0.01}),
+    ("NAdam", {"lr": 0.05, "weight_decay": 0.1, "decoupled_weight_decay": True,
+               "maximize": True}),
+    ("RAdam", {"lr": 0.05}),
+    ("RAdam", {"lr": 0.05, "betas": (0.5, 0.6), "weight_decay": 0.1}),
+    ("RAdam", {"lr": 0.05, "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("ASGD", {"lr": 0.05}),
+    ("ASGD", {"lr": 0.05, "lambd": 0.01, "alpha": 0.5, "t0": 3, "weight_decay": 0.1,
+              "maximize": True}),
+    ("Rprop", {"lr": 0.05}),
+    ("Rprop", {"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.2), "maximize": True}),
+    ("Adafactor", {"lr": 0.05}),
+    ("Adafactor", {"lr": 0.05, "beta2_decay": -0.5, "eps": (1e-20, 1e-2), "d": 2.0,
+                   "weight_decay": 0.1, "maximize": True}),
 ]
 IDS = [f"{n}-{i}" for i, (n, _) in enumerate(OPTIMS)]
 
@@ -76,7 +95,8 @@ def test_steps_after_the_first_allocate_nothing_and_keep_storage(name, kw):
     assert c["allocations"] == 0 and c["bytes"] == 0
     assert [p.data_ptr() for p in ps] == ptrs
     assert [p._version for p in ps] == [v + 5 for v in versions]
-    assert opt._ws.numel() == 3 * 16 * 8        # the workspace: bounded by the largest param
+    # the workspace: bounded by the largest parameter
+    assert opt._ws.numel() == opt.n_workspace * 16 * 8
 
 
 @pytest.mark.parametrize("name,kw", OPTIMS[:8:3], ids=IDS[:8:3])
@@ -268,3 +288,112 @@ def test_scheduler_state_dict_round_trip():
     s.step()
     s2.step()
     assert s2.get_last_lr() == s.get_last_lr() == [0.125]
+
+
+_PADDLE_OPTIM = os.path.join(os.path.dirname(__file__), "data", "paddle_optim_reference.npz")
+
+
+def test_lamb_matches_recorded_paddle_step_for_step():
+    """paddle.optimizer.Lamb against Paddle 3.3.1's own steps (tests/data/paddle_optim_reference.py
+    recorded them), float64: Paddle's float32 hyper-parameters and running powers included."""
+    sys.path.insert(0, os.path.dirname(_PADDLE_OPTIM))
+    try:
+        import paddle_optim_reference as rec
+    finally:
+        sys.path.pop(0)
+    import mutograd.compat.paddle as paddle
+    ref = np.load(_PADDLE_OPTIM, allow_pickle=False)
+    assert str(ref["paddle_version"]) == "3.3.1"
+    for name, kw in rec.CASES.items():
+        ps = [nn.Parameter(mg.tensor(w)) for w in rec.initial()]
+        opt = getattr(paddle.optimizer, name.split("-")[0])(parameters=ps, **kw)
+        for s in range(rec.STEPS):
+            for p in ps:
+                p.grad = mg.tensor(np.sin(3 * p.numpy()) + 0.1 * s)
+            opt.step()
+            opt.clear_grad()
+            for i, p in enumerate(ps):
+                np.testing.assert_allclose(p.numpy(), ref[f"{name}/{s}/{i}"], rtol=1e-13,
+                                           atol=1e-15, err_msg=f"{name} step {s}")
+
+
+def test_lamb_excludes_parameters_from_weight_decay():
+    ps = [nn.Parameter(mg.ones([3])), nn.Parameter(mg.ones([3]))]
+    ps[1].name = "bias"
+    opt = optim.Lamb(ps, lr=0.1, weight_decay=0.5,
+                     exclude_from_weight_decay_fn=lambda p: getattr(p, "name", "") == "bias")
+    for p in ps:
+        p.grad = mg.zeros([3])
+    opt.step()
+    # no gradient: only the decay moves the first; the excluded one stays
+    assert ps[0].tolist() == pytest.approx([0.9] * 3) and ps[1].tolist() == [1.0] * 3
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("in_bfloat16", [False, True])
+@pytest.mark.parametrize("kw", [{}, {"nesterov": False, "weight_decay": 0.0, "momentum": 0.9},
+                                {"adjust_lr_fn": "match_rms_adamw", "lr": 0.02}])
+def test_muon_matches_pytorch(kw, in_bfloat16, monkeypatch):
+    """PyTorch orthogonalises in bfloat16, mutograd in the parameter's dtype. With PyTorch made to
+    run its own iteration in float32 the steps agree to float32 rounding; as PyTorch ships it,
+    each step agrees to within 10% of the step's size (bfloat16 through five iterations)."""
+    torch = pytest.importorskip("torch")
+    if not in_bfloat16:
+        monkeypatch.setattr(torch.Tensor, "bfloat16", lambda self: self.float().clone())
+    w0 = [np.random.default_rng(1).standard_normal(s).astype("float32")
+          for s in ((6, 4), (3, 5))]
+    ours = [nn.Parameter(mg.tensor(w)) for w in w0]
+    theirs = [torch.nn.Parameter(torch.tensor(w)) for w in w0]
+    opt, ref = optim.Muon(ours, **kw), torch.optim.Muon(theirs, **kw)
+    for s in range(5):
+        before = [q.detach().numpy().copy() for q in theirs]
+        for p, q in zip(ours, theirs):
+            g = _grad(q.detach().numpy(), s)
+            p.grad, q.grad = mg.tensor(g), torch.tensor(g)
+            with mg.no_grad():
+                p.copy_(mg.tensor(q.detach().numpy()))     # compare one step at a time
+        opt.step()
+        ref.step()
+        for p, q, b in zip(ours, theirs, before):
+            step = np.abs(q.detach().numpy() - b).max()
+            err = np.abs(p.numpy() - q.detach().numpy()).max()
+            assert err <= (0.1 if in_bfloat16 else 1e-4) * step + 1e-7
+
+
+def test_muon_refuses_parameters_that_are_not_matrices():
+    with pytest.raises(ValueError, match="Muon only supports 2D parameters"):
+        optim.Muon([nn.Parameter(mg.ones([3]))])
+
+
+def test_adafactor_keeps_factored_state_through_a_state_dict():
+    ps = [nn.Parameter(mg.randn([4, 3])), nn.Parameter(mg.randn([2, 4, 3])),
+          nn.Parameter(mg.randn([5]))]
+    opt = optim.Adafactor(ps, lr=0.05)
+    for p in ps:
+        p.grad = mg.randn(list(p.shape))
+    opt.step()
+    st = opt.state_dict()["state"]
+    assert [list(st[i]["row_var"].shape) for i in (0, 1)] == [[4, 1], [2, 4, 1]]
+    assert [list(st[i]["col_var"].shape) for i in (0, 1)] == [[1, 3], [2, 1, 3]]
+    assert list(st[2]["variance"].shape) == [5] and st[0]["step"] == 1
+    fresh = optim.Adafactor(ps, lr=0.05)
+    fresh.load_state_dict(opt.state_dict())
+    snapshot = [p.numpy().copy() for p in ps]
+    opt.step()
+    after = [p.numpy().copy() for p in ps]
+    for p, w in zip(ps, snapshot):
+        with mg.no_grad():
+            p.copy_(mg.tensor(w))
+    fresh.step()
+    for p, w in zip(ps, after):
+        np.testing.assert_array_equal(p.numpy(), w)
+    bad = opt.state_dict()
+    bad["state"][0]["row_var"] = mg.zeros([4, 3])
+    with pytest.raises(optim.OptimizerStateError, match=r"must have shape \[4, 1\]"):
+        fresh.load_state_dict(bad)
+
+
+def test_sparse_adam_is_refused_with_the_reason():
+    import mutograd.compat.torch as torch
+    with pytest.raises(AttributeError, match="dense"):
+        torch.optim.SparseAdam

@@ -387,9 +387,27 @@ def _run_hooks(hooks, g, owned):
     for hook in list(hooks):
         r = hook(_wrap(g) if where is None else on_place(g, where))
         if r is not None:
-            g = r._data if isinstance(r, Tensor) else r
+            g = _hook_result(hook, r._data if isinstance(r, Tensor) else r, g)
     # a hook may keep the tensor it was given: the array is no longer ours to write into
     return g, False
+
+
+def _hook_result(hook, r, g):
+    """What a gradient hook returned, refused unless it has the gradient's shape and dtype:
+    PyTorch refuses both ("hook 'name' has changed the size of value"); without the check a
+    wrong shape surfaces later as NumPy's "cannot reshape", far from the hook."""
+    shape, dtype = getattr(r, "shape", None), getattr(r, "dtype", None)
+    if shape == g.shape and dtype == g.dtype:
+        return r
+    name = getattr(hook, "__qualname__", None) or type(hook).__qualname__
+    if shape is None or dtype is None:
+        raise BackwardError(f"hook '{name}' returned a {type(r).__name__}: a gradient hook "
+                            f"returns a tensor of the gradient's shape and dtype, or None")
+    if shape != g.shape:
+        raise BackwardError(f"hook '{name}' has changed the size of value: it changed the "
+                            f"gradient's shape from {list(g.shape)} to {list(shape)}")
+    raise BackwardError(f"hook '{name}' has changed the type of value: it changed the "
+                        f"gradient's dtype from {g.dtype} to {dtype}")
 
 
 def _keep_grad(t, g, owned):

@@ -3,10 +3,12 @@
 Each namespace offers one framework's names and signatures where the two frameworks clash
 (``transpose(x, perm)`` vs ``transpose(x, dim0, dim1)``, ``split`` by sections vs by size,
 ``max`` with an axis returning values vs ``(values, indices)``, ...). Tensor is one class shared by
-every namespace, so the few *methods* that clash consult the **dialect** (see ``dialect.py``):
-importing a compat namespace sets it, :func:`set_dialect` and :func:`dialect` set it explicitly.
+every namespace, so the few *methods* that clash consult the **dialect** (see ``dialect.py``)
+of the code calling them: a module that imports a compat namespace follows it (other modules are
+not affected); :func:`set_dialect` and :func:`dialect` set it explicitly for one thread;
+:func:`install`, :func:`importing_as` and :func:`run_script` for the program they run.
 
-    >>> import mutograd.compat.torch as torch          # dialect is now 'torch'
+    >>> import mutograd.compat.torch as torch          # this module now follows PyTorch
     >>> x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
     >>> x
     tensor([[1., 2.],

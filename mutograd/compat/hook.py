@@ -2,8 +2,9 @@
 
 :func:`importing_as` puts the compat package and every one of its submodules into
 ``sys.modules`` under the framework's own names (``torch``, ``torch.nn``,
-``torch.nn.functional``, ...), sets the dialect, and on exit puts back whatever was there before
-(a real PyTorch already imported in the same process included).
+``torch.nn.functional``, ...), makes its dialect the program's default (for every thread, as the
+import alias is), and on exit puts back whatever was there before (a real PyTorch already
+imported in the same process included).
 
     >>> import mutograd.compat as compat
     >>> with compat.importing_as("paddle"):
@@ -62,9 +63,8 @@ class _Alias:
 
     def enter(self):
         """Put the namespace and its submodules into ``sys.modules``; returns the namespace."""
-        from .dialect import get_dialect, set_dialect
+        from .dialect import _program_enter
         name = self.name
-        self.prev = get_dialect()        # before the first import of the namespace sets it
         mods = _modules(name)
         self.saved = {k: v for k, v in sys.modules.items() if _under(k, name)}
         for k in self.saved:
@@ -72,7 +72,7 @@ class _Alias:
         sys.modules.update(mods)
         self.refuser = _Refuser(name)
         sys.meta_path.insert(0, self.refuser)
-        set_dialect(name)
+        self.token = _program_enter(name, mods[name])
         self.active = True
         return mods[name]
 
@@ -81,11 +81,11 @@ class _Alias:
         nothing."""
         if not self.active:
             return
-        from .dialect import set_dialect
+        from .dialect import _program_exit
         self.active = False
         if self.refuser in sys.meta_path:
             sys.meta_path.remove(self.refuser)
-        set_dialect(self.prev)
+        _program_exit(self.token)
         for k in [k for k in sys.modules if _under(k, self.name)]:
             del sys.modules[k]
         sys.modules.update(self.saved)
@@ -97,7 +97,9 @@ def _under(module, name):
 
 def install(name):
     """Make ``import <name>`` (``'torch'`` or ``'paddle'``) give the compat namespace from now on,
-    for the whole process (whether or not the result is kept); returns a function that undoes it.
+    for the whole process (whether or not the result is kept), and make ``name`` the program's
+    dialect (``get_dialect``: for code that asks for no other); returns a function that undoes
+    both.
 
         >>> import mutograd.compat as compat
         >>> undo = compat.install("torch")
@@ -114,7 +116,8 @@ def install(name):
 @contextlib.contextmanager
 def importing_as(name):
     """Inside the block, ``import <name>`` (``'torch'`` or ``'paddle'``) gives the compat namespace
-    and the dialect is ``name``."""
+    and ``name`` is the program's dialect (for every thread; code that asks for another dialect,
+    or a thread's explicit ``set_dialect``, still gets its own)."""
     alias = _Alias(name)
     try:
         yield alias.enter()

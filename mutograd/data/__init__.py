@@ -6,14 +6,21 @@
     >>> xb.shape
     [32, 1, 8, 8]
 """
-from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
+from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset,
+                      Subset, TensorDataset, random_split)
 from .datasets import DataFormatError, digits_split, load_digits, load_mnist, read_idx
-from .loader import DataLoader, default_collate
+from .loader import DataLoader, default_collate, default_convert, get_worker_info
 from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
-                      SubsetRandomSampler)
+                      SubsetRandomSampler, WeightedRandomSampler)
 
 __all__ = [
            "BatchSampler",
+           "ChainDataset",
+           "IterableDataset",
+           "StackDataset",
+           "WeightedRandomSampler",
+           "default_convert",
+           "get_worker_info",
            "ConcatDataset",
            "DataFormatError",
            "DataLoader",

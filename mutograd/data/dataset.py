@@ -1,4 +1,5 @@
-"""Datasets: anything with ``__len__`` and ``__getitem__``; TensorDataset and Subset."""
+"""Datasets: map-style (``__len__`` and ``__getitem__``: TensorDataset, Subset, ConcatDataset,
+StackDataset) and iterable (``__iter__``: IterableDataset, ChainDataset)."""
 from ..tensor import Tensor
 
 
@@ -9,7 +10,9 @@ class Dataset:
         raise NotImplementedError(f"{type(self).__name__} must define __getitem__")
 
     def __len__(self):
-        raise NotImplementedError(f"{type(self).__name__} must define __len__")
+        # a TypeError, as for an object without __len__: list() and friends take it as
+        # "length unknown" (an IterableDataset usually has none)
+        raise TypeError(f"{type(self).__name__} has no __len__")
 
     def __add__(self, other):
         return ConcatDataset([self, other])
@@ -77,6 +80,77 @@ class ConcatDataset(Dataset):
         import bisect
         k = bisect.bisect_right(self.ends, i)
         return self.datasets[k][i - (self.ends[k - 1] if k else 0)]
+
+
+class StackDataset(Dataset):
+    """Samples of several datasets of one length side by side: a tuple (datasets given by
+    position) or a dict (by keyword).
+
+        >>> import mutograd as mg
+        >>> ds = mg.data.StackDataset(image=[10, 11], label=[0, 1])
+        >>> ds[1]
+        {'image': 11, 'label': 1}
+    """
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via "
+                             "``kwargs``) like input/output, but both types are given.")
+        parts = list(args) or list(kwargs.values())
+        if not parts:
+            raise ValueError("At least one dataset should be passed")
+        self._length = len(parts[0])
+        if any(len(d) != self._length for d in parts):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets = args if args else kwargs
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __len__(self):
+        return self._length
+
+
+class IterableDataset(Dataset):
+    """Base class of datasets read by iterating (a stream, a generator, a file read line by
+    line): define ``__iter__``. A DataLoader batches what it yields, in order; ``len`` only if
+    the subclass defines it.
+
+        >>> import mutograd as mg
+        >>> class Squares(mg.data.IterableDataset):
+        ...     def __iter__(self):
+        ...         return (i * i for i in range(5))
+        >>> [b.tolist() for b in mg.data.DataLoader(Squares(), batch_size=2)]
+        [[0, 1], [4, 9], [16]]
+    """
+
+    def __iter__(self):
+        raise NotImplementedError(f"{type(self).__name__} must define __iter__")
+
+    def __getitem__(self, index):
+        raise TypeError(f"{type(self).__name__} is an IterableDataset: it is read by "
+                        f"iterating, not by index")
+
+    def __add__(self, other):
+        return ChainDataset([self, other])
+
+
+class ChainDataset(IterableDataset):
+    """Iterable datasets one after the other."""
+
+    def __init__(self, datasets):
+        self.datasets = list(datasets)
+
+    def __iter__(self):
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise TypeError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self):
+        return sum(len(d) for d in self.datasets)
 
 
 def random_split(dataset, lengths, generator=None, seed=None):

@@ -4,6 +4,34 @@ import numpy as np
 from ..tensor import Tensor, _wrap
 
 
+def default_convert(data):
+    """A sample with every NumPy array (and NumPy number) in it made a tensor, dicts and
+    namedtuples kept, tuples and lists as lists: what a DataLoader with ``batch_size=None``
+    gives.
+
+        >>> import numpy as np, mutograd as mg
+        >>> mg.data.default_convert({"x": np.zeros(2), "n": 3})["x"].shape
+        [2]
+    """
+    if isinstance(data, np.ndarray) and data.dtype.kind not in "USO":
+        return _wrap(data)
+    if isinstance(data, np.number):
+        return _wrap(np.asarray(data))
+    if isinstance(data, dict):
+        return {k: default_convert(v) for k, v in data.items()}
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return type(data)(*(default_convert(v) for v in data))
+    if isinstance(data, (tuple, list)):     # a plain tuple becomes a list, as in PyTorch
+        return [default_convert(v) for v in data]
+    return data
+
+
+def get_worker_info():
+    """Information about the loading worker process: None, since a mutograd DataLoader loads
+    in the calling process (``num_workers`` is accepted and changes nothing)."""
+    return None
+
+
 def default_collate(batch):
     """Stack a list of samples: tensors and arrays along a new first axis, numbers into a tensor,
     and tuples, lists and dicts element by element.
@@ -63,11 +91,20 @@ class DataLoader:
                                           or drop_last):
             raise ValueError("batch_sampler option is mutually exclusive with batch_size, "
                              "shuffle, sampler, and drop_last")
+        from .dataset import IterableDataset
+        self._iterable = isinstance(dataset, IterableDataset)
+        if self._iterable:
+            for name, given in (("shuffle", shuffle), ("sampler", sampler),
+                                ("batch_sampler", batch_sampler)):
+                if given:
+                    raise ValueError(f"DataLoader with IterableDataset: expected unspecified "
+                                     f"{name} option, but got {name}={given}")
         self.sampler = sampler     # e.g. a DistributedSampler: its indices, in its order
         self.batch_sampler = batch_sampler   # lists of indices, one per batch
         self.dataset, self.batch_size = dataset, batch_size
         self.shuffle, self.drop_last = shuffle, drop_last
-        self.collate_fn = collate_fn or default_collate
+        self.collate_fn = collate_fn or (default_convert if batch_size is None else
+                                         default_collate)
         # pin_memory and num_workers are accepted (one process, host memory: nothing to do)
         from .. import random
         self.generator = generator
@@ -83,12 +120,30 @@ class DataLoader:
         from .. import random
         return random.generator().permutation(n)
 
+    def _stream(self):
+        """An iterable dataset's samples in batches of ``batch_size``, as they come."""
+        if self.batch_size is None:
+            for sample in self.dataset:
+                yield self.collate_fn(sample)
+            return
+        batch = []
+        for sample in self.dataset:
+            batch.append(sample)
+            if len(batch) == self.batch_size:
+                yield self.collate_fn(batch)
+                batch = []
+        if batch and not self.drop_last:
+            yield self.collate_fn(batch)
+
     def __iter__(self):
+        if self._iterable:
+            yield from self._stream()
+            return
         batches = self.batch_sampler
         if batches is None and self.sampler is not None:
             if self.batch_size is None:
                 for i in self.sampler:
-                    yield self.dataset[int(i)]
+                    yield self.collate_fn(self.dataset[int(i)])
                 return
             # batch by batch, never the whole order at once: a RandomSampler with a huge
             # num_samples is endless in effect
@@ -107,7 +162,7 @@ class DataLoader:
         bs = self.batch_size
         if bs is None:
             for i in order:
-                yield self.dataset[int(i)]
+                yield self.collate_fn(self.dataset[int(i)])
             return
         fast = _tensor_rows(self.dataset)
         for start in range(0, len(order), bs):
@@ -121,6 +176,11 @@ class DataLoader:
                 yield self.collate_fn([self.dataset[int(i)] for i in idx])
 
     def __len__(self):
+        if self._iterable:
+            n = len(self.dataset)    # a TypeError when the dataset has no length, as PyTorch
+            if self.batch_size is None:
+                return n
+            return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
         if self.batch_sampler is not None:
             return len(self.batch_sampler)
         n = len(self.dataset if self.sampler is None else self.sampler)

@@ -119,3 +119,36 @@ class BatchSampler(Sampler):
     def __len__(self):
         n = len(self.sampler)
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn with probabilities proportional to ``weights`` (with
+    ``replacement``, or each index at most once)."""
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        if isinstance(num_samples, bool) or not isinstance(num_samples, int) or \
+                num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got "
+                             f"num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got "
+                             f"replacement={replacement}")
+        w = np.asarray(weights.tolist() if hasattr(weights, "tolist") else weights, np.float64)
+        if w.ndim != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(w.shape)}")
+        if (w < 0).any() or not np.isfinite(w).all() or w.sum() <= 0:
+            raise ValueError("weights must be finite, non-negative and not all zero")
+        if not replacement and num_samples > (w > 0).sum():
+            raise ValueError("cannot draw more samples than there are non-zero weights "
+                             "without replacement")
+        self.weights, self.num_samples = w, num_samples
+        self.replacement, self.generator = replacement, generator
+
+    def __iter__(self):
+        p = self.weights / self.weights.sum()
+        rng = _rng(self.generator)
+        yield from (int(i) for i in rng.choice(len(p), self.num_samples, self.replacement, p))
+
+    def __len__(self):
+        return self.num_samples

@@ -65,12 +65,29 @@ from .layers import (
                      Softmax,
                      Tanh,
 )
+from .losses import (CosineEmbeddingLoss, CTCLoss, GaussianNLLLoss, HingeEmbeddingLoss,
+                     MarginRankingLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
+                     MultiMarginLoss, PairwiseDistance, PoissonNLLLoss, SoftMarginLoss,
+                     TripletMarginLoss, TripletMarginWithDistanceLoss)
 from .module import Module, Parameter, StateDictError
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
 from .utils import clip_grad_norm_, clip_grad_value_
 
 __all__ = [
+                     "CosineEmbeddingLoss",
+                     "CTCLoss",
+                     "GaussianNLLLoss",
+                     "HingeEmbeddingLoss",
+                     "MarginRankingLoss",
+                     "MultiLabelMarginLoss",
+                     "MultiLabelSoftMarginLoss",
+                     "MultiMarginLoss",
+                     "PairwiseDistance",
+                     "PoissonNLLLoss",
+                     "SoftMarginLoss",
+                     "TripletMarginLoss",
+                     "TripletMarginWithDistanceLoss",
                      "Upsample",
                      "CELU",
                      "CosineSimilarity",

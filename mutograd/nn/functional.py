@@ -791,3 +791,11 @@ def binary_cross_entropy_with_logits(x, target, weight=None, reduction="mean", p
         loss = loss * weight
     return _reduce(loss, reduction)
 
+
+
+# margin, embedding, ranking, count, Gaussian and CTC losses; distances (nn/losses.py)
+from .losses import (  # noqa: E402, F401
+    cosine_embedding_loss, ctc_loss, gaussian_nll_loss, hinge_embedding_loss,
+    margin_ranking_loss, multi_margin_loss, multilabel_margin_loss, multilabel_soft_margin_loss,
+    pairwise_distance, pdist, poisson_nll_loss, soft_margin_loss, triplet_margin_loss,
+    triplet_margin_with_distance_loss)

@@ -5,6 +5,7 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     composite,
     conventions,
     creation,
+    decompositions,
     elementwise,
     fastpath,
     fills,

@@ -1,7 +1,8 @@
 """Making tensors: from data, filled, ranges, and random; and the in-place fills."""
 import numpy as np
 
-from .. import dtypes, random
+from .. import dtypes, memory, random
+from ..errors import DTypeError
 from ..places import Place
 from ..places import get as get_place
 from ..tensor import Size, Tensor, _wrap
@@ -17,15 +18,60 @@ def _array_from(data, dtype=None, copy=True):
         return arr.astype(npd) if npd is not None and npd != arr.dtype else (
             arr.copy() if copy else arr)
     if isinstance(data, np.ndarray) or hasattr(data, "__array_interface__"):
-        return np.array(data, dtype=npd, copy=copy)
-    if isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in _flat(data)):
-        data = _unwrap(data)
-    arr = np.array(data, dtype=npd)
+        return _numeric(np.array(data, dtype=npd, copy=copy), data)
+    if isinstance(data, (list, tuple)):
+        if any(isinstance(d, Tensor) for d in _flat(data)):
+            data = _unwrap(data)
+        if npd is not None:   # NumPy would parse "1.5" and turn None into nan for a dtype
+            bad = [t for t in _leaf_types(data) if issubclass(t, (str, bytes, type(None)))]
+            if bad:
+                _refuse(data, bad[0])
+    elif data is None or isinstance(data, (str, bytes)):
+        _refuse(data)
+    arr = _numeric(np.array(data, dtype=npd), data)
     if npd is None and arr.dtype == np.float64 and not _has_numpy_float64(data):
         arr = arr.astype(dtypes.default_float.np)
     if npd is None and arr.dtype == np.complex128:
         arr = arr.astype(np.complex64) if dtypes.default_float.np == np.float32 else arr
     return arr
+
+
+def _numeric(arr, data):
+    """``arr``, refused unless it holds numbers: strings, bytes and Python objects (None, a dict)
+    make NumPy arrays, not tensors."""
+    if arr.dtype.kind in "OSUVMm":
+        inner = None
+        if isinstance(data, (list, tuple)):
+            inner = next((t for t in _leaf_types(data) if not issubclass(t, (int, float, complex))
+                          and not hasattr(t, "dtype")), None)
+        _refuse(data, inner, arr.dtype)
+    return arr
+
+
+def _leaf_types(data):
+    """The types of the non-list items of nested lists and tuples, in order of first sight (a
+    set of types per list: C speed, where a generator over every item doubled the cost of
+    ``mg.tensor(list, dtype=...)``)."""
+    types = dict.fromkeys(map(type, data))
+    if list in types or tuple in types:
+        types.pop(list, None)
+        types.pop(tuple, None)
+        for d in data:
+            if type(d) is list or type(d) is tuple:
+                types.update(dict.fromkeys(_leaf_types(d)))
+    return list(types)
+
+
+def _refuse(data, inner=None, dtype=None):
+    what = type(data).__name__
+    if inner is not None:
+        what += f" holding {inner.__name__}"
+    elif dtype is not None and isinstance(data, np.ndarray):
+        what += f" of dtype {dtype}"
+    elif isinstance(data, (str, bytes)):
+        what += f" {data[:20]!r}"
+    raise DTypeError(f"a tensor holds numbers (a number, nested lists of numbers, an array or a "
+                     f"tensor), not {what}")
 
 
 def _flat(data):
@@ -124,7 +170,11 @@ def _factory(fill):
         _no_extra(kw, fill.__name__)
         npd = dtypes.to_numpy(dtype) or dtypes.default_float.np
         p = _where(place, device)
-        return _finish(on_place(fill(p.xp, shape, npd), p), requires_grad, stop_gradient, p)
+        try:
+            arr = fill(p.xp, shape, npd)
+        except MemoryError as e:   # name the tensor and what is live (memory.py)
+            raise memory.out_of_memory(shape, npd, p) from e
+        return _finish(on_place(arr, p), requires_grad, stop_gradient, p)
     make.__name__ = fill.__name__
     return make
 

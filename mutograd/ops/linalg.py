@@ -195,7 +195,12 @@ def _inv_t(xp, a):
     return _swap(xp.linalg.inv(a))
 
 
-defop("inverse", lambda xp, x: xp.linalg.inv(x), kind="other", inplace=False,
+def _inverse(xp, x):
+    from .decompositions import lapack
+    return lapack("inv", xp.linalg.inv, x)
+
+
+defop("inverse", _inverse, kind="other", inplace=False,
       grad=lambda g, out, xp: -(_swap(out) @ g @ _swap(out)))
 # d det(A) = det(A) tr(A^-1 dA): the gradient is g det(A) A^-T (A invertible)
 defop("det", lambda xp, x: xp.linalg.det(x), kind="other", inplace=False,
@@ -205,9 +210,10 @@ defop("logabsdet", lambda xp, x: xp.linalg.slogdet(x)[1], kind="other", inplace=
 
 
 def _solve(xp, a, b):
+    from .decompositions import lapack
     if b.ndim == a.ndim - 1:          # a batch of vectors
-        return xp.linalg.solve(a, b[..., None])[..., 0]
-    return xp.linalg.solve(a, b)
+        return lapack("solve", xp.linalg.solve, a, b[..., None])[..., 0]
+    return lapack("solve", xp.linalg.solve, a, b)
 
 
 def _solve_grad_a(g, a, out, xp):

@@ -7,15 +7,26 @@
     >>> opt.zero_grad(); loss.backward(); opt.step()
 """
 from . import lr_scheduler
+from .adam_family import Adamax, Lamb, NAdam, RAdam
 from .algorithms import SGD, Adadelta, Adagrad, Adam, AdamW, RMSprop
+from .matrix_optimizers import Adafactor, Muon
+from .sgd_family import ASGD, Rprop
 from .optimizer import Optimizer, OptimizerStateError
 
 __all__ = [
+           "ASGD",
            "SGD",
            "Adadelta",
+           "Adafactor",
            "Adagrad",
            "Adam",
            "AdamW",
+           "Adamax",
+           "Lamb",
+           "Muon",
+           "NAdam",
+           "RAdam",
+           "Rprop",
            "Optimizer",
            "OptimizerStateError",
            "RMSprop",

@@ -39,10 +39,15 @@ def _add_scaled(x, y, a, tmp):
 
 
 def _lerp(xp, x, y, weight, tmp):
-    """``x += weight * (y - x)`` (PyTorch's ``lerp_`` for weight < 0.5)."""
+    """``x`` moved ``weight`` of the way to ``y``, in place, rounded as PyTorch's ``lerp_``:
+    ``x + weight * (y - x)`` below one half, ``y - (y - x) * (1 - weight)`` from there."""
     xp.subtract(y, x, out=tmp)
-    tmp *= weight
-    x += tmp
+    if weight < 0.5:
+        tmp *= weight
+        x += tmp
+    else:
+        tmp *= 1 - weight
+        xp.subtract(y, tmp, out=x)
 
 
 def _add_square(xp, x, y, a, tmp):

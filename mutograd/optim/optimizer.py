@@ -129,6 +129,11 @@ class Optimizer:
         return [flat[i * a.size:(i + 1) * a.size].reshape(a.shape)
                 for i in range(self.n_workspace)]
 
+    def _state_shape(self, key, p):
+        """The shape state ``key`` of parameter ``p`` has (the parameter's own, unless a
+        subclass keeps a reduced state)."""
+        return list(p.shape)
+
     @staticmethod
     def _buffer(p, fill=0.0):
         """A state tensor shaped like ``p`` (counted storage)."""
@@ -179,10 +184,11 @@ class Optimizer:
             new = {}
             for k, v in st.items():
                 if isinstance(v, Tensor):
-                    if v.shape != p.shape and v.ndim:
+                    want = self._state_shape(k, p)
+                    if list(v.shape) != want and v.ndim:
                         raise OptimizerStateError(
-                            f"state {k!r} of parameter {i} has shape {list(v.shape)}; the "
-                            f"parameter has shape {list(p.shape)}")
+                            f"state {k!r} of parameter {i} has shape {list(v.shape)}; it must "
+                            f"have shape {want}")
                     v = _wrap(v._data.astype(p._data.dtype) if v._data.dtype.kind == "f"
                               else v._data.copy(), p)
                 new[k] = v

@@ -163,8 +163,12 @@ def render():
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    path = argv[0] if argv else os.path.join("docs", "ops.md")
+    import argparse   # (an option such as --help must not become the name of the file written)
+    p = argparse.ArgumentParser(prog="python -m mutograd.tools.opdocs",
+                                description="Write the op list generated from the registry.")
+    p.add_argument("path", nargs="?", default=os.path.join("docs", "ops.md"),
+                   help="the file to write (default docs/ops.md)")
+    path = p.parse_args(sys.argv[1:] if argv is None else argv).path
     with open(path, "w") as f:
         f.write(render())
     print(f"wrote {path}")

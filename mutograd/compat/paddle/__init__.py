@@ -1,8 +1,8 @@
 """Paddle's names and signatures over mutograd: ``import mutograd.compat.paddle as paddle``.
 
-Importing it sets the ``'paddle'`` dialect (``mutograd.compat.dialect``): ``x.split(2)`` makes two
-pieces, ``x.max(1)`` gives the values, ``x.uniform_()`` samples [-1, 1), and ``backward()``
-accepts any output shape.
+A module that imports it follows the ``'paddle'`` dialect (``mutograd.compat.dialect``):
+``x.split(2)`` makes two pieces, ``x.max(1)`` gives the values, ``x.uniform_()`` samples
+[-1, 1), and ``backward()`` accepts any output shape. Other modules are not affected.
 
     >>> import mutograd.compat.paddle as paddle
     >>> a = paddle.randn([3, 4])
@@ -25,7 +25,6 @@ from ...ops.registry import call as _call
 from ...ops.registry import call_inplace as _call_inplace
 from ...tensor import Tensor
 from .._common import public_names as _public_names
-from ..dialect import set_dialect as _set_dialect
 
 globals().update(_public_names())
 dtype = _mg.dtypes.DType
@@ -200,7 +199,7 @@ randn, rand, zeros, ones, empty, full, standard_normal, uniform = (
                                       uniform))
 
 from . import autograd, base, device, io, metric, nn, optimizer, vision  # noqa: E402, F401
-from .methods import install as _install_methods  # noqa: E402
+from ..paddle_methods import install as _install_methods  # noqa: E402
 from . import tensor_ops as _tensor_ops  # noqa: E402
 from .tensor_ops import (  # noqa: E402, F401
     broadcast_shape, broadcast_shapes, crop, e, equal_all, gather_nd, index_sample, inf,
@@ -226,8 +225,6 @@ _install_methods()
 from .device import get_device, is_compiled_with_cuda, set_device  # noqa: E402, F401
 
 from .._common import refuse_missing as _refuse_missing  # noqa: E402
-
-_set_dialect("paddle")
 
 from . import distributed  # noqa: E402, F401  (paddle.distributed, over MPI)
 from .distributed import DataParallel  # noqa: E402, F401

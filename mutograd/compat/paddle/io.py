@@ -11,13 +11,13 @@ epoch), and takes an ``IterableDataset`` (no ``len``) as well as a map-style one
     >>> [[t.tolist() for t in b] for b in paddle.io.DataLoader(Squares(), batch_size=2)]
     [[[0.0, 1.0], [0, 1]], [[4.0, 9.0], [2, 3]], [[16.0], [4]]]
 """
-import numpy as np
 
-from ...data import ConcatDataset, Dataset, Subset, SubsetRandomSampler, random_split  # noqa: F401
+from ...data import (ChainDataset, ConcatDataset, Dataset, IterableDataset,  # noqa: F401
+                     Subset, SubsetRandomSampler, WeightedRandomSampler, random_split)
 from ...data import DataLoader as _DataLoader
 from ...data import Sampler as _Sampler
 from ...data import TensorDataset as _TensorDataset
-from ...data import default_collate
+from ...data import default_collate, get_worker_info  # noqa: F401
 from ...data.sampler import BatchSampler as _BatchSampler
 from ...data.sampler import RandomSampler, SequentialSampler  # noqa: F401
 from .distributed import DistributedBatchSampler  # noqa: F401
@@ -34,31 +34,6 @@ class TensorDataset(_TensorDataset):
 
     def __init__(self, tensors):
         super().__init__(*tensors)
-
-
-class IterableDataset(Dataset):
-    """A dataset read as a stream: subclasses define ``__iter__`` (no ``__getitem__``, no
-    ``len``)."""
-
-    def __iter__(self):
-        raise TypeError(f"{type(self).__name__} must define __iter__ (an IterableDataset)")
-
-    def __getitem__(self, index):
-        raise TypeError("an IterableDataset is read by iterating, not by index")
-
-    def __len__(self):
-        raise ValueError("length of IterableDataset not supported")
-
-
-class ChainDataset(IterableDataset):
-    """The samples of several IterableDatasets, one after the other."""
-
-    def __init__(self, datasets):
-        self.datasets = list(datasets)
-
-    def __iter__(self):
-        for d in self.datasets:
-            yield from d
 
 
 class ComposeDataset(Dataset):
@@ -80,29 +55,6 @@ class ComposeDataset(Dataset):
         return tuple(out)
 
 
-class WeightedRandomSampler(Sampler):
-    """``num_samples`` indices drawn with probabilities proportional to ``weights``."""
-
-    def __init__(self, weights, num_samples, replacement=True):
-        w = np.asarray(weights.numpy() if hasattr(weights, "numpy") else weights, np.float64)
-        if w.ndim != 1 or (w < 0).any():
-            raise ValueError("weights should be a 1-D sequence of non-negative numbers")
-        if not replacement and num_samples > len(w):
-            raise ValueError("num_samples should not be larger than the number of weights "
-                             "when replacement is False")
-        self.weights, self.num_samples, self.replacement = w, num_samples, replacement
-
-    def __iter__(self):
-        from ... import random
-        rng = random.generator()
-        yield from (int(i) for i in rng.choice(len(self.weights), self.num_samples,
-                                               replace=self.replacement,
-                                               p=self.weights / self.weights.sum()))
-
-    def __len__(self):
-        return self.num_samples
-
-
 class BatchSampler(_BatchSampler):
     """Batches of indices, from ``dataset`` (in order, or shuffled) or from ``sampler``."""
 
@@ -114,27 +66,22 @@ class BatchSampler(_BatchSampler):
         super().__init__(sampler, batch_size, drop_last)
 
 
-def get_worker_info():
-    """None: data loading runs in the main process."""
-    return None
-
-
 def _as_list(batch):
     return list(batch) if isinstance(batch, tuple) else batch
 
 
 class DataLoader(_DataLoader):
-    """Paddle's DataLoader: batches as lists (``return_list=True``), callable, and over an
-    :class:`IterableDataset` as well. ``num_workers``, ``places``, ``use_shared_memory`` and the
-    other worker settings are accepted; loading runs in this process."""
+    """Paddle's DataLoader over mutograd's: batches as lists (``return_list=True``), callable,
+    and ``len()`` of one over an :class:`IterableDataset` a ValueError (so ``list(loader)``
+    raises, as in Paddle). ``num_workers``, ``places``, ``use_shared_memory`` and the other
+    worker settings are accepted; loading runs in this process."""
 
     def __init__(self, dataset, feed_list=None, places=None, return_list=True, batch_sampler=None,
                  batch_size=1, shuffle=False, drop_last=False, collate_fn=None, num_workers=0,
                  use_buffer_reader=True, reader_buffer_size=2, prefetch_factor=2,
                  use_shared_memory=True, timeout=0, worker_init_fn=None,
                  persistent_workers=False):
-        self._iterable = isinstance(dataset, IterableDataset)
-        if self._iterable and (shuffle or batch_sampler is not None):
+        if isinstance(dataset, IterableDataset) and (shuffle or batch_sampler is not None):
             raise ValueError("IterableDataset not support shuffle or batch_sampler")
         if batch_sampler is not None:
             super().__init__(dataset, batch_size=1, collate_fn=collate_fn,
@@ -147,23 +94,8 @@ class DataLoader(_DataLoader):
         return iter(self)
 
     def __iter__(self):
-        batches = self._stream() if self._iterable else super().__iter__()
-        for b in batches:
+        for b in super().__iter__():
             yield _as_list(b)
-
-    def _stream(self):
-        bs = self.batch_size
-        if bs is None:
-            yield from iter(self.dataset)
-            return
-        batch = []
-        for sample in self.dataset:
-            batch.append(sample)
-            if len(batch) == bs:
-                yield self.collate_fn(batch)
-                batch = []
-        if batch and not self.drop_last:
-            yield self.collate_fn(batch)
 
     def __len__(self):
         if self._iterable:

@@ -1,8 +1,8 @@
 """PyTorch's names and signatures over mutograd: ``import mutograd.compat.torch as torch``.
 
-Importing it sets the ``'torch'`` dialect (``mutograd.compat.dialect``): tensors print as
-``tensor([...])``, ``x.max(1)`` gives ``(values, indices)``, ``x.split(2)`` makes pieces of size 2
-and ``backward()`` needs a scalar output.
+A module that imports it follows the ``'torch'`` dialect (``mutograd.compat.dialect``): tensors
+print as ``tensor([...])``, ``x.max(1)`` gives ``(values, indices)``, ``x.split(2)`` makes pieces
+of size 2 and ``backward()`` needs a scalar output. Other modules are not affected.
 
     >>> import mutograd.compat.torch as torch
     >>> w = torch.FloatTensor([[2.], [1.]]).requires_grad_()
@@ -23,7 +23,6 @@ from ...ops import views as _views
 from ...ops.creation import shape_args as _shape_args
 from ...tensor import Tensor as _Tensor
 from .._common import public_names as _public_names
-from ..dialect import set_dialect as _set_dialect
 
 globals().update(_public_names())
 
@@ -212,8 +211,6 @@ from . import amp, autograd, backends, cuda, linalg, nn, optim, utils  # noqa: E
 from .amp import autocast  # noqa: E402, F401
 from .._common import refuse_missing as _refuse_missing  # noqa: E402
 from ._refusals import install_tensor_refusals as _install_tensor_refusals  # noqa: E402
-
-_set_dialect("torch")
 
 from . import distributed  # noqa: E402, F401  (torch.distributed, over MPI)
 

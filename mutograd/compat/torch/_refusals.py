@@ -80,6 +80,9 @@ _RULES = {
          r"has_torch_function\w*", _JIT),
         (r"ScalingType|SwizzleType|scaled_mm|scaled_grouped_mm", _DTYPE),
     ],
+    "torch.optim": [
+        (r"SparseAdam", _SPARSE),
+    ],
     "torch.autograd": [
         (r"DeviceType|ProfilerActivity|ProfilerConfig|ProfilerEvent|ProfilerState|"
          r"kineto_available", "the Kineto profiler: use Python's cProfile and mutograd.memory"),

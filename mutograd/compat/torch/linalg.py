@@ -1,13 +1,3 @@
 """``torch.linalg`` (``mutograd.linalg``)."""
-from ...linalg import (  # noqa: F401
-                       cross,
-                       det,
-                       inv,
-                       matrix_norm,
-                       matrix_power,
-                       norm,
-                       slogdet,
-                       solve,
-                       vecdot,
-                       vector_norm,
-)
+from ...linalg import *  # noqa: F401, F403
+from ...linalg import __all__  # noqa: F401

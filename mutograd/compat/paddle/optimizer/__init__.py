@@ -223,6 +223,9 @@ class _Rule(Optimizer):
 
 
 class Adamax(_Rule):
+    """Paddle's Adamax: ``u = max(b2 u + eps, |g|)`` where ``mutograd.optim.Adamax`` (PyTorch)
+    has ``max(b2 u, |g| + eps)``, so its own rule."""
+
     rule, moments = staticmethod(_rules.adamax), ("moment", "inf_norm")
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
@@ -231,56 +234,47 @@ class Adamax(_Rule):
                          beta2=beta2, epsilon=epsilon)
 
 
-class Lamb(_Rule):
-    rule, moments = staticmethod(_rules.lamb), ("moment1", "moment2")
-
+class Lamb(_Paddle, _optim.Lamb):
     def __init__(self, learning_rate=0.001, lamb_weight_decay=0.01, beta1=0.9, beta2=0.999,
-                 epsilon=1e-6, parameters=None, grad_clip=None, exclude_from_weight_decay_fn=None,
-                 multi_precision=False, always_adapt=False, name=None):
-        self._exclude = exclude_from_weight_decay_fn
-        super().__init__(learning_rate, parameters, None, grad_clip, beta1=beta1, beta2=beta2,
-                         epsilon=epsilon, lamb_weight_decay=lamb_weight_decay,
-                         always_adapt=always_adapt)
-
-    def _init_state(self, p, state, group):
-        super()._init_state(p, state, group)
-        state["exclude"] = bool(self._exclude and self._exclude(p))
+                 epsilon=1e-6, parameters=None, grad_clip=None,
+                 exclude_from_weight_decay_fn=None, multi_precision=False, always_adapt=False,
+                 name=None):
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
+        _optim.Lamb.__init__(self, ps, lr=base, betas=(beta1, beta2), eps=epsilon,
+                             weight_decay=lamb_weight_decay, always_adapt=always_adapt,
+                             exclude_from_weight_decay_fn=exclude_from_weight_decay_fn)
 
 
-class NAdam(_Rule):
-    rule, moments = staticmethod(_rules.nadam), ("moment1", "moment2")
+class NAdam(_Paddle, _optim.NAdam):
+    """Paddle's NAdam: the same arithmetic as ``mutograd.optim.NAdam`` (recorded)."""
 
     def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  momentum_decay=0.004, parameters=None, weight_decay=None, grad_clip=None,
                  name=None):
-        super().__init__(learning_rate, parameters, weight_decay, grad_clip, beta1=beta1,
-                         beta2=beta2, epsilon=epsilon, momentum_decay=momentum_decay)
-
-    def _init_state(self, p, state, group):
-        super()._init_state(p, state, group)
-        state["mu_product"] = 1.0
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
+        _optim.NAdam.__init__(self, ps, lr=base, betas=(beta1, beta2), eps=epsilon,
+                              weight_decay=_decay(weight_decay), momentum_decay=momentum_decay)
 
 
-class RAdam(_Rule):
-    rule, moments = staticmethod(_rules.radam), ("moment1", "moment2")
+class RAdam(_Paddle, _optim.RAdam):
+    """Paddle's RAdam: the same arithmetic as ``mutograd.optim.RAdam`` (recorded)."""
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  parameters=None, weight_decay=None, grad_clip=None, name=None):
-        super().__init__(learning_rate, parameters, weight_decay, grad_clip, beta1=beta1,
-                         beta2=beta2, epsilon=epsilon)
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
+        _optim.RAdam.__init__(self, ps, lr=base, betas=(beta1, beta2), eps=epsilon,
+                              weight_decay=_decay(weight_decay))
 
 
-class Rprop(_Rule):
-    rule, moments = staticmethod(_rules.rprop), ("prev",)
+class Rprop(_Paddle, _optim.Rprop):
+    """Paddle's Rprop: the same arithmetic as ``mutograd.optim.Rprop`` (recorded), the step
+    sizes bounded by ``learning_rate_range``."""
 
     def __init__(self, learning_rate=0.001, learning_rate_range=(1e-5, 50), parameters=None,
                  etas=(0.5, 1.2), grad_clip=None, multi_precision=False, name=None):
-        super().__init__(learning_rate, parameters, None, grad_clip,
-                         learning_rate_range=tuple(learning_rate_range), etas=tuple(etas))
-
-    def _init_state(self, p, state, group):
-        super()._init_state(p, state, group)
-        state["step_size"] = self._buffer(p, group["lr"])
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
+        _optim.Rprop.__init__(self, ps, lr=base, etas=tuple(etas),
+                              step_sizes=tuple(learning_rate_range))
 
 
 __all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "Lamb", "Momentum", "NAdam",

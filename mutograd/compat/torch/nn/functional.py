@@ -38,6 +38,11 @@ from ....nn.functional import (  # noqa: F401
     smooth_l1_loss,
 )
 from ....nn.attention import scaled_dot_product_attention  # noqa: F401
+from ....nn.losses import (  # noqa: F401
+    cosine_embedding_loss, ctc_loss, gaussian_nll_loss, hinge_embedding_loss,
+    margin_ranking_loss, multi_margin_loss, multilabel_margin_loss, multilabel_soft_margin_loss,
+    pairwise_distance, pdist, poisson_nll_loss, soft_margin_loss, triplet_margin_loss,
+    triplet_margin_with_distance_loss)
 from ..._common import activation as _act
 
 relu = _act("relu", "max(x, 0); ``inplace=True`` writes into ``input`` and returns it.")

@@ -51,3 +51,32 @@ class AdamW(_optim.AdamW):
                  differentiable=False, fused=None):
         _implementation("AdamW", foreach, capturable, differentiable, fused)
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize)
+
+
+def _with_switches(base):
+    """``base`` with PyTorch's implementation switches (``foreach``, ``capturable``,
+    ``differentiable``, and ``fused`` where PyTorch has it) as keyword-only arguments, checked by
+    :func:`_implementation`; ``inspect.signature`` shows them."""
+    import inspect
+    switches = ("foreach", "capturable", "differentiable", "fused")
+
+    def __init__(self, *args, **kw):
+        given = {k: kw.pop(k, None) for k in switches}
+        _implementation(base.__name__, given["foreach"], given["capturable"],
+                        given["differentiable"], given["fused"])
+        base.__init__(self, *args, **kw)
+
+    sig = inspect.signature(base.__init__)
+    params = [p for p in sig.parameters.values() if p.name != "inplace"]
+    params += [inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY,
+                                 default=k in ("capturable", "differentiable") and False or None)
+               for k in switches]
+    __init__.__signature__ = sig.replace(parameters=params)
+    return type(base.__name__, (base,), {"__init__": __init__, "__doc__": base.__doc__,
+                                         "__module__": __name__})
+
+
+Adamax, NAdam, RAdam, ASGD, Rprop, Adafactor = (
+    _with_switches(c) for c in (_optim.Adamax, _optim.NAdam, _optim.RAdam, _optim.ASGD,
+                                _optim.Rprop, _optim.Adafactor))
+Muon = _optim.Muon

@@ -1,6 +1,12 @@
 """``torch.utils.data``: datasets, samplers and the DataLoader (``mutograd.data``)."""
 from .....data import (  # noqa: F401
                        BatchSampler,
+                       ChainDataset,
+                       IterableDataset,
+                       StackDataset,
+                       WeightedRandomSampler,
+                       default_convert,
+                       get_worker_info,
                        ConcatDataset,
                        Dataset,
                        RandomSampler,

@@ -50,5 +50,6 @@ class DataLoader(_DataLoader):
                  prefetch_factor=None, persistent_workers=False, pin_memory_device=""):
         super().__init__(dataset, batch_size=batch_size, shuffle=bool(shuffle),
                          sampler=sampler, batch_sampler=batch_sampler, num_workers=num_workers,
-                         collate_fn=collate_fn or default_collate, pin_memory=pin_memory,
+                         collate_fn=collate_fn or (default_collate if batch_size is not None
+                                                   else None), pin_memory=pin_memory,
                          drop_last=drop_last, generator=generator)

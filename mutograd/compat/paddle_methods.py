@@ -16,13 +16,15 @@ depart from it only while the dialect, read at call time, is ``'paddle'``:
 - A saved tensor written before backward raises the VersionError with Paddle's sentence
   (``received tensor_version:1 != wrapper_version_snapshot:0``) besides mutograd's explanation.
 
-These are installed when ``mutograd.compat.paddle`` is imported.
+These are installed when ``mutograd.compat.paddle`` is imported. This module sits outside the
+``mutograd.compat.paddle`` package on purpose: ``get_dialect()`` answers for the first frame
+outside mutograd, and a frame inside the paddle namespace would always answer 'paddle'.
 """
-from ...autograd import explain as _explain
-from ...autograd.grad_mode import is_grad_enabled, no_grad
-from ...ops import metadata as _metadata
-from ...tensor import Tensor
-from ..dialect import get_dialect
+from ..autograd import explain as _explain
+from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..ops import metadata as _metadata
+from ..tensor import Tensor
+from .dialect import get_dialect
 
 
 def _paddle():
@@ -69,7 +71,7 @@ def where_(self, *args, **kw):
     """Main/torch dialect: ``x.where_(condition, y)`` writes into ``x``. Paddle dialect:
     ``condition.where_(x, y)`` writes into ``x`` and returns it (Paddle's binding)."""
     if _paddle():
-        from ...ops.conventions import where_ as _where_fn
+        from ..ops.conventions import where_ as _where_fn
         kw.pop("name", None)
         return _where_fn(self, *args, **kw)
     return _where_(self, *args, **kw)
@@ -177,11 +179,11 @@ def install():
                                     doc=_stop_gradient.__doc__)
     if not hasattr(Tensor, "apply"):
         Tensor.apply = apply
-    from .tensor_ops import SHARED_WITH_TORCH
+    from .paddle.tensor_ops import SHARED_WITH_TORCH
     for name, value in _EXTRA.items():
         if not hasattr(Tensor, name) and name not in SHARED_WITH_TORCH:
             setattr(Tensor, name, value)
-    from ...nn import Parameter
+    from ..nn import Parameter
     if not hasattr(Parameter, "trainable"):
         Parameter.trainable = property(
             lambda self: self.requires_grad,

@@ -1,0 +1,203 @@
+"""``mutograd.linalg`` (``torch.linalg``'s names): one table of cases drives the checks: values
+against PyTorch (NumPy/SciPy without it), gradients against float64 finite differences and against
+PyTorch. Decompositions are checked through functions their gauge (signs, phases) does not
+change, as PyTorch documents their gradients."""
+import numpy as np
+import pytest
+from helpers import numeric_grad
+
+import mutograd as mg
+
+R = np.random.default_rng(0)
+A43, A34 = R.standard_normal((4, 3)), R.standard_normal((3, 4))
+SQ = R.standard_normal((3, 3)) + 3 * np.eye(3)
+SQ2 = R.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+SPD = SQ @ SQ.T + np.eye(3)
+SYM = SQ + SQ.T
+B32 = R.standard_normal((3, 2))
+W = R.standard_normal((3, 3))
+
+
+def _sym(a):
+    """Symmetric input for the routines that read one triangle: finite differences of single
+    elements then perturb both triangles alike."""
+    return (a + a.T) / 2
+
+
+def _sandwich(L, U, S, f):
+    """``U diag(f(S)) Vh``-style products: unchanged by the decomposition's gauge."""
+    return (L * f(S)[..., None, :]) @ U
+
+
+# name, mutograd f(mg, *tensors), torch f(torch, *tensors) (None: values from `ref` only), inputs
+CASES = [
+    ("cholesky", lambda m, a: m.linalg.cholesky(_sym(a)), None, [SPD]),
+    ("cholesky-upper", lambda m, a: m.linalg.cholesky(_sym(a), upper=True), None, [SPD]),
+    ("eigh", lambda m, a: (lambda r: r[0] * 2 + (r[1] @ m.diag(r[0] ** 2) @ r[1].T)[0])(
+        m.linalg.eigh(_sym(a))), None, [SYM]),
+    ("eigh-U", lambda m, a: (lambda r: (r[1] @ m.diag(r[0]) @ r[1].T).sum(0))(
+        m.linalg.eigh(_sym(a), UPLO="U")), None, [SYM]),
+    ("eigvalsh", lambda m, a: m.linalg.eigvalsh(_sym(a)), None, [SYM]),
+    ("svd-tall", lambda m, a: (lambda r: _sandwich(r[0], r[2], r[1], lambda s: s * s + s))(
+        m.linalg.svd(a, full_matrices=False)), None, [A43]),
+    ("svd-wide", lambda m, a: (lambda r: _sandwich(r[0], r[2], r[1], lambda s: s.exp()))(
+        m.linalg.svd(a, full_matrices=False)), None, [A34]),
+    ("svd-batch", lambda m, a: (lambda r: _sandwich(r[0], r[2], r[1], lambda s: s))(
+        m.linalg.svd(a, full_matrices=False)), None, [SQ2]),
+    ("svdvals", lambda m, a: m.linalg.svdvals(a), None, [A43]),
+    ("qr-tall", lambda m, a: (lambda r: r[0] * 2 + r[0] @ r[1][:, :1])(m.linalg.qr(a)), None,
+     [A43]),
+    ("qr-wide", lambda m, a: (lambda r: r[1] * 3 + r[0] @ r[1])(m.linalg.qr(a)), None, [A34]),
+    ("qr-complete-square", lambda m, a: (lambda r: r[0] + r[1].exp())(
+        m.linalg.qr(a, mode="complete")), None, [SQ]),
+    ("lu-square", lambda m, a: (lambda r: r[1] * 2 + r[2] ** 2)(m.linalg.lu(a)), None, [SQ]),
+    ("lu-tall", lambda m, a: (lambda r: r[1].sum(1) + r[2].sum())(m.linalg.lu(a)), None, [A43]),
+    ("lu-wide", lambda m, a: (lambda r: r[1].sum() + r[2] ** 2)(m.linalg.lu(a)), None, [A34]),
+    ("lu_factor", lambda m, a: m.linalg.lu_factor(a)[0], None, [SQ]),
+    ("lu_solve", lambda m, a, b: m.linalg.lu_solve(*m.linalg.lu_factor(a), b), None, [SQ, B32]),
+    ("lu_solve-adjoint", lambda m, a, b: m.linalg.lu_solve(*m.linalg.lu_factor(a), b,
+                                                           adjoint=True), None, [SQ, B32]),
+    ("lu_solve-right", lambda m, a, b: m.linalg.lu_solve(*m.linalg.lu_factor(a), b.T,
+                                                         left=False), None, [SQ, B32]),
+    ("solve_triangular-upper", lambda m, a, b: m.linalg.solve_triangular(a, b, upper=True),
+     None, [SQ, B32]),
+    ("solve_triangular-lower-unit", lambda m, a, b: m.linalg.solve_triangular(
+        a, b, upper=False, unitriangular=True), None, [SQ, B32]),
+    ("solve_triangular-right", lambda m, a, b: m.linalg.solve_triangular(
+        a, b.T, upper=True, left=False), None, [SQ, B32]),
+    ("solve-right", lambda m, a, b: m.linalg.solve(a, b.T, left=False), None, [SQ, B32]),
+    ("pinv-tall", lambda m, a: m.linalg.pinv(a), None, [A43]),
+    ("pinv-wide", lambda m, a: m.linalg.pinv(a), None, [A34]),
+    ("matrix_exp", lambda m, a: m.linalg.matrix_exp(a * 0.3), None, [SQ]),
+    ("matrix_exp-batch", lambda m, a: m.linalg.matrix_exp(a * 0.3), None, [SQ2]),
+    ("lstsq", lambda m, a, b: m.linalg.lstsq(a, b).solution,
+     lambda t, a, b: t.linalg.lstsq(a, b, driver="gelsd").solution, [A43, R.standard_normal(
+         (4, 2))]),
+    ("householder_product", lambda m, a, tau: m.linalg.householder_product(a, tau), None,
+     [A43, R.standard_normal(2)]),
+    ("multi_dot", lambda m, a, b, c: m.linalg.multi_dot([a, b, c]), None, [A43, SQ, B32]),
+    ("tensorinv", lambda m, a: m.linalg.tensorinv(a.reshape(9, 3, 3), ind=1), None,
+     [R.standard_normal((9, 9)) + 4 * np.eye(9)]),
+    ("tensorsolve", lambda m, a, b: m.linalg.tensorsolve(a.reshape(2, 3, 6), b),
+     None, [R.standard_normal((6, 6)) + 4 * np.eye(6), R.standard_normal((2, 3))]),
+    ("vander", lambda m, x: m.linalg.vander(x, N=4), None, [R.standard_normal(3)]),
+    ("cond", lambda m, a: m.linalg.cond(a), None, [SQ]),
+    # (PyTorch's own cond(p='fro') fails in backward: its reference is the product of norms)
+    ("cond-fro", lambda m, a: m.linalg.cond(a, "fro"),
+     lambda t, a: t.linalg.matrix_norm(a) * t.linalg.matrix_norm(t.linalg.inv(a)), [SQ]),
+    ("inv_ex", lambda m, a: m.linalg.inv_ex(a).inverse, None, [SQ]),
+    ("diagonal", lambda m, a: m.linalg.diagonal(a, offset=1), None, [A34]),
+]
+
+
+@pytest.mark.parametrize("name,fn,tfn,inputs", CASES, ids=[c[0] for c in CASES])
+def test_gradients_match_finite_differences(name, fn, tfn, inputs):
+    ts = [mg.tensor(a, requires_grad=True) for a in inputs]
+    out = fn(mg, *ts)
+    w = np.random.default_rng(1).standard_normal(out.shape)
+    (out * mg.tensor(w)).sum().backward()
+    expected = numeric_grad(
+        lambda *a: float((fn(mg, *(mg.tensor(x) for x in a)).numpy() * w).sum()),
+        [a.copy() for a in inputs])
+    for t, e in zip(ts, expected):
+        np.testing.assert_allclose(t.grad.numpy(), e, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name,fn,tfn,inputs", CASES, ids=[c[0] for c in CASES])
+def test_values_and_gradients_match_pytorch(name, fn, tfn, inputs):
+    torch = pytest.importorskip("torch")
+    tfn = tfn or fn
+    ts = [mg.tensor(a, requires_grad=True) for a in inputs]
+    qs = [torch.tensor(a, requires_grad=True) for a in inputs]
+    out, ref = fn(mg, *ts), tfn(torch, *qs)
+    np.testing.assert_allclose(out.numpy(), ref.detach().numpy(), rtol=1e-8, atol=1e-10)
+    w = np.random.default_rng(1).standard_normal(out.shape)
+    (out * mg.tensor(w)).sum().backward()
+    (ref * torch.tensor(w)).sum().backward()
+    for t, q in zip(ts, qs):
+        np.testing.assert_allclose(t.grad.numpy(), q.grad.numpy(), rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.torch
+def test_integer_and_complex_results_match_pytorch():
+    torch = pytest.importorskip("torch")
+    t = torch.tensor
+    LU, piv = mg.linalg.lu_factor(mg.tensor(A43))
+    tLU, tpiv = torch.linalg.lu_factor(t(A43))
+    np.testing.assert_allclose(LU.numpy(), tLU.numpy(), rtol=1e-12)
+    assert piv.tolist() == tpiv.tolist() and str(piv.dtype).endswith("int32")
+    P, L, U = mg.linalg.lu(mg.tensor(A34))
+    for a, b in zip((P, L, U), torch.linalg.lu(t(A34))):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12, atol=1e-14)
+    LD, lpiv = mg.linalg.ldl_factor(mg.tensor(SYM))
+    tLD, tlpiv = torch.linalg.ldl_factor(t(SYM))
+    np.testing.assert_allclose(LD.numpy(), tLD.numpy(), rtol=1e-12, atol=1e-14)
+    assert lpiv.tolist() == tlpiv.tolist()
+    x = mg.linalg.ldl_solve(LD, lpiv, mg.tensor(B32))
+    np.testing.assert_allclose(x.numpy(), torch.linalg.ldl_solve(tLD, tlpiv, t(B32)).numpy(),
+                               rtol=1e-10)
+    rank_input = A43 @ A34[:, :3]
+    assert mg.linalg.matrix_rank(mg.tensor(rank_input)).item() == \
+        torch.linalg.matrix_rank(t(rank_input)).item() == 3
+    assert mg.linalg.matrix_rank(mg.tensor(np.outer(A43[:, 0], A34[0]))).item() == 1
+    res = mg.linalg.lstsq(mg.tensor(A43), mg.tensor(A43 @ B32[:, :1] + 0.1))
+    tres = torch.linalg.lstsq(t(A43), t(A43 @ B32[:, :1] + 0.1), driver="gelsd")
+    np.testing.assert_allclose(res.residuals.numpy(), tres.residuals.numpy(), rtol=1e-8)
+    assert res.rank.item() == tres.rank.item()
+    np.testing.assert_allclose(res.singular_values.numpy(), tres.singular_values.numpy(),
+                               rtol=1e-10)
+    w = mg.linalg.eigvals(mg.tensor(SQ)).numpy()
+    tw = torch.linalg.eigvals(t(SQ)).numpy()
+    np.testing.assert_allclose(np.sort_complex(w), np.sort_complex(tw), rtol=1e-10)
+
+
+@pytest.mark.torch
+def test_eig_gradient_matches_pytorch_through_gauge_free_gradients():
+    """A gradient given to the eigenvalues, and one to the eigenvectors that a phase change of
+    each vector leaves alone: the real input's gradient agrees with PyTorch's."""
+    torch = pytest.importorskip("torch")
+    gw = R.standard_normal(3) + 1j * R.standard_normal(3)
+    for which in ("values", "vectors"):
+        a, q = mg.tensor(SQ, requires_grad=True), torch.tensor(SQ, requires_grad=True)
+        w, v = mg.linalg.eig(a)
+        tw, tv = torch.linalg.eig(q)
+        if which == "values":
+            w.backward(mg.tensor(gw))
+            tw.backward(torch.tensor(gw))
+        else:      # the gradient of sum |V_ij|^2 c_ij is 2 c V
+            c = R.standard_normal((3, 3))
+            v.backward(mg.tensor(2 * c * v.detach().numpy()))
+            tv.backward(torch.tensor(2 * c * tv.detach().numpy()))
+        np.testing.assert_allclose(a.grad.numpy(), q.grad.numpy(), rtol=1e-8, atol=1e-10)
+
+
+def test_errors_name_the_problem():
+    with pytest.raises(mg.linalg.LinAlgError, match="not positive-definite.*order 2"):
+        mg.linalg.cholesky(mg.tensor([[1.0, 2.0], [2.0, 1.0]]))
+    L, info = mg.linalg.cholesky_ex(mg.tensor([[1.0, 2.0], [2.0, 1.0]]))
+    assert info.item() == 2 and np.isnan(L.numpy()).all()
+    assert mg.linalg.cholesky_ex(mg.tensor(SPD)).info.item() == 0
+    with pytest.raises(mg.linalg.LinAlgError, match="inv"):
+        mg.linalg.inv(mg.zeros([2, 2]))
+    inverse, info = mg.linalg.inv_ex(mg.zeros([2, 2]))
+    assert info.item() == 1 and np.isnan(inverse.numpy()).all()
+    assert isinstance(mg.linalg.LinAlgError("x"), RuntimeError)
+    with pytest.raises(mg.ShapeError, match="square matrices"):
+        mg.linalg.eigh(mg.ones([2, 3]))
+    with pytest.raises(ValueError, match="unrecognized mode 'full'"):
+        mg.linalg.qr(mg.ones([2, 3]), mode="full")
+    a = mg.tensor(A43, requires_grad=True)
+    U, S, Vh = mg.linalg.svd(a)               # full_matrices=True, as PyTorch's default
+    with pytest.raises(mg.MutogradError, match="full_matrices=False"):
+        U.sum().backward()
+    with pytest.raises(mg.linalg.LinAlgError, match="ldl_factor.*derivative"):
+        mg.linalg.ldl_factor(mg.tensor(SYM, requires_grad=True))
+    with pytest.raises(mg.MutogradError, match="mode='r'"):
+        mg.linalg.qr(mg.tensor(A43, requires_grad=True), mode="r")[1].sum().backward()
+
+
+def test_compat_torch_linalg_has_every_name():
+    import mutograd.compat.torch as torch
+    for name in mg.linalg.__all__:
+        assert getattr(torch.linalg, name) is getattr(mg.linalg, name), name
