@@ -108,22 +108,6 @@ def _set_stop_gradient(self, flag):
     _stop_gradient.fset(self, flag)
 
 
-def apply(self, func):
-    """``func(self)``, a new tensor (Paddle's ``Tensor.apply``); refused on a tensor that needs a
-    gradient, as Paddle does.
-
-    Example::
-
-        >>> import mutograd.compat.paddle as paddle
-        >>> paddle.to_tensor([1., 2.]).apply(lambda t: t * 2).tolist()
-        [2.0, 4.0]
-    """
-    if self.requires_grad:
-        raise RuntimeError("Cannot apply function on a tensor that required gradient.")
-    with no_grad():
-        return func(self)
-
-
 def _cast_method(dtype):
     def cast(self):
         return self.astype(dtype)
@@ -177,8 +161,6 @@ def install():
     Tensor.cumsum_ = cumsum_
     Tensor.stop_gradient = property(_get_stop_gradient, _set_stop_gradient,
                                     doc=_stop_gradient.__doc__)
-    if not hasattr(Tensor, "apply"):
-        Tensor.apply = apply
     from .paddle.tensor_ops import SHARED_WITH_TORCH
     for name, value in _EXTRA.items():
         if not hasattr(Tensor, name) and name not in SHARED_WITH_TORCH:

@@ -217,7 +217,6 @@ from .framework import (  # noqa: E402, F401
 from .nn.functional import (  # noqa: E402, F401  (Paddle 3 exposes these at the top too)
     adaptive_avg_pool1d, conv1d, conv2d, group_norm, layer_norm)
 
-globals()["float"] = _mg.float32
 concatenate = concat  # noqa: F821  (from the main namespace)
 from .nn.initializer import ParamAttr  # noqa: E402, F401
 

@@ -153,13 +153,8 @@ def range(start=0, end=None, step=1, dtype=None, name=None):
     return _mg.arange(start, end, step, dtype=dtype)
 
 
-def _stack_method(x, axis=0, name=None):
-    """Paddle binds ``stack`` as a method too: ``x`` is the list of tensors."""
-    return _mg.stack(list(x), axis)
-
-
 # Tensor methods Paddle has with these names (added where Tensor has none yet)
-METHODS = {"add_n": lambda x, name=None: x.clone(), "stack": _stack_method,
+METHODS = {"add_n": lambda x, name=None: x.clone(),
            "broadcast_shape": broadcast_shape, "broadcast_shapes": broadcast_shapes,
            "multiplex": multiplex, "scatter_nd": scatter_nd,
            "grad_": property(lambda self: self.grad, doc="Paddle's alias of ``grad``."),
