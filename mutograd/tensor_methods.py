@@ -76,3 +76,23 @@ Tensor.clear_gradient = clear_grad
 Tensor.astype = lambda self, dtype: self if self._data.dtype == dtypes.to_numpy(dtype) else call(
     OPS["astype"], [self], {"dtype": dtype})
 Tensor.cast = Tensor.astype
+
+
+def apply(self, func):
+    """``func(self)`` as a new tensor, computed without recording (Paddle's ``Tensor.apply``);
+    refused on a tensor that requires grad, as Paddle does.
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> mg.tensor([1., 2.]).apply(lambda t: t * 2).tolist()
+        [2.0, 4.0]
+    """
+    if self.requires_grad:
+        raise RuntimeError("Cannot apply function on a tensor that required gradient.")
+    from .autograd.grad_mode import no_grad
+    with no_grad():
+        return func(self)
+
+
+Tensor.apply = apply

@@ -61,14 +61,14 @@ FLOORS = {
     "torch.autograd": 0.67,
     "torch.utils.data": 0.79,
     "torch.linalg": 0.23,
-    "paddle": 0.67,
-    "paddle.Tensor": 0.71,
-    "paddle.nn": 0.18,
-    "paddle.nn.functional": 0.32,
-    "paddle.optimizer": 0.4,
-    "paddle.io": 0.41,
-    "paddle.autograd": 0.5,
-    "paddle.base.dygraph": 0.0,
+    "paddle": 0.95,
+    "paddle.Tensor": 0.86,
+    "paddle.nn": 0.95,
+    "paddle.nn.functional": 0.95,
+    "paddle.optimizer": 0.86,
+    "paddle.io": 1.0,
+    "paddle.autograd": 0.99,
+    "paddle.base.dygraph": 1.0,
 }
 
 _STDLIB = set(sys.stdlib_module_names)

@@ -28,6 +28,8 @@ from .._common import public_names as _public_names
 
 globals().update(_public_names())
 dtype = _mg.dtypes.DType
+# the Paddle release whose API this namespace follows (programs compare it before using an API)
+__version__ = "3.3.1"
 
 
 def _shape(shape, dtype, fn):
@@ -72,8 +74,15 @@ def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
 
 
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
-    """A new tensor holding a copy of ``data``; ``stop_gradient=False`` makes it need a grad."""
-    return _mg.to_tensor(data, dtype=dtype, place=place, stop_gradient=stop_gradient)
+    """A new tensor holding a copy of ``data``; ``stop_gradient=False`` makes it need a grad
+    (accepted on integers, as in Paddle: they take no gradient here)."""
+    t = _mg.to_tensor(data, dtype=dtype, place=place)
+    if not stop_gradient:
+        if t._data.dtype.kind in "fc":
+            t.stop_gradient = False
+        else:
+            t.__dict__["_int_stop_gradient"] = False   # methods.py: reads back False
+    return t
 
 
 def transpose(x, perm, name=None):
@@ -173,7 +182,45 @@ def in_dynamic_mode():
     return True
 
 
-from . import autograd, device, io, nn, optimizer  # noqa: E402, F401  (paddle.autograd, ...)
+from . import functions as _functions  # noqa: E402
+from .functions import (  # noqa: E402, F401
+    add_n, addmm, addmm_, assign, bernoulli, bitwise_left_shift, bitwise_left_shift_,
+    bitwise_right_shift, bitwise_right_shift_, broadcast_to, count_nonzero, cumsum_, expand,
+    expand_as, increment, is_compiled_with_cinn, is_compiled_with_custom_device,
+    is_compiled_with_distribute, is_compiled_with_rocm, is_compiled_with_xpu, tile, trace)
+
+globals()["shape"] = _functions.shape     # paddle.shape(x); a parameter name above
+
+for _n, _names in _functions.RENAMED.items():
+    if _n in globals():
+        globals()[_n] = _functions.renamed(globals()[_n], _names)
+randn, rand, zeros, ones, empty, full, standard_normal, uniform = (
+    _functions._creation(f) for f in (randn, rand, zeros, ones, empty, full, standard_normal,
+                                      uniform))
+
+from . import autograd, base, device, io, metric, nn, optimizer, vision  # noqa: E402, F401
+from ..paddle_methods import install as _install_methods  # noqa: E402
+from . import tensor_ops as _tensor_ops  # noqa: E402
+from .tensor_ops import (  # noqa: E402, F401
+    broadcast_shape, broadcast_shapes, crop, e, equal_all, gather_nd, index_sample, inf,
+    is_complex, is_empty, is_floating_point, is_integer, matrix_transpose, multiplex, nan, newaxis,
+    pi, rank, reduce_as, reverse, scatter_nd, scatter_nd_add, stanh, strided_slice, tolist,
+    unstack)
+
+globals()["slice"], globals()["range"] = _tensor_ops.slice, _tensor_ops.range
+_tensor_ops.install(globals())
+from .framework import (  # noqa: E402, F401
+    BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor,
+    LazyGuard, LongTensor, ShortTensor, asarray, batch, cdouble, cfloat, check_shape,
+    create_parameter, disable_signal_handler, finfo, get_cuda_rng_state, get_flags,
+    get_rng_state, iinfo, set_cuda_rng_state, set_flags, set_rng_state, summary)
+from .nn.functional import (  # noqa: E402, F401  (Paddle 3 exposes these at the top too)
+    adaptive_avg_pool1d, conv1d, conv2d, group_norm, layer_norm)
+
+concatenate = concat  # noqa: F821  (from the main namespace)
+from .nn.initializer import ParamAttr  # noqa: E402, F401
+
+_install_methods()
 from .device import get_device, is_compiled_with_cuda, set_device  # noqa: E402, F401
 
 from .._common import refuse_missing as _refuse_missing  # noqa: E402
@@ -182,3 +229,6 @@ from . import distributed  # noqa: E402, F401  (paddle.distributed, over MPI)
 from .distributed import DataParallel  # noqa: E402, F401
 
 _refuse_missing(_sys.modules[__name__])
+from ._refusals import install as _install_refusals  # noqa: E402
+
+_install_refusals(_sys.modules[__name__])

@@ -6,6 +6,8 @@
     >>> F.relu_(x) is x
     True
 """
+import contextlib as _contextlib
+
 import mutograd as _mg
 
 from ....nn import functional as _F
@@ -218,8 +220,583 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
     return _F.nll_loss(input, _label(input, label, 1), weight, ignore_index, reduction)
 
 
-def smooth_l1_loss(input, label, reduction="mean", delta=1.0, name=None):
+def smooth_l1_loss(input, label, reduction="mean", delta=1.0, is_huber=True, name=None):
     """Paddle's smooth L1 (Huber): ``0.5 d^2`` where ``|d| < delta``, else
-    ``delta * |d| - 0.5 delta^2``."""
-    loss = _F.smooth_l1_loss(input, label, "none", beta=delta) * delta
+    ``delta * |d| - 0.5 delta^2``; ``is_huber=False``: that divided by ``delta`` (PyTorch's
+    smooth L1 with ``beta=delta``)."""
+    loss = _F.smooth_l1_loss(input, label, "none", beta=delta)
+    return _F._reduce(loss * delta if is_huber else loss, reduction)
+
+
+# ---- the rest of Paddle's functional API, over mutograd's ops -------------------------------
+from ....nn.attention import scaled_dot_product_attention as _sdpa  # noqa: E402
+
+log_sigmoid = logsigmoid = _F.logsigmoid
+softsign, tanhshrink = _F.softsign, _F.tanhshrink
+swish = silu
+
+
+def hardshrink(x, threshold=0.5, name=None):
+    """``x`` where ``|x| > threshold``, else 0."""
+    return _F.hardshrink(x, threshold)
+
+
+def softshrink(x, threshold=0.5, name=None):
+    """``x - threshold`` above it, ``x + threshold`` below ``-threshold``, else 0."""
+    return _F.softshrink(x, threshold)
+
+
+def glu(x, axis=-1, name=None):
+    """The first half of ``x`` along ``axis`` times the sigmoid of the second."""
+    return _F.glu(x, axis)
+
+
+def swiglu(x, y=None, name=None):
+    """``silu(x) * y``; without ``y``, the two halves of ``x``'s last axis."""
+    if y is None:
+        x, y = x.chunk(2, -1)
+    return _mg.silu(x) * y
+
+
+def prelu(x, weight, data_format="NCHW", name=None):
+    """``max(0, x) + weight * min(0, x)``, ``weight`` per channel (axis 1) or shared."""
+    if data_format[-1] == "C" and weight.size > 1:
+        return _mg.where(x > 0, x, x * weight)
+    return _F.prelu(x, weight)
+
+
+def maxout(x, groups, axis=1, name=None):
+    """The maximum over each of the ``C / groups`` groups of ``groups`` channels."""
+    axis %= x.ndim
+    c = x.shape[axis]
+    shape = list(x.shape[:axis]) + [c // groups, groups] + list(x.shape[axis + 1:])
+    return x.reshape(shape).amax(axis + 1)
+
+
+def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
+    """``x`` divided by its ``p``-norm along ``axis`` (at least ``epsilon``)."""
+    n = _mg.norm(x, p=p, axis=axis, keepdim=True) if p != 2 else (
+        (x * x).sum(axis=axis, keepdim=True).sqrt())
+    return x / n.clip(min=epsilon)
+
+
+def cosine_similarity(x1, x2, axis=1, eps=1e-8):
+    """The cosine of the angle between ``x1`` and ``x2`` along ``axis``."""
+    return _F.cosine_similarity(x1, x2, axis, eps)
+
+
+def pairwise_distance(x, y, p=2.0, epsilon=1e-6, keepdim=False, name=None):
+    """The ``p``-norm of ``x - y + epsilon`` along the last axis."""
+    d = x - y + epsilon
+    if p == float("inf"):
+        return d.abs().amax(-1, keepdim=keepdim)
+    return (d.abs() ** p).sum(-1, keepdim=keepdim) ** (1.0 / p)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    return _F.dropout1d(input, p, training, inplace)
+
+
+def dropout2d(x, p=0.5, training=True, data_format="NCHW", name=None):
+    """Zero whole channels with probability ``p`` (NCHW)."""
+    if data_format != "NCHW":
+        raise ValueError("dropout2d: only data_format='NCHW' is supported")
+    return _F.dropout2d(x, p, training)
+
+
+def dropout3d(x, p=0.5, training=True, data_format="NCDHW", name=None):
+    """Zero whole channels with probability ``p`` (NCDHW)."""
+    if data_format != "NCDHW":
+        raise ValueError("dropout3d: only data_format='NCDHW' is supported")
+    return _F.dropout3d(x, p, training)
+
+
+def group_norm(x, num_groups, epsilon=1e-5, weight=None, bias=None, data_format="NCHW",
+               name=None):
+    """Normalise each of ``num_groups`` groups of channels."""
+    return _F.group_norm(x, num_groups, weight, bias, epsilon)
+
+
+def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.9, eps=1e-5, data_format="NCHW", name=None):
+    """Normalise each channel of each sample over its spatial axes (the batch statistics;
+    ``use_input_stats=False`` normalises with ``running_mean``/``running_var`` instead)."""
+    if not use_input_stats:
+        shape = [1, -1] + [1] * (x.ndim - 2)
+        out = (x - running_mean.reshape(shape)) / (running_var.reshape(shape) + eps).sqrt()
+        return _affine(out, weight, bias)
+    return _F.group_norm(x, x.shape[1], weight, bias, eps)
+
+
+def _affine(out, weight, bias):
+    shape = [1, -1] + [1] * (out.ndim - 2)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=1e-5, name=None):
+    return _F.rms_norm(input, normalized_shape, weight, eps)
+
+
+def kl_div(input, label, reduction="mean", log_target=False, name=None):
+    """KL divergence of ``label`` from the log-probabilities ``input``."""
+    return _F.kl_div(input, label, reduction, log_target)
+
+
+def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=False,
+                align_mode=0, data_format=None, recompute_scale_factor=None, antialias=False,
+                name=None):
+    """Resize the spatial axes (channels first) by ``size`` or ``scale_factor``."""
+    if data_format is not None and data_format[-1] == "C":
+        raise ValueError("interpolate: only channels-first data_format is supported")
+    if mode in ("nearest", "area"):
+        align_corners = None
+    return _F.interpolate(x, size, scale_factor, mode, align_corners, recompute_scale_factor,
+                          antialias)
+
+
+upsample = interpolate
+
+
+def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCL",
+           name=None):
+    """1-D convolution of NCL input with [out, in/groups, k] weights."""
+    if data_format != "NCL":
+        raise ValueError("conv1d: only data_format='NCL' is supported")
+    return _F.conv1d(x, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, dilation=1,
+                     groups=1, output_size=None, data_format="NCHW", name=None):
+    """Transposed 2-D convolution with [in, out/groups, kh, kw] weights."""
+    if data_format != "NCHW" or output_size is not None:
+        raise ValueError("conv2d_transpose: only data_format='NCHW' without output_size is "
+                         "supported (give output_padding instead)")
+    return _F.conv_transpose2d(x, weight, bias, stride, padding, output_padding, groups,
+                               dilation)
+
+
+def _one(v):
+    return v if isinstance(v, int) else v[0]
+
+
+def max_pool1d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
+               name=None):
+    """Maximum over windows of the last axis (NCL)."""
+    stride = kernel_size if stride is None else stride
+    out = _F.max_pool2d(x.unsqueeze(2), (1, _one(kernel_size)), (1, _one(stride)),
+                        (0, _one(padding)), 1, ceil_mode, return_mask)
+    if return_mask:
+        return out[0].squeeze(2), out[1].squeeze(2)
+    return out.squeeze(2)
+
+
+def avg_pool1d(x, kernel_size, stride=None, padding=0, exclusive=True, ceil_mode=False,
+               name=None):
+    """Mean over windows of the last axis (NCL)."""
+    stride = kernel_size if stride is None else stride
+    return _F.avg_pool2d(x.unsqueeze(2), (1, _one(kernel_size)), (1, _one(stride)),
+                         (0, _one(padding)), ceil_mode, not exclusive).squeeze(2)
+
+
+def adaptive_avg_pool1d(x, output_size, name=None):
+    """Mean over ``output_size`` near-equal windows of the last axis (NCL)."""
+    return _F.adaptive_avg_pool2d(x.unsqueeze(2), (1, output_size)).squeeze(2)
+
+
+def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
+    """[N, C*r*r, H, W] -> [N, C, H*r, W*r]."""
+    n, c, h, w = x.shape
+    r = upscale_factor
+    return x.reshape([n, c // (r * r), r, r, h, w]).transpose([0, 1, 4, 2, 5, 3]).reshape(
+        [n, c // (r * r), h * r, w * r])
+
+
+def pixel_unshuffle(x, downscale_factor, data_format="NCHW", name=None):
+    """[N, C, H*r, W*r] -> [N, C*r*r, H, W]."""
+    n, c, h, w = x.shape
+    r = downscale_factor
+    return x.reshape([n, c, h // r, r, w // r, r]).transpose([0, 1, 3, 5, 2, 4]).reshape(
+        [n, c * r * r, h // r, w // r])
+
+
+def channel_shuffle(x, groups, data_format="NCHW", name=None):
+    """Interleave the channels of ``groups`` groups."""
+    n, c, h, w = x.shape
+    return x.reshape([n, groups, c // groups, h, w]).transpose([0, 2, 1, 3, 4]).reshape(
+        [n, c, h, w])
+
+
+def zeropad2d(x, padding, data_format="NCHW", name=None):
+    """Zero padding (left, right, top, bottom) of the spatial axes."""
+    return pad(x, padding, "constant", 0.0, data_format)
+
+
+def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
+    """``(1 - epsilon) * label + epsilon * prior`` (uniform prior by default)."""
+    prior = 1.0 / label.shape[-1] if prior_dist is None else prior_dist
+    return label * (1 - epsilon) + prior * epsilon
+
+
+def sequence_mask(x, maxlen=None, dtype="int64", name=None):
+    """``mask[..., j] = j < x[...]``, ``maxlen`` columns (``max(x)`` by default)."""
+    maxlen = int(x.max()) if maxlen is None else int(maxlen)
+    return (_mg.arange(maxlen) < x.unsqueeze(-1)).astype(dtype)
+
+
+def gumbel_softmax(x, temperature=1.0, hard=False, axis=-1, name=None):
+    """Softmax of ``(x + Gumbel noise) / temperature``; ``hard=True``: one-hot forward with the
+    soft gradient."""
+    u = _mg.rand(list(x.shape), dtype=x.dtype).clip(min=1e-10, max=1 - 1e-7)
+    y = softmax((x - (-u.log()).log()) / temperature, axis=axis)
+    if not hard:
+        return y
+    idx = y.argmax(axis=axis, keepdim=True)
+    one = _mg.zeros_like(y).put_along_axis(idx, 1.0, axis)
+    return one - y.detach() + y
+
+
+def _reduce(loss, reduction):
     return _F._reduce(loss, reduction)
+
+
+def square_error_cost(input, label):
+    """``(input - label) ** 2`` element-wise."""
+    return (input - label) ** 2
+
+
+def log_loss(input, label, epsilon=1e-4, name=None):
+    """Binary log loss of probabilities, element-wise."""
+    return -label * (input + epsilon).log() - (1 - label) * (1 - input + epsilon).log()
+
+
+def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=None):
+    """``max(0, -label * (input - other) + margin)``."""
+    return _reduce((-label * (input - other) + margin).relu(), reduction)
+
+
+def hinge_embedding_loss(input, label, margin=1.0, reduction="mean", name=None):
+    """``input`` where ``label`` is 1, ``max(0, margin - input)`` where it is -1."""
+    loss = _mg.where(label == 1, input, _mg.zeros_like(input)) + _mg.where(
+        label == -1, (margin - input).relu(), _mg.zeros_like(input))
+    return _reduce(loss, reduction)
+
+
+def soft_margin_loss(input, label, reduction="mean", name=None):
+    """``log(1 + exp(-label * input))``."""
+    return _reduce((-label * input).exp().log1p(), reduction)
+
+
+def multi_label_soft_margin_loss(input, label, weight=None, reduction="mean", name=None):
+    """The mean over classes of the binary cross-entropy with logits."""
+    loss = -(label * _F.logsigmoid(input) + (1 - label) * _F.logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss.mean(-1), reduction)
+
+
+def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", name=None):
+    """``1 - cos`` for pairs labelled 1, ``max(0, cos - margin)`` for pairs labelled -1."""
+    cos = _F.cosine_similarity(input1, input2, -1)
+    loss = _mg.where(label == 1, 1 - cos, (cos - margin).relu())
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_loss(input, positive, negative, margin=1.0, p=2, epsilon=1e-6, swap=False,
+                        reduction="mean", name=None):
+    """``max(0, d(a, p) - d(a, n) + margin)`` with the pairwise ``p``-distance."""
+    dp = pairwise_distance(input, positive, p, epsilon)
+    dn = pairwise_distance(input, negative, p, epsilon)
+    if swap:
+        dn = _mg.minimum(dn, pairwise_distance(positive, negative, p, epsilon))
+    return _reduce((dp - dn + margin).relu(), reduction)
+
+
+def poisson_nll_loss(input, label, log_input=True, full=False, epsilon=1e-8, reduction="mean",
+                     name=None):
+    """Poisson negative log-likelihood (``input`` the log-rate when ``log_input``)."""
+    loss = input.exp() - label * input if log_input else input - label * (input + epsilon).log()
+    if full:
+        stirling = label * label.log() - label + 0.5 * (2 * 3.141592653589793 * label).log()
+        loss = loss + _mg.where(label > 1, stirling, _mg.zeros_like(stirling))
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reduction="mean",
+                      name=None):
+    """Gaussian negative log-likelihood with a predicted ``variance``."""
+    var = variance.clip(min=epsilon)
+    loss = 0.5 * (var.log() + (input - label) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * 1.8378770664093453      # log(2 pi)
+    return _reduce(loss, reduction)
+
+
+def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, reduction="sum",
+                       name=None):
+    """Focal loss on logits: ``alpha_t (1 - p_t)^gamma`` times the binary cross-entropy."""
+    p = logit.sigmoid()
+    ce = _F.binary_cross_entropy_with_logits(logit, label, reduction="none")
+    p_t = p * label + (1 - p) * (1 - label)
+    loss = ce * (1 - p_t) ** gamma
+    if alpha >= 0:
+        loss = loss * (alpha * label + (1 - alpha) * (1 - label))
+    if normalizer is not None:
+        loss = loss / normalizer
+    return _reduce(loss, reduction)
+
+
+def dice_loss(input, label, epsilon=1e-5, name=None):
+    """1 - Dice coefficient of the class probabilities ``input`` and the labels [N, ..., 1]."""
+    one = one_hot(label.squeeze(-1), input.shape[-1])
+    axes = list(range(1, input.ndim))
+    inter = (input * one).sum(axis=axes)
+    union = input.sum(axis=axes) + one.sum(axis=axes)
+    return (1 - 2 * inter / (union + epsilon)).mean()
+
+
+def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-100,
+                               numeric_stable_mode=True, return_softmax=False, axis=-1):
+    """The cross-entropy of each row (kept as an axis of size 1), optionally with the softmax."""
+    loss = cross_entropy(logits, label, ignore_index=ignore_index, reduction="none",
+                         soft_label=soft_label, axis=axis).unsqueeze(axis)
+    return (loss, softmax(logits, axis)) if return_softmax else loss
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, training=True, backend=None, scale=None,
+                                 enable_gqa=True, name=None):
+    """Attention over Paddle's layout [batch, seq_len, num_heads, head_dim]."""
+    q, k, v = (t.transpose([0, 2, 1, 3]) for t in (query, key, value))
+    out = _sdpa(q, k, v, attn_mask, dropout_p if training else 0.0, is_causal, scale)
+    return out.transpose([0, 2, 1, 3])
+
+
+def _pair(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def lp_pool2d(x, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False,
+              data_format="NCHW", name=None):
+    """``(sum over each window of x^p)^(1/p)`` (NCHW)."""
+    kh, kw = _pair(kernel_size)
+    out = _F.avg_pool2d(x ** norm_type, (kh, kw), stride, padding, ceil_mode)
+    return (out.sign() * out.abs().relu() * (kh * kw)) ** (1.0 / norm_type)
+
+
+def lp_pool1d(x, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False,
+              data_format="NCL", name=None):
+    """``(sum over each window of x^p)^(1/p)`` along the last axis (NCL)."""
+    k = _one(kernel_size)
+    stride = k if stride is None else _one(stride)
+    return lp_pool2d(x.unsqueeze(2), norm_type, (1, k), (1, stride), (0, _one(padding)),
+                     ceil_mode).squeeze(2)
+
+
+def _adaptive_windows(n, out):
+    return [(i * n // out, -(-(i + 1) * n // out)) for i in range(out)]
+
+
+def adaptive_max_pool2d(x, output_size, return_mask=False, name=None):
+    """The maximum over ``output_size`` near-equal windows of the two last axes."""
+    if return_mask:
+        raise ValueError("adaptive_max_pool2d: return_mask=True is not supported")
+    oh, ow = _pair(output_size)
+    h, w = x.shape[-2], x.shape[-1]
+    oh, ow = oh or h, ow or w
+    rows = [_mg.stack([x[..., a:b, c:d].amax(axis=[-2, -1]) for c, d in
+                       _adaptive_windows(w, ow)], -1) for a, b in _adaptive_windows(h, oh)]
+    return _mg.stack(rows, -2)
+
+
+def adaptive_max_pool1d(x, output_size, return_mask=False, name=None):
+    """The maximum over ``output_size`` near-equal windows of the last axis."""
+    return adaptive_max_pool2d(x.unsqueeze(-2), (1, output_size), return_mask).squeeze(-2)
+
+
+def bilinear(x1, x2, weight, bias=None, name=None):
+    """``out[n, o] = x1[n] @ weight[o] @ x2[n] + bias[o]``."""
+    out = _mg.einsum("ni,oij,nj->no", x1, weight, x2)
+    return out + bias if bias is not None else out
+
+
+_SELU_ALPHA = -1.7580993408473766     # -scale * alpha of SELU: where a dropped unit goes
+
+
+def _alpha_dropout(x, p, training, mask_shape):
+    if not training or p == 0:
+        return x
+    keep = (_mg.rand(mask_shape, dtype=x.dtype) >= p).astype(x.dtype)
+    a = ((1 - p) * (1 + p * _SELU_ALPHA ** 2)) ** -0.5
+    b = -a * _SELU_ALPHA * p
+    return (x * keep + _SELU_ALPHA * (1 - keep)) * a + b
+
+
+def alpha_dropout(x, p=0.5, training=True, name=None):
+    """Dropout that keeps SELU's mean and variance: dropped units go to SELU's negative limit."""
+    return _alpha_dropout(x, p, training, list(x.shape))
+
+
+def feature_alpha_dropout(x, p=0.5, training=True, name=None):
+    """:func:`alpha_dropout` of whole channels (axis 1)."""
+    return _alpha_dropout(x, p, training, list(x.shape[:2]) + [1] * (x.ndim - 2))
+
+
+def multi_margin_loss(input, label, p=1, margin=1.0, weight=None, reduction="mean", name=None):
+    """``sum over j != y of max(0, margin - x[y] + x[j])^p / C`` per row."""
+    c = input.shape[1]
+    picked = _mg.take_along_axis(input, label.reshape([-1, 1]), 1)
+    hinge = (margin - picked + input).relu() ** p
+    if weight is not None:
+        hinge = hinge * _mg.take_along_axis(weight.reshape([1, -1]).expand([input.shape[0], c]),
+                                            label.reshape([-1, 1]), 1)
+    others = 1.0 - one_hot(label.reshape([-1]), c)
+    return _reduce((hinge * others).sum(1) / c, reduction)
+
+
+def multi_label_margin_loss(input, label, reduction="mean", name=None):
+    """``sum over targets j and non-targets i of max(0, 1 - (x[j] - x[i])) / C``; each row of
+    ``label`` lists the target classes, ended by -1."""
+    lab = label.numpy()
+    n, c = input.shape
+    target = _mg.zeros([n, c], dtype=input.dtype).numpy()
+    for r in range(n):
+        for j in lab[r]:
+            if j < 0:
+                break
+            target[r, j] = 1.0
+    t = _mg.tensor(target)
+    diff = (1 - (input.unsqueeze(2) - input.unsqueeze(1))).relu()
+    loss = (diff * t.unsqueeze(2) * (1 - t).unsqueeze(1)).sum(axis=[1, 2]) / c
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_with_distance_loss(input, positive, negative, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean", name=None):
+    """:func:`triplet_margin_loss` with any ``distance_function`` (pairwise L2 by default)."""
+    dist = distance_function or pairwise_distance
+    dp, dn = dist(input, positive), dist(input, negative)
+    if swap:
+        dn = _mg.minimum(dn, dist(positive, negative))
+    return _reduce((dp - dn + margin).relu(), reduction)
+
+
+def conv1d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1, output_size=None, data_format="NCL", name=None):
+    """Transposed 1-D convolution with [in, out/groups, k] weights."""
+    if data_format != "NCL" or output_size is not None:
+        raise ValueError("conv1d_transpose: only data_format='NCL' without output_size is "
+                         "supported (give output_padding instead)")
+    return _F.conv_transpose2d(x.unsqueeze(2), weight.unsqueeze(2), bias, (1, _one(stride)),
+                               (0, _one(padding)), (0, _one(output_padding)), groups,
+                               (1, _one(dilation))).squeeze(2)
+
+
+def local_response_norm(x, size, alpha=1e-4, beta=0.75, k=1.0, data_format="NCHW", name=None):
+    """``x / (k + alpha * mean of x^2 over size neighbouring channels)^beta``."""
+    n, c = x.shape[0], x.shape[1]
+    sq = (x * x).reshape([n, 1, c, -1])
+    sq = _F.pad(sq, [0, 0, size // 2, (size - 1) // 2])
+    div = _F.avg_pool2d(sq, (size, 1), 1).reshape(list(x.shape))
+    return x / (k + alpha * div) ** beta
+
+
+def pdist(x, p=2.0, name=None):
+    """The ``p``-distances between the rows of ``x`` [N, M], for each pair i < j (flattened)."""
+    n = x.shape[0]
+    pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
+    i = _mg.tensor([a for a, _ in pairs], dtype="int64")
+    j = _mg.tensor([b for _, b in pairs], dtype="int64")
+    return pairwise_distance(x[i], x[j], p, 0.0)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Matrices whose diagonal ``offset`` holds the last axis of ``input`` (in the last two
+    axes)."""
+    if (dim1 % (input.ndim + 1), dim2 % (input.ndim + 1)) != (input.ndim - 1, input.ndim):
+        raise ValueError("diag_embed: only the last two axes (dim1=-2, dim2=-1) are supported")
+    n = input.shape[-1]
+    out = input.unsqueeze(-1) * _mg.eye(n, dtype=input.dtype)
+    if offset > 0:
+        return _F.pad(out, [offset, 0, 0, offset])
+    if offset < 0:
+        return _F.pad(out, [0, -offset, -offset, 0])
+    return out
+
+
+@_contextlib.contextmanager
+def sdp_kernel(enable_math=False, enable_flash=True, enable_mem_efficient=True):
+    """Paddle's choice of attention kernel; mutograd has one (composed) kernel, so nothing to
+    choose."""
+    yield
+
+
+def _four(p):
+    """Paddle's paddings: an int, [h, w] or [top, left, bottom, right]."""
+    if isinstance(p, int):
+        return p, p, p, p
+    p = list(p)
+    return (p[0], p[1], p[0], p[1]) if len(p) == 2 else tuple(p)
+
+
+def unfold(x, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
+    """Sliding blocks of NCHW ``x`` as columns: [N, C * kh * kw, L] (im2col)."""
+    (kh, kw), (sh, sw), (dh, dw) = _pair(kernel_sizes), _pair(strides), _pair(dilations)
+    top, left, bottom, right = _four(paddings)
+    x = _F.pad(x, [left, right, top, bottom])
+    n, c, h, w = x.shape
+    oh = (h - dh * (kh - 1) - 1) // sh + 1
+    ow = (w - dw * (kw - 1) - 1) // sw + 1
+    blocks = [x[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw]
+              for i in range(kh) for j in range(kw)]
+    return _mg.stack(blocks, 2).reshape([n, c * kh * kw, oh * ow])
+
+
+def fold(x, output_sizes, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
+    """The sum of the columns of ``x`` [N, C * kh * kw, L] put back at their blocks
+    (col2im, the adjoint of :func:`unfold`): [N, C, *output_sizes]."""
+    (oh_full, ow_full), (kh, kw) = _pair(output_sizes), _pair(kernel_sizes)
+    (sh, sw), (dh, dw) = _pair(strides), _pair(dilations)
+    top, left, bottom, right = _four(paddings)
+    h, w = oh_full + top + bottom, ow_full + left + right
+    oh = (h - dh * (kh - 1) - 1) // sh + 1
+    ow = (w - dw * (kw - 1) - 1) // sw + 1
+    n, c = x.shape[0], x.shape[1] // (kh * kw)
+    cols = x.reshape([n, c, kh, kw, oh, ow])
+    out = _mg.zeros([n, c, h, w], dtype=x.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            region = out[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh,
+                         j * dw:j * dw + sw * (ow - 1) + 1:sw]
+            region.add_(cols[:, :, i, j])      # a write into a view of a fresh tensor
+    return out[:, :, top:h - bottom, left:w - right]
+
+
+def temporal_shift(x, seg_num, shift_ratio=0.25, name=None, data_format="NCHW"):
+    """Shift the first ``shift_ratio`` of the channels one step forward in time (``out[t] =
+    x[t - 1]``), the next as many one step back, zeros at the ends (``x``: [N * seg_num, C, H,
+    W])."""
+    if data_format != "NCHW":
+        raise ValueError("temporal_shift: only data_format='NCHW' is supported")
+    nt, c, h, w = x.shape
+    v = x.reshape([nt // seg_num, seg_num, c, h, w])
+    c1, c2 = int(c * shift_ratio), int(c * 2 * shift_ratio)
+    zero = _mg.zeros([v.shape[0], 1, c, h, w], dtype=x.dtype)
+    back = _mg.cat([v[:, 1:], zero], 1)        # out[t] = x[t + 1]
+    fwd = _mg.cat([zero, v[:, :-1]], 1)        # out[t] = x[t - 1]
+    out = _mg.cat([fwd[:, :, :c1], back[:, :, c1:c2], v[:, :, c2:]], 2)
+    return out.reshape([nt, c, h, w])
+
+
+def npair_loss(anchor, positive, labels, l2_reg=0.002):
+    """N-pair loss: soft-label cross-entropy of ``anchor @ positive^T`` against the classes
+    ``labels`` share, plus ``l2_reg / 4`` times the mean squared norms."""
+    n = labels.shape[0]
+    same = (labels.reshape([n, 1]) == labels.reshape([1, n])).astype(anchor.dtype)
+    target = same / same.sum(axis=1, keepdim=True)
+    l2 = ((anchor * anchor).sum(1).mean() + (positive * positive).sum(1).mean()) * 0.25 * l2_reg
+    ce = softmax_with_cross_entropy(anchor.matmul(positive.mT), target, soft_label=True)
+    return l2 + (target * ce).sum(0).mean()

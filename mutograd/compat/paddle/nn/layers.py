@@ -6,14 +6,17 @@ the weight of the old running statistic (0.9 means 0.1 of the new batch); ``AvgP
 padding from the mean by default (``exclusive=True``); ``SmoothL1Loss`` is Paddle's Huber form
 (``delta * smooth_l1(beta=delta)``); ``Layer.parameters()`` returns a list.
 """
+import math
+
 from .... import nn as _nn
 from ....nn import functional as _F
-from ....nn import init as _init
 from . import functional as F
+from . import initializer as I
 
 
 class Layer(_nn.Module):
-    """``paddle.nn.Layer``: a Module whose ``parameters()`` is a list."""
+    """``paddle.nn.Layer``: a Module whose ``parameters()`` is a list, with Paddle's
+    ``create_parameter``, ``add_sublayer``, ``sublayers`` and ``set_state_dict``."""
 
     def parameters(self, include_sublayers=True):
         return list(super().parameters(recurse=include_sublayers))
@@ -26,28 +29,57 @@ class Layer(_nn.Module):
     def sublayers(self, include_self=False):
         return [m for m in self.modules() if include_self or m is not self]
 
-    def create_parameter(self, shape, dtype=None, default_initializer=None, is_bias=False,
-                         attr=None):
-        """A new Parameter of ``shape``: zeros for a bias, Xavier-uniform otherwise."""
+    def create_parameter(self, shape, attr=None, dtype=None, is_bias=False,
+                         default_initializer=None, device=None):
+        """A new Parameter of ``shape`` set up by ``attr`` (a ParamAttr, an initializer, a name;
+        False: no parameter, None is returned); without an initializer there, the global one
+        (``set_global_initializer``), else ``default_initializer``, else zeros for a bias and
+        Xavier-uniform for a weight (Paddle's defaults)."""
         from ....ops.creation import zeros
+        attr = I.to_attr(attr)
+        if attr is False:
+            return None
         p = _nn.Parameter(zeros(list(shape), dtype=dtype))
-        if default_initializer is not None:
-            default_initializer(p)
-        elif not is_bias and len(shape) >= 2:
-            _init.xavier_uniform_(p)
-        return p
+        default = default_initializer or (I.Constant(0.0) if is_bias else I.XavierUniform())
+        return I.apply(p, attr, default, is_bias)
+
+    def _paddle_param(self, name, attr, default, is_bias=False):
+        """Set up the parameter ``name`` that the shared layer made: Paddle's initializer
+        (``attr``'s, the global one or ``default``), or no parameter for ``attr=False``."""
+        attr = I.to_attr(attr)
+        if attr is False:
+            self.register_parameter(name, None)
+        elif getattr(self, name, None) is not None:
+            I.apply(getattr(self, name), attr, default, is_bias)
+
+    def set_state_dict(self, state_dict, use_structured_name=True):
+        """Copy the matching entries of ``state_dict`` (Tensors or arrays) into this layer's
+        tensors in place; returns ``(missing_keys, unexpected_keys)``, as Paddle (no error
+        for either; a shape mismatch still raises before anything is written)."""
+        return self.load_state_dict(state_dict, strict=False)
+
+    set_dict = load_dict = set_state_dict
+
+
+def _conv_default(in_channels, kernel_size):
+    """Paddle's convolution weights: N(0, 2 / n), n = in_channels * kernel elements (Paddle
+    does not divide by the groups)."""
+    k = [kernel_size] * 2 if isinstance(kernel_size, int) else list(kernel_size)
+    return I.Normal(0.0, math.sqrt(2.0 / (in_channels * math.prod(k))))
 
 
 class Linear(Layer):
-    """``y = x @ weight + bias`` with ``weight`` of shape [in_features, out_features]."""
+    """``y = x @ weight + bias`` with ``weight`` of shape [in_features, out_features];
+    Xavier-uniform weight and zero bias by default (Paddle)."""
 
     def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None, name=None):
         super().__init__()
-        self.weight = self.create_parameter([in_features, out_features])
-        if bias_attr is False:
+        self.weight = self.create_parameter([in_features, out_features], weight_attr)
+        bias = self.create_parameter([out_features], bias_attr, is_bias=True)
+        if bias is None:
             self.register_parameter("bias", None)
         else:
-            self.bias = self.create_parameter([out_features], is_bias=True)
+            self.bias = bias
 
     def forward(self, x):
         return F.linear(x, self.weight, self.bias)
@@ -58,6 +90,9 @@ def _no_bias(bias_attr):
 
 
 class Conv2D(_nn.Conv2d, Layer):
+    """2-D convolution; weights N(0, 2 / (in_channels * kh * kw)) and zero bias by default
+    (Paddle)."""
+
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
                  data_format="NCHW"):
@@ -65,6 +100,65 @@ class Conv2D(_nn.Conv2d, Layer):
             raise ValueError("only data_format='NCHW' is supported")
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias=not _no_bias(bias_attr), padding_mode=padding_mode)
+        self._paddle_param("weight", weight_attr, _conv_default(in_channels, kernel_size))
+        self._paddle_param("bias", bias_attr, I.Constant(0.0), is_bias=True)
+
+
+class Conv1D(_nn.Conv1d, Layer):
+    """1-D convolution over (N, C, L); weights N(0, 2 / fan_in) and zero bias by default."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
+                 data_format="NCL"):
+        if data_format != "NCL":
+            raise ValueError("only data_format='NCL' is supported")
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias=not _no_bias(bias_attr), padding_mode=padding_mode)
+        k = kernel_size if isinstance(kernel_size, int) else kernel_size[0]
+        self._paddle_param("weight", weight_attr, _conv_default(in_channels, [k]))
+        self._paddle_param("bias", bias_attr, I.Constant(0.0), is_bias=True)
+
+
+class Conv2DTranspose(_nn.ConvTranspose2d, Layer):
+    """Transposed 2-D convolution (weight [in, out/groups, kh, kw]); Xavier-uniform weights
+    (Paddle's fans of that layout) and zero bias by default."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, dilation=1, weight_attr=None, bias_attr=None,
+                 data_format="NCHW"):
+        if data_format != "NCHW":
+            raise ValueError("only data_format='NCHW' is supported")
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, output_padding,
+                         groups, bias=not _no_bias(bias_attr), dilation=dilation)
+        self._paddle_param("weight", weight_attr, I.XavierUniform())
+        self._paddle_param("bias", bias_attr, I.Constant(0.0), is_bias=True)
+
+    def forward(self, x, output_size=None):
+        return super().forward(x)
+
+
+class Conv1DTranspose(Layer):
+    """Transposed 1-D convolution (weight [in, out/groups, k]); Xavier-uniform weights and zero
+    bias by default."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, dilation=1, weight_attr=None, bias_attr=None,
+                 data_format="NCL"):
+        super().__init__()
+        k = kernel_size if isinstance(kernel_size, int) else kernel_size[0]
+        self._args = dict(stride=stride, padding=padding, output_padding=output_padding,
+                          groups=groups, dilation=dilation, data_format=data_format)
+        self.weight = self.create_parameter([in_channels, out_channels // groups, k],
+                                            weight_attr)
+        bias = self.create_parameter([out_channels], bias_attr, is_bias=True)
+        if bias is None:
+            self.register_parameter("bias", None)
+        else:
+            self.bias = bias
+
+    def forward(self, x, output_size=None):
+        return F.conv1d_transpose(x, self.weight, self.bias, output_size=output_size,
+                                  **self._args)
 
 
 class _BatchNorm:
@@ -83,6 +177,8 @@ class _BatchNorm:
         self.register_buffer("_variance", b.pop("running_var"))
         self.register_buffer("num_batches_tracked", b.pop("num_batches_tracked"),
                              persistent=False)
+        self._paddle_param("weight", weight_attr, I.Constant(1.0))
+        self._paddle_param("bias", bias_attr, I.Constant(0.0), is_bias=True)
 
     # the shared BatchNorm code reads the statistics under PyTorch's names
     running_mean = property(lambda self: self._buffers["_mean"])
@@ -101,12 +197,30 @@ class LayerNorm(_nn.LayerNorm, Layer):
     def __init__(self, normalized_shape, epsilon=1e-5, weight_attr=None, bias_attr=None,
                  name=None):
         super().__init__(normalized_shape, eps=epsilon)
+        self._paddle_param("weight", weight_attr, I.Constant(1.0))
+        self._paddle_param("bias", bias_attr, I.Constant(0.0), is_bias=True)
+
+
+class GroupNorm(_nn.GroupNorm, Layer):
+    def __init__(self, num_groups, num_channels, epsilon=1e-5, weight_attr=None, bias_attr=None,
+                 data_format="NCHW", name=None):
+        super().__init__(num_groups, num_channels, eps=epsilon)
+        self._paddle_param("weight", weight_attr, I.Constant(1.0))
+        self._paddle_param("bias", bias_attr, I.Constant(0.0), is_bias=True)
 
 
 class Embedding(_nn.Embedding, Layer):
+    """A lookup table; Xavier-uniform weights by default (Paddle 3.3.1's, measured: std
+    ``sqrt(2 / (num + dim))``, bounded by ``sqrt(6 / (num + dim))``), the ``padding_idx`` row 0."""
+
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, sparse=False,
                  weight_attr=None, name=None):
         super().__init__(num_embeddings, embedding_dim, padding_idx)
+        self._paddle_param("weight", weight_attr, I.XavierUniform())
+        if self.padding_idx is not None:
+            from ....autograd.grad_mode import no_grad
+            with no_grad():
+                self.weight[self.padding_idx] = 0.0
 
 
 class Dropout(_nn.Dropout, Layer):
@@ -231,12 +345,15 @@ class L1Loss(_Loss):
 
 
 class SmoothL1Loss(Layer):
-    def __init__(self, reduction="mean", delta=1.0, name=None):
+    def __init__(self, reduction="mean", delta=1.0, is_huber=True, name=None):
         super().__init__()
-        self.reduction, self.delta = reduction, delta
+        self.reduction, self.delta, self.is_huber = reduction, delta, is_huber
 
     def forward(self, input, label):
-        return F.smooth_l1_loss(input, label, self.reduction, self.delta)
+        return F.smooth_l1_loss(input, label, self.reduction, self.delta, self.is_huber)
+
+
+HuberLoss = SmoothL1Loss
 
 
 class NLLLoss(Layer):

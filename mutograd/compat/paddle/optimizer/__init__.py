@@ -14,6 +14,7 @@
     [0.0, 0.0]
 """
 from .... import optim as _optim
+from . import algorithms as _rules
 from . import lr
 
 
@@ -30,16 +31,16 @@ class _Paddle:
                              "in dygraph mode (pass parameters=model.parameters())")
         self._scheduler = learning_rate if isinstance(learning_rate, lr.LRScheduler) else None
         base = learning_rate() if self._scheduler is not None else float(learning_rate)
-        return list(parameters), base
+        return _groups(parameters, base), base
 
     def step(self):
         """Update the parameters in place (the learning rate read from the scheduler)."""
         if self._scheduler is not None:
             for g in self.param_groups:
-                g["lr"] = self._scheduler()
+                g["lr"] = self._scheduler() * g.get("lr_scale", 1.0)
         if self._grad_clip is not None:
             self._grad_clip._clip([p for g in self.param_groups for p in g["params"]
-                                   if p.grad is not None])
+                                   if p.grad is not None and getattr(p, "need_clip", True)])
         return super().step()
 
     def clear_grad(self, set_to_zero=True):
@@ -62,10 +63,32 @@ class _Paddle:
             raise RuntimeError("optimizer's learning rate can't be LRScheduler when invoke "
                                "this API, because this will lead to conflict.")
         for g in self.param_groups:
-            g["lr"] = float(value)
+            g["lr"] = float(value) * g.get("lr_scale", 1.0)
 
     def set_state_dict(self, state_dict):
         self.load_state_dict(state_dict)
+
+
+def _groups(parameters, base):
+    """The parameters, or groups of them where a ``ParamAttr`` gave some their own learning-rate
+    multiplier (``optimize_attr``) or regularizer; Paddle's own group dicts pass through."""
+    params = list(parameters)
+    if not params or isinstance(params[0], dict):
+        return params
+    groups = {}
+    for p in params:
+        scale = float((getattr(p, "optimize_attr", None) or {}).get("learning_rate", 1.0))
+        reg = getattr(p, "regularizer", None)
+        groups.setdefault((scale, None if reg is None else _decay(reg)), []).append(p)
+    if list(groups) == [(1.0, None)]:
+        return params
+    out = []
+    for (scale, decay), ps in groups.items():
+        g = {"params": ps, "lr": base * scale, "lr_scale": scale}
+        if decay is not None:
+            g["weight_decay"] = decay
+        out.append(g)
+    return out
 
 
 def _decay(weight_decay):
@@ -117,6 +140,24 @@ class Adagrad(_Paddle, _optim.Adagrad):
                                 initial_accumulator_value=initial_accumulator_value)
 
 
+class Adadelta(_Paddle, _optim.Adadelta):
+    def __init__(self, learning_rate=0.001, epsilon=1e-6, rho=0.95, parameters=None,
+                 weight_decay=None, grad_clip=None, name=None):
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
+        _optim.Adadelta.__init__(self, ps, lr=base, rho=rho, eps=epsilon,
+                                 weight_decay=_decay(weight_decay))
+
+
+class Optimizer(_Paddle, _optim.Optimizer):
+    """Base class of Paddle-style optimizers: subclasses define ``_init_state`` and ``_update``
+    (as ``mutograd.optim.Optimizer``) and get Paddle's arguments and methods."""
+
+    def __init__(self, learning_rate, parameters=None, weight_decay=None, grad_clip=None,
+                 name=None):
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
+        _optim.Optimizer.__init__(self, ps, {"lr": base, "weight_decay": _decay(weight_decay)})
+
+
 class RMSProp(_Paddle, _optim.Optimizer):
     """Paddle's RMSProp: ``epsilon`` inside the square root, and the momentum buffer accumulates
     ``lr * g / sqrt(v + eps)`` (so it differs from ``torch.optim.RMSprop`` by design)."""
@@ -161,6 +202,38 @@ class RMSProp(_Paddle, _optim.Optimizer):
         p -= mom
 
 
+class _Rule(Optimizer):
+    """A Paddle optimizer whose update is ``rule`` (compat/paddle/optimizer/algorithms.py)."""
+
+    rule = None
+    moments = ()
+
+    def __init__(self, learning_rate, parameters, weight_decay, grad_clip, **hyper):
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
+        _optim.Optimizer.__init__(self, ps, {"lr": base, "weight_decay": _decay(weight_decay),
+                                             **hyper})
+
+    def _init_state(self, p, state, group):
+        state["step"] = 0
+        for name in self.moments:
+            state[name] = self._buffer(p)
+
+    def _update(self, p, g, state, group, ws, xp):
+        type(self).rule(p, g, state, group, xp)
+
+
+class Adamax(_Rule):
+    """Paddle's Adamax: ``u = max(b2 u + eps, |g|)`` where ``mutograd.optim.Adamax`` (PyTorch)
+    has ``max(b2 u, |g| + eps)``, so its own rule."""
+
+    rule, moments = staticmethod(_rules.adamax), ("moment", "inf_norm")
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 parameters=None, weight_decay=None, grad_clip=None, name=None):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, beta1=beta1,
+                         beta2=beta2, epsilon=epsilon)
+
+
 class Lamb(_Paddle, _optim.Lamb):
     def __init__(self, learning_rate=0.001, lamb_weight_decay=0.01, beta1=0.9, beta2=0.999,
                  epsilon=1e-6, parameters=None, grad_clip=None,
@@ -172,4 +245,37 @@ class Lamb(_Paddle, _optim.Lamb):
                              exclude_from_weight_decay_fn=exclude_from_weight_decay_fn)
 
 
-__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Lamb", "Momentum", "RMSProp", "lr"]
+class NAdam(_Paddle, _optim.NAdam):
+    """Paddle's NAdam: the same arithmetic as ``mutograd.optim.NAdam`` (recorded)."""
+
+    def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 momentum_decay=0.004, parameters=None, weight_decay=None, grad_clip=None,
+                 name=None):
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
+        _optim.NAdam.__init__(self, ps, lr=base, betas=(beta1, beta2), eps=epsilon,
+                              weight_decay=_decay(weight_decay), momentum_decay=momentum_decay)
+
+
+class RAdam(_Paddle, _optim.RAdam):
+    """Paddle's RAdam: the same arithmetic as ``mutograd.optim.RAdam`` (recorded)."""
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 parameters=None, weight_decay=None, grad_clip=None, name=None):
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
+        _optim.RAdam.__init__(self, ps, lr=base, betas=(beta1, beta2), eps=epsilon,
+                              weight_decay=_decay(weight_decay))
+
+
+class Rprop(_Paddle, _optim.Rprop):
+    """Paddle's Rprop: the same arithmetic as ``mutograd.optim.Rprop`` (recorded), the step
+    sizes bounded by ``learning_rate_range``."""
+
+    def __init__(self, learning_rate=0.001, learning_rate_range=(1e-5, 50), parameters=None,
+                 etas=(0.5, 1.2), grad_clip=None, multi_precision=False, name=None):
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
+        _optim.Rprop.__init__(self, ps, lr=base, etas=tuple(etas),
+                              step_sizes=tuple(learning_rate_range))
+
+
+__all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "Lamb", "Momentum", "NAdam",
+           "Optimizer", "RAdam", "RMSProp", "Rprop", "lr"]

@@ -1,0 +1,304 @@
+"""Paddle layers that only hold arguments for a functional (activations, losses, padding,
+shuffles, pools, normalisation without running statistics): each is made by :func:`layer` from
+the function and Paddle's argument list, so its signature and the function's stay in step.
+
+    >>> import mutograd.compat.paddle as paddle
+    >>> paddle.nn.Hardshrink(threshold=1.0)(paddle.to_tensor([-2., 0.5, 3.])).tolist()
+    [-2.0, 0.0, 3.0]
+"""
+import inspect
+
+from ....ops.creation import full
+from . import functional as F
+from . import initializer as I
+from .layers import Layer
+
+
+def layer(name, fn, params, doc=None):
+    """A Layer class ``name`` whose ``__init__`` takes ``params`` (``[(name, default)]``, a
+    default of ``inspect.Parameter.empty`` for a required one) and ``name=None``, and whose
+    ``forward`` calls ``fn(*inputs, **params)`` (with ``training=`` where ``fn`` takes it)."""
+    takes_training = "training" in inspect.signature(fn).parameters
+    sig = inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        + [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=d)
+           for p, d in params]
+        + [inspect.Parameter("name", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None)])
+
+    def __init__(self, *args, **kw):
+        Layer.__init__(self)
+        bound = sig.bind(self, *args, **kw)
+        bound.apply_defaults()
+        self._args = {k: v for k, v in bound.arguments.items() if k not in ("self", "name")}
+
+    def forward(self, *xs):
+        if takes_training:
+            return fn(*xs, **self._args, training=self.training)
+        return fn(*xs, **self._args)
+
+    def extra_repr(self):
+        return ", ".join(f"{k}={v!r}" for k, v in self._args.items())
+
+    __init__.__signature__ = sig
+    return type(name, (Layer,), {"__init__": __init__, "forward": forward,
+                                 "extra_repr": extra_repr,
+                                 "__doc__": doc or f"``paddle.nn.{name}``: "
+                                                   f"``{fn.__name__}`` as a layer."})
+
+
+_REQ = inspect.Parameter.empty
+_RED = [("reduction", "mean")]
+
+CELU = layer("CELU", F.celu, [("alpha", 1.0)])
+Hardshrink = layer("Hardshrink", F.hardshrink, [("threshold", 0.5)])
+Softshrink = layer("Softshrink", F.softshrink, [("threshold", 0.5)])
+Hardsigmoid = layer("Hardsigmoid", F.hardsigmoid, [])
+Hardswish = layer("Hardswish", F.hardswish, [])
+Hardtanh = layer("Hardtanh", F.hardtanh, [("min", -1.0), ("max", 1.0)])
+LogSigmoid = layer("LogSigmoid", F.log_sigmoid, [])
+LogSoftmax = layer("LogSoftmax", F.log_softmax, [("axis", -1)])
+Mish = layer("Mish", F.mish, [])
+SELU = layer("SELU", F.selu, [])
+Softplus = layer("Softplus", F.softplus, [("beta", 1), ("threshold", 20)])
+Softsign = layer("Softsign", F.softsign, [])
+Tanhshrink = layer("Tanhshrink", F.tanhshrink, [])
+Swish = layer("Swish", F.swish, [])
+ThresholdedReLU = layer("ThresholdedReLU", F.thresholded_relu, [("threshold", 1.0),
+                                                                ("value", 0.0)])
+GLU = layer("GLU", F.glu, [("axis", -1)])
+Maxout = layer("Maxout", F.maxout, [("groups", _REQ), ("axis", 1)])
+RReLU = layer("RReLU", lambda x, lower, upper, training=True: F.rrelu(x, lower, upper, training),
+              [("lower", 1.0 / 8.0), ("upper", 1.0 / 3.0)])
+Softmax2D = layer("Softmax2D", lambda x: F.softmax(x, axis=-3), [])
+CosineSimilarity = layer("CosineSimilarity", F.cosine_similarity, [("axis", 1), ("eps", 1e-8)])
+PairwiseDistance = layer("PairwiseDistance", F.pairwise_distance,
+                         [("p", 2.0), ("epsilon", 1e-6), ("keepdim", False)])
+PixelShuffle = layer("PixelShuffle", F.pixel_shuffle, [("upscale_factor", _REQ),
+                                                       ("data_format", "NCHW")])
+PixelUnshuffle = layer("PixelUnshuffle", F.pixel_unshuffle, [("downscale_factor", _REQ),
+                                                             ("data_format", "NCHW")])
+ChannelShuffle = layer("ChannelShuffle", F.channel_shuffle, [("groups", _REQ),
+                                                             ("data_format", "NCHW")])
+Dropout2D = layer("Dropout2D", lambda x, p, data_format, training=True: F.dropout2d(
+    x, p, training, data_format), [("p", 0.5), ("data_format", "NCHW")])
+Dropout3D = layer("Dropout3D", lambda x, p, data_format, training=True: F.dropout3d(
+    x, p, training, data_format), [("p", 0.5), ("data_format", "NCDHW")])
+Upsample = layer("Upsample", F.interpolate, [("size", None), ("scale_factor", None),
+                                             ("mode", "nearest"), ("align_corners", False),
+                                             ("align_mode", 0), ("data_format", None)])
+UpsamplingNearest2D = layer("UpsamplingNearest2D", lambda x, size, scale_factor, data_format:
+                            F.interpolate(x, size, scale_factor, "nearest"),
+                            [("size", None), ("scale_factor", None), ("data_format", "NCHW")])
+UpsamplingBilinear2D = layer("UpsamplingBilinear2D", lambda x, size, scale_factor, data_format:
+                             F.interpolate(x, size, scale_factor, "bilinear",
+                                           align_corners=True),
+                             [("size", None), ("scale_factor", None), ("data_format", "NCHW")])
+AvgPool1D = layer("AvgPool1D", F.avg_pool1d, [("kernel_size", _REQ), ("stride", None),
+                                              ("padding", 0), ("exclusive", True),
+                                              ("ceil_mode", False)])
+MaxPool1D = layer("MaxPool1D", F.max_pool1d, [("kernel_size", _REQ), ("stride", None),
+                                              ("padding", 0), ("return_mask", False),
+                                              ("ceil_mode", False)])
+AdaptiveAvgPool1D = layer("AdaptiveAvgPool1D", F.adaptive_avg_pool1d, [("output_size", _REQ)])
+
+
+def _pad(n, mode, value=None):
+    def fn(x, padding, data_format, **kw):
+        p = [padding] * (2 * n) if isinstance(padding, int) else padding
+        return F.pad(x, p, mode, kw.get("value", 0.0), data_format)
+    params = [("padding", _REQ)]
+    if value is not None:
+        params.append(("value", value))
+    params.append(("data_format", {1: "NCL", 2: "NCHW", 3: "NCDHW"}[n]))
+    return fn, params
+
+
+def _pad_class(name, n, mode, value=None):
+    fn, params = _pad(n, mode, value)
+    return layer(name, fn, params, doc=f"``paddle.nn.{name}``: {mode} padding of {n} "
+                                       f"spatial axes.")
+
+
+ZeroPad1D = _pad_class("ZeroPad1D", 1, "constant")
+ZeroPad2D = _pad_class("ZeroPad2D", 2, "constant")
+ZeroPad3D = _pad_class("ZeroPad3D", 3, "constant")
+ConstantPad1D = _pad_class("ConstantPad1D", 1, "constant", 0.0)
+ConstantPad2D = _pad_class("ConstantPad2D", 2, "constant", 0.0)
+ConstantPad3D = _pad_class("ConstantPad3D", 3, "constant", 0.0)
+ReflectionPad1D = _pad_class("ReflectionPad1D", 1, "reflect")
+ReflectionPad2D = _pad_class("ReflectionPad2D", 2, "reflect")
+ReflectionPad3D = _pad_class("ReflectionPad3D", 3, "reflect")
+ReplicationPad1D = _pad_class("ReplicationPad1D", 1, "replicate")
+ReplicationPad2D = _pad_class("ReplicationPad2D", 2, "replicate")
+ReplicationPad3D = _pad_class("ReplicationPad3D", 3, "replicate")
+CircularPad1D = _pad_class("CircularPad1D", 1, "circular")
+CircularPad2D = _pad_class("CircularPad2D", 2, "circular")
+CircularPad3D = _pad_class("CircularPad3D", 3, "circular")
+
+
+def _pad_any(x, padding, mode, value, data_format):
+    n = x.ndim - 2
+    p = [padding] * (2 * n) if isinstance(padding, int) else padding
+    return F.pad(x, p, mode, value, data_format)
+
+
+Pad1D = layer("Pad1D", _pad_any, [("padding", _REQ), ("mode", "constant"), ("value", 0.0),
+                                  ("data_format", "NCL")])
+Pad2D = layer("Pad2D", _pad_any, [("padding", _REQ), ("mode", "constant"), ("value", 0.0),
+                                  ("data_format", "NCHW")])
+Pad3D = layer("Pad3D", _pad_any, [("padding", _REQ), ("mode", "constant"), ("value", 0.0),
+                                  ("data_format", "NCDHW")])
+
+
+def _unflatten(x, axis, shape):
+    axis %= x.ndim
+    return x.reshape(list(x.shape[:axis]) + list(shape) + list(x.shape[axis + 1:]))
+
+
+Unflatten = layer("Unflatten", _unflatten, [("axis", _REQ), ("shape", _REQ)])
+
+# ---- losses --------------------------------------------------------------------------------
+KLDivLoss = layer("KLDivLoss", F.kl_div, _RED + [("log_target", False)])
+MarginRankingLoss = layer("MarginRankingLoss", F.margin_ranking_loss,
+                          [("margin", 0.0)] + _RED)
+HingeEmbeddingLoss = layer("HingeEmbeddingLoss", F.hinge_embedding_loss,
+                           [("margin", 1.0)] + _RED)
+SoftMarginLoss = layer("SoftMarginLoss", F.soft_margin_loss, _RED)
+CosineEmbeddingLoss = layer("CosineEmbeddingLoss", F.cosine_embedding_loss,
+                            [("margin", 0)] + _RED)
+TripletMarginLoss = layer("TripletMarginLoss", F.triplet_margin_loss,
+                          [("margin", 1.0), ("p", 2.0), ("epsilon", 1e-6), ("swap", False)]
+                          + _RED)
+PoissonNLLLoss = layer("PoissonNLLLoss", F.poisson_nll_loss,
+                       [("log_input", True), ("full", False), ("epsilon", 1e-8)] + _RED)
+GaussianNLLLoss = layer("GaussianNLLLoss", F.gaussian_nll_loss,
+                        [("full", False), ("epsilon", 1e-6)] + _RED)
+MultiLabelSoftMarginLoss = layer("MultiLabelSoftMarginLoss", F.multi_label_soft_margin_loss,
+                                 [("weight", None)] + _RED)
+
+
+# ---- layers with parameters ----------------------------------------------------------------
+class PReLU(Layer):
+    """``max(0, x) + w * min(0, x)``; ``num_parameters`` slopes (1, or one per channel)
+    starting at ``init``."""
+
+    def __init__(self, num_parameters=1, init=0.25, weight_attr=None, data_format="NCHW",
+                 name=None):
+        super().__init__()
+        self.data_format = data_format
+        self.weight = self.create_parameter([num_parameters], weight_attr,
+                                            default_initializer=I.Constant(init))
+        if self.weight is None:
+            self.weight = full([num_parameters], init)
+
+    def forward(self, x):
+        return F.prelu(x, self.weight, self.data_format)
+
+
+class _InstanceNorm(Layer):
+    def __init__(self, num_features, epsilon=1e-5, momentum=0.9, weight_attr=None,
+                 bias_attr=None, data_format=None, name=None):
+        super().__init__()
+        self.epsilon = epsilon
+        self.scale = self.create_parameter([num_features], weight_attr,
+                                           default_initializer=I.Constant(1.0))
+        self.bias = self.create_parameter([num_features], bias_attr, is_bias=True)
+
+    def forward(self, x):
+        return F.instance_norm(x, weight=self.scale, bias=self.bias, eps=self.epsilon)
+
+
+class InstanceNorm1D(_InstanceNorm):
+    """Normalise each channel of each sample over its length (N, C, L)."""
+
+
+class InstanceNorm2D(_InstanceNorm):
+    """Normalise each channel of each sample over its height and width (N, C, H, W)."""
+
+
+class InstanceNorm3D(_InstanceNorm):
+    """Normalise each channel of each sample over its three spatial axes."""
+
+
+LPPool1D = layer("LPPool1D", F.lp_pool1d, [("norm_type", _REQ), ("kernel_size", _REQ),
+                                           ("stride", None), ("padding", 0),
+                                           ("ceil_mode", False), ("data_format", "NCL")])
+LPPool2D = layer("LPPool2D", F.lp_pool2d, [("norm_type", _REQ), ("kernel_size", _REQ),
+                                           ("stride", None), ("padding", 0),
+                                           ("ceil_mode", False), ("data_format", "NCHW")])
+AdaptiveMaxPool1D = layer("AdaptiveMaxPool1D", F.adaptive_max_pool1d,
+                          [("output_size", _REQ), ("return_mask", False)])
+AdaptiveMaxPool2D = layer("AdaptiveMaxPool2D", F.adaptive_max_pool2d,
+                          [("output_size", _REQ), ("return_mask", False)])
+AlphaDropout = layer("AlphaDropout", F.alpha_dropout, [("p", 0.5)])
+FeatureAlphaDropout = layer("FeatureAlphaDropout", F.feature_alpha_dropout, [("p", 0.5)])
+LocalResponseNorm = layer("LocalResponseNorm", F.local_response_norm,
+                          [("size", _REQ), ("alpha", 1e-4), ("beta", 0.75), ("k", 1.0),
+                           ("data_format", "NCHW")])
+MultiMarginLoss = layer("MultiMarginLoss", F.multi_margin_loss,
+                        [("p", 1), ("margin", 1.0), ("weight", None)] + _RED)
+MultiLabelMarginLoss = layer("MultiLabelMarginLoss", F.multi_label_margin_loss, _RED)
+TripletMarginWithDistanceLoss = layer(
+    "TripletMarginWithDistanceLoss", F.triplet_margin_with_distance_loss,
+    [("distance_function", None), ("margin", 1.0), ("swap", False)] + _RED)
+
+
+class Bilinear(Layer):
+    """``out = x1 @ weight[o] @ x2 + bias`` with ``weight`` [out, in1, in2] and ``bias``
+    [1, out] (Paddle's layout); Xavier-uniform weight and zero bias by default."""
+
+    def __init__(self, in1_features, in2_features, out_features, weight_attr=None,
+                 bias_attr=None, name=None):
+        super().__init__()
+        self.weight = self.create_parameter([out_features, in1_features, in2_features],
+                                            weight_attr)
+        bias = self.create_parameter([1, out_features], bias_attr, is_bias=True)
+        if bias is None:
+            self.register_parameter("bias", None)
+        else:
+            self.bias = bias
+
+    def forward(self, x1, x2):
+        return F.bilinear(x1, x2, self.weight, self.bias)
+
+
+class ParameterDict(Layer):
+    """Parameters held by name (registered, so ``parameters()`` and ``state_dict`` see them)."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key):
+        return self._parameters[key]
+
+    def __setitem__(self, key, param):
+        self.register_parameter(key, param)
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters)
+
+    def __contains__(self, key):
+        return key in self._parameters
+
+    def keys(self):
+        return self._parameters.keys()
+
+    def values(self):
+        return self._parameters.values()
+
+    def items(self):
+        return self._parameters.items()
+
+    def update(self, parameters):
+        items = parameters.items() if hasattr(parameters, "items") else parameters
+        for k, p in items:
+            self[k] = p
+Unfold = layer("Unfold", F.unfold, [("kernel_sizes", _REQ), ("strides", 1), ("paddings", 0),
+                                    ("dilations", 1)])
+Fold = layer("Fold", F.fold, [("output_sizes", _REQ), ("kernel_sizes", _REQ), ("strides", 1),
+                              ("paddings", 0), ("dilations", 1)])
