@@ -199,14 +199,20 @@ class _Cache:
         self.in_use = 0               # bytes of raw buffers behind live storages
         self.free = {}                # size class -> raw buffers returned to the cache
         self.hits = self.misses = self.dropped = 0
+        self.min_bytes = self.small_bytes = 0
+        self.settled()
 
-    @property
-    def min_bytes(self):
-        """The smallest result taken from the cache (no result when it is off)."""
-        return self.threshold if self.enabled else _NEVER
+    def settled(self):
+        """Recompute the limits the per-op path reads as plain attributes after a change:
+        ``min_bytes``, the smallest result taken from the cache (none when it is off), and
+        ``small_bytes``, below which inputs take the operator path (Note [The operator path] in
+        ops/registry.py): below the cache and ``_SMALL`` both."""
+        self.min_bytes = self.threshold if self.enabled else _NEVER
+        self.small_bytes = min(self.min_bytes, _SMALL)
 
 
 _NEVER = float("inf")
+_SMALL = 1 << 17
 _cache = _Cache()
 _handed = weakref.WeakValueDictionary()   # id -> array from empty(), while it lives
 # getrefcount(buf) for a raw buffer referred to only by a cache list, a loop variable and the
@@ -330,6 +336,7 @@ def set_cache(enabled=None, threshold=None, cap=None):
         _cache.threshold = int(threshold)
     if cap is not None:
         _cache.cap = int(cap)
+    _cache.settled()
     return old
 
 

@@ -25,7 +25,7 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     statistics,
     views,
 )
-from .registry import OPS, call, call_inplace, defop  # noqa: F401
+from .registry import OPS, binary, call, call_inplace, defop  # noqa: F401
 
 # Public names that differ from the op's declared name
 ALIASES = {
@@ -104,10 +104,8 @@ def _swap(op):
 
 
 def _binary(op):
-    # straight to ``call`` (the function's argument parsing is not needed for two tensors)
-    o = OPS[op]
-    d = o.defaults
-    return lambda self, other: call(o, (self, other), d)
+    # straight to the op (the function's argument parsing is not needed for two operands)
+    return binary(OPS[op])
 
 
 def _inplace(op):

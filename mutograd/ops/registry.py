@@ -59,10 +59,15 @@ from ..autograd.saved import before_write
 from ..autograd.view_write import check_layout, internal_overlap, rebase
 from ..errors import (DTypeError, IndexRangeError, InplaceError, MutogradError,
                       OverlapError, ShapeError)
+from ..autograd.node import VersionCounter as _VersionCounter
+from ..memory import Storage as _Storage
 from ..memory import _cache
+from ..places import CPU as _CPU
 from ..tensor import Tensor, _alias, _wrap
 
 _EMPTY = inspect.Parameter.empty
+_ndarray = np.ndarray
+_new = object.__new__
 _F64 = np.dtype("float64")
 _SCALARS = (int, float, bool, complex)
 _KW_ALIASES = {"dim": "axis", "keepdims": "keepdim", "keep_dim": "keepdim",
@@ -404,6 +409,58 @@ def call(op, inputs, attrs):
     return result
 
 
+def binary(op):
+    """``Tensor.__add__`` and the other binary operators of ``op``: Note [The operator path].
+
+    Note [The operator path]
+        ``a + b`` on two small CPU tensors is the most frequent call of a training loop's
+        bookkeeping, and the generic ``call`` pays for what such a call never needs (views to
+        refresh, places to reconcile, 0-d promotion, the buffer cache). The operator takes a
+        shorter road when every one of those is known absent: both operands plain (not views)
+        NumPy tensors on the CPU with dimensions (a 0-d operand promotes differently), or a
+        tensor and a Python int (or a float with a float tensor: NumPy keeps the tensor's
+        dtype, as ``_promote`` would), inputs smaller than the buffer cache's threshold and
+        than ``_FAST_BYTES`` (large arrays go through ``call``, where the buffer cache, dead
+        temporaries and the parallel runner are), the op has a ufunc (Note [Ufunc fast path])
+        and, for a float result, a float first input. Anything else, and any error, goes
+        through ``call``, which gives the same result or raises the usual error.
+    """
+    d = op.defaults
+
+    def operator(self, other):
+        a = self._data
+        if (type(a) is _ndarray and self._base is None and a.ndim
+                and a.nbytes < _cache.small_bytes and op.ufunc is not None
+                and self._place is _CPU):
+            t = type(other)
+            if t is Tensor or isinstance(other, Tensor):
+                b = other._data
+                ok = (type(b) is _ndarray and other._base is None and b.ndim
+                      and b.nbytes < _cache.small_bytes and other._place is _CPU)
+            else:
+                b = other
+                ok = t is int or (t is float and a.dtype.kind in "fc")
+            if ok and not (op.float_result and a.dtype.kind in "biu"):
+                try:
+                    out = op.ufunc(a, b)   # Note [Ufunc fast path] in ops/fastpath.py
+                except (ValueError, TypeError):
+                    return call(op, (self, other), d)   # raises our error
+                r = _new(Tensor)
+                r._data = out
+                r._counter = _VersionCounter()
+                r._rg = False
+                r.grad_fn = None
+                r._base = None
+                r._storage = _Storage(out.nbytes)
+                if (self._rg or (t is not int and t is not float and other._rg)) and \
+                        op.differentiable and _state.enabled:
+                    r.grad_fn = _record_binary(op, self, other, a, b, r)
+                    r._rg = True
+                return r
+        return call(op, (self, other), d)
+    return operator
+
+
 def _promote(arrays):
     """Note [0-d tensors and Python floats in promotion]
     NumPy's promotion (NEP 50) treats a 0-d array like any other array and gives float64 for an
@@ -611,6 +668,42 @@ def _record(op, inputs, arrays, result, attrs, xp, copies=None):
     if op.wants_layout:   # a gradient computes in its input's layout (matmul with W.t())
         node.layouts = tuple([type(a) is np.ndarray and a.ndim >= 2 and not a.flags.c_contiguous
                               and a.flags.f_contiguous for a in arrays])
+    return node
+
+
+def _record_binary(op, x, y, a, b, result):
+    """``_record`` for the operator path (Note [The operator path]): a tensor ``x`` and a tensor
+    or Python scalar ``y``, with arrays (or the scalar) ``a`` and ``b``, nothing copied."""
+    if op.wants_layout or op.keeps:
+        return _record(op, (x, y), (a, b), result, op.defaults, np)
+    fx, fy = op.grad_fns[0], op.grad_fns[1]
+    ex = (x.grad_fn or x) if x._rg and fx is not None else None
+    tensor_y = type(y) is not int and type(y) is not float
+    ey = (y.grad_fn or y) if tensor_y and y._rg and fy is not None else None
+    mask = (ex is not None) | (ey is not None) << 1
+    names = op.plans.get(mask)
+    if names is None:
+        names = op.plan(mask)
+    saved = None
+    if names:
+        saved = {}
+        index = op.index
+        for name in names:
+            if name == "out":
+                saved[name] = save(result)
+            elif index[name] == 0:
+                saved[name] = save(x)
+            else:
+                saved[name] = save(y) if tensor_y else b
+    node = op.node_cls((ex, ey), saved)
+    node.attrs = op.defaults
+    node.xp = np
+    if tensor_y:
+        node.shapes = (a.shape, b.shape)
+        node.dtypes = (a.dtype, b.dtype)
+    else:
+        node.shapes = (a.shape, None)
+        node.dtypes = (a.dtype, None)
     return node
 
 
