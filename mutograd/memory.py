@@ -30,6 +30,7 @@ Note [The buffer cache]
     machine a page fault costs about 2 us, so a transformer step that allocated its activations
     afresh spent a tenth of its time faulting.
 """
+import os
 import sys
 import weakref
 
@@ -200,6 +201,9 @@ class _Cache:
         self.free = {}                # size class -> raw buffers returned to the cache
         self.hits = self.misses = self.dropped = 0
         self.min_bytes = self.small_bytes = 0
+        # Note [Dead temporaries] in ops/registry.py: results written into dead temporaries
+        self.reuse = os.environ.get("MUTOGRAD_REUSE_TEMPORARIES", "1").strip().lower() not in (
+            "0", "false", "no", "off")
         self.settled()
 
     def settled(self):
@@ -338,6 +342,22 @@ def set_cache(enabled=None, threshold=None, cap=None):
         _cache.cap = int(cap)
     _cache.settled()
     return old
+
+
+def set_reuse(enabled):
+    """Let out-of-place element-wise ops write into dead temporaries (Note [Dead temporaries] in
+    ops/registry.py), or not; returns the previous setting. On by default; the environment
+    variable ``MUTOGRAD_REUSE_TEMPORARIES=0`` turns it off at start."""
+    old = _cache.reuse
+    _cache.reuse = bool(enabled)
+    return old
+
+
+def reuses_temporaries():
+    """Whether dead temporaries are reused: switched on, and the interpreter's reference counts
+    are the ones the check relies on."""
+    from .ops import registry
+    return _cache.reuse and registry._DEAD_OP > 0
 
 
 def cache_threshold():

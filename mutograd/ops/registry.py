@@ -47,6 +47,7 @@ Note [Values kept from the forward]
 """
 import inspect
 import math
+import sys
 
 import numpy as np
 
@@ -56,6 +57,7 @@ from ..autograd.explain import leaf_error
 from ..autograd.grad_mode import _state
 from ..autograd.node import Node, save, save_copy
 from ..autograd.saved import before_write
+from ..autograd.sites import Flags as _flags
 from ..autograd.view_write import check_layout, internal_overlap, rebase
 from ..errors import (DTypeError, IndexRangeError, InplaceError, MutogradError,
                       OverlapError, ShapeError)
@@ -346,8 +348,11 @@ def _refresh(t):
 # Calling an op
 
 
-def call(op, inputs, attrs):
-    """Run ``op`` out of place and record its backward node when an input requires grad."""
+def call(op, inputs, attrs, dead=None):
+    """Run ``op`` out of place and record its backward node when an input requires grad.
+
+    ``dead``: the first input when its entry point found it a dead temporary (Note [Dead
+    temporaries]); its buffer may then hold the result."""
     rg = False
     arrays = []
     x0 = None
@@ -388,7 +393,7 @@ def call(op, inputs, attrs):
                 arrays[i] = xp.asarray(a)
     args = _promote(arrays) if weak and op.promotes else arrays
     if op.pool and xp is np and inputs[0] is x0 and x0._data.nbytes >= _cache.min_bytes:
-        return _call_pooled(op, inputs, args, attrs, rg)
+        return _call_pooled(op, inputs, args, attrs, rg, dead)
     try:
         if op.ufunc is not None and attrs is op.defaults and xp is np and not (
                 op.float_result and getattr(args[0], "dtype", _F64).kind in "biu"):
@@ -457,6 +462,8 @@ def binary(op):
                     r.grad_fn = _record_binary(op, self, other, a, b, r)
                     r._rg = True
                 return r
+        if _getrc(self) == _DEAD_OP - 1 and op.pool and _unshared(self, _DEAD_OP, 1):
+            return call(op, (self, other), d, self)   # Note [Dead temporaries]
         return call(op, (self, other), d)
     return operator
 
@@ -522,7 +529,7 @@ def _one_place(op, inputs, arrays, target):
     return x0, inputs
 
 
-def _call_pooled(op, inputs, arrays, attrs, rg):
+def _call_pooled(op, inputs, arrays, attrs, rg, dead=None):
     """``call`` for a large element-wise result: compute it into a buffer from the cache.
 
     Note [The buffer cache] in memory.py. Taken only when the result's shape and dtype are
@@ -546,6 +553,8 @@ def _call_pooled(op, inputs, arrays, attrs, rg):
                     return _call_plain(op, inputs, arrays, attrs, rg)
         elif type(a) not in (int, float, bool):
             return _call_plain(op, inputs, arrays, attrs, rg)
+    if dead is not None and shape == xa.shape and _reusable(op, dead, inputs, xa, rg):
+        return _call_into(op, dead, inputs, arrays, attrs, rg)
     buf, raw = memory.take(shape, dtype)
     kept = None
     try:
@@ -560,6 +569,150 @@ def _call_pooled(op, inputs, arrays, attrs, rg):
         result._storage.buf = raw     # back to the cache when the result's storage dies
     else:                             # a forward that returned another array: keep the buffer
         memory._give_back(raw)
+    if rg and op.differentiable and _state.enabled:
+        result.grad_fn = _record(op, inputs, arrays, result, attrs, np, kept)
+        result._rg = True
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# Dead temporaries
+
+"""Note [Dead temporaries]
+    In ``((x*2+1).exp()).tanh()`` the results of ``x*2``, ``+1`` and ``exp`` are temporaries that
+    nothing but the expression can see: the next op may write its result into the temporary's
+    buffer instead of allocating one (NumPy does this for its own arrays; here it makes the
+    chain allocate one buffer instead of four, at the speed of the in-place chain). A silent
+    wrong result is the danger, so every condition below must hold, or the op allocates:
+
+    - Nothing else refers to the tensor: its reference count is exactly what the entry point
+      sees for a value on the interpreter's stack. The operators (``binary``) and the generated
+      functions and methods (``_make_function``: ``t.exp()``, ``mg.exp(t)``) are the only entry
+      points; each count is measured at import on probes called the same way (``_calibrate``),
+      and the reuse switches itself off when a name bound to the value would not add exactly one
+      (an interpreter whose stack borrows references, or another Python implementation). Any
+      other route (a wrapper, a list, a function that keeps it) adds references: no reuse.
+    - Nothing else refers to its memory: the tensor's array owns its buffer, or is the whole of
+      a raw buffer from the cache held by the tensor's own storage, and no other array (a view,
+      an array from ``numpy()``, a saved value of a backward node, a value the pack hook of
+      ``saved_tensors_hooks`` kept) refers to either: their reference counts are the baseline.
+      A tensor view, ``detach()`` or ``.data`` alias refers to the tensor or to the array.
+    - Autograd does not need its values: no node saved it (saved records hold the array), the
+      op about to run does not save its input (its plan for the inputs that need a gradient),
+      it is not a leaf requiring grad, and its node has no hook and retains no gradient (a
+      user's ``retain_grad()`` or ``register_hook`` on it); its version counter is not watched
+      nor guarded (``allow_mutation_on_saved_tensors``).
+    - It is a plain CPU tensor (not a subclass, not a view) with nothing in its ``__dict__``
+      (a name, hooks, a gradient, a place), C-contiguous and writable, and the result has its
+      shape and dtype (no broadcasting growth, no promotion).
+    - No diagnostic keeps it: the memory timeline (``memtrace``) attributes each buffer to the op
+      that allocated it and anomaly mode keeps forward stacks, so both turn the reuse off.
+    - The op is element-wise with an in-place form (``op.pool``): its forward already supports
+      ``out`` being its first input, as ``op_`` does.
+
+    Only results of at least the buffer cache's threshold are reused (smaller ones cost little to
+    allocate; the check is not free). ``memory.set_reuse(False)`` (or the environment variable
+    ``MUTOGRAD_REUSE_TEMPORARIES=0``) turns it off; the tests compare against that.
+
+    Known limit: a C extension that calls an operator while holding only a borrowed reference
+    to a tensor that a container keeps (NumPy's arithmetic on an object array of tensors) looks
+    like the interpreter's stack to the operator's count; the method and function entry points
+    (called with a fresh argument tuple) are not affected. Such code should turn the reuse off.
+"""
+
+_getrc = sys.getrefcount
+
+
+def _calibrate():
+    """The reference counts a temporary shows at the operator and function entry points (plus
+    one for ``_unshared``'s own parameter), or -1 each where a name would not add one."""
+    class Probe:
+        def __add__(self, other):
+            return _getrc(self)
+
+        def method(*args, **kw):
+            return _getrc(args[0])
+
+    def fn(*args, **kw):
+        return _getrc(args[0])
+
+    def named():
+        p = Probe()
+        return p + 1, p.method(), fn(p)
+
+    temp = (Probe() + 1, Probe().method(), fn(Probe()))
+    ok = (sys.implementation.name == "cpython" and temp[1] == temp[2]
+          and named() == tuple(c + 1 for c in temp))
+    return (temp[0] + 1, temp[1] + 1) if ok else (-1, -1)
+
+
+_DEAD_OP, _DEAD_ARGS = _calibrate()
+
+
+def _unshared(t, refs, held=0):
+    """Whether tensor ``t`` and its memory are referred to by nothing but the expression being
+    evaluated (Note [Dead temporaries]): ``refs`` is the count the entry point expects, ``held``
+    the references it holds to ``t``'s array itself."""
+    if _getrc(t) != refs or type(t) is not Tensor or t._base is not None or t.__dict__:
+        return False
+    arr = t._data
+    if type(arr) is not _ndarray:
+        return False
+    base = arr.base
+    if _getrc(arr) != 3 + held:    # t._data, arr and the argument
+        return False
+    return base is None or (base is t._storage.buf and _getrc(base) == 4)
+
+
+def _reusable(op, t, inputs, xa, rg):
+    """The remaining conditions of Note [Dead temporaries] for writing ``op``'s result into the
+    buffer of its first input ``t``, whose references the entry point checked."""
+    if (inputs[0] is not t or xa is not t._data or not _cache.reuse
+            or memory._recorder is not None or _flags.anomaly):
+        return False
+    fn = t.grad_fn
+    if fn is None:
+        if t._rg:
+            return False   # a leaf that requires grad
+    elif fn.pre_hooks is not None or fn.retained is not None:
+        return False
+    c = t._counter
+    if c.watched or c.guards is not None:
+        return False
+    if not (xa.flags.c_contiguous and xa.flags.writeable):
+        return False
+    if rg and op.differentiable and _state.enabled:
+        mask = 0
+        for i, u in enumerate(inputs):
+            if isinstance(u, Tensor) and u._rg and op.grad_fns[i] is not None:
+                mask |= 1 << i
+        if op.inputs[0] in op.plan(mask):
+            return False   # the node about to be recorded saves the input
+    return True
+
+
+def _call_into(op, t, inputs, arrays, attrs, rg):
+    """``_call_pooled`` writing into the buffer of the dead temporary ``t``, whose storage the
+    result takes over (Note [Dead temporaries]): nothing is allocated."""
+    buf = t._data
+    kept = None
+    try:
+        if op.keeps:
+            out, kept = _keeping(op, np, arrays, attrs, buf, rg, t)
+        else:
+            out = op.fwd(np, *arrays, out=buf, **attrs)
+    except (ValueError, TypeError, IndexError) as e:
+        raise bad_input(op, arrays, e) from None
+    if out is buf:
+        result = _new(Tensor)
+        result._data = out
+        result._counter = _VersionCounter()
+        result._rg = False
+        result.grad_fn = None
+        result._base = None
+        result._storage = t._storage   # the buffer's counted storage (and cache buffer)
+    else:
+        result = _wrap(out, t)
     if rg and op.differentiable and _state.enabled:
         result.grad_fn = _record(op, inputs, arrays, result, attrs, np, kept)
         result._rg = True
@@ -1017,6 +1170,9 @@ def _make_function(op, runner):
 
     def fn(*args, **kw):
         if len(args) == n and not kw:
+            if (_getrc(args[0]) == _DEAD_ARGS - 1 and runner is call and op.pool
+                    and _unshared(args[0], _DEAD_ARGS)):
+                return call(op, args, defaults, args[0])   # Note [Dead temporaries]
             return runner(op, args, defaults)
         out = kw.pop("out", None) if takes_out else None
         inputs, attrs = op.bind(args, kw)
