@@ -218,7 +218,19 @@ class _Cache:
 _NEVER = float("inf")
 _SMALL = 1 << 17
 _cache = _Cache()
-_handed = weakref.WeakValueDictionary()   # id -> array from empty(), while it lives
+_lent = {}   # id -> _Lent of each array from empty() while it lives (Note [The buffer cache])
+
+
+class _Lent(weakref.ref):
+    """A weak reference to an array :func:`empty` returned, which gives its raw buffer back to
+    the cache when the array dies (cheaper per array than ``weakref.finalize``)."""
+
+    __slots__ = ("key", "raw")
+
+
+def _returned(ref):
+    del _lent[ref.key]
+    _give_back(ref.raw)
 # getrefcount(buf) for a raw buffer referred to only by a cache list, a loop variable and the
 # getrefcount argument itself: the proof that no array looks into it any more.
 _UNSEEN = 3
@@ -270,15 +282,18 @@ def empty(xp, shape, dtype):
     if n < _cache.min_bytes:
         return np.empty(shape, dtype)
     arr, raw = take(shape, dtype)
-    weakref.finalize(arr, _give_back, raw)
-    _handed[id(arr)] = arr
+    ref = _Lent(arr, _returned)
+    ref.raw = raw
+    ref.key = key = id(arr)
+    _lent[key] = ref
     return arr
 
 
 def fresh(a):
     """Whether ``a`` is an array :func:`empty` returned (not a view of one): like an array that
     owns its memory, nothing else looks into its buffer unless handed ``a`` itself."""
-    return _handed.get(id(a)) is a
+    ref = _lent.get(id(a))
+    return ref is not None and ref() is a
 
 
 def zeros(xp, shape, dtype):

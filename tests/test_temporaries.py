@@ -100,6 +100,9 @@ REUSED = [
     # a temporary in a recorded chain whose nodes do not save it
     ("((w*2)+1).tanh()", lambda x, w: [((w * 2) + 1).tanh()], NB),
     ("(w+x)*3-1", lambda x, w: [(w + x) * 3 - 1], NB),
+    # a matrix product's result (from memory.empty) takes the bias and the ReLU
+    ("(x@w+x).relu()", lambda x, w: [(x.reshape(256, 256) @ w.reshape(256, 256)
+                                      + x[:256]).relu()], NB),
     # sum() holds its running total in C only: each partial sum after the first is dead
     ("sum([x*2, x*3, x*4])", lambda x, w: [sum([x * 2, x * 3, x * 4])], 4 * NB),
     # sin saves w*2 (kept), its result is dead: one reuse, correct under the policy too

@@ -593,7 +593,8 @@ def _call_pooled(op, inputs, arrays, attrs, rg, dead=None):
       (an interpreter whose stack borrows references, or another Python implementation). Any
       other route (a wrapper, a list, a function that keeps it) adds references: no reuse.
     - Nothing else refers to its memory: the tensor's array owns its buffer, or is the whole of
-      a raw buffer from the cache held by the tensor's own storage, and no other array (a view,
+      a raw buffer from the cache held by the tensor's own storage (or lent to the array by
+      ``memory.empty``, as a matrix product's result is), and no other array (a view,
       an array from ``numpy()``, a saved value of a backward node, a value the pack hook of
       ``saved_tensors_hooks`` kept) refers to either: their reference counts are the baseline.
       A tensor view, ``detach()`` or ``.data`` alias refers to the tensor or to the array.
@@ -661,7 +662,10 @@ def _unshared(t, refs, held=0):
     base = arr.base
     if _getrc(arr) != 3 + held:    # t._data, arr and the argument
         return False
-    return base is None or (base is t._storage.buf and _getrc(base) == 4)
+    # the raw buffer: held by the array, by the storage or the return record of memory.empty,
+    # by ``base`` and by the argument
+    return base is None or ((base is t._storage.buf or memory.fresh(arr))
+                            and _getrc(base) == 4)
 
 
 def _reusable(op, t, inputs, xa, rg):
