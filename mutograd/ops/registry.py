@@ -425,10 +425,11 @@ def binary(op):
         NumPy tensors on the CPU with dimensions (a 0-d operand promotes differently), or a
         tensor and a Python int (or a float with a float tensor: NumPy keeps the tensor's
         dtype, as ``_promote`` would), inputs smaller than the buffer cache's threshold and
-        than ``_FAST_BYTES`` (large arrays go through ``call``, where the buffer cache, dead
-        temporaries and the parallel runner are), the op has a ufunc (Note [Ufunc fast path])
-        and, for a float result, a float first input. Anything else, and any error, goes
-        through ``call``, which gives the same result or raises the usual error.
+        than ``memory._SMALL`` (``_cache.small_bytes``: large arrays always go through
+        ``call``, where the buffer cache and dead temporaries are, and where large arrays meet
+        their forward), the op has a ufunc (Note [Ufunc fast path]) and, for a float result, a
+        float first input. Anything else, and any error, goes through ``call``, which gives the
+        same result or raises the usual error.
     """
     d = op.defaults
 
@@ -554,8 +555,9 @@ def _call_pooled(op, inputs, arrays, attrs, rg, dead=None):
         elif type(a) not in (int, float, bool):
             return _call_plain(op, inputs, arrays, attrs, rg)
     if dead is not None and shape == xa.shape and _reusable(op, dead, inputs, xa, rg):
-        return _call_into(op, dead, inputs, arrays, attrs, rg)
-    buf, raw = memory.take(shape, dtype)
+        buf, raw = xa, None           # Note [Dead temporaries]
+    else:
+        buf, raw = memory.take(shape, dtype)
     kept = None
     try:
         if op.keeps:
@@ -564,11 +566,21 @@ def _call_pooled(op, inputs, arrays, attrs, rg, dead=None):
             out = op.fwd(np, *arrays, out=buf, **attrs)
     except (ValueError, TypeError, IndexError) as e:
         raise bad_input(op, arrays, e) from None
-    result = _wrap(out, inputs[0])
-    if out is buf:
-        result._storage.buf = raw     # back to the cache when the result's storage dies
-    else:                             # a forward that returned another array: keep the buffer
-        memory._give_back(raw)
+    if raw is None and out is buf:    # the dead temporary's buffer: the result takes over its
+        result = _new(Tensor)         # counted storage (and cache buffer); nothing allocated
+        result._data = out
+        result._counter = _VersionCounter()
+        result._rg = False
+        result.grad_fn = None
+        result._base = None
+        result._storage = dead._storage
+    else:
+        result = _wrap(out, inputs[0])
+        if out is not buf:            # a forward that returned another array: keep the buffer
+            if raw is not None:
+                memory._give_back(raw)
+        elif raw is not None:
+            result._storage.buf = raw     # back to the cache when the result's storage dies
     if rg and op.differentiable and _state.enabled:
         result.grad_fn = _record(op, inputs, arrays, result, attrs, np, kept)
         result._rg = True
@@ -582,8 +594,9 @@ def _call_pooled(op, inputs, arrays, attrs, rg, dead=None):
     In ``((x*2+1).exp()).tanh()`` the results of ``x*2``, ``+1`` and ``exp`` are temporaries that
     nothing but the expression can see: the next op may write its result into the temporary's
     buffer instead of allocating one (NumPy does this for its own arrays; here it makes the
-    chain allocate one buffer instead of four, at the speed of the in-place chain). A silent
-    wrong result is the danger, so every condition below must hold, or the op allocates:
+    chain allocate one buffer instead of four, and cost the in-place chain plus one pass that
+    writes a second buffer). A silent wrong result is the danger, so every condition below
+    must hold, or the op allocates:
 
     - Nothing else refers to the tensor: its reference count is exactly what the entry point
       sees for a value on the interpreter's stack. The operators (``binary``) and the generated
@@ -693,34 +706,6 @@ def _reusable(op, t, inputs, xa, rg):
         if op.inputs[0] in op.plan(mask):
             return False   # the node about to be recorded saves the input
     return True
-
-
-def _call_into(op, t, inputs, arrays, attrs, rg):
-    """``_call_pooled`` writing into the buffer of the dead temporary ``t``, whose storage the
-    result takes over (Note [Dead temporaries]): nothing is allocated."""
-    buf = t._data
-    kept = None
-    try:
-        if op.keeps:
-            out, kept = _keeping(op, np, arrays, attrs, buf, rg, t)
-        else:
-            out = op.fwd(np, *arrays, out=buf, **attrs)
-    except (ValueError, TypeError, IndexError) as e:
-        raise bad_input(op, arrays, e) from None
-    if out is buf:
-        result = _new(Tensor)
-        result._data = out
-        result._counter = _VersionCounter()
-        result._rg = False
-        result.grad_fn = None
-        result._base = None
-        result._storage = t._storage   # the buffer's counted storage (and cache buffer)
-    else:
-        result = _wrap(out, t)
-    if rg and op.differentiable and _state.enabled:
-        result.grad_fn = _record(op, inputs, arrays, result, attrs, np, kept)
-        result._rg = True
-    return result
 
 
 def _call_plain(op, inputs, arrays, attrs, rg):
