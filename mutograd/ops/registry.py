@@ -1152,13 +1152,43 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
     return op
 
 
+def _small_write(op, x, y):
+    """``x.op_(y)`` for a small CPU tensor ``x`` and a tensor of its shape and dtype (or a Python
+    scalar that keeps it), when nothing records, guards or refreshes (Note [The operator path]):
+    the ufunc writes ``x`` directly. Returns whether it did; else ``call_inplace`` runs."""
+    a = x._data
+    if not (type(x) is Tensor and type(a) is _ndarray and x._base is None and not x._rg
+            and a.nbytes < _cache.small_bytes and op.ufunc is not None and x._place is _CPU
+            and x._counter.guards is None and a.flags.c_contiguous and a.flags.writeable):
+        return False
+    t = type(y)
+    if t is Tensor:
+        b = y._data
+        if not (type(b) is _ndarray and y._base is None and not y._rg and b.shape == a.shape
+                and b.dtype == a.dtype and y._place is _CPU):
+            return False
+    elif not (t is int or (t is float and a.dtype.kind in "fc")):
+        return False
+    else:
+        b = y
+    try:
+        op.ufunc(a, b, out=a)   # Note [Ufunc fast path] in ops/fastpath.py
+    except (ValueError, TypeError):
+        return False   # nothing written: call_inplace raises the usual error
+    x._counter.bump(op.iname)
+    return True
+
+
 def _make_function(op, runner):
     n = op.n_in
     defaults = op.defaults
     takes_out = op.takes_out and runner is call
+    small = runner is call_inplace and n == 2 and op.kind == "elementwise"
 
     def fn(*args, **kw):
         if len(args) == n and not kw:
+            if small and _small_write(op, args[0], args[1]):
+                return args[0]
             if (_getrc(args[0]) == _DEAD_ARGS - 1 and runner is call and op.pool
                     and _unshared(args[0], _DEAD_ARGS)):
                 return call(op, args, defaults, args[0])   # Note [Dead temporaries]
