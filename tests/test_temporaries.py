@@ -332,3 +332,24 @@ def test_switch_and_environment_variable(cache):
     assert memory.set_reuse(False) is True
     assert not memory.reuses_temporaries()
     memory.set_reuse(True)
+
+
+LAYOUTS = [
+    ("permuted", lambda a: a.permute(1, 0)),
+    ("transposed", lambda a: a.t()),
+    ("strided", lambda a: a[:, ::2]),
+    ("contiguous", lambda a: a),
+]
+
+
+@pytest.mark.parametrize("view", [c[1] for c in LAYOUTS], ids=[c[0] for c in LAYOUTS])
+@pytest.mark.parametrize("op", [lambda t: -t, lambda t: t * 2, lambda t: mg.exp(t),
+                                lambda t: t + t], ids=["neg", "mul", "exp", "add"])
+def test_large_results_keep_numpy_layout(cache, view, op):
+    """A result from the cache (or a dead temporary) is laid out as NumPy lays out the same
+    op's result: a permuted input gives a permuted result, as in PyTorch, at every size."""
+    x = mg.tensor((np.arange(N, dtype=np.float32) / N).reshape(256, 256))
+    r = op(view(x))
+    e = np.asarray(op(view(x).numpy()))   # NumPy's own layout for the same operands
+    assert r.numpy().strides == e.strides
+    np.testing.assert_array_equal(r.numpy(), e)

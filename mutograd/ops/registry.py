@@ -541,11 +541,13 @@ def _call_pooled(op, inputs, arrays, attrs, rg, dead=None):
     xa = arrays[0]
     dtype = xa.dtype
     shape = xa.shape
-    if type(xa) is not np.ndarray or dtype.kind != "f":
+    # C-contiguous inputs only: NumPy lays a result out like its inputs (a permuted input gives
+    # a permuted result, as in PyTorch), and a buffer from the cache is C-ordered
+    if type(xa) is not np.ndarray or dtype.kind != "f" or not xa.flags.c_contiguous:
         return _call_plain(op, inputs, arrays, attrs, rg)
     for a in arrays[1:]:
         if type(a) is np.ndarray:
-            if a.dtype != dtype:
+            if a.dtype != dtype or not a.flags.c_contiguous:
                 return _call_plain(op, inputs, arrays, attrs, rg)
             if a.shape != shape:
                 try:
