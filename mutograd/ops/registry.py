@@ -1186,12 +1186,14 @@ def _make_function(op, runner):
     defaults = op.defaults
     takes_out = op.takes_out and runner is call
     small = runner is call_inplace and n == 2 and op.kind == "elementwise"
+    out_of_place = runner is call
 
     def fn(*args, **kw):
         if len(args) == n and not kw:
-            if small and _small_write(op, args[0], args[1]):
+            if small and type(args[0]) is Tensor and not args[0]._rg and _small_write(
+                    op, args[0], args[1]):
                 return args[0]
-            if (_getrc(args[0]) == _DEAD_ARGS - 1 and runner is call and op.pool
+            if (out_of_place and _getrc(args[0]) == _DEAD_ARGS - 1 and op.pool
                     and _unshared(args[0], _DEAD_ARGS)):
                 return call(op, args, defaults, args[0])   # Note [Dead temporaries]
             return runner(op, args, defaults)
