@@ -30,6 +30,7 @@ Note [The buffer cache]
     machine a page fault costs about 2 us, so a transformer step that allocated its activations
     afresh spent a tenth of its time faulting.
 """
+import os
 import sys
 import weakref
 
@@ -199,16 +200,37 @@ class _Cache:
         self.in_use = 0               # bytes of raw buffers behind live storages
         self.free = {}                # size class -> raw buffers returned to the cache
         self.hits = self.misses = self.dropped = 0
+        self.min_bytes = self.small_bytes = 0
+        # Note [Dead temporaries] in ops/registry.py: results written into dead temporaries
+        self.reuse = os.environ.get("MUTOGRAD_REUSE_TEMPORARIES", "1").strip().lower() not in (
+            "0", "false", "no", "off")
+        self.settled()
 
-    @property
-    def min_bytes(self):
-        """The smallest result taken from the cache (no result when it is off)."""
-        return self.threshold if self.enabled else _NEVER
+    def settled(self):
+        """Recompute the limits the per-op path reads as plain attributes after a change:
+        ``min_bytes``, the smallest result taken from the cache (none when it is off), and
+        ``small_bytes``, below which inputs take the operator path (Note [The operator path] in
+        ops/registry.py): below the cache and ``_SMALL`` both."""
+        self.min_bytes = self.threshold if self.enabled else _NEVER
+        self.small_bytes = min(self.min_bytes, _SMALL)
 
 
 _NEVER = float("inf")
+_SMALL = 1 << 17
 _cache = _Cache()
-_handed = weakref.WeakValueDictionary()   # id -> array from empty(), while it lives
+_lent = {}   # id -> _Lent of each array from empty() while it lives (Note [The buffer cache])
+
+
+class _Lent(weakref.ref):
+    """A weak reference to an array :func:`empty` returned, which gives its raw buffer back to
+    the cache when the array dies (cheaper per array than ``weakref.finalize``)."""
+
+    __slots__ = ("key", "raw")
+
+
+def _returned(ref):
+    del _lent[ref.key]
+    _give_back(ref.raw)
 # getrefcount(buf) for a raw buffer referred to only by a cache list, a loop variable and the
 # getrefcount argument itself: the proof that no array looks into it any more.
 _UNSEEN = 3
@@ -275,15 +297,18 @@ def empty(xp, shape, dtype):
         except MemoryError as e:   # the cache is off: every size comes this way
             raise out_of_memory(shape, dtype, "cpu") from e
     arr, raw = take(shape, dtype)
-    weakref.finalize(arr, _give_back, raw)
-    _handed[id(arr)] = arr
+    ref = _Lent(arr, _returned)
+    ref.raw = raw
+    ref.key = key = id(arr)
+    _lent[key] = ref
     return arr
 
 
 def fresh(a):
     """Whether ``a`` is an array :func:`empty` returned (not a view of one): like an array that
     owns its memory, nothing else looks into its buffer unless handed ``a`` itself."""
-    return _handed.get(id(a)) is a
+    ref = _lent.get(id(a))
+    return ref is not None and ref() is a
 
 
 def zeros(xp, shape, dtype):
@@ -379,7 +404,24 @@ def set_cache(enabled=None, threshold=None, cap=None):
         _cache.threshold = int(threshold)
     if cap is not None:
         _cache.cap = int(cap)
+    _cache.settled()
     return old
+
+
+def set_reuse(enabled):
+    """Let out-of-place element-wise ops write into dead temporaries (Note [Dead temporaries] in
+    ops/registry.py), or not; returns the previous setting. On by default; the environment
+    variable ``MUTOGRAD_REUSE_TEMPORARIES=0`` turns it off at start."""
+    old = _cache.reuse
+    _cache.reuse = bool(enabled)
+    return old
+
+
+def reuses_temporaries():
+    """Whether dead temporaries are reused: switched on, and the interpreter's reference counts
+    are the ones the check relies on."""
+    from .ops import registry
+    return _cache.reuse and registry._DEAD_OP > 0
 
 
 def cache_threshold():

@@ -26,7 +26,8 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     statistics,
     views,
 )
-from .registry import OPS, call, call_inplace, defop  # noqa: F401
+from .registry import OPS, binary, call, call_inplace, defop  # noqa: F401
+from .registry import _small_write as small_write
 
 # Public names that differ from the op's declared name
 ALIASES = {
@@ -105,16 +106,19 @@ def _swap(op):
 
 
 def _binary(op):
-    # straight to ``call`` (the function's argument parsing is not needed for two tensors)
-    o = OPS[op]
-    d = o.defaults
-    return lambda self, other: call(o, (self, other), d)
+    # straight to the op (the function's argument parsing is not needed for two operands)
+    return binary(OPS[op])
 
 
 def _inplace(op):
     o = OPS[op]
     d = o.defaults
-    return lambda self, other: call_inplace(o, (self, other), d)
+
+    def f(self, other):
+        if small_write(o, self, other):   # Note [The operator path]
+            return self
+        return call_inplace(o, (self, other), d)
+    return f
 
 
 for _dunder, _op in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"),

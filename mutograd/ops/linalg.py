@@ -32,12 +32,16 @@ def _stacked_product(xp, x, y):
     """``x @ y``; for operands of 2 or more dimensions into a buffer from the cache."""
     if x.ndim < 2 or y.ndim < 2 or x.shape[-1] != y.shape[-2]:
         return xp.matmul(x, y)   # vectors, or the shape error NumPy words
-    try:
-        lead = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
-    except ValueError:
-        return xp.matmul(x, y)
-    shape = lead + (x.shape[-2], y.shape[-1])
-    return xp.matmul(x, y, out=memory.empty(xp, shape, xp.result_type(x, y)))
+    if x.ndim == 2 and y.ndim == 2:   # the common case, without broadcast_shapes' cost
+        shape = (x.shape[0], y.shape[1])
+    else:
+        try:
+            lead = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+        except ValueError:
+            return xp.matmul(x, y)
+        shape = lead + (x.shape[-2], y.shape[-1])
+    dt = x.dtype if x.dtype == y.dtype else xp.result_type(x, y)
+    return xp.matmul(x, y, out=memory.empty(xp, shape, dt))
 
 
 def _matmul(xp, x, y, out=None):

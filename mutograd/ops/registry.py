@@ -47,6 +47,7 @@ Note [Values kept from the forward]
 """
 import inspect
 import math
+import sys
 
 import numpy as np
 
@@ -56,13 +57,19 @@ from ..autograd.explain import leaf_error
 from ..autograd.grad_mode import _state
 from ..autograd.node import Node, save, save_copy
 from ..autograd.saved import before_write
+from ..autograd.sites import Flags as _flags
 from ..autograd.view_write import check_layout, internal_overlap, rebase
 from ..errors import (DTypeError, IndexRangeError, InplaceError, MutogradError,
                       OverlapError, ShapeError)
+from ..autograd.node import VersionCounter as _VersionCounter
+from ..memory import Storage as _Storage
 from ..memory import _cache
+from ..places import CPU as _CPU
 from ..tensor import Tensor, _alias, _wrap
 
 _EMPTY = inspect.Parameter.empty
+_ndarray = np.ndarray
+_new = object.__new__
 _F64 = np.dtype("float64")
 _SCALARS = (int, float, bool, complex)
 _KW_ALIASES = {"dim": "axis", "keepdims": "keepdim", "keep_dim": "keepdim",
@@ -341,8 +348,11 @@ def _refresh(t):
 # Calling an op
 
 
-def call(op, inputs, attrs):
-    """Run ``op`` out of place and record its backward node when an input requires grad."""
+def call(op, inputs, attrs, dead=None):
+    """Run ``op`` out of place and record its backward node when an input requires grad.
+
+    ``dead``: the first input when its entry point found it a dead temporary (Note [Dead
+    temporaries]); its buffer may then hold the result."""
     rg = False
     arrays = []
     x0 = None
@@ -383,7 +393,7 @@ def call(op, inputs, attrs):
                 arrays[i] = xp.asarray(a)
     args = _promote(arrays) if weak and op.promotes else arrays
     if op.pool and xp is np and inputs[0] is x0 and x0._data.nbytes >= _cache.min_bytes:
-        return _call_pooled(op, inputs, args, attrs, rg)
+        return _call_pooled(op, inputs, args, attrs, rg, dead)
     try:
         if op.ufunc is not None and attrs is op.defaults and xp is np and not (
                 op.float_result and getattr(args[0], "dtype", _F64).kind in "biu"):
@@ -404,6 +414,61 @@ def call(op, inputs, attrs):
         result.grad_fn = _record(op, inputs, arrays, result, attrs, xp, kept)
         result._rg = True
     return result
+
+
+def binary(op):
+    """``Tensor.__add__`` and the other binary operators of ``op``: Note [The operator path].
+
+    Note [The operator path]
+        ``a + b`` on two small CPU tensors is the most frequent call of a training loop's
+        bookkeeping, and the generic ``call`` pays for what such a call never needs (views to
+        refresh, places to reconcile, 0-d promotion, the buffer cache). The operator takes a
+        shorter road when every one of those is known absent: both operands plain (not views)
+        NumPy tensors on the CPU with dimensions (a 0-d operand promotes differently), or a
+        tensor and a Python int (or a float with a float tensor: NumPy keeps the tensor's
+        dtype, as ``_promote`` would), inputs smaller than the buffer cache's threshold and
+        than ``memory._SMALL`` (``_cache.small_bytes``: large arrays always go through
+        ``call``, where the buffer cache and dead temporaries are, and where large arrays meet
+        their forward), the op has a ufunc (Note [Ufunc fast path]) and, for a float result, a
+        float first input. Anything else, and any error, goes through ``call``, which gives the
+        same result or raises the usual error.
+    """
+    d = op.defaults
+
+    def operator(self, other):
+        a = self._data
+        if (type(a) is _ndarray and self._base is None and a.ndim
+                and a.nbytes < _cache.small_bytes and op.ufunc is not None
+                and self._place is _CPU):
+            t = type(other)
+            if t is Tensor or isinstance(other, Tensor):
+                b = other._data
+                ok = (type(b) is _ndarray and other._base is None and b.ndim
+                      and b.nbytes < _cache.small_bytes and other._place is _CPU)
+            else:
+                b = other
+                ok = t is int or (t is float and a.dtype.kind in "fc")
+            if ok and not (op.float_result and a.dtype.kind in "biu"):
+                try:
+                    out = op.ufunc(a, b)   # Note [Ufunc fast path] in ops/fastpath.py
+                except (ValueError, TypeError):
+                    return call(op, (self, other), d)   # raises our error
+                r = _new(Tensor)
+                r._data = out
+                r._counter = _VersionCounter()
+                r._rg = False
+                r.grad_fn = None
+                r._base = None
+                r._storage = _Storage(out.nbytes)
+                if (self._rg or (t is not int and t is not float and other._rg)) and \
+                        op.differentiable and _state.enabled:
+                    r.grad_fn = _record_binary(op, self, other, a, b, r)
+                    r._rg = True
+                return r
+        if _getrc(self) == _DEAD_OP - 1 and op.pool and _unshared(self, _DEAD_OP, 1):
+            return call(op, (self, other), d, self)   # Note [Dead temporaries]
+        return call(op, (self, other), d)
+    return operator
 
 
 def _promote(arrays):
@@ -467,7 +532,7 @@ def _one_place(op, inputs, arrays, target):
     return x0, inputs
 
 
-def _call_pooled(op, inputs, arrays, attrs, rg):
+def _call_pooled(op, inputs, arrays, attrs, rg, dead=None):
     """``call`` for a large element-wise result: compute it into a buffer from the cache.
 
     Note [The buffer cache] in memory.py. Taken only when the result's shape and dtype are
@@ -478,11 +543,13 @@ def _call_pooled(op, inputs, arrays, attrs, rg):
     xa = arrays[0]
     dtype = xa.dtype
     shape = xa.shape
-    if type(xa) is not np.ndarray or dtype.kind != "f":
+    # C-contiguous inputs only: NumPy lays a result out like its inputs (a permuted input gives
+    # a permuted result, as in PyTorch), and a buffer from the cache is C-ordered
+    if type(xa) is not np.ndarray or dtype.kind != "f" or not xa.flags.c_contiguous:
         return _call_plain(op, inputs, arrays, attrs, rg)
     for a in arrays[1:]:
         if type(a) is np.ndarray:
-            if a.dtype != dtype:
+            if a.dtype != dtype or not a.flags.c_contiguous:
                 return _call_plain(op, inputs, arrays, attrs, rg)
             if a.shape != shape:
                 try:
@@ -491,7 +558,10 @@ def _call_pooled(op, inputs, arrays, attrs, rg):
                     return _call_plain(op, inputs, arrays, attrs, rg)
         elif type(a) not in (int, float, bool):
             return _call_plain(op, inputs, arrays, attrs, rg)
-    buf, raw = memory.take(shape, dtype)
+    if dead is not None and shape == xa.shape and _reusable(op, dead, inputs, xa, rg):
+        buf, raw = xa, None           # Note [Dead temporaries]
+    else:
+        buf, raw = memory.take(shape, dtype)
     kept = None
     try:
         if op.keeps:
@@ -500,15 +570,146 @@ def _call_pooled(op, inputs, arrays, attrs, rg):
             out = op.fwd(np, *arrays, out=buf, **attrs)
     except (ValueError, TypeError, IndexError) as e:
         raise bad_input(op, arrays, e) from None
-    result = _wrap(out, inputs[0])
-    if out is buf:
-        result._storage.buf = raw     # back to the cache when the result's storage dies
-    else:                             # a forward that returned another array: keep the buffer
-        memory._give_back(raw)
+    if raw is None and out is buf:    # the dead temporary's buffer: the result takes over its
+        result = _new(Tensor)         # counted storage (and cache buffer); nothing allocated
+        result._data = out
+        result._counter = _VersionCounter()
+        result._rg = False
+        result.grad_fn = None
+        result._base = None
+        result._storage = dead._storage
+    else:
+        result = _wrap(out, inputs[0])
+        if out is not buf:            # a forward that returned another array: keep the buffer
+            if raw is not None:
+                memory._give_back(raw)
+        elif raw is not None:
+            result._storage.buf = raw     # back to the cache when the result's storage dies
     if rg and op.differentiable and _state.enabled:
         result.grad_fn = _record(op, inputs, arrays, result, attrs, np, kept)
         result._rg = True
     return result
+
+
+# --------------------------------------------------------------------------------------------
+# Dead temporaries
+
+"""Note [Dead temporaries]
+    In ``((x*2+1).exp()).tanh()`` the results of ``x*2``, ``+1`` and ``exp`` are temporaries that
+    nothing but the expression can see: the next op may write its result into the temporary's
+    buffer instead of allocating one (NumPy does this for its own arrays; here it makes the
+    chain allocate one buffer instead of four, and cost the in-place chain plus one pass that
+    writes a second buffer). A silent wrong result is the danger, so every condition below
+    must hold, or the op allocates:
+
+    - Nothing else refers to the tensor: its reference count is exactly what the entry point
+      sees for a value on the interpreter's stack. The operators (``binary``) and the generated
+      functions and methods (``_make_function``: ``t.exp()``, ``mg.exp(t)``) are the only entry
+      points; each count is measured at import on probes called the same way (``_calibrate``),
+      and the reuse switches itself off when a name bound to the value would not add exactly one
+      (an interpreter whose stack borrows references, or another Python implementation). Any
+      other route (a wrapper, a list, a function that keeps it) adds references: no reuse.
+    - Nothing else refers to its memory: the tensor's array owns its buffer, or is the whole of
+      a raw buffer from the cache held by the tensor's own storage (or lent to the array by
+      ``memory.empty``, as a matrix product's result is), and no other array (a view,
+      an array from ``numpy()``, a saved value of a backward node, a value the pack hook of
+      ``saved_tensors_hooks`` kept) refers to either: their reference counts are the baseline.
+      A tensor view, ``detach()`` or ``.data`` alias refers to the tensor or to the array.
+    - Autograd does not need its values: no node saved it (saved records hold the array), the
+      op about to run does not save its input (its plan for the inputs that need a gradient),
+      it is not a leaf requiring grad, and its node has no hook and retains no gradient (a
+      user's ``retain_grad()`` or ``register_hook`` on it); its version counter is not watched
+      nor guarded (``allow_mutation_on_saved_tensors``).
+    - It is a plain CPU tensor (not a subclass, not a view) with nothing in its ``__dict__``
+      (a name, hooks, a gradient, a place), C-contiguous and writable, and the result has its
+      shape and dtype (no broadcasting growth, no promotion).
+    - No diagnostic keeps it: the memory timeline (``memtrace``) attributes each buffer to the op
+      that allocated it and anomaly mode keeps forward stacks, so both turn the reuse off.
+    - The op is element-wise with an in-place form (``op.pool``): its forward already supports
+      ``out`` being its first input, as ``op_`` does.
+
+    Only results of at least the buffer cache's threshold are reused (smaller ones cost little to
+    allocate; the check is not free). ``memory.set_reuse(False)`` (or the environment variable
+    ``MUTOGRAD_REUSE_TEMPORARIES=0``) turns it off; the tests compare against that.
+
+    Known limit: a C extension that calls an operator while holding only a borrowed reference
+    to a tensor that a container keeps (NumPy's arithmetic on an object array of tensors) looks
+    like the interpreter's stack to the operator's count; the method and function entry points
+    (called with a fresh argument tuple) are not affected. Such code should turn the reuse off.
+"""
+
+_getrc = sys.getrefcount
+
+
+def _calibrate():
+    """The reference counts a temporary shows at the operator and function entry points (plus
+    one for ``_unshared``'s own parameter), or -1 each where a name would not add one."""
+    class Probe:
+        def __add__(self, other):
+            return _getrc(self)
+
+        def method(*args, **kw):
+            return _getrc(args[0])
+
+    def fn(*args, **kw):
+        return _getrc(args[0])
+
+    def named():
+        p = Probe()
+        return p + 1, p.method(), fn(p)
+
+    temp = (Probe() + 1, Probe().method(), fn(Probe()))
+    ok = (sys.implementation.name == "cpython" and temp[1] == temp[2]
+          and named() == tuple(c + 1 for c in temp))
+    return (temp[0] + 1, temp[1] + 1) if ok else (-1, -1)
+
+
+_DEAD_OP, _DEAD_ARGS = _calibrate()
+
+
+def _unshared(t, refs, held=0):
+    """Whether tensor ``t`` and its memory are referred to by nothing but the expression being
+    evaluated (Note [Dead temporaries]): ``refs`` is the count the entry point expects, ``held``
+    the references it holds to ``t``'s array itself."""
+    if _getrc(t) != refs or type(t) is not Tensor or t._base is not None or t.__dict__:
+        return False
+    arr = t._data
+    if type(arr) is not _ndarray:
+        return False
+    base = arr.base
+    if _getrc(arr) != 3 + held:    # t._data, arr and the argument
+        return False
+    # the raw buffer: held by the array, by the storage or the return record of memory.empty,
+    # by ``base`` and by the argument
+    return base is None or ((base is t._storage.buf or memory.fresh(arr))
+                            and _getrc(base) == 4)
+
+
+def _reusable(op, t, inputs, xa, rg):
+    """The remaining conditions of Note [Dead temporaries] for writing ``op``'s result into the
+    buffer of its first input ``t``, whose references the entry point checked."""
+    if (inputs[0] is not t or xa is not t._data or not _cache.reuse
+            or memory._recorder is not None or _flags.anomaly):
+        return False
+    fn = t.grad_fn
+    if fn is None:
+        if t._rg:
+            return False   # a leaf that requires grad
+    elif fn.pre_hooks is not None or fn.retained is not None:
+        return False
+    c = t._counter
+    if c.watched or c.guards is not None:
+        return False
+    if not (xa.flags.c_contiguous and xa.flags.writeable):
+        return False
+    if rg and op.differentiable and _state.enabled:
+        mask = 0
+        for i, u in enumerate(inputs):
+            if isinstance(u, Tensor) and u._rg and op.grad_fns[i] is not None:
+                mask |= 1 << i
+        if op.inputs[0] in op.plan(mask):
+            return False   # the node about to be recorded saves the input
+    return True
 
 
 def _call_plain(op, inputs, arrays, attrs, rg):
@@ -613,6 +814,42 @@ def _record(op, inputs, arrays, result, attrs, xp, copies=None):
     if op.wants_layout:   # a gradient computes in its input's layout (matmul with W.t())
         node.layouts = tuple([type(a) is np.ndarray and a.ndim >= 2 and not a.flags.c_contiguous
                               and a.flags.f_contiguous for a in arrays])
+    return node
+
+
+def _record_binary(op, x, y, a, b, result):
+    """``_record`` for the operator path (Note [The operator path]): a tensor ``x`` and a tensor
+    or Python scalar ``y``, with arrays (or the scalar) ``a`` and ``b``, nothing copied."""
+    if op.wants_layout or op.keeps:
+        return _record(op, (x, y), (a, b), result, op.defaults, np)
+    fx, fy = op.grad_fns[0], op.grad_fns[1]
+    ex = (x.grad_fn or x) if x._rg and fx is not None else None
+    tensor_y = type(y) is not int and type(y) is not float
+    ey = (y.grad_fn or y) if tensor_y and y._rg and fy is not None else None
+    mask = (ex is not None) | (ey is not None) << 1
+    names = op.plans.get(mask)
+    if names is None:
+        names = op.plan(mask)
+    saved = None
+    if names:
+        saved = {}
+        index = op.index
+        for name in names:
+            if name == "out":
+                saved[name] = save(result)
+            elif index[name] == 0:
+                saved[name] = save(x)
+            else:
+                saved[name] = save(y) if tensor_y else b
+    node = op.node_cls((ex, ey), saved)
+    node.attrs = op.defaults
+    node.xp = np
+    if tensor_y:
+        node.shapes = (a.shape, b.shape)
+        node.dtypes = (a.dtype, b.dtype)
+    else:
+        node.shapes = (a.shape, None)
+        node.dtypes = (a.dtype, None)
     return node
 
 
@@ -922,13 +1159,48 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
     return op
 
 
+def _small_write(op, x, y):
+    """``x.op_(y)`` for a small CPU tensor ``x`` and a tensor of its shape and dtype (or a Python
+    scalar that keeps it), when nothing records, guards or refreshes (Note [The operator path]):
+    the ufunc writes ``x`` directly. Returns whether it did; else ``call_inplace`` runs."""
+    a = x._data
+    if not (type(x) is Tensor and type(a) is _ndarray and x._base is None and not x._rg
+            and a.nbytes < _cache.small_bytes and op.ufunc is not None and x._place is _CPU
+            and x._counter.guards is None and a.flags.c_contiguous and a.flags.writeable):
+        return False
+    t = type(y)
+    if t is Tensor:
+        b = y._data
+        if not (type(b) is _ndarray and y._base is None and not y._rg and b.shape == a.shape
+                and b.dtype == a.dtype and y._place is _CPU):
+            return False
+    elif not (t is int or (t is float and a.dtype.kind in "fc")):
+        return False
+    else:
+        b = y
+    try:
+        op.ufunc(a, b, out=a)   # Note [Ufunc fast path] in ops/fastpath.py
+    except (ValueError, TypeError):
+        return False   # nothing written: call_inplace raises the usual error
+    x._counter.bump(op.iname)
+    return True
+
+
 def _make_function(op, runner):
     n = op.n_in
     defaults = op.defaults
     takes_out = op.takes_out and runner is call
+    small = runner is call_inplace and n == 2 and op.kind == "elementwise"
+    out_of_place = runner is call
 
     def fn(*args, **kw):
         if len(args) == n and not kw:
+            if small and type(args[0]) is Tensor and not args[0]._rg and _small_write(
+                    op, args[0], args[1]):
+                return args[0]
+            if (out_of_place and _getrc(args[0]) == _DEAD_ARGS - 1 and op.pool
+                    and _unshared(args[0], _DEAD_ARGS)):
+                return call(op, args, defaults, args[0])   # Note [Dead temporaries]
             return runner(op, args, defaults)
         out = kw.pop("out", None) if takes_out else None
         inputs, attrs = op.bind(args, kw)
