@@ -108,7 +108,8 @@ def test_a_failed_cached_allocation_drops_the_cache_and_tries_again(monkeypatch)
     """PyTorch's caching allocator frees its cached blocks before it gives up: so does ours."""
     old = memory.set_cache(enabled=True)
     try:
-        y = mg.ones(1 << 16) + 1          # 256 KiB: from the cache ...
+        x = mg.ones(1 << 16)               # (named: not a dead temporary to write into)
+        y = x + 1                          # 256 KiB: from the cache ...
         del y                              # ... and back into it
         assert memory._cache.held > 0
         real = np.empty

@@ -406,6 +406,8 @@ def call(op, inputs, attrs, dead=None):
             out = op.fwd(xp, *args, **attrs)
     except (ValueError, TypeError, IndexError) as e:
         raise bad_input(op, args, e) from None
+    except MemoryError as e:
+        raise _out_of_memory(op, args, x0) from e
     if op.kind == "view":
         result = _view_result(op, x0, out, attrs)
     else:
@@ -414,6 +416,23 @@ def call(op, inputs, attrs, dead=None):
         result.grad_fn = _record(op, inputs, arrays, result, attrs, xp, kept)
         result._rg = True
     return result
+
+
+def _out_of_memory(op, arrays, x0):
+    """The MemoryError of an op whose result did not fit, naming the result by its shape and
+    dtype where the inputs decide them (element-wise ops: memory.out_of_memory), else the op
+    and its inputs' shapes."""
+    place = x0._place if x0 is not None else "cpu"
+    shapes = [a.shape for a in arrays if getattr(a, "ndim", None) is not None]
+    if op.kind == "elementwise" and shapes:
+        try:
+            dtype = np.result_type(*[a for a in arrays if getattr(a, "dtype", None) is not None])
+            return memory.out_of_memory(np.broadcast_shapes(*shapes), dtype, place)
+        except (ValueError, TypeError):
+            pass
+    return MemoryError(f"{op.name}: not enough memory for its result (inputs of shapes "
+                       f"{[list(s) for s in shapes]}); live tensors hold "
+                       f"{memory._fmt(memory.allocated())}")
 
 
 def binary(op):
@@ -722,6 +741,8 @@ def _call_plain(op, inputs, arrays, attrs, rg):
             out = op.fwd(x0._place.xp, *arrays, **attrs)
     except (ValueError, TypeError, IndexError) as e:
         raise bad_input(op, arrays, e) from None
+    except MemoryError as e:
+        raise _out_of_memory(op, arrays, x0) from e
     result = _wrap(out, x0)
     if rg and op.differentiable and _state.enabled:
         result.grad_fn = _record(op, inputs, arrays, result, attrs, x0._place.xp, kept)
