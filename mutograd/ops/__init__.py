@@ -2,6 +2,7 @@
 from ..tensor import Tensor
 from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/inplace_api.md)
     arrangement,
+    complex_views,
     composite,
     conventions,
     creation,
@@ -57,6 +58,7 @@ FUNCTIONS.update(inplace_misc.FUNCTIONS)
 FUNCTIONS.update(searching.FUNCTIONS)
 FUNCTIONS.update(statistics.FUNCTIONS)
 FUNCTIONS.update(arrangement.FUNCTIONS)
+FUNCTIONS.update(complex_views.FUNCTIONS)
 FUNCTIONS.update({"slogdet": linalg.slogdet, "matrix_power": linalg.matrix_power})
 FUNCTIONS.update(functional_inplace.FUNCTIONS)
 FUNCTIONS.update({f.__name__: f for f in (

@@ -66,7 +66,8 @@ _EMPTY = inspect.Parameter.empty
 _F64 = np.dtype("float64")
 _SCALARS = (int, float, bool, complex)
 _KW_ALIASES = {"dim": "axis", "keepdims": "keepdim", "keep_dim": "keepdim",
-               "start_dim": "start_axis", "end_dim": "stop_axis"}
+               "start_dim": "start_axis", "end_dim": "stop_axis",
+               "dims": "axis", "dim1": "axis1", "dim2": "axis2"}   # flip/roll, diagonal
 _INPUT_ALIASES = ("input", "other")
 
 OPS = {}
@@ -290,7 +291,8 @@ class OpDef:
                                     f"arguments ({len(args)} given)")
                 attrs.update(zip(self.attr_names, extra))
         for k, v in kw.items():
-            k = _KW_ALIASES.get(k, k)
+            if k not in attrs and k not in self.required:   # an op's own name wins
+                k = _KW_ALIASES.get(k, k)
             if k in self.index:
                 _put_input(self, inputs, self.index[k], v)
             elif k in _INPUT_ALIASES and _INPUT_ALIASES.index(k) < n:

@@ -8,6 +8,7 @@
 """
 from . import lr_scheduler
 from .algorithms import SGD, Adadelta, Adagrad, Adam, AdamW, RMSprop
+from .lbfgs import LBFGS
 from .optimizer import Optimizer, OptimizerStateError
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
            "Adagrad",
            "Adam",
            "AdamW",
+           "LBFGS",
            "Optimizer",
            "OptimizerStateError",
            "RMSprop",
