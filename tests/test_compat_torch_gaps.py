@@ -188,3 +188,48 @@ def test_cat_skips_only_legacy_empty_vectors():
     assert mt.cat([mt.zeros(0), mt.ones(2)]).shape == mt.Size([2])   # all 1-D: joined
     with pytest.raises(ValueError):
         mt.cat([mt.zeros(0, 2), a])                                   # (0, 2) is not skipped
+
+
+# Chains of in-place ops whose gradient here uses the output: the output is copied when the
+# chain writes it again (Note [Outputs copied on write]), so they run as in PyTorch and Paddle.
+# (id, data, chain, reference): ``reference`` is the chain out of place, for the cases PyTorch
+# cannot run in place (acosh_/asinh_/atanh_ have no in-place derivative there; tan_ and
+# leaky_relu_ save their output, so PyTorch refuses the chain where Paddle computes it)
+CHAINS = [
+    ("asin_", [0.3, -0.5, 0.1], lambda T, b: b.asin_().asin_(), None),
+    ("acos_", [0.3, -0.5, 0.1], lambda T, b: b.acos_().mul_(0.3).acos_(), None),
+    ("acosh_", [1.5, 2.0, 3.0], lambda T, b: b.acosh_().add_(1.2).acosh_(),
+     lambda T, b: (b.acosh() + 1.2).acosh()),
+    ("asinh_", [0.3, -0.5, 2.0], lambda T, b: b.asinh_().asinh_(),
+     lambda T, b: b.asinh().asinh()),
+    ("atan_", [0.3, -0.5, 2.0], lambda T, b: b.atan_().atan_(), None),
+    ("atanh_", [0.3, -0.5, 0.1], lambda T, b: b.atanh_().atanh_(),
+     lambda T, b: b.atanh().atanh()),
+    ("sinh_", [0.3, -0.5, 1.0], lambda T, b: b.sinh_().sinh_(), None),
+    ("tan_", [0.3, -0.5, 0.2], lambda T, b: b.tan_().tan_(), lambda T, b: b.tan().tan()),
+    ("hardtanh_", [0.3, -0.5, 0.1],
+     lambda T, b: T.nn.functional.hardtanh_(T.nn.functional.hardtanh_(b, -0.4, 0.4), -0.2, 0.2),
+     None),
+    ("leaky_relu_", [0.3, -0.5, 0.1],
+     lambda T, b: T.nn.functional.leaky_relu(T.nn.functional.leaky_relu(
+         b, 0.1, inplace=True), 0.2, inplace=True),
+     lambda T, b: T.nn.functional.leaky_relu(T.nn.functional.leaky_relu(b, 0.1), 0.2)),
+    ("div_then_zero", [0.3, -0.5, 0.1], lambda T, b: b.div_(b.sigmoid() + 0.5).zero_(), None),
+    ("asin_then_write", [0.3, -0.5, 0.1], lambda T, b: b.asin_().mul_(2).add_(1), None),
+]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", CHAINS, ids=[c[0] for c in CHAINS])
+def test_inplace_chains_run_as_in_pytorch(case):
+    torch = pytest.importorskip("torch")
+    _, data, chain, reference = case
+    grads = []
+    for T, f in ((torch, reference or chain), (mt, chain)):
+        a = T.tensor(data, requires_grad=True)
+        b = a * 1
+        out = f(T, b)
+        (out * T.tensor([1.0, 2.0, 3.0])).sum().backward()
+        grads.append((_np(out), _np(a.grad)))
+    for want, got in zip(*grads):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

@@ -80,7 +80,7 @@ defop("sin", lambda xp, x, out=None: xp.sin(x, out=out), grad=lambda g, x, xp: g
 defop("cos", lambda xp, x, out=None: xp.cos(x, out=out), grad=lambda g, x, xp: -g * xp.sin(x),
       result="float")
 defop("tan", lambda xp, x, out=None: xp.tan(x, out=out), grad=lambda g, out: g * (1 + out * out),
-      result="float")
+      result="float", copy_out=True)   # Note [Outputs copied on write] in autograd/saved.py
 def _tanh_grad(g, out, into, xp):
     return xp.multiply(g, 1 - out * out, out=into)
 
@@ -114,7 +114,7 @@ defop("sigmoid", _sigmoid, grad=_sigmoid_grad, result="float")
 defop("relu", lambda xp, x, out=None: xp.maximum(0, x, out=out),
       grad=lambda g, out, into, xp: xp.multiply(g, ~(out <= 0), out=into))
 defop("relu6", lambda xp, x, out=None: xp.clip(x, 0, 6, out=out),
-      grad=lambda g, out: g * ((out > 0) & (out < 6)))
+      grad=lambda g, out: g * ((out > 0) & (out < 6)), copy_out=True)
 
 
 def _into(out, r, x):
@@ -130,7 +130,8 @@ def _leaky_relu(xp, x, out=None, negative_slope=0.01):
 
 
 defop("leaky_relu", _leaky_relu,
-      grad=lambda g, out, negative_slope, xp: g * xp.where(out > 0, 1.0, negative_slope))
+      grad=lambda g, out, negative_slope, xp: g * xp.where(out > 0, 1.0, negative_slope),
+      copy_out=True)
 
 
 def nonpositive(xp, x):
@@ -336,7 +337,7 @@ defop("sub", _sub, grad=(lambda g: g, lambda g, alpha: -g if alpha == 1 else g *
 defop("mul", lambda xp, x, y, out=None: xp.multiply(x, y, out=out),
       grad=(lambda g, y: g * y, lambda g, x: g * x))
 defop("div", lambda xp, x, y, out=None: xp.true_divide(x, y, out=out), result="float",
-      grad=(lambda g, y: g / y, lambda g, out, y: -g * out / y))
+      grad=(lambda g, y: g / y, lambda g, out, y: -g * out / y), copy_out=True)
 defop("floor_divide", lambda xp, x, y, out=None: xp.floor_divide(x, y, out=out),
       grad=(_zero, _zero))
 def _remainder(xp, x, y, out=None):
