@@ -262,3 +262,49 @@ def test_lbfgs_needs_a_closure_and_one_group():
     v = w._version
     opt.step(lambda: (opt.zero_grad(), (w * w).sum().backward(), (w * w).sum())[-1] * 1)
     assert w._version > v and np.allclose(w.tolist(), 0, atol=1e-6)
+
+
+def test_torch_tensor_is_the_real_class():
+    import mutograd.compat as compat
+    compat.set_dialect("torch")
+    assert mt.Tensor is mg.Tensor
+    x = mt.ones(2)
+    assert type(x) is mt.Tensor and isinstance(mt.nn.Parameter(x), mt.Tensor)
+    mt.Tensor.twice = lambda self: self * 2     # a method added to the class reaches tensors
+    try:
+        assert x.twice().tolist() == [2.0, 2.0]
+    finally:
+        del mt.Tensor.twice
+    assert not hasattr(x, "twice")
+    assert mt.Tensor(2, 3).shape == mt.Size([2, 3]) and mt.Tensor(2, 3).sum().item() == 0
+    assert mt.Tensor(3).tolist() == [0.0, 0.0, 0.0]               # PyTorch: 3 elements
+    assert mt.Tensor(mt.Size([1, 2])).shape == mt.Size([1, 2])
+    assert mt.Tensor([[1.0, 2.0]]).tolist() == [[1.0, 2.0]] and mt.Tensor().shape == mt.Size([0])
+    compat.set_dialect(None)
+    assert mg.Tensor(5).item() == 5 and mg.Tensor(5).ndim == 0    # the value 5 elsewhere
+
+
+@pytest.mark.torch
+def test_node_names_as_pytorch_prints_them():
+    torch = pytest.importorskip("torch")
+
+    def names(T):
+        class MyFn(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+        x = T.ones(2, requires_grad=True)
+        c = x.clone()
+        f = MyFn.apply(x)
+        return [c.grad_fn.name(), (x * 2).grad_fn.name(), (x + 1).sum().grad_fn.name(),
+                f.grad_fn.name(), type(f.grad_fn).__name__, repr(c).split("grad_fn=")[1]]
+
+    import mutograd.compat as compat
+    compat.set_dialect("torch")
+    assert names(mt) == names(torch)
+    compat.set_dialect(None)
+    assert mt.ones(1, requires_grad=True).clone().grad_fn.name() == "CloneBackward"

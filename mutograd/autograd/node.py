@@ -108,7 +108,16 @@ class Node:
             self.stack = sites.stack(2)
 
     def name(self):
-        return type(self).__name__
+        """The node's name: ``MulBackward``; ``MulBackward0`` in the torch dialect, as PyTorch
+        prints it (its overloads are numbered; ours are not, so it is always 0)."""
+        n = type(self).__name__
+        if n.endswith("Backward") and self.op_named:
+            from ..compat.dialect import get_dialect
+            if get_dialect() == "torch":
+                return n + "0"
+        return n
+
+    op_named = True   # False for nodes PyTorch names without a number (custom Functions)
 
     def __repr__(self):
         return f"<{self.name()}>"

@@ -244,7 +244,7 @@ def _legacy(name, dt):
                                   "__doc__": f"Legacy constructor of {dt or 'float'} tensors."})
 
 
-Tensor = _legacy("Tensor", None)
+Tensor = _Tensor   # the real class: torch.Tensor(2, 3) is zeros, torch.Tensor([1.]) a copy
 FloatTensor = _legacy("FloatTensor", _mg.float32)
 DoubleTensor = _legacy("DoubleTensor", _mg.float64)
 HalfTensor = _legacy("HalfTensor", _mg.float16)
