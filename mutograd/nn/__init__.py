@@ -67,7 +67,14 @@ from .layers import (
 )
 from .module import Module, Parameter, StateDictError
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
-from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
+from .transformer import (
+    MultiheadAttention,
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from .utils import clip_grad_norm_, clip_grad_value_
 
 __all__ = [
@@ -136,6 +143,9 @@ __all__ = [
                      "Softmax",
                      "StateDictError",
                      "Tanh",
+                     "Transformer",
+                     "TransformerDecoder",
+                     "TransformerDecoderLayer",
                      "TransformerEncoder",
                      "TransformerEncoderLayer",
                      "clip_grad_norm_",
