@@ -55,8 +55,8 @@ NAMESPACES = {
 FLOORS = {
     "torch": 0.72,
     "torch.Tensor": 0.83,
-    "torch.nn": 0.39,
-    "torch.nn.functional": 0.5,
+    "torch.nn": 0.68,
+    "torch.nn.functional": 0.72,
     "torch.optim": 0.47,
     "torch.autograd": 0.71,
     "torch.utils.data": 0.79,

@@ -153,3 +153,11 @@ __all__ = [
                      "functional",
                      "init",
 ]
+
+# PyTorch's remaining losses and simple layers (nn/losses.py, nn/rearrange.py)
+from . import losses as _losses  # noqa: E402
+from . import rearrange as _rearrange  # noqa: E402
+
+for _m in (_losses, _rearrange):
+    globals().update({_n: getattr(_m, _n) for _n in _m.MODULES})
+    __all__ += list(_m.MODULES)

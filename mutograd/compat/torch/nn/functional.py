@@ -37,8 +37,17 @@ from ....nn.functional import (  # noqa: F401
     rms_norm,
     smooth_l1_loss,
 )
-from ....nn.attention import scaled_dot_product_attention  # noqa: F401
 from ..._common import activation as _act
+from ....nn import functional as _nf
+from ....nn import losses as _losses
+from ....nn import rearrange as _rearrange
+from ....nn.attention import scaled_dot_product_attention  # noqa: F401
+
+# the rest of mutograd.nn.functional (its signatures are PyTorch's); the names below override
+globals().update({k: v for k, v in vars(_nf).items()
+                  if not k.startswith("_") and callable(v) and getattr(v, "__module__", "")
+                  .startswith("mutograd.") and k not in globals()})
+globals().update({k: getattr(m, k) for m in (_losses, _rearrange) for k in m.FUNCTIONS})
 
 relu = _act("relu", "max(x, 0); ``inplace=True`` writes into ``input`` and returns it.")
 relu6 = _act("relu6", "min(max(x, 0), 6); ``inplace=True`` writes into ``input``.")
