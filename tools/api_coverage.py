@@ -53,16 +53,16 @@ NAMESPACES = {
 # The lowest coverage (covered / total) each namespace may fall to: raise a floor when coverage
 # rises, never lower one to make the check pass.
 FLOORS = {
-    "torch": 0.72,
-    "torch.Tensor": 0.83,
+    "torch": 0.8,
+    "torch.Tensor": 0.9,
     "torch.nn": 0.68,
     "torch.nn.functional": 0.72,
     "torch.optim": 0.47,
     "torch.autograd": 0.71,
     "torch.utils.data": 0.79,
     "torch.linalg": 0.23,
-    "paddle": 0.67,
-    "paddle.Tensor": 0.73,
+    "paddle": 0.74,
+    "paddle.Tensor": 0.79,
     "paddle.nn": 0.18,
     "paddle.nn.functional": 0.32,
     "paddle.optimizer": 0.4,

@@ -24,6 +24,7 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     sorting,
     special,
     statistics,
+    torch_functions,
     views,
 )
 from .registry import OPS, call, call_inplace, defop  # noqa: F401
@@ -59,6 +60,7 @@ FUNCTIONS.update(searching.FUNCTIONS)
 FUNCTIONS.update(statistics.FUNCTIONS)
 FUNCTIONS.update(arrangement.FUNCTIONS)
 FUNCTIONS.update(complex_views.FUNCTIONS)
+FUNCTIONS.update({k: v for k, v in torch_functions.FUNCTIONS.items() if k not in FUNCTIONS})
 FUNCTIONS.update({"slogdet": linalg.slogdet, "matrix_power": linalg.matrix_power})
 FUNCTIONS.update(functional_inplace.FUNCTIONS)
 FUNCTIONS.update({f.__name__: f for f in (
