@@ -308,3 +308,35 @@ def test_node_names_as_pytorch_prints_them():
     assert names(mt) == names(torch)
     compat.set_dialect(None)
     assert mt.ones(1, requires_grad=True).clone().grad_fn.name() == "CloneBackward"
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name, kw", [
+    ("Adamax", {}), ("Adamax", {"weight_decay": 0.1, "maximize": True}),
+    ("NAdam", {}), ("NAdam", {"weight_decay": 0.05, "momentum_decay": 0.01}),
+    ("NAdam", {"weight_decay": 0.05, "decoupled_weight_decay": True}),
+    ("RAdam", {}), ("RAdam", {"weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("ASGD", {}), ("ASGD", {"lambd": 0.1, "t0": 3, "weight_decay": 0.01}),
+    ("Rprop", {}), ("Rprop", {"etas": (0.3, 1.5), "step_sizes": (1e-3, 0.2), "maximize": True}),
+])
+def test_other_optimizers_follow_pytorch_step_by_step(name, kw):
+    torch = pytest.importorskip("torch")
+    w0 = np.array([[0.5, -1.2, 2.0], [1.5, 0.3, -0.7]])
+    res = []
+    for T in (torch, mt):
+        w = T.nn.Parameter(T.tensor(w0))
+        b = T.nn.Parameter(T.tensor(w0[0] * 0.1))
+        opt = getattr(T.optim, name)([w, b], lr=0.05, **kw)
+        for step in range(8):
+            opt.zero_grad()
+            loss = ((w * w).sum() * (1 + 0.1 * step) + (w[0] * b).sin().sum()
+                    + (b ** 3).sum())
+            loss.backward()
+            opt.step()
+        res.append((_np(w), _np(b)))
+        if name == "ASGD":
+            res[-1] += (opt.state[w]["ax"].numpy(),)
+    # PyTorch keeps NAdam's mu_product and ASGD's eta/mu as float32 scalars: agreement to
+    # their rounding
+    for want, got in zip(*res):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)

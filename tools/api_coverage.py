@@ -57,7 +57,7 @@ FLOORS = {
     "torch.Tensor": 0.9,
     "torch.nn": 0.68,
     "torch.nn.functional": 0.72,
-    "torch.optim": 0.47,
+    "torch.optim": 0.76,
     "torch.autograd": 0.71,
     "torch.utils.data": 0.79,
     "torch.linalg": 0.23,

@@ -9,9 +9,15 @@
 from . import lr_scheduler
 from .algorithms import SGD, Adadelta, Adagrad, Adam, AdamW, RMSprop
 from .lbfgs import LBFGS
+from .torch_algorithms import ASGD, Adamax, NAdam, RAdam, Rprop
 from .optimizer import Optimizer, OptimizerStateError
 
 __all__ = [
+           "ASGD",
+           "Adamax",
+           "NAdam",
+           "RAdam",
+           "Rprop",
            "SGD",
            "Adadelta",
            "Adagrad",

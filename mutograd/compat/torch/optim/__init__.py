@@ -10,7 +10,8 @@
     tensor([0., 0.], requires_grad=True)
 """
 from .... import optim as _optim
-from ....optim import LBFGS, SGD, Adadelta, Adagrad, Optimizer, RMSprop  # noqa: F401
+from ....optim import (  # noqa: F401
+    ASGD, LBFGS, SGD, Adadelta, Adagrad, Adamax, NAdam, Optimizer, RAdam, RMSprop, Rprop)
 from . import lr_scheduler  # noqa: F401
 
 
