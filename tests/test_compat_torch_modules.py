@@ -340,3 +340,103 @@ def test_other_optimizers_follow_pytorch_step_by_step(name, kw):
     # their rounding
     for want, got in zip(*res):
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)
+
+
+class _Stream:
+    """An IterableDataset in either framework: squares of 0..n-1 as float arrays."""
+
+    @staticmethod
+    def make(T, n):
+        class Squares(T.utils.data.IterableDataset):
+            def __iter__(self):
+                return iter([np.array([float(i * i)]) for i in range(n)])
+
+            def __len__(self):
+                return n
+        return Squares()
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("batch_size, drop_last", [(2, False), (2, True), (3, False), (None,
+                                                                                        False)])
+def test_iterable_datasets_load_like_pytorch(batch_size, drop_last):
+    torch = pytest.importorskip("torch")
+    res = []
+    for T in (torch, mt):
+        ds = _Stream.make(T, 5) + _Stream.make(T, 2)
+        dl = T.utils.data.DataLoader(ds, batch_size=batch_size, drop_last=drop_last)
+        res.append(([b.numpy().tolist() for b in dl], len(dl), len(ds)))
+    assert res[0] == res[1]
+
+
+@pytest.mark.torch
+def test_stack_dataset_default_convert_and_worker_info_like_pytorch():
+    torch = pytest.importorskip("torch")
+    res = []
+    for T in (torch, mt):
+        a = T.utils.data.TensorDataset(T.arange(4.))
+        s = T.utils.data.StackDataset(a, T.utils.data.TensorDataset(T.arange(4) * 2))
+        d = T.utils.data.StackDataset(x=a, y=a)
+        conv = T.utils.data.default_convert({"a": np.ones(2), "b": [np.zeros(1), 3]})
+        res.append((len(s), [t.tolist() for p in s[2] for t in p], sorted(d[1]),
+                    conv["a"].tolist(), conv["b"][0].tolist(), conv["b"][1],
+                    T.utils.data.get_worker_info()))
+    assert res[0] == res[1]
+    with pytest.raises(ValueError, match="Size mismatch"):
+        mt.utils.data.StackDataset(mt.utils.data.TensorDataset(mt.ones(2)),
+                                   mt.utils.data.TensorDataset(mt.ones(3)))
+    with pytest.raises(ValueError, match="IterableDataset"):
+        mt.utils.data.DataLoader(_Stream.make(mt, 2), shuffle=True)
+
+
+def test_weighted_random_sampler():
+    mt.manual_seed(0)
+    s = mt.utils.data.WeightedRandomSampler([0.0, 1.0, 3.0], 4000)
+    idx = list(s)
+    assert len(s) == 4000 and len(idx) == 4000 and 0 not in idx
+    assert abs(idx.count(2) / 4000 - 0.75) < 0.03
+    g = mt.Generator().manual_seed(3)
+    once = list(mt.utils.data.WeightedRandomSampler([1, 1, 1, 1], 4, replacement=False,
+                                                    generator=g))
+    assert sorted(once) == [0, 1, 2, 3]
+    with pytest.raises(RuntimeError, match="without replacement"):
+        mt.utils.data.WeightedRandomSampler([1, 0], 2, replacement=False)
+    with pytest.raises(ValueError, match="num_samples"):
+        mt.utils.data.WeightedRandomSampler([1, 1], 0)
+
+
+@pytest.mark.parametrize("f, ok", [
+    (lambda t: (t ** 3).sin(), True),
+    (lambda t: t.softmax(0) * t, True),
+    (lambda t: (t.exp().sum(), t * 2), True),                        # several outputs
+    (lambda t: _Twice.apply(t), False),                              # a wrong backward
+])
+def test_gradcheck(f, ok):
+    x = mt.tensor([0.3, -1.2, 0.5], dtype=mt.float64, requires_grad=True)
+    assert mt.autograd.gradcheck(f, (x,), raise_exception=False) is ok
+    if not ok:
+        with pytest.raises(mt.autograd.GradcheckError, match="Jacobian mismatch") as e:
+            mt.autograd.gradcheck(f, x)
+        assert isinstance(e.value, RuntimeError)
+    assert x.tolist() == [0.3, -1.2, 0.5]       # the perturbations are undone
+
+
+class _Twice(mt.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 3
+
+
+def test_autograd_helpers():
+    with pytest.raises(RuntimeError, match=r"use torch.tensor\(...\) instead"):
+        mt.autograd.variable(mt.ones(1))
+    assert mt.autograd.is_multithreading_enabled() is True
+    assert mt.autograd.is_view_replay_enabled() is False
+    with mt.autograd.set_multithreading_enabled(False):
+        pass
+    with pytest.raises(AttributeError, match="gradgradcheck is not supported.*gradcheck"):
+        mt.autograd.gradgradcheck

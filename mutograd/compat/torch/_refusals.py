@@ -85,6 +85,8 @@ _RULES = {
          r"kineto_available", "the Kineto profiler: use Python's cProfile and mutograd.memory"),
         (r"handle_torch_function|has_torch_function|is_tensor_like|enforce_grad_layout_policy",
          _DISPATCH),
+        (r"gradgradcheck", "higher-order gradients (create_graph=True) are not computed by "
+         "mutograd; check first derivatives with torch.autograd.gradcheck"),
     ],
     "torch.utils.data": [
         (r"DFIterDataPipe|DataChunk|IterDataPipe|MapDataPipe|functional_datapipe|"

@@ -12,8 +12,11 @@ from ....autograd.grad_mode import (
 )
 from ....tensor import Tensor as _Tensor
 from . import graph
+from .gradcheck import GradcheckError, gradcheck
 
-__all__ = ["Function", "FunctionCtx", "Variable", "backward", "detect_anomaly", "enable_grad",
+__all__ = ["Function", "FunctionCtx", "GradcheckError", "Variable", "backward",
+           "gradcheck", "is_multithreading_enabled", "is_view_replay_enabled",
+           "set_multithreading_enabled", "variable", "detect_anomaly", "enable_grad",
            "grad", "graph", "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "no_grad",
            "set_detect_anomaly", "set_grad_enabled"]
 
@@ -70,3 +73,33 @@ class Variable(metaclass=_VariableMeta):
         if not isinstance(data, _Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
         return data.detach().requires_grad_(requires_grad)
+
+
+def variable(*args, **kwargs):
+    """Removed from PyTorch: raises, naming the replacement (as PyTorch does)."""
+    raise RuntimeError("torch.autograd.variable(...) is deprecated, use torch.tensor(...) "
+                       "instead")
+
+
+def is_multithreading_enabled():
+    """True: backward may be run from several threads (grad mode is per thread)."""
+    return True
+
+
+class set_multithreading_enabled:   # noqa: N801 - PyTorch's name
+    """Accepted for PyTorch scripts (a context manager or a call); backward runs in the
+    calling thread either way."""
+
+    def __init__(self, mode):
+        self.mode = bool(mode)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def is_view_replay_enabled():
+    """False, as PyTorch by default: a view's gradient comes from its base's history."""
+    return False

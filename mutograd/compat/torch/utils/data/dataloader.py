@@ -10,6 +10,7 @@ a sample that is a tuple gives a *list* of batched fields, and Python floats giv
     ('list', 'torch.float64')
 """
 import collections.abc
+import itertools
 
 import numpy as np
 
@@ -48,7 +49,56 @@ class DataLoader(_DataLoader):
                  num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
                  worker_init_fn=None, multiprocessing_context=None, generator=None, *,
                  prefetch_factor=None, persistent_workers=False, pin_memory_device=""):
+        from .dataset import IterableDataset
+        self._iterable = isinstance(dataset, IterableDataset)
+        if self._iterable and (shuffle or sampler is not None or batch_sampler is not None):
+            raise ValueError("DataLoader with IterableDataset: expected unspecified shuffle, "
+                             "sampler and batch_sampler options")
         super().__init__(dataset, batch_size=batch_size, shuffle=bool(shuffle),
                          sampler=sampler, batch_sampler=batch_sampler, num_workers=num_workers,
                          collate_fn=collate_fn or default_collate, pin_memory=pin_memory,
                          drop_last=drop_last, generator=generator)
+
+    def __iter__(self):
+        if not self._iterable:
+            yield from super().__iter__()
+            return
+        # a stream: batches of consecutive samples, the last one short unless drop_last
+        it = iter(self.dataset)
+        if self.batch_size is None:   # no batching: PyTorch converts each sample
+            convert = default_convert if self.collate_fn is default_collate else self.collate_fn
+            yield from (convert(s) for s in it)
+            return
+        while True:
+            batch = list(itertools.islice(it, self.batch_size))
+            if not batch or (len(batch) < self.batch_size and self.drop_last):
+                return
+            yield self.collate_fn(batch)
+
+    def __len__(self):
+        if not self._iterable:
+            return super().__len__()
+        n = len(self.dataset)
+        if self.batch_size is None:
+            return n
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+
+def default_convert(data):
+    """NumPy arrays in ``data`` (a sample, or nests of dicts/sequences) as tensors; the rest as
+    it is."""
+    if isinstance(data, np.ndarray):
+        return _wrap(data.copy())
+    if isinstance(data, collections.abc.Mapping):
+        return type(data)({k: default_convert(v) for k, v in data.items()})
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return type(data)(*(default_convert(v) for v in data))
+    if isinstance(data, (list, tuple)):
+        return type(data)(default_convert(v) for v in data)
+    return data
+
+
+def get_worker_info():
+    """None: samples are always loaded in the calling process (``num_workers`` is accepted and
+    ignored)."""
+    return None
