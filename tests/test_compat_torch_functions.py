@@ -151,3 +151,39 @@ def test_same_as_pytorch(case):
             assert g is None or not g.any()
         else:
             np.testing.assert_allclose(g, w, rtol=1e-7, atol=1e-9)
+
+
+M = R.standard_normal((3, 3)) + 3 * np.eye(3)
+M4 = R.standard_normal((2, 3, 2, 3)).reshape(6, 6) + 4 * np.eye(6)
+RHS = R.standard_normal((3, 2))
+
+LINALG = [
+    ("multi_dot", [V[:3].copy(), M, M, RHS],
+     lambda T, a, b, c, d: T.linalg.multi_dot([a, b, c, d])),
+    ("matmul", [M, RHS], lambda T, a, b: T.linalg.matmul(a, b)),
+    ("diagonal", [C3], lambda T, a: T.linalg.diagonal(a, offset=1)),
+    ("vander", None, lambda T: T.linalg.vander(T.tensor(V), N=3)),
+    ("vander_batched", None, lambda T: T.linalg.vander(T.tensor(A))),
+    ("solve_triangular_upper", [M, RHS],
+     lambda T, a, b: T.linalg.solve_triangular(a, b, upper=True)),
+    ("solve_triangular_right_unit", [M, RHS.T.copy()],
+     lambda T, a, b: T.linalg.solve_triangular(a, b, upper=False, left=False,
+                                               unitriangular=True)),
+    ("tensorinv", [M4.reshape(2, 3, 2, 3)], lambda T, a: T.linalg.tensorinv(a, 2)),
+    ("tensorsolve", [M4.reshape(2, 3, 2, 3), A[:2, :3].copy()],
+     lambda T, a, b: T.linalg.tensorsolve(a, b)),
+    ("inv_ex", [M], lambda T, a: tuple(T.linalg.inv_ex(a))),
+    ("solve_ex", [M, RHS], lambda T, a, b: tuple(T.linalg.solve_ex(a, b))),
+    ("matrix_rank", None, lambda T: T.linalg.matrix_rank(T.tensor(
+        np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 1.0, 0.0]])))),
+    ("matrix_rank_tol", None, lambda T: T.linalg.matrix_rank(T.tensor(M), atol=3.0)),
+]
+
+
+@pytest.mark.parametrize("case", LINALG, ids=[c[0] for c in LINALG])
+def test_linalg_same_as_pytorch(case):
+    test_same_as_pytorch(case)
+
+
+def test_linalg_error_class():
+    assert issubclass(mt.linalg.LinAlgError, RuntimeError)

@@ -60,7 +60,7 @@ FLOORS = {
     "torch.optim": 0.76,
     "torch.autograd": 0.92,
     "torch.utils.data": 1.0,
-    "torch.linalg": 0.23,
+    "torch.linalg": 0.5,
     "paddle": 0.74,
     "paddle.Tensor": 0.79,
     "paddle.nn": 0.18,
