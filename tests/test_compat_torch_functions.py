@@ -187,3 +187,33 @@ def test_linalg_same_as_pytorch(case):
 
 def test_linalg_error_class():
     assert issubclass(mt.linalg.LinAlgError, RuntimeError)
+
+
+TIES = np.array([[1.0, 3.0, 3.0, 0.5], [2.0, -1.0, 4.0, 4.0], [0.0, 0.0, -2.0, 5.0]])
+METHODS = [
+    ("cummax", [TIES], lambda T, a: tuple(T.cummax(a, 1))),
+    ("cummax_dim0", [TIES], lambda T, a: tuple(a.cummax(0))),
+    ("cummin", [TIES], lambda T, a: tuple(a.cummin(dim=-1))),
+    ("diag_embed", [A], lambda T, a: T.diag_embed(a)),
+    ("diag_embed_offset", [A], lambda T, a: a.diag_embed(offset=-1)),
+    ("diag_embed_dims", [A], lambda T, a: a.diag_embed(1, 0, 2)),
+    ("sum_to_size", [C3], lambda T, a: a.sum_to_size(3, 1)),
+    ("sum_to_size_tuple", [C3], lambda T, a: a.sum_to_size((1, 3, 4))),
+    ("logdet", [M], lambda T, a: a.logdet()),
+    ("hardshrink", [A], lambda T, a: a.hardshrink(0.4)),
+    ("prelu", [A, np.array([0.2])], lambda T, a, w: a.prelu(w)),
+    ("dim_order", None, lambda T: list(T.ones(2, 3, 4).permute(2, 0, 1).dim_order())),
+    ("new", None, lambda T: T.ones(2, dtype=T.float64).new([1, 2])),
+    ("new_sizes", None, lambda T: [list(T.ones(1, dtype=T.int32).new(2, 3).shape),
+                                   str(T.ones(1, dtype=T.int32).new(2).dtype).split(".")[-1]]),
+    ("get_device", None, lambda T: T.ones(1).get_device()),
+    ("flags", None, lambda T: [T.ones(1).is_cpu, T.ones(1).is_sparse, T.ones(1).is_quantized,
+                               T.ones(1).is_nested, T.ones(1).is_pinned(),
+                               T.ones(1).is_shared()]),
+    ("to_dense", [A], lambda T, a: a.to_dense()),
+]
+
+
+@pytest.mark.parametrize("case", METHODS, ids=[c[0] for c in METHODS])
+def test_methods_same_as_pytorch(case):
+    test_same_as_pytorch(case)

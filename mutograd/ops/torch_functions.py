@@ -465,3 +465,104 @@ Tensor.allclose = lambda self, other, rtol=1e-05, atol=1e-08, equal_nan=False: b
     np.allclose(self.numpy(), other.numpy(), rtol, atol, equal_nan))
 FUNCTIONS["fliplr"], FUNCTIONS["flipud"] = Tensor.fliplr, Tensor.flipud
 FUNCTIONS["adjoint"] = Tensor.adjoint
+
+
+# ---- running extremes and more Tensor methods ----------------------------------------------
+_ValuesIndices = collections.namedtuple("ValuesIndices", ["values", "indices"])
+
+
+def _running(input, dim, better):
+    """Values and indices of the running extreme along ``dim``; the values are gathered at the
+    indices, so the gradient goes to the element that won (the last of equal ones)."""
+    d = dim % max(input.ndim, 1)
+    a = np.moveaxis(input.detach().numpy().reshape(input.shape or (1,)), d, -1)
+    idx = np.zeros(a.shape, np.int64)
+    best = a[..., 0].copy()
+    for i in range(1, a.shape[-1]):
+        take = better(a[..., i], best) | (a[..., i] == best) | np.isnan(a[..., i])
+        best = np.where(take, a[..., i], best)
+        idx[..., i] = np.where(take, i, idx[..., i - 1])
+    idx = creation.tensor(np.moveaxis(idx, -1, d).reshape(input.shape))
+    if input.ndim == 0:
+        return _ValuesIndices(input * 1, idx)
+    return _ValuesIndices(input.gather(d, idx), idx)
+
+
+def cummax(input, dim):
+    """``(values, indices)`` of the running maximum along ``dim``."""
+    return _running(input, dim, np.greater)
+
+
+def cummin(input, dim):
+    """``(values, indices)`` of the running minimum along ``dim``."""
+    return _running(input, dim, np.less)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Matrices with the last dimension of ``input`` on their ``offset`` diagonal (in the
+    dimensions ``dim1``, ``dim2`` of the result)."""
+    from ..nn import functional as F
+    n = input.shape[-1]
+    out = input.unsqueeze(-1) * creation.eye(n, dtype=input.dtype)
+    if offset > 0:
+        out = F.pad(out, [offset, 0, 0, offset])
+    elif offset < 0:
+        out = F.pad(out, [0, -offset, -offset, 0])
+    nd = out.ndim
+    if (dim1 % nd, dim2 % nd) != (nd - 2, nd - 1):
+        out = out.movedim((nd - 2, nd - 1), (dim1 % nd, dim2 % nd))
+    return out
+
+
+def sum_to_size(input, *size):
+    """``input`` summed down to ``size`` (which it must broadcast from)."""
+    size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (list, tuple)) else size
+    lead = input.ndim - len(size)
+    out = input.sum(tuple(range(lead))) if lead > 0 else input
+    axes = tuple(i for i, s in enumerate(size) if s == 1 and out.shape[i] != 1)
+    return out.sum(axes, keepdim=True) if axes else out
+
+
+def logdet(input):
+    """``log(det(input))`` (NaN for a negative determinant, as PyTorch)."""
+    return _op("det", input).log()
+
+
+def dim_order(self):
+    """The dimensions from the outermost to the innermost in memory (by decreasing stride)."""
+    st = self.stride()
+    return tuple(sorted(range(self.ndim), key=lambda i: -st[i]))
+
+
+def _legacy_new(self, *args, **kw):
+    """PyTorch's legacy ``x.new(...)``: ``Tensor(...)`` with ``x``'s dtype."""
+    if not args:
+        return creation.empty(0, dtype=self.dtype)
+    if all(isinstance(a, int) for a in args) or isinstance(args[0], Size):
+        return creation.empty(*args, dtype=self.dtype)
+    return creation.tensor(args[0], dtype=self.dtype)
+
+
+Tensor.cummax = cummax
+Tensor.cummin = cummin
+Tensor.diag_embed = diag_embed
+Tensor.sum_to_size = sum_to_size
+Tensor.logdet = logdet
+Tensor.dim_order = dim_order
+Tensor.new = _legacy_new
+Tensor.new_empty_strided = lambda self, size, stride, **kw: self.new_empty(*size, **kw)
+Tensor.get_device = lambda self: -1 if self._place.kind == "cpu" else self._place.index
+Tensor.is_cpu = property(lambda self: self._place.kind == "cpu")
+for _flag in ("is_nested", "is_quantized", "is_sparse", "is_sparse_csr"):
+    setattr(Tensor, _flag, property(lambda self: False, doc="False: mutograd tensors are "
+                                                            "dense, strided and unquantized."))
+Tensor.is_distributed = Tensor.is_pinned = Tensor.is_shared = lambda self, *a: False
+Tensor.pin_memory = lambda self, device=None: self    # host memory is what NumPy has
+Tensor.share_memory_ = lambda self: self
+Tensor.to_dense = lambda self, dtype=None, **kw: self if dtype is None else self.type(dtype)
+Tensor.hardshrink = lambda self, lambd=0.5: __import__(
+    "mutograd.nn.functional", fromlist=["hardshrink"]).hardshrink(self, lambd)
+Tensor.prelu = lambda self, weight: __import__(
+    "mutograd.nn.functional", fromlist=["prelu"]).prelu(self, weight)
+FUNCTIONS.update({"cummax": cummax, "cummin": cummin, "diag_embed": diag_embed,
+                  "logdet": logdet})
