@@ -85,3 +85,4 @@ Tensor.split_with_sizes = split_with_sizes
 Tensor.unsafe_split = unsafe_split
 Tensor.unsafe_split_with_sizes = split_with_sizes
 Tensor.unsafe_chunk = unsafe_chunk
+Tensor.is_inference = lambda self: self._counter.inference   # Note [Inference tensors]

@@ -440,3 +440,49 @@ def test_autograd_helpers():
         pass
     with pytest.raises(AttributeError, match="gradgradcheck is not supported.*gradcheck"):
         mt.autograd.gradgradcheck
+
+
+@pytest.mark.torch
+def test_inference_tensors_like_pytorch():
+    torch = pytest.importorskip("torch")
+
+    def run(T):
+        x = T.ones(2, requires_grad=True)
+        out = []
+        with T.inference_mode():
+            y = x * 2
+            out += [T.is_inference_mode_enabled(), y.is_inference(), y[0].is_inference(),
+                    y.detach().is_inference(), y.requires_grad]
+            with T.inference_mode(False):
+                z = x * 3
+                out += [z.is_inference(), z.requires_grad, T.is_inference_mode_enabled()]
+        w = x * 2
+        out += [w.is_inference(), x.is_inference(), T.is_inference_mode_enabled(),
+                y.is_inference()]
+
+        @T.inference_mode()
+        def f(a):
+            return a + 1
+        out += [f(x).is_inference(), f(x).requires_grad, (x + 1).is_inference()]
+        return out
+    assert run(mt) == run(torch)
+
+
+def test_inference_mode_is_per_thread():
+    import threading
+    seen = {}
+    inside, done = threading.Event(), threading.Event()
+
+    def other():
+        inside.wait()
+        seen["other"] = (mt.ones(1).is_inference(), mt.is_inference_mode_enabled())
+        done.set()
+    t = threading.Thread(target=other)
+    t.start()
+    with mt.inference_mode():
+        inside.set()
+        done.wait()
+        seen["here"] = mt.ones(1).is_inference()
+    t.join()
+    assert seen == {"other": (False, False), "here": True}
+    assert not mt.ones(1).is_inference()

@@ -53,16 +53,16 @@ NAMESPACES = {
 # The lowest coverage (covered / total) each namespace may fall to: raise a floor when coverage
 # rises, never lower one to make the check pass.
 FLOORS = {
-    "torch": 0.8,
-    "torch.Tensor": 0.9,
+    "torch": 0.81,
+    "torch.Tensor": 0.94,
     "torch.nn": 0.68,
     "torch.nn.functional": 0.72,
     "torch.optim": 0.76,
     "torch.autograd": 0.92,
     "torch.utils.data": 1.0,
     "torch.linalg": 0.5,
-    "paddle": 0.74,
-    "paddle.Tensor": 0.79,
+    "paddle": 0.75,
+    "paddle.Tensor": 0.81,
     "paddle.nn": 0.18,
     "paddle.nn.functional": 0.32,
     "paddle.optimizer": 0.4,

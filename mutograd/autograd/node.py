@@ -43,6 +43,8 @@ class VersionCounter:
     writes = None
     guards = None   # the live guards of saved values (Note [Mutation of saved tensors])
 
+    inference = False   # made inside inference_mode() (Note [Inference tensors])
+
     def bump(self, op_name="write"):
         self.value += 1
         if self.watched:
@@ -53,6 +55,16 @@ class VersionCounter:
             self.writes = []
         self.writes.append((self.value, op_name, here(3)))
         del self.writes[:-_MAX_WRITES]
+
+
+class InferenceCounter(VersionCounter):
+    """The counter new tensors get while some thread is in inference mode: it marks the tensor
+    as an inference tensor when made in such a thread (Note [Inference tensors])."""
+
+    def __init__(self):
+        from .grad_mode import _state
+        if _state.inference:
+            self.inference = True
 
 
 class Policies:

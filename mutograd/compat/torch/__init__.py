@@ -209,6 +209,7 @@ for _n in ("div", "div_"):
             setattr(_Tensor, _alias, _m)
 
 fill = _mg.ops.registry.OPS["fill"].function
+from ...autograd.grad_mode import is_inference_mode_enabled  # noqa: E402, F401
 from ...ops.torch_functions import range_ as range  # noqa: E402, A001 (PyTorch's name)
 from .serialization import load, save  # noqa: E402  (file objects too; a Module is refused)     # the out-of-place fill: a new tensor of ``value``s
 
