@@ -217,3 +217,85 @@ METHODS = [
 @pytest.mark.parametrize("case", METHODS, ids=[c[0] for c in METHODS])
 def test_methods_same_as_pytorch(case):
     test_same_as_pytorch(case)
+
+
+TOPLEVEL = [
+    ("detach", None, lambda T: [T.detach(T.tensor(A, requires_grad=True)).requires_grad]),
+    ("real_imag", None, lambda T: [T.real(T.tensor([1 + 2j])), T.imag(T.tensor([1 + 2j]))]),
+    ("predicates", None, lambda T: [T.is_complex(T.ones(1)), T.is_conj(T.ones(1)),
+                                    T.is_neg(T.ones(1)), T.is_inference(T.ones(1))]),
+    ("resolve", [A], lambda T, a: T.resolve_neg(T.resolve_conj(a))),
+    ("split_with_sizes_fn", [A], lambda T, a: T.split_with_sizes(a, [1, 3], 1)),
+    ("unsafe_split_fn", [A], lambda T, a: T.unsafe_split(a, 2, 1)),
+    ("unsafe_chunk_fn", [A], lambda T, a: T.unsafe_chunk(a, 2)),
+    ("rsub", [A, B], lambda T, a, b: T.rsub(a, b, alpha=3)),
+    ("chain_matmul", [M, M, RHS], lambda T, a, b, c: T.chain_matmul(a, b, c)),
+    ("logspace", None, lambda T: T.logspace(0, 2, 5, base=2.0, dtype=T.float64)),
+    *[(f"{w}_{p}", None, (lambda w, p: lambda T: getattr(T, w)(7, periodic=p,
+                                                              dtype=T.float64))(w, p))
+      for w in ("hann_window", "hamming_window", "bartlett_window", "blackman_window",
+                "kaiser_window") for p in (True, False)],
+    ("window_len1", None, lambda T: T.hann_window(1)),
+    ("dropout_eval", [A], lambda T, a: T.dropout(a, 0.5, False)),
+    ("alpha_dropout_eval", [A], lambda T, a: T.alpha_dropout(a, 0.5, False)),
+    ("layer_norm", [A], lambda T, a: T.layer_norm(a, [4]) * T.tensor(B)),
+    ("cosine_embedding_loss_int", [A, B],
+     lambda T, a, b: T.cosine_embedding_loss(a, b, T.tensor([1.0, -1.0, 1.0]), 0.1, 2)),
+    ("margin_ranking_loss_int", [V, V[::-1].copy()],
+     lambda T, a, b: T.margin_ranking_loss(a, b, T.tensor([1.0, -1.0, 1.0, -1.0]), 0.2, 0)),
+    ("hinge_embedding_loss_int", [V],
+     lambda T, a: T.hinge_embedding_loss(a, T.tensor([1.0, -1.0, 1.0, -1.0]), 1.0, 1)),
+    ("triplet_margin_loss_int", [A, B, B[::-1].copy()],
+     lambda T, a, b, c: T.triplet_margin_loss(a, b, c, 1.0, 2.0, 1e-6, False, 1)),
+    ("poisson_nll_loss_int", [A], lambda T, a: T.poisson_nll_loss(
+        a, T.tensor(np.abs(B)), True, False, 1e-8, 1)),
+    ("kl_div_int", [A], lambda T, a: T.kl_div(a, T.tensor(np.abs(B)), 2)),
+    ("pixel_shuffle_fn", [C3[:1, :, :, None].repeat(4, 3).reshape(1, 12, 2, 2)],
+     lambda T, a: T.pixel_shuffle(a, 2) * T.arange(12.).reshape(3, 4, 1)),
+    ("pdist_fn", [A], lambda T, a: T.pdist(a)),
+    ("switches", None, lambda T: [T.are_deterministic_algorithms_enabled(),
+                                  T.is_deterministic_algorithms_warn_only_enabled(),
+                                  T.get_deterministic_debug_mode(),
+                                  T.is_warn_always_enabled(), T.is_autocast_enabled(),
+                                  T.is_autocast_cpu_enabled()]),
+    ("memory_formats", None, lambda T: [repr(T.contiguous_format), repr(T.channels_last),
+                                        repr(T.preserve_format), repr(T.strided),
+                                        repr(T.ones(1).layout)]),
+]
+
+
+@pytest.mark.parametrize("case", TOPLEVEL, ids=[c[0] for c in TOPLEVEL])
+def test_toplevel_same_as_pytorch(case):
+    test_same_as_pytorch(case)
+
+
+def test_global_switches_round_trip():
+    mt.use_deterministic_algorithms(True, warn_only=True)
+    assert mt.are_deterministic_algorithms_enabled() and mt.get_deterministic_debug_mode() == 1
+    mt.set_deterministic_debug_mode("default")
+    assert not mt.are_deterministic_algorithms_enabled()
+    mt.set_warn_always(True)
+    assert mt.is_warn_always_enabled()
+    mt.set_warn_always(False)
+    assert mt.set_flush_denormal(True) is False
+    state = mt.get_rng_state()
+    a = mt.rand(3)
+    mt.set_rng_state(state)
+    assert mt.rand(3).tolist() == a.tolist()
+    try:
+        mt.set_default_tensor_type(mt.DoubleTensor)
+        assert mt.ones(1).dtype == mt.float64
+    finally:
+        mt.set_default_tensor_type("torch.FloatTensor")
+    with pytest.raises(TypeError, match="floating-point"):
+        mt.set_default_tensor_type(mt.LongTensor)
+
+
+def test_random_draws():
+    mt.manual_seed(0)
+    b = mt.bernoulli(mt.full((2000,), 0.25))
+    assert set(np.unique(b.numpy())) <= {0.0, 1.0} and abs(b.mean().item() - 0.25) < 0.04
+    p = mt.poisson(mt.full((2000,), 3.0))
+    assert abs(p.mean().item() - 3.0) < 0.2 and p.dtype == mt.float32
+    n = mt.binomial(mt.full((2000,), 10.0), mt.full((2000,), 0.3))
+    assert abs(n.mean().item() - 3.0) < 0.2

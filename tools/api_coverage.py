@@ -53,7 +53,7 @@ NAMESPACES = {
 # The lowest coverage (covered / total) each namespace may fall to: raise a floor when coverage
 # rises, never lower one to make the check pass.
 FLOORS = {
-    "torch": 0.81,
+    "torch": 0.88,
     "torch.Tensor": 0.94,
     "torch.nn": 0.68,
     "torch.nn.functional": 0.72,

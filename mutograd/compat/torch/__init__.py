@@ -210,6 +210,10 @@ for _n in ("div", "div_"):
 
 fill = _mg.ops.registry.OPS["fill"].function
 from ...autograd.grad_mode import is_inference_mode_enabled  # noqa: E402, F401
+from . import _toplevel  # noqa: E402
+
+# the rest of PyTorch's top-level names (function forms, windows, switches, memory formats...)
+globals().update({_n: getattr(_toplevel, _n) for _n in _toplevel.NAMES if _n not in globals()})
 from ...ops.torch_functions import range_ as range  # noqa: E402, A001 (PyTorch's name)
 from .serialization import load, save  # noqa: E402  (file objects too; a Module is refused)     # the out-of-place fill: a new tensor of ``value``s
 
