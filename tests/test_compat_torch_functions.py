@@ -299,3 +299,49 @@ def test_random_draws():
     assert abs(p.mean().item() - 3.0) < 0.2 and p.dtype == mt.float32
     n = mt.binomial(mt.full((2000,), 10.0), mt.full((2000,), 0.3))
     assert abs(n.mean().item() - 3.0) < 0.2
+
+
+RUNS = np.array([1, 1, 2, 2, 3, 1, 1])
+MORE = [
+    ("unique_consecutive", None, lambda T: list(T.unique_consecutive(
+        T.tensor(RUNS), return_inverse=True, return_counts=True))),
+    ("unique_consecutive_dim", None, lambda T: T.tensor(
+        np.array([[1, 1, 2], [1, 1, 2], [0, 1, 2]])).unique_consecutive(dim=0)),
+    ("histogram", None, lambda T: list(T.histogram(T.tensor(A), bins=4))),
+    ("histogram_range_weight", None, lambda T: list(T.tensor(V).histogram(
+        3, range=(-1.0, 1.0), weight=T.tensor(np.abs(V)), density=True))),
+    ("frobenius_norm", [C3], lambda T, a: T.frobenius_norm(a, (1, 2))),
+    ("matrix_rank_top", None, lambda T: T.linalg.matrix_rank(T.tensor(M))),
+    ("empty_strided", None, lambda T: list(T.empty_strided((2, 3), (1, 2)).shape)),
+    ("empty_permuted", None, lambda T: [list(T.empty_permuted((2, 3, 4), (0, 2, 1)).shape),
+                                        list(T.empty_permuted((2, 3, 4), (0, 2, 1)).stride())]),
+    ("asarray", None, lambda T: T.asarray([[1.0, 2.0]], dtype=T.float64)),
+    ("frombuffer", None, lambda T: T.frombuffer(bytearray(np.arange(4, dtype=np.int32)),
+                                                dtype=T.int32)),
+    ("parameter_dict", None, lambda T: [(k, list(p.shape)) for k, p in T.nn.ParameterDict(
+        {"b": T.nn.Parameter(T.ones(2)), "a": T.ones(3)}).named_parameters()]),
+    ("exceptions", None, lambda T: [issubclass(T.OutOfMemoryError, RuntimeError),
+                                    issubclass(T.AcceleratorError, RuntimeError)]),
+]
+
+
+@pytest.mark.parametrize("case", MORE, ids=[c[0] for c in MORE])
+def test_more_same_as_pytorch(case):
+    test_same_as_pytorch(case)
+
+
+def test_asarray_and_frombuffer_share_memory():
+    a = np.zeros(3)
+    t = mt.asarray(a)
+    a[0] = 5
+    assert t[0].item() == 5 and mt.asarray(a, copy=True) is not t
+    buf = bytearray(np.arange(3, dtype=np.float32).tobytes())
+    f = mt.frombuffer(buf, dtype=mt.float32)
+    assert f.tolist() == [0.0, 1.0, 2.0]
+    assert mt.get_device_module("cuda") is mt.cuda
+    with pytest.raises(AttributeError, match="vmap is not supported.*batch dimension"):
+        mt.vmap
+    pd = mt.nn.ParameterDict({"w": mt.ones(2)})
+    assert isinstance(pd["w"], mt.nn.Parameter) and "w" in pd and len(pd) == 1
+    pd.update({"v": mt.zeros(1)})
+    assert list(pd.keys()) == ["w", "v"] and pd.pop("w") is not None and len(pd) == 1

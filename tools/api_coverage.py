@@ -53,9 +53,9 @@ NAMESPACES = {
 # The lowest coverage (covered / total) each namespace may fall to: raise a floor when coverage
 # rises, never lower one to make the check pass.
 FLOORS = {
-    "torch": 0.88,
-    "torch.Tensor": 0.94,
-    "torch.nn": 0.68,
+    "torch": 0.9,
+    "torch.Tensor": 0.95,
+    "torch.nn": 0.69,
     "torch.nn.functional": 0.72,
     "torch.optim": 0.76,
     "torch.autograd": 0.92,

@@ -350,3 +350,64 @@ MODULES = ("PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "Softmin", "GLU",
            "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "UpsamplingNearest2d",
            "UpsamplingBilinear2d", "Bilinear", "InstanceNorm1d", "InstanceNorm2d",
            "InstanceNorm3d", *PADS)
+
+
+class ParameterDict(Module):
+    """A dict of Parameters by name, registered as the module's parameters (tensors become
+    Parameters); from a plain dict in sorted key order, from an ``OrderedDict``, another
+    ParameterDict or pairs in their order, as PyTorch."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, k):
+        return self._parameters[k]
+
+    def __setitem__(self, k, v):
+        from ..tensor import Tensor
+        if isinstance(v, Tensor) and not isinstance(v, Parameter):
+            v = Parameter(v)
+        self.register_parameter(k, v)
+
+    def __delitem__(self, k):
+        del self._parameters[k]
+
+    def __contains__(self, k):
+        return k in self._parameters
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters)
+
+    def keys(self):
+        return self._parameters.keys()
+
+    def values(self):
+        return self._parameters.values()
+
+    def items(self):
+        return self._parameters.items()
+
+    def update(self, parameters):
+        from collections import OrderedDict
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            items = list(parameters.items())
+        elif isinstance(parameters, dict):
+            items = sorted(parameters.items())
+        else:
+            items = list(parameters)
+        for k, v in items:
+            self[k] = v
+
+    def pop(self, k):
+        return self._parameters.pop(k)
+
+    def get(self, k, default=None):
+        return self._parameters.get(k, default)
+
+
+MODULES += ("ParameterDict",)

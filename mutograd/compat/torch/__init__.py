@@ -263,7 +263,9 @@ BoolTensor = _legacy("BoolTensor", _mg.bool)
 
 from . import (  # noqa: E402, F401
     accelerator, amp, autograd, backends, cuda, hub, linalg, nn, onnx, optim, utils)
-from .amp import autocast  # noqa: E402, F401
+from .amp import GradScaler, autocast  # noqa: E402, F401
+
+ModuleDict, ParameterDict = nn.ModuleDict, nn.ParameterDict   # (PyTorch exports them too)
 from .._common import refuse_missing as _refuse_missing  # noqa: E402
 from ._refusals import install_tensor_refusals as _install_tensor_refusals  # noqa: E402
 

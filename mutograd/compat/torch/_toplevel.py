@@ -7,6 +7,8 @@ default tensor type), memory formats and layouts.
     >>> torch.hann_window(4)
     tensor([0.0000, 0.5000, 1.0000, 0.5000])
 """
+import collections
+
 import numpy as np
 
 import mutograd as _mg
@@ -308,5 +310,115 @@ class layout:   # noqa: N801 - PyTorch's name
 
 strided = layout("strided")
 _Tensor.layout = property(lambda self: strided, doc="``torch.strided``: tensors are dense.")
+
+
+# ---- more top-level names ------------------------------------------------------------------
+class OutOfMemoryError(RuntimeError):
+    """Raised when an allocation fails (PyTorch's ``torch.OutOfMemoryError``)."""
+
+
+class AcceleratorError(RuntimeError):
+    """An error reported by an accelerator."""
+
+
+class FatalError(RuntimeError):
+    """An unrecoverable internal error."""
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    """An uninitialised tensor of ``size`` (laid out contiguously: ``stride`` is a hint)."""
+    return _mg.empty(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
+                   requires_grad=False, pin_memory=False):
+    """An uninitialised tensor of ``size`` whose dimensions lie in memory in the order
+    ``physical_layout`` (outermost first)."""
+    inv = np.argsort(physical_layout)
+    t = _mg.empty(*[size[i] for i in physical_layout], dtype=dtype, device=device)
+    t = t.permute(*inv.tolist())
+    return t.requires_grad_() if requires_grad else t
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    """A tensor of ``obj`` sharing its memory when it can (``copy=True`` always copies)."""
+    if isinstance(obj, _Tensor):
+        t = obj.clone() if copy else obj
+        t = t if dtype is None else t.to(dtype)
+    elif isinstance(obj, np.ndarray) and not copy and dtype is None:
+        t = _mg.from_numpy(obj)
+    else:
+        t = _mg.tensor(obj, dtype=dtype, device=device)
+    return t.requires_grad_() if requires_grad else t
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor over the bytes of ``buffer`` (shared, not copied)."""
+    arr = np.frombuffer(buffer, dtype=_mg.dtypes.to_numpy(dtype), count=count, offset=offset)
+    t = _mg.from_numpy(arr)
+    return t.requires_grad_() if requires_grad else t
+
+
+def get_device_module(device=None):
+    """The module of a device kind: ``torch.cuda`` for 'cuda' (the default), ``torch.cpu`` is
+    not separate here, so 'cpu' also gives ``torch.cuda`` answers about GPUs."""
+    from . import cuda
+    name = str(device) if device is not None else "cuda"
+    if name.split(":")[0] not in ("cuda", "cpu"):
+        raise RuntimeError(f"Device '{name}' does not have a corresponding module registered")
+    return cuda
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Values with each run of equal consecutive elements kept once (flattened when ``dim`` is
+    None); optionally the run index of every element and the run lengths."""
+    a = input.detach().numpy()
+    if dim is None:
+        a = a.reshape(-1)
+        d = 0
+    else:
+        d = dim % a.ndim
+    moved = np.moveaxis(a, d, 0).reshape(a.shape[d], -1)
+    change = np.ones(moved.shape[0], bool)
+    change[1:] = (moved[1:] != moved[:-1]).any(axis=1)
+    starts = np.nonzero(change)[0]
+    values = np.take(a, starts, axis=d)
+    out = [_mg.tensor(values)]
+    if return_inverse:
+        out.append(_mg.tensor(np.cumsum(change) - 1).reshape(
+            *(input.shape if dim is None else [input.shape[d]])))
+    if return_counts:
+        out.append(_mg.tensor(np.diff(np.append(starts, moved.shape[0]))))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def histogram(input, bins=100, *, range=None, weight=None, density=False):
+    """``(hist, bin_edges)`` of the values of ``input`` (NumPy's histogram, in its dtype)."""
+    b = bins.detach().numpy() if isinstance(bins, _Tensor) else bins
+    w = None if weight is None else weight.detach().numpy()
+    h, edges = np.histogram(input.detach().numpy(), b, range=range, weights=w,
+                            density=density)
+    dt = input.dtype.np
+    return _Hist(_mg.tensor(h.astype(dt)), _mg.tensor(edges.astype(dt)))
+
+
+_Hist = collections.namedtuple("histogram", ["hist", "bin_edges"])
+
+
+def frobenius_norm(input, dim=(-2, -1), keepdim=False):
+    """The Frobenius norm over ``dim``."""
+    return (input * input).sum(dim, keepdim=keepdim).sqrt()
+
+
+def matrix_rank(input, tol=None, symmetric=False):
+    from .linalg import matrix_rank as mr
+    return mr(input, atol=tol)
+
+
+_Tensor.unique_consecutive = unique_consecutive
+_Tensor.histogram = histogram
+_Tensor.bernoulli = lambda self, p=None, *, generator=None: bernoulli(self, p,
+                                                                      generator=generator)
 
 NAMES = [n for n in list(globals()) if not n.startswith("_") and n != "np"]
