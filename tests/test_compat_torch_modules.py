@@ -486,3 +486,35 @@ def test_inference_mode_is_per_thread():
     t.join()
     assert seen == {"other": (False, False), "here": True}
     assert not mt.ones(1).is_inference()
+
+
+def test_sync_batchnorm_data_parallel_lazy_linear_and_aliases():
+    x = mt.randn(4, 3, 5, 5)
+    bn = mt.nn.BatchNorm2d(3)
+    sync = mt.nn.SyncBatchNorm.convert_sync_batchnorm(mt.nn.Sequential(bn, mt.nn.ReLU()))
+    assert type(sync[0]) is mt.nn.SyncBatchNorm and sync[0].weight is bn.weight
+    ref = mt.nn.BatchNorm2d(3)
+    np.testing.assert_allclose(sync(x).numpy(), ref(x).relu().numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(bn.running_mean.numpy(), ref.running_mean.numpy(), rtol=1e-6)
+    dp = mt.nn.DataParallel(mt.nn.Linear(3, 2))
+    assert dp(mt.ones(1, 3)).tolist() == dp.module(mt.ones(1, 3)).tolist()
+    assert [n for n, _ in dp.named_parameters()] == ["module.weight", "module.bias"]
+    lazy = mt.nn.LazyLinear(2)
+    assert isinstance(lazy.weight, mt.nn.UninitializedParameter)
+    y = lazy(mt.ones(5, 7))
+    assert y.shape == mt.Size([5, 2]) and lazy.in_features == 7
+    assert list(lazy.weight.shape) == [2, 7] and not isinstance(lazy.weight,
+                                                                mt.nn.UninitializedParameter)
+    assert mt.nn.NLLLoss2d is mt.nn.NLLLoss
+    assert issubclass(mt.nn.RNN, mt.nn.RNNBase) and issubclass(mt.nn.GRUCell, mt.nn.RNNCellBase)
+    c = mt.nn.Container(a=mt.nn.Linear(1, 1))
+    assert [n for n, _ in c.named_parameters()] == ["a.weight", "a.bias"]
+    with pytest.raises(AttributeError, match="SparseAdam is not supported.*dense"):
+        mt.optim.SparseAdam
+
+
+@pytest.mark.torch
+def test_factory_kwargs_like_pytorch():
+    torch = pytest.importorskip("torch")
+    for kw in (None, {"dtype": "x"}, {"device": "cpu", "factory_kwargs": {"dtype": "y"}}):
+        assert mt.nn.factory_kwargs(kw) == torch.nn.factory_kwargs(kw)

@@ -55,9 +55,9 @@ NAMESPACES = {
 FLOORS = {
     "torch": 0.9,
     "torch.Tensor": 0.95,
-    "torch.nn": 0.69,
+    "torch.nn": 0.75,
     "torch.nn.functional": 0.72,
-    "torch.optim": 0.76,
+    "torch.optim": 0.88,
     "torch.autograd": 0.92,
     "torch.utils.data": 1.0,
     "torch.linalg": 0.5,

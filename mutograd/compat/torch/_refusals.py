@@ -91,6 +91,12 @@ _RULES = {
         (r"gradgradcheck", "higher-order gradients (create_graph=True) are not computed by "
          "mutograd; check first derivatives with torch.autograd.gradcheck"),
     ],
+    "torch.optim": [
+        (r"SparseAdam", "sparse gradients: mutograd's gradients are dense; use Adam or AdamW"),
+        (r"swap_in_optimizer_params_and_state", "PyTorch's helper for swapping tensor "
+         "subclasses into an optimizer's state: mutograd has one tensor class; load a "
+         "state_dict instead"),
+    ],
     "torch.utils.data": [
         (r"DFIterDataPipe|DataChunk|IterDataPipe|MapDataPipe|functional_datapipe|"
          r"guaranteed_datapipes_determinism|non_deterministic|argument_validation|"
