@@ -543,6 +543,13 @@ def _legacy_new(self, *args, **kw):
     return creation.tensor(args[0], dtype=self.dtype)
 
 
+def bernoulli(input, p=None, *, generator=None, out=None):
+    """0/1 samples, 1 with the probability in ``input`` (or ``p``); a new tensor."""
+    out = creation.zeros(*input.shape, dtype=input.dtype)
+    return out.bernoulli_(input if p is None else p, generator=generator)
+
+
+Tensor.bernoulli = bernoulli
 Tensor.cummax = cummax
 Tensor.cummin = cummin
 Tensor.diag_embed = diag_embed

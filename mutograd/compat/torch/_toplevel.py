@@ -186,10 +186,7 @@ def kl_div(input, target, reduction=1, *, log_target=False):
 
 
 # ---- random draws --------------------------------------------------------------------------
-def bernoulli(input, p=None, *, generator=None, out=None):
-    """0/1 samples, 1 with the probability in ``input`` (or ``p``)."""
-    out = _mg.zeros(*input.shape, dtype=input.dtype)
-    return out.bernoulli_(input if p is None else p, generator=generator)
+from ...ops.torch_functions import bernoulli  # noqa: E402, F401 (also Tensor.bernoulli)
 
 
 def poisson(input, generator=None):
@@ -418,7 +415,5 @@ def matrix_rank(input, tol=None, symmetric=False):
 
 _Tensor.unique_consecutive = unique_consecutive
 _Tensor.histogram = histogram
-_Tensor.bernoulli = lambda self, p=None, *, generator=None: bernoulli(self, p,
-                                                                      generator=generator)
 
 NAMES = [n for n in list(globals()) if not n.startswith("_") and n != "np"]
