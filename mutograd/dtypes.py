@@ -32,6 +32,11 @@ class DType:
         return hash(self.np)
 
     @property
+    def dtype(self):
+        """The NumPy dtype: NumPy's ``dtype=`` arguments accept a DType through it."""
+        return self.np
+
+    @property
     def is_signed(self):
         return self.np.kind in "fic"
 

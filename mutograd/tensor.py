@@ -95,10 +95,16 @@ class Tensor:
     __hash__ = object.__hash__
     __array_priority__ = 1000   # so ``ndarray + Tensor`` defers to Tensor.__radd__
 
-    def __init__(self, data=None, dtype=None, place=None, requires_grad=False,
-                 stop_gradient=None):
+    def __init__(self, data=None, *sizes, dtype=None, place=None, requires_grad=False,
+                 stop_gradient=None, device=None):
         from .ops.creation import _array_from
         from .places import default, get
+        place = place if device is None else device
+        if sizes or _legacy_size(data):   # PyTorch's legacy Tensor(2, 3): zeros of that shape
+            shape = tuple(data) if isinstance(data, Size) else (data,) + sizes
+            if not all(isinstance(n, int) and not isinstance(n, bool) for n in shape):
+                raise TypeError(f"Tensor() takes data, or sizes as ints, got {(data,) + sizes}")
+            data = np.zeros(shape, dtype or dtypes.default_float.np)
         arr = _array_from(data if data is not None else [], dtype, copy=True)
         where = default() if place is None else get(place)
         if where is not CPU:
@@ -522,6 +528,17 @@ class Tensor:
         if self.grad is not None:
             new.grad = copy.deepcopy(self.grad, memo)
         return new
+
+
+def _legacy_size(data):
+    """Whether ``Tensor(data)`` is PyTorch's ``Tensor(Size)`` or ``Tensor(n)`` (a shape; an int
+    only in the torch dialect: elsewhere ``Tensor(5)`` holds the value 5)."""
+    if isinstance(data, Size):
+        return True
+    if type(data) is not int:
+        return False
+    from .compat.dialect import get_dialect
+    return get_dialect() == "torch"
 
 
 def _host_error(t, what):

@@ -32,7 +32,9 @@ class OpInfo:
     grad: bool = True                 # differentiable (gradcheck in float64)
     saves: str = "nothing"            # in place, x alone requiring grad keeps: "nothing",
                                       # "out", "other" (another input), "input" (a copy) or
-                                      # "kept" (a private array of x's size from the forward)
+                                      # "kept" (a private array of x's size from the forward);
+                                      # "out-copied": "out", copied by a later write into it
+                                      # (Note [Outputs copied on write])
     positive: bool = False            # inputs kept away from 0 (|x| >= 0.1, sign preserved)
     int_ok: bool = True               # accepts integer tensors out of place
     atol: float = 1e-6
@@ -272,15 +274,15 @@ OPS = [
     _u("reciprocal", np.reciprocal, positive=True, saves="out"),
     _u("sin", np.sin, saves="input", float_out=True),
     _u("cos", np.cos, saves="input", float_out=True),
-    _u("tan", np.tan, domain=(-1.2, 1.2), saves="out"),
+    _u("tan", np.tan, domain=(-1.2, 1.2), saves="out-copied"),
     _u("tanh", np.tanh, saves="out", float_out=True),
     _u("sigmoid", _sigmoid, saves="out", float_out=True),
     _u("relu", lambda x: np.maximum(x, 0), positive=True, saves="out"),
-    _u("relu6", lambda x: np.clip(x, 0, 6), domain=(-3, 8), positive=True, saves="out",
+    _u("relu6", lambda x: np.clip(x, 0, 6), domain=(-3, 8), positive=True, saves="out-copied",
        torch_name="nn.functional.relu6"),
-    _u("leaky_relu", lambda x: np.where(x > 0, x, 0.01 * x), positive=True, saves="out",
+    _u("leaky_relu", lambda x: np.where(x > 0, x, 0.01 * x), positive=True, saves="out-copied",
        torch_name="nn.functional.leaky_relu"),
-    _u("leaky_relu", lambda x: np.where(x > 0, x, 0.2 * x), positive=True, saves="out",
+    _u("leaky_relu", lambda x: np.where(x > 0, x, 0.2 * x), positive=True, saves="out-copied",
        attrs={"negative_slope": 0.2}, variant="slope", torch_name="nn.functional.leaky_relu"),
     _u("elu", lambda x: np.where(x > 0, x, np.expm1(x)), positive=True, saves="out",
        torch_name="nn.functional.elu"),
@@ -320,7 +322,7 @@ OPS = [
     _b("sub", np.subtract),
     _b("mul", np.multiply, saves="other"),
     _b("mul", np.multiply, saves="other", variant="same-shape", shapes=((3, 4), (3, 4))),
-    _b("div", np.divide, positive=True, saves="out", float_out=True),
+    _b("div", np.divide, positive=True, saves="out-copied", float_out=True),
     _b("floor_divide", np.floor_divide, positive=True, grad=False, domain=(0.5, 5)),
     _b("remainder", np.remainder, positive=True, domain=(0.5, 5)),
     _b("pow", np.power, domain=(0.5, 2), saves="input"),

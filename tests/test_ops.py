@@ -251,7 +251,7 @@ def test_values_kept_from_the_forward_are_private(info):
     np.testing.assert_array_equal(grads[0], grads[1])
 
 
-@_select(lambda o: o.grad and o.saves not in ("nothing", "kept"))
+@_select(lambda o: o.grad and o.saves not in ("nothing", "kept", "out-copied"))
 def test_write_to_a_saved_tensor_raises_at_backward(info):
     s = info.draw(np.random.default_rng(7))
     ts = _tensors(s.args, grad=s.diff)
@@ -262,6 +262,28 @@ def test_write_to_a_saved_tensor_raises_at_backward(info):
     with pytest.raises(mg.VersionError, match="modified by an inplace operation") as e:
         _float_parts(y)[0].sum().backward()
     assert "test_ops.py" in str(e.value)
+
+
+@_select(lambda o: o.grad and o.saves == "out-copied")
+def test_writing_a_saved_output_copies_it_and_backward_stays_right(info):
+    # Note [Outputs copied on write]: the output is saved for free; writing it again (a chain
+    # such as b.asin_().asin_()) first copies it, once, and the gradient is unchanged
+    s = info.draw(np.random.default_rng(7))
+    grads = []
+    for write in (False, True):
+        ts = _tensors(s.args, grad=s.diff)
+        hs = [t * 1.0 if i in s.diff else t for i, t in enumerate(ts)]
+        y = _run(info, _inplace(info), hs, s.kwargs)
+        loss = (y * 1.0).sum()
+        if write:
+            with counting() as c:
+                y.mul_(0.5)
+                y.add_(1.0)          # written twice: copied once
+            assert c["bytes"] == y.nbytes
+        loss.backward()
+        grads.append([ts[i].grad.numpy() for i in s.diff])
+    for a, b in zip(*grads):
+        np.testing.assert_array_equal(a, b)
 
 
 @_select(lambda o: o.inplace and o.kind == "elementwise" and o.nargs >= 2 and not o.make)

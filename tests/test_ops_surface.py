@@ -159,6 +159,27 @@ def test_writing_what_the_inplace_op_saved_makes_backward_raise(info):
     assert "test_ops_surface.py" in str(e.value)
 
 
+@_rows(lambda o: o.grad and o.saves == "out-copied")
+def test_a_chain_of_inplace_ops_copies_the_saved_output_once(info):
+    """``h.op_().mul_(0.5)``: the op saved its output for free; the write after it copies it
+    first (Note [Outputs copied on write]), so the gradient is the one without the write."""
+    rng = np.random.default_rng(8)
+    arrays = _arrays(info, rng)
+    w = rng.standard_normal(info.ref(*[a.copy() for a in arrays]).shape)
+    expected = _loss_grads(info, arrays, True, w)
+    ts = _tensors(arrays, rg=True)
+    h = ts[0] * 1.0
+    y = _run(info, getattr(mg, info.name + "_"), [h] + ts[1:])
+    loss = (y * mg.tensor(w)).sum()
+    with counting() as c:
+        y.mul_(0.5)
+    assert c["bytes"] == y.nbytes
+    loss.backward()
+    for t, a, e in zip(ts, arrays, expected):
+        if _float(a):
+            np.testing.assert_array_equal(t.grad.numpy(), e)
+
+
 @_rows(lambda o: o.grad and o.saves == "input")
 def test_the_copy_kept_by_an_inplace_op_protects_its_gradient(info):
     """x is written again after the op: the gradient uses the op's own copy of the old x, so

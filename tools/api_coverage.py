@@ -53,14 +53,14 @@ NAMESPACES = {
 # The lowest coverage (covered / total) each namespace may fall to: raise a floor when coverage
 # rises, never lower one to make the check pass.
 FLOORS = {
-    "torch": 0.72,
-    "torch.Tensor": 0.81,
-    "torch.nn": 0.39,
-    "torch.nn.functional": 0.5,
-    "torch.optim": 0.41,
-    "torch.autograd": 0.67,
-    "torch.utils.data": 0.79,
-    "torch.linalg": 0.23,
+    "torch": 0.9,
+    "torch.Tensor": 0.95,
+    "torch.nn": 0.75,
+    "torch.nn.functional": 0.72,
+    "torch.optim": 0.88,
+    "torch.autograd": 0.92,
+    "torch.utils.data": 1.0,
+    "torch.linalg": 0.5,
     "paddle": 0.95,
     "paddle.Tensor": 0.86,
     "paddle.nn": 0.95,

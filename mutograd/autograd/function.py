@@ -59,9 +59,20 @@ class FunctionCtx:
         self.materialize_grads = value
 
 
+def _node_class(cls):
+    """The node class of a Function subclass, named after it (``MyFnBackward``, as PyTorch's
+    ``type(y.grad_fn).__name__``); made once per Function."""
+    node_cls = cls.__dict__.get("_node_cls")
+    if node_cls is None:
+        node_cls = type(cls.__name__ + "Backward", (FunctionNode,), {"__slots__": ()})
+        type.__setattr__(cls, "_node_cls", node_cls)
+    return node_cls
+
+
 class FunctionNode(Node):
     __slots__ = ("ctx", "fn", "outputs", "shapes", "xp")
     user_code = True   # Note [Gradient ownership]: backward may keep what it returns
+    op_named = False   # PyTorch names it MyFnBackward, without a number
 
     def name(self):
         return self.fn.__name__ + "Backward"
@@ -131,7 +142,7 @@ class Function:
         if not several and not isinstance(out, Tensor):
             raise TypeError(f"{cls.__name__}.forward must return a Tensor or a tuple of "
                             f"Tensors")
-        node = FunctionNode(edges, None)
+        node = _node_class(cls)(edges, None)
         node.fn = cls
         node.ctx = ctx
         node.shapes = tuple(a.shape if isinstance(a, Tensor) else () for a in args)

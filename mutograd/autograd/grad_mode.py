@@ -5,9 +5,12 @@ import threading
 
 class _State(threading.local):
     enabled = True
+    inference = False   # inside inference_mode() (Note [Inference tensors])
 
 
 _state = _State()
+_inference_lock = threading.Lock()
+_inference_active = 0   # threads inside inference_mode(), process-wide
 
 
 def is_grad_enabled():
@@ -74,7 +77,17 @@ class enable_grad(_GradMode):
 
 
 class inference_mode(_GradMode):
-    """As ``no_grad`` (``torch.inference_mode``); ``inference_mode(False)`` records again."""
+    """As ``no_grad`` (``torch.inference_mode``), and the tensors made inside are inference
+    tensors (``x.is_inference()``); ``inference_mode(False)`` records again.
+
+    Note [Inference tensors]
+        A tensor is an inference tensor when its version counter was made inside the block:
+        while any thread is in one, new tensors get an ``InferenceCounter`` that asks its own
+        thread's state, so outside the blocks creating a tensor costs nothing more. Views and
+        ``detach()`` share the counter, so they are inference tensors too, as in PyTorch.
+        PyTorch also refuses to save an inference tensor for backward or to write one outside
+        the block; mutograd computes both correctly instead.
+    """
 
     def __new__(cls, mode=True):
         self = object.__new__(cls)
@@ -86,6 +99,42 @@ class inference_mode(_GradMode):
 
     def __init__(self, mode=True):
         pass
+
+    def __enter__(self):
+        super().__enter__()
+        self._prev_inference = _state.inference
+        _state.inference = not self.mode
+        _count_inference(1)
+
+    def __exit__(self, *exc):
+        _state.inference = self._prev_inference
+        _count_inference(-1)
+        return super().__exit__(*exc)
+
+    def __call__(self, func):
+        mode = self.mode
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with inference_mode(not mode):
+                return func(*args, **kwargs)
+        return wrapper
+
+
+def is_inference_mode_enabled():
+    """Whether this thread is inside ``inference_mode()``."""
+    return _state.inference
+
+
+def _count_inference(n):
+    """Swap the counter class new tensors get while any thread is in inference mode."""
+    global _inference_active
+    import sys
+    from .node import InferenceCounter, VersionCounter
+    tensor = sys.modules["mutograd.tensor"]   # (``mutograd.tensor`` the name is a function)
+    with _inference_lock:
+        _inference_active += n
+        tensor.VersionCounter = InferenceCounter if _inference_active else VersionCounter
 
 
 class set_grad_enabled(_GradMode):

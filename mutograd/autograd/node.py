@@ -43,6 +43,8 @@ class VersionCounter:
     writes = None
     guards = None   # the live guards of saved values (Note [Mutation of saved tensors])
 
+    inference = False   # made inside inference_mode() (Note [Inference tensors])
+
     def bump(self, op_name="write"):
         self.value += 1
         if self.watched:
@@ -53,6 +55,16 @@ class VersionCounter:
             self.writes = []
         self.writes.append((self.value, op_name, here(3)))
         del self.writes[:-_MAX_WRITES]
+
+
+class InferenceCounter(VersionCounter):
+    """The counter new tensors get while some thread is in inference mode: it marks the tensor
+    as an inference tensor when made in such a thread (Note [Inference tensors])."""
+
+    def __init__(self):
+        from .grad_mode import _state
+        if _state.inference:
+            self.inference = True
 
 
 class Policies:
@@ -108,7 +120,16 @@ class Node:
             self.stack = sites.stack(2)
 
     def name(self):
-        return type(self).__name__
+        """The node's name: ``MulBackward``; ``MulBackward0`` in the torch dialect, as PyTorch
+        prints it (its overloads are numbered; ours are not, so it is always 0)."""
+        n = type(self).__name__
+        if n.endswith("Backward") and self.op_named:
+            from ..compat.dialect import get_dialect
+            if get_dialect() == "torch":
+                return n + "0"
+        return n
+
+    op_named = True   # False for nodes PyTorch names without a number (custom Functions)
 
     def __repr__(self):
         return f"<{self.name()}>"

@@ -273,6 +273,37 @@ def allow_mutation_on_saved_tensors():
         _activate(-1)
 
 
+class _OutputCopies:
+    """The context of the guards of outputs copied on write: the last copies, for ``check``."""
+
+    def __init__(self):
+        import collections
+        self.copies = collections.deque(maxlen=64)
+
+
+_OUTPUT_COPIES = _OutputCopies()
+
+
+def save_output(tensor):
+    """Save an op's result so that a later write into it first copies the old values.
+
+    Note [Outputs copied on write]
+        Some gradients are written in terms of the output (``asin``: g / cos(out)) where
+        PyTorch's or Paddle's formula uses the input, which they copy when the op runs in
+        place. Saving the output costs nothing, but a later write into it (``b.asin_().asin_()``,
+        ``t.div_(s); t.zero_()``) would make backward fail where both frameworks run. So these
+        ops (``defop(..., copy_out=True)``) save their output with a guard, as
+        ``allow_mutation_on_saved_tensors`` does: nothing is copied unless the output is
+        written while the node lives, and then only the written region, once (counted by
+        ``mutograd.memory``, like PyTorch's copy of the input, which it always makes).
+    """
+    from .node import save
+    rec = save(tensor)
+    if type(rec) is tuple and len(rec) == 5:
+        rec += (_guard(tensor, tensor._counter, _OUTPUT_COPIES),)
+    return rec
+
+
 def _guard(tensor, counter, ctx):
     """The guard of ``tensor``'s array at the current version (one per array and version)."""
     arr = tensor._data

@@ -65,29 +65,19 @@ from .layers import (
                      Softmax,
                      Tanh,
 )
-from .losses import (CosineEmbeddingLoss, CTCLoss, GaussianNLLLoss, HingeEmbeddingLoss,
-                     MarginRankingLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
-                     MultiMarginLoss, PairwiseDistance, PoissonNLLLoss, SoftMarginLoss,
-                     TripletMarginLoss, TripletMarginWithDistanceLoss)
 from .module import Module, Parameter, StateDictError
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
-from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
+from .transformer import (
+    MultiheadAttention,
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from .utils import clip_grad_norm_, clip_grad_value_
 
 __all__ = [
-                     "CosineEmbeddingLoss",
-                     "CTCLoss",
-                     "GaussianNLLLoss",
-                     "HingeEmbeddingLoss",
-                     "MarginRankingLoss",
-                     "MultiLabelMarginLoss",
-                     "MultiLabelSoftMarginLoss",
-                     "MultiMarginLoss",
-                     "PairwiseDistance",
-                     "PoissonNLLLoss",
-                     "SoftMarginLoss",
-                     "TripletMarginLoss",
-                     "TripletMarginWithDistanceLoss",
                      "Upsample",
                      "CELU",
                      "CosineSimilarity",
@@ -153,6 +143,9 @@ __all__ = [
                      "Softmax",
                      "StateDictError",
                      "Tanh",
+                     "Transformer",
+                     "TransformerDecoder",
+                     "TransformerDecoderLayer",
                      "TransformerEncoder",
                      "TransformerEncoderLayer",
                      "clip_grad_norm_",
@@ -160,3 +153,11 @@ __all__ = [
                      "functional",
                      "init",
 ]
+
+# PyTorch's remaining losses and simple layers (nn/losses.py, nn/rearrange.py)
+from . import losses as _losses  # noqa: E402
+from . import rearrange as _rearrange  # noqa: E402
+
+for _m in (_losses, _rearrange):
+    globals().update({_n: getattr(_m, _n) for _n in _m.MODULES})
+    __all__ += list(_m.MODULES)

@@ -444,10 +444,17 @@ def dropout(x, p=0.5, training=True, inplace=False):
     return call_inplace(OPS["mul"], [x, mask], {}) if inplace else call(OPS["mul"], [x, mask], {})
 
 
-def embedding(indices, weight, padding_idx=None, max_norm=None):
-    """Rows of ``weight`` at ``indices`` (the gradient at ``padding_idx`` is zero)."""
-    if max_norm is not None:
-        raise ValueError("embedding: max_norm is not supported")
+def embedding(indices, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """Rows of ``weight`` at ``indices`` (the gradient at ``padding_idx`` is zero).
+
+    ``max_norm``: first, the looked-up rows whose ``norm_type``-norm exceeds it are scaled down
+    to it in ``weight`` itself, under ``no_grad()`` (a write: it bumps ``weight``'s version), as
+    PyTorch does.
+    """
+    if scale_grad_by_freq or sparse:
+        raise ValueError("embedding: scale_grad_by_freq and sparse gradients are not supported; "
+                         "leave them False (the gradient is dense)")
     idx = indices._data if isinstance(indices, Tensor) else indices
     if idx.dtype.kind not in "iu":
         raise TypeError(f"embedding: indices must be integers, got {idx.dtype}")
@@ -457,7 +464,21 @@ def embedding(indices, weight, padding_idx=None, max_norm=None):
                          f"(got indices in [{int(idx.min())}, {int(idx.max())}])")
     if padding_idx is not None and padding_idx < 0:
         padding_idx += n
+    if max_norm is not None:
+        _renorm_rows(weight, idx, max_norm, norm_type)
     return call(OPS["embedding"], [weight, indices], {"padding_idx": padding_idx})
+
+
+def _renorm_rows(weight, idx, max_norm, norm_type):
+    """Scale the rows ``idx`` of ``weight`` whose norm exceeds ``max_norm`` down to it."""
+    xp = weight._place.xp
+    rows = xp.unique(xp.asarray(idx).reshape(-1))
+    norms = xp.linalg.norm(weight._data[rows], ord=norm_type, axis=1)
+    big = norms > max_norm
+    if big.any():
+        rows, scale = rows[big], (max_norm / (norms[big] + 1e-7))[:, None]
+        with no_grad():
+            weight[_wrap(rows)] = weight[_wrap(rows)] * _wrap(scale.astype(weight._data.dtype))
 
 
 _PAD_MODES = ("constant", "reflect", "replicate", "circular")

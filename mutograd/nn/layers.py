@@ -4,6 +4,7 @@ from collections import OrderedDict
 
 from .. import ops
 from ..autograd.grad_mode import no_grad
+from ..errors import ShapeError
 from ..ops.creation import empty, ones, zeros
 from . import functional as F
 from . import init
@@ -32,6 +33,20 @@ class Sequential(Module):
         if isinstance(i, slice):
             return Sequential(OrderedDict(list(self._modules.items())[i]))
         return list(self._modules.values())[i]
+
+    def __setitem__(self, i, m):
+        """Replace the ``i``-th module; it keeps its place (and its name)."""
+        setattr(self, list(self._modules)[i], m)
+
+    def __delitem__(self, i):
+        """Remove the ``i``-th module(s); the rest are numbered again from 0, as PyTorch."""
+        keys = list(self._modules)
+        for k in (keys[i] if isinstance(i, slice) else [keys[i]]):
+            del self._modules[k]
+        items = list(self._modules.values())
+        self._modules.clear()
+        for n, m in enumerate(items):
+            self._modules[str(n)] = m
 
     def __len__(self):
         return len(self._modules)
@@ -404,26 +419,39 @@ class RMSNorm(Module):
 class Embedding(Module):
     """A lookup table of ``num_embeddings`` vectors of size ``embedding_dim``."""
 
-    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, dtype=None):
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
+                 norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
+                 _freeze=False, device=None, dtype=None):
         super().__init__()
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         if padding_idx is not None:
             if not -num_embeddings <= padding_idx < num_embeddings:
                 raise ValueError("padding_idx must be within num_embeddings")
             padding_idx %= num_embeddings
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.padding_idx = padding_idx
-        self.weight = Parameter(empty([num_embeddings, embedding_dim], dtype=dtype))
+        if _weight is not None:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise ShapeError("Shape of weight does not match num_embeddings and "
+                                 "embedding_dim")
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+            return
+        self.weight = Parameter(empty([num_embeddings, embedding_dim], dtype=dtype),
+                                requires_grad=not _freeze)
         init.normal_(self.weight)
         if padding_idx is not None:
             with no_grad():
                 self.weight[padding_idx] = 0.0
 
     def forward(self, indices):
-        return F.embedding(indices, self.weight, self.padding_idx)
+        return F.embedding(indices, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self):
         s = f"{self.num_embeddings}, {self.embedding_dim}"
-        return s + (f", padding_idx={self.padding_idx}" if self.padding_idx is not None else "")
+        s += f", padding_idx={self.padding_idx}" if self.padding_idx is not None else ""
+        return s + (f", max_norm={self.max_norm}" if self.max_norm is not None else "")
 
 
 # ---- layers without parameters -------------------------------------------------------------

@@ -18,6 +18,15 @@ from .functional import _reduce, logsigmoid
 from .layers import _Loss
 from .module import Module
 
+FUNCTIONS = ("margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss",
+             "soft_margin_loss", "multilabel_soft_margin_loss", "multi_margin_loss",
+             "multilabel_margin_loss", "pairwise_distance", "pdist", "triplet_margin_loss",
+             "triplet_margin_with_distance_loss", "poisson_nll_loss", "gaussian_nll_loss",
+             "ctc_loss")
+MODULES = ("MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss", "SoftMarginLoss",
+           "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
+           "PairwiseDistance", "TripletMarginLoss", "TripletMarginWithDistanceLoss",
+           "PoissonNLLLoss", "GaussianNLLLoss", "CTCLoss")
 __all__ = ["margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss",
            "soft_margin_loss", "multilabel_soft_margin_loss", "multi_margin_loss",
            "multilabel_margin_loss", "pairwise_distance", "pdist", "triplet_margin_loss",
@@ -26,6 +35,16 @@ __all__ = ["margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss
            "SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
            "MultiLabelMarginLoss", "PairwiseDistance", "TripletMarginLoss",
            "TripletMarginWithDistanceLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CTCLoss"]
+
+
+def _legacy(size_average, reduce, reduction):
+    """PyTorch's deprecated ``size_average``/``reduce`` arguments as a ``reduction``: either
+    given decides (``reduce=False``: none; else ``size_average=False``: sum; else mean)."""
+    if size_average is None and reduce is None:
+        return reduction
+    if reduce is False:
+        return "none"
+    return "sum" if size_average is False else "mean"
 
 
 def _zeros_like(x):
@@ -43,19 +62,22 @@ def _where(condition, a, b):
     return PUBLIC["where"](condition, a, b)
 
 
-def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean"):
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                        reduction="mean"):
     """``max(0, -target * (input1 - input2) + margin)``: ``target`` 1 says ``input1`` should
     rank higher, -1 lower."""
-    return _reduce((-target * (input1 - input2) + margin).clamp(min=0), reduction)
+    return _reduce((-target * (input1 - input2) + margin).clamp(min=0),
+                   _legacy(size_average, reduce, reduction))
 
 
-def hinge_embedding_loss(input, target, margin=1.0, reduction="mean"):
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
     """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1 (``input``
     usually a distance)."""
     zeros = _zeros_like(input)
     loss = _where(target != 1, (margin - input).clamp(min=0), zeros) + \
         _where(target != -1, input, zeros)
-    return _reduce(loss, reduction)
+    return _reduce(loss, _legacy(size_average, reduce, reduction))
 
 
 def _cos_rows(x1, x2):
@@ -66,7 +88,8 @@ def _cos_rows(x1, x2):
     return dot / ((x1 * x1).sum(-1) + eps).mul((x2 * x2).sum(-1) + eps).sqrt()
 
 
-def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                          reduction="mean"):
     """``1 - cos(input1, input2)`` where ``target`` is 1, ``max(0, cos - margin)`` where -1."""
     if input1.ndim not in (1, 2) or input1.shape != input2.shape:
         raise ShapeError(f"cosine_embedding_loss: expected 1-D or 2-D inputs of one shape, got "
@@ -75,21 +98,22 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
     zeros = _zeros_like(cos)
     loss = _where(target == 1, 1 - cos, zeros) + \
         _where(target == -1, (cos - margin).clamp(min=0), zeros)
-    return _reduce(loss, reduction)
+    return _reduce(loss, _legacy(size_average, reduce, reduction))
 
 
-def soft_margin_loss(input, target, reduction="mean"):
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``log(1 + exp(-target * input))`` (two-class logistic loss, ``target`` +-1)."""
-    return _reduce((1 + (-target * input).exp()).log(), reduction)
+    return _reduce((1 + (-target * input).exp()).log(), _legacy(size_average, reduce, reduction))
 
 
-def multilabel_soft_margin_loss(input, target, weight=None, reduction="mean"):
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
     """Binary logistic loss per class (``target`` 0/1 of ``input``'s shape), averaged over
     the classes (the last dimension)."""
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
         loss = loss * weight
-    return _reduce(loss.sum(-1) / input.shape[-1], reduction)
+    return _reduce(loss.sum(-1) / input.shape[-1], _legacy(size_average, reduce, reduction))
 
 
 def _picked(input, target):
@@ -97,7 +121,8 @@ def _picked(input, target):
     return input.gather(-1, target.long().unsqueeze(-1))
 
 
-def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="mean"):
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):
     """Multi-class hinge loss: ``sum_{i != y} max(0, margin - x[y] + x[i]) ** p / C`` per
     sample (``p`` 1 or 2), times ``weight[y]``."""
     if p not in (1, 2):
@@ -112,14 +137,14 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="me
         margins = margins * weight[y.long()].unsqueeze(-1)
     own = _one_hot_mask(y, x.shape[-1])
     loss = _where(own, _zeros_like(margins), margins).sum(-1) / x.shape[-1]
-    return _reduce(loss.squeeze(0) if vector else loss, reduction)
+    return _reduce(loss.squeeze(0) if vector else loss, _legacy(size_average, reduce, reduction))
 
 
 def _one_hot_mask(y, c):
     return _wrap(np.arange(c)[None, :] == y.detach().numpy().reshape(-1, 1), y)
 
 
-def multilabel_margin_loss(input, target, reduction="mean"):
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``sum_{j in targets} sum_{i not in targets} max(0, 1 - (x[j] - x[i])) / C``; each row
     of ``target`` lists class indices, ended by the first -1."""
     vector = input.ndim == 1
@@ -138,7 +163,7 @@ def multilabel_margin_loss(input, target, reduction="mean"):
     pairs = (1 - (picked.unsqueeze(-1) - x.unsqueeze(1))).clamp(min=0)   # (N, K, C)
     keep = _wrap(listed[:, :, None] & ~is_target[:, None, :], x)
     loss = _where(keep, pairs, _zeros_like(pairs)).sum((1, 2)) / c
-    return _reduce(loss.squeeze(0) if vector else loss, reduction)
+    return _reduce(loss.squeeze(0) if vector else loss, _legacy(size_average, reduce, reduction))
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
@@ -159,14 +184,14 @@ def pdist(input, p=2.0):
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
-                        reduction="mean"):
+                        size_average=None, reduce=None, reduction="mean"):
     """``max(d(a, p) - d(a, n) + margin, 0)`` with ``d`` the pairwise ``p``-distance;
     ``swap``: the smaller of ``d(a, n)`` and ``d(p, n)``."""
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
         d_neg = d_neg.minimum(pairwise_distance(positive, negative, p, eps))
-    return _reduce((d_pos - d_neg + margin).clamp(min=0), reduction)
+    return _reduce((d_pos - d_neg + margin).clamp(min=0), _legacy(size_average, reduce, reduction))
 
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
@@ -180,7 +205,8 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     return _reduce((d_pos - d_neg + margin).clamp(min=0), reduction)
 
 
-def poisson_nll_loss(input, target, log_input=True, full=False, eps=1e-8, reduction="mean"):
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
     """Negative log-likelihood of a Poisson ``target`` with rate ``exp(input)`` (``log_input``)
     or ``input``; ``full`` adds Stirling's approximation of ``log(target!)`` for targets > 1."""
     if log_input:
@@ -192,7 +218,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, eps=1e-8, reduct
         safe = _where(t > 1, t, t * 0 + 1)
         stirling = safe * safe.log() - safe + 0.5 * (2 * math.pi * safe).log()
         loss = loss + _where(t > 1, stirling, stirling * 0)
-    return _reduce(loss, reduction)
+    return _reduce(loss, _legacy(size_average, reduce, reduction))
 
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
@@ -310,7 +336,7 @@ class MarginRankingLoss(_Loss):
         self.margin = margin
 
     def forward(self, input1, input2, target):
-        return margin_ranking_loss(input1, input2, target, self.margin, self.reduction)
+        return margin_ranking_loss(input1, input2, target, self.margin, reduction=self.reduction)
 
 
 class HingeEmbeddingLoss(_Loss):
@@ -319,7 +345,7 @@ class HingeEmbeddingLoss(_Loss):
         self.margin = margin
 
     def forward(self, input, target):
-        return hinge_embedding_loss(input, target, self.margin, self.reduction)
+        return hinge_embedding_loss(input, target, self.margin, reduction=self.reduction)
 
 
 class CosineEmbeddingLoss(_Loss):
@@ -328,7 +354,8 @@ class CosineEmbeddingLoss(_Loss):
         self.margin = margin
 
     def forward(self, input1, input2, target):
-        return cosine_embedding_loss(input1, input2, target, self.margin, self.reduction)
+        return cosine_embedding_loss(input1, input2, target, self.margin,
+                                     reduction=self.reduction)
 
 
 class SoftMarginLoss(_Loss):
@@ -336,7 +363,7 @@ class SoftMarginLoss(_Loss):
         super().__init__(reduction)
 
     def forward(self, input, target):
-        return soft_margin_loss(input, target, self.reduction)
+        return soft_margin_loss(input, target, reduction=self.reduction)
 
 
 class MultiLabelSoftMarginLoss(_Loss):
@@ -345,7 +372,7 @@ class MultiLabelSoftMarginLoss(_Loss):
         self.weight = weight
 
     def forward(self, input, target):
-        return multilabel_soft_margin_loss(input, target, self.weight, self.reduction)
+        return multilabel_soft_margin_loss(input, target, self.weight, reduction=self.reduction)
 
 
 class MultiMarginLoss(_Loss):
@@ -358,7 +385,7 @@ class MultiMarginLoss(_Loss):
 
     def forward(self, input, target):
         return multi_margin_loss(input, target, self.p, self.margin, self.weight,
-                                 self.reduction)
+                                 reduction=self.reduction)
 
 
 class MultiLabelMarginLoss(_Loss):
@@ -366,7 +393,7 @@ class MultiLabelMarginLoss(_Loss):
         super().__init__(reduction)
 
     def forward(self, input, target):
-        return multilabel_margin_loss(input, target, self.reduction)
+        return multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
 class PairwiseDistance(Module):
@@ -389,7 +416,7 @@ class TripletMarginLoss(_Loss):
 
     def forward(self, anchor, positive, negative):
         return triplet_margin_loss(anchor, positive, negative, self.margin, self.p, self.eps,
-                                   self.swap, self.reduction)
+                                   self.swap, reduction=self.reduction)
 
 
 class TripletMarginWithDistanceLoss(_Loss):
@@ -413,8 +440,8 @@ class PoissonNLLLoss(_Loss):
         self.log_input, self.full, self.eps = log_input, full, eps
 
     def forward(self, log_input, target):
-        return poisson_nll_loss(log_input, target, self.log_input, self.full, self.eps,
-                                self.reduction)
+        return poisson_nll_loss(log_input, target, self.log_input, self.full, eps=self.eps,
+                                reduction=self.reduction)
 
 
 class GaussianNLLLoss(_Loss):

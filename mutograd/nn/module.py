@@ -114,10 +114,10 @@ class Module:
         if "_parameters" not in d:
             raise AttributeError(f"cannot assign {name!r} before Module.__init__() was called")
         if isinstance(value, Parameter):
-            _forget(d, name)
+            _forget(d, name, keep="_parameters")
             d["_parameters"][name] = value
         elif isinstance(value, Module):
-            _forget(d, name)
+            _forget(d, name, keep="_modules")
             d["_modules"][name] = value
         elif name in d["_parameters"] or name in d["_buffers"] or name in d["_modules"]:
             table = next(t for t in ("_parameters", "_buffers", "_modules") if name in d[t])
@@ -370,9 +370,13 @@ class _Handle:
         self.table.pop(self.key, None)
 
 
-def _forget(d, name):
+def _forget(d, name, keep=None):
+    """Drop ``name`` from the tables other than ``keep``: re-assigning a submodule or parameter
+    keeps its place in ``keep``, so ``named_parameters()`` and ``state_dict()`` keep their order
+    (optimizer state and checkpoints depend on it), as in PyTorch."""
     for table in ("_parameters", "_buffers", "_modules"):
-        d[table].pop(name, None)
+        if table != keep:
+            d[table].pop(name, None)
     d.pop(name, None)
 
 

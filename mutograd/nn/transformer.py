@@ -1,5 +1,5 @@
-"""Attention layers: ``MultiheadAttention``, ``TransformerEncoderLayer``, ``TransformerEncoder``,
-with PyTorch's parameter names, layouts, masks and defaults.
+"""Attention layers: ``MultiheadAttention``, the encoder and decoder layers and stacks, and
+``Transformer`` (encoder-decoder), with PyTorch's parameter names, layouts, masks and defaults.
 
     >>> import mutograd as mg
     >>> from mutograd import nn
@@ -187,3 +187,142 @@ class TransformerEncoder(Module):
             x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
                       is_causal=bool(is_causal))
         return x if self.norm is None else self.norm(x)
+
+
+class TransformerDecoderLayer(Module):
+    """Self-attention over the target, attention over the encoder's output (``memory``) and a
+    feed-forward block, each with dropout, a residual connection and layer norm (after each
+    block, or before it with ``norm_first=True``); PyTorch's parameter names."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
+                 dtype=None):
+        super().__init__()
+        if isinstance(activation, str) and activation not in _ACTIVATIONS:
+            raise ValueError(f"activation should be relu/gelu, not {activation}")
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                            batch_first=batch_first, dtype=dtype)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                                 batch_first=batch_first, dtype=dtype)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.dropout1, self.dropout2 = Dropout(dropout), Dropout(dropout)
+        self.dropout3 = Dropout(dropout)
+        self.activation = _ACTIVATIONS[activation] if isinstance(activation, str) else activation
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
+        x = tgt
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
+            x = x + self._mha_block(self.norm2(x), memory, memory_mask,
+                                    memory_key_padding_mask, memory_is_causal)
+            return x + self._ff_block(self.norm3(x))
+        x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
+        x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask,
+                                           memory_is_causal))
+        return self.norm3(x + self._ff_block(x))
+
+    def _sa_block(self, x, mask, key_padding_mask, is_causal):
+        out = self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=key_padding_mask,
+                             need_weights=False, is_causal=bool(is_causal))[0]
+        return self.dropout1(out)
+
+    def _mha_block(self, x, mem, mask, key_padding_mask, is_causal):
+        out = self.multihead_attn(x, mem, mem, attn_mask=mask, key_padding_mask=key_padding_mask,
+                                  need_weights=False, is_causal=bool(is_causal))[0]
+        return self.dropout2(out)
+
+    def _ff_block(self, x):
+        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+class TransformerDecoder(Module):
+    """``num_layers`` deep copies of ``decoder_layer`` in a row, then ``norm`` if given."""
+
+    def __init__(self, decoder_layer, num_layers, norm=None):
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
+        self.num_layers, self.norm = num_layers, norm
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
+        x = tgt
+        for layer in self.layers:
+            x = layer(x, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                      tgt_key_padding_mask=tgt_key_padding_mask,
+                      memory_key_padding_mask=memory_key_padding_mask,
+                      tgt_is_causal=bool(tgt_is_causal), memory_is_causal=memory_is_causal)
+        return x if self.norm is None else self.norm(x)
+
+
+class Transformer(Module):
+    """The encoder-decoder model of "Attention Is All You Need", with PyTorch's signature,
+    parameter names (``encoder.layers.0.self_attn.in_proj_weight``, ..., ``decoder.norm.bias``),
+    masks and initialisation (Xavier-uniform for every matrix).
+
+        >>> import mutograd as mg
+        >>> from mutograd import nn
+        >>> model = nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1,
+        ...                        num_decoder_layers=1, dim_feedforward=16, batch_first=True)
+        >>> tgt_mask = nn.Transformer.generate_square_subsequent_mask(4)
+        >>> model(mg.randn([2, 5, 8]), mg.randn([2, 4, 8]), tgt_mask=tgt_mask).shape
+        [2, 4, 8]
+    """
+
+    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,
+                 dim_feedforward=2048, dropout=0.1, activation="relu", custom_encoder=None,
+                 custom_decoder=None, layer_norm_eps=1e-5, batch_first=False, norm_first=False,
+                 bias=True, device=None, dtype=None):
+        super().__init__()
+        kw = dict(dim_feedforward=dim_feedforward, dropout=dropout, activation=activation,
+                  layer_norm_eps=layer_norm_eps, batch_first=batch_first, norm_first=norm_first,
+                  bias=bias, dtype=dtype)
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            self.encoder = TransformerEncoder(
+                TransformerEncoderLayer(d_model, nhead, **kw), num_encoder_layers,
+                LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            self.decoder = TransformerDecoder(
+                TransformerDecoderLayer(d_model, nhead, **kw), num_decoder_layers,
+                LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
+        for p in self.parameters():
+            if p.ndim > 1:
+                init.xavier_uniform_(p)
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None,
+                src_key_padding_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
+                memory_is_causal=False):
+        batched = src.ndim == 3
+        b = 0 if self.batch_first else 1
+        if batched and src.shape[b] != tgt.shape[b]:
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if not batched and tgt.ndim != 2:
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask,
+                              is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask,
+                            tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz, device=None, dtype=None):
+        """A float (sz, sz) mask: -inf above the diagonal (a position sees only the earlier
+        ones), 0 elsewhere."""
+        from ..ops.creation import tensor
+        m = np.triu(np.full((sz, sz), -np.inf), 1)
+        return tensor(m, dtype=dtype or "float32", device=device)

@@ -2,6 +2,7 @@
 from ..tensor import Tensor
 from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/inplace_api.md)
     arrangement,
+    complex_views,
     composite,
     conventions,
     creation,
@@ -24,6 +25,7 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     sorting,
     special,
     statistics,
+    torch_functions,
     views,
 )
 from .registry import OPS, binary, call, call_inplace, defop  # noqa: F401
@@ -59,6 +61,8 @@ FUNCTIONS.update(inplace_misc.FUNCTIONS)
 FUNCTIONS.update(searching.FUNCTIONS)
 FUNCTIONS.update(statistics.FUNCTIONS)
 FUNCTIONS.update(arrangement.FUNCTIONS)
+FUNCTIONS.update(complex_views.FUNCTIONS)
+FUNCTIONS.update({k: v for k, v in torch_functions.FUNCTIONS.items() if k not in FUNCTIONS})
 FUNCTIONS.update({"slogdet": linalg.slogdet, "matrix_power": linalg.matrix_power})
 FUNCTIONS.update(functional_inplace.FUNCTIONS)
 FUNCTIONS.update({f.__name__: f for f in (

@@ -55,6 +55,8 @@ def _correction(unbiased, correction):
 def var(x, axis=None, unbiased=None, keepdim=False, dim=None, correction=None, keepdims=None,
         name=None):
     """Variance (unbiased by default, as both frameworks)."""
+    if isinstance(axis, bool):   # PyTorch's ``var(x, unbiased)`` overload: no axis
+        axis, unbiased = None, axis
     return call(OPS["var"], [x], {"axis": axis if dim is None else dim,
                                   "keepdim": _keep(keepdim, keepdims),
                                   "correction": _correction(unbiased, correction)})
@@ -63,6 +65,8 @@ def var(x, axis=None, unbiased=None, keepdim=False, dim=None, correction=None, k
 def std(x, axis=None, unbiased=None, keepdim=False, dim=None, correction=None, keepdims=None,
         name=None):
     """Standard deviation (unbiased by default)."""
+    if isinstance(axis, bool):   # PyTorch's ``std(x, unbiased)`` overload: no axis
+        axis, unbiased = None, axis
     return call(OPS["std"], [x], {"axis": axis if dim is None else dim,
                                   "keepdim": _keep(keepdim, keepdims),
                                   "correction": _correction(unbiased, correction)})

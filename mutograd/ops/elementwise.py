@@ -82,7 +82,8 @@ defop("sin", lambda xp, x, out=None: ufunc(xp.sin, x, out=out), grad=lambda g, x
 defop("cos", lambda xp, x, out=None: ufunc(xp.cos, x, out=out),
       grad=lambda g, x, xp: -g * xp.sin(x), result="float")
 defop("tan", lambda xp, x, out=None: ufunc(xp.tan, x, out=out),
-      grad=lambda g, out: g * (1 + out * out), result="float")
+      grad=lambda g, out: g * (1 + out * out), result="float",
+      copy_out=True)   # Note [Outputs copied on write] in autograd/saved.py
 def _tanh_grad(g, out, into, xp):
     return ufunc(xp.multiply, g, 1 - out * out, out=into)
 
@@ -146,7 +147,7 @@ def _zero_block(dtype):
 defop("relu", _relu,
       grad=lambda g, out, into, xp: ufunc(xp.multiply, g, ~(out <= 0), out=into))
 defop("relu6", lambda xp, x, out=None: xp.clip(x, 0, 6, out=out),
-      grad=lambda g, out: g * ((out > 0) & (out < 6)))
+      grad=lambda g, out: g * ((out > 0) & (out < 6)), copy_out=True)
 
 
 def _into(out, r, x):
@@ -162,7 +163,8 @@ def _leaky_relu(xp, x, out=None, negative_slope=0.01):
 
 
 defop("leaky_relu", _leaky_relu,
-      grad=lambda g, out, negative_slope, xp: g * xp.where(out > 0, 1.0, negative_slope))
+      grad=lambda g, out, negative_slope, xp: g * xp.where(out > 0, 1.0, negative_slope),
+      copy_out=True)
 
 
 def nonpositive(xp, x):
@@ -368,7 +370,7 @@ defop("sub", _sub, grad=(lambda g: g, lambda g, alpha: -g if alpha == 1 else g *
 defop("mul", lambda xp, x, y, out=None: ufunc(xp.multiply, x, y, out=out),
       grad=(lambda g, y: g * y, lambda g, x: g * x))
 defop("div", lambda xp, x, y, out=None: ufunc(xp.true_divide, x, y, out=out), result="float",
-      grad=(lambda g, y: g / y, lambda g, out, y: -g * out / y))
+      grad=(lambda g, y: g / y, lambda g, out, y: -g * out / y), copy_out=True)
 defop("floor_divide", lambda xp, x, y, out=None: ufunc(xp.floor_divide, x, y, out=out),
       grad=(_zero, _zero))
 def _remainder(xp, x, y, out=None):

@@ -13,6 +13,7 @@ leaf error before any write, and gradients through the masks.
     True
 """
 import math
+import warnings
 
 from .. import random
 from ..tensor import _wrap
@@ -126,7 +127,15 @@ def _feature_dropout(batched_ndim, what):
         _check_p(p, what)
         if not training or p == 0:
             return input
-        shape = _channel_shape(input, batched_ndim, what)
+        if what == "dropout2d" and input.ndim == 2:
+            # PyTorch warns and drops element-wise (no channel dimension to drop)
+            warnings.warn("dropout2d: Received a 2-D input to dropout2d, which is deprecated and "
+                          "will result in an error in a future release. To retain the behavior "
+                          "and silence this warning, please use dropout instead.", UserWarning,
+                          stacklevel=2)
+            shape = tuple(input.shape)
+        else:
+            shape = _channel_shape(input, batched_ndim, what)
         return _mul(input, _keep_mask(input, p, shape), inplace)
     f.__name__ = what
     f.__doc__ = f"Zero whole channels with probability ``p`` ({what}); the rest scaled."

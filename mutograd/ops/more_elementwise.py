@@ -23,13 +23,15 @@ def _u(name, f, grad, **kw):
 
 
 # ---- inverse trigonometric and hyperbolic: gradients through the output ------------------------
-_u("asin", "arcsin", lambda g, out, xp: g / xp.cos(out))          # cos(asin x) = sqrt(1 - x^2)
-_u("acos", "arccos", lambda g, out, xp: -g / xp.sin(out))         # sin(acos x) = sqrt(1 - x^2)
-_u("atan", "arctan", lambda g, out, xp: g * xp.cos(out) ** 2)     # cos^2(atan x) = 1/(1 + x^2)
-_u("asinh", "arcsinh", lambda g, out, xp: g / xp.cosh(out))       # cosh(asinh x) = sqrt(x^2+1)
-_u("acosh", "arccosh", lambda g, out, xp: g / xp.sinh(out))       # sinh(acosh x) = sqrt(x^2-1)
-_u("atanh", "arctanh", lambda g, out, xp: g * xp.cosh(out) ** 2)  # cosh^2(atanh x) = 1/(1-x^2)
-_u("sinh", "sinh", lambda g, out, xp: g * xp.sqrt(1 + out * out))  # cosh x = sqrt(1 + sinh^2)
+# (copy_out: PyTorch's formulas use the input, so a chain such as b.asin_().asin_() runs there;
+# here the output is copied only if it is written again: Note [Outputs copied on write])
+_u("asin", "arcsin", lambda g, out, xp: g / xp.cos(out), copy_out=True)   # cos(asin x)
+_u("acos", "arccos", lambda g, out, xp: -g / xp.sin(out), copy_out=True)  # sin(acos x)
+_u("atan", "arctan", lambda g, out, xp: g * xp.cos(out) ** 2, copy_out=True)  # 1/(1 + x^2)
+_u("asinh", "arcsinh", lambda g, out, xp: g / xp.cosh(out), copy_out=True)    # sqrt(x^2 + 1)
+_u("acosh", "arccosh", lambda g, out, xp: g / xp.sinh(out), copy_out=True)    # sqrt(x^2 - 1)
+_u("atanh", "arctanh", lambda g, out, xp: g * xp.cosh(out) ** 2, copy_out=True)  # 1/(1 - x^2)
+_u("sinh", "sinh", lambda g, out, xp: g * xp.sqrt(1 + out * out), copy_out=True)  # cosh x
 _u("cosh", "cosh", lambda g, x, xp: g * xp.sinh(x))                # sinh's sign needs x
 defop("deg2rad", lambda xp, x, out=None: xp.multiply(x, math.pi / 180, out=out),
       grad=lambda g: g * (math.pi / 180), result="float")
@@ -64,7 +66,8 @@ def _hardtanh(xp, x, min=-1.0, max=1.0, out=None):
     return xp.clip(x, min, max, out=out)
 
 
-defop("hardtanh", _hardtanh, grad=lambda g, out, min, max: g * ((out > min) & (out < max)))
+defop("hardtanh", _hardtanh, grad=lambda g, out, min, max: g * ((out > min) & (out < max)),
+      copy_out=True)
 
 
 def _celu(xp, x, alpha=1.0, out=None):
@@ -105,7 +108,7 @@ def _hardsigmoid(xp, x, slope=1 / 6, offset=0.5, out=None):
 
 
 defop("hardsigmoid", _hardsigmoid, result="float",
-      grad=lambda g, out, slope: g * slope * ((out > 0) & (out < 1)))
+      grad=lambda g, out, slope: g * slope * ((out > 0) & (out < 1)), copy_out=True)
 
 
 def _hardswish(xp, x, out=None):
@@ -153,7 +156,8 @@ defop("copysign", lambda xp, x, y, out=None: xp.copysign(x, y, out=out), result=
 defop("hypot", lambda xp, x, y, out=None: xp.hypot(x, y, out=out), result="float",
       grad=(lambda g, x, out: g * x / out, lambda g, y, out: g * y / out))
 defop("ldexp", lambda xp, x, y, out=None: xp.multiply(x, xp.exp2(y), out=out), result="float",
-      grad=(lambda g, y, xp: g * xp.exp2(y), lambda g, out: g * out * math.log(2)))
+      grad=(lambda g, y, xp: g * xp.exp2(y), lambda g, out: g * out * math.log(2)),
+      copy_out=True)
 
 
 def _float_power(xp, x, y, out=None):

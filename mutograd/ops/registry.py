@@ -56,7 +56,7 @@ from ..autograd.engine import RegionGrad
 from ..autograd.explain import leaf_error
 from ..autograd.grad_mode import _state
 from ..autograd.node import Node, save, save_copy
-from ..autograd.saved import before_write
+from ..autograd.saved import before_write, save_output
 from ..autograd.sites import Flags as _flags
 from ..autograd.view_write import check_layout, internal_overlap, rebase
 from ..errors import (DTypeError, IndexRangeError, InplaceError, MutogradError,
@@ -73,7 +73,8 @@ _new = object.__new__
 _F64 = np.dtype("float64")
 _SCALARS = (int, float, bool, complex)
 _KW_ALIASES = {"dim": "axis", "keepdims": "keepdim", "keep_dim": "keepdim",
-               "start_dim": "start_axis", "end_dim": "stop_axis"}
+               "start_dim": "start_axis", "end_dim": "stop_axis",
+               "dims": "axis", "dim1": "axis1", "dim2": "axis2"}   # flip/roll, diagonal
 _INPUT_ALIASES = ("input", "other")
 
 OPS = {}
@@ -189,6 +190,7 @@ class OpDef:
     pool = False   # set by defop: results may come from the buffer cache
     ufunc = None   # set by ops/fastpath.py: the NumPy ufunc equal to fwd with default attrs
     region = None  # the attribute holding the index of the part of x the in-place form writes
+    copy_out = False  # set by defop: a later write into the saved output copies it first
 
     def __init__(self, name, fwd, grad, kind, inplace, varargs, result, fill, node_name,
                  keeps=()):
@@ -297,7 +299,8 @@ class OpDef:
                                     f"arguments ({len(args)} given)")
                 attrs.update(zip(self.attr_names, extra))
         for k, v in kw.items():
-            k = _KW_ALIASES.get(k, k)
+            if k not in attrs and k not in self.required:   # an op's own name wins
+                k = _KW_ALIASES.get(k, k)
             if k in self.index:
                 _put_input(self, inputs, self.index[k], v)
             elif k in _INPUT_ALIASES and _INPUT_ALIASES.index(k) < n:
@@ -819,8 +822,8 @@ def _record(op, inputs, arrays, result, attrs, xp, copies=None):
         names = op.plan(mask)
     saved = {} if names else None   # a node that saves nothing keeps no dict
     for name in names:
-        if name == "out":
-            saved[name] = save(result)
+        if name == "out":   # Note [Outputs copied on write] in autograd/saved.py
+            saved[name] = save_output(result) if op.copy_out else save(result)
         elif op.keeps and name in op.keeps:
             saved[name] = copies[name]
         elif copies is not None and op.index[name] in copies:
@@ -1161,9 +1164,10 @@ def call_var(op, inputs, attrs):
 
 
 def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, result=None,
-          fill=False, method=True, node_name=None, aliases=(), keeps=()):
+          fill=False, method=True, node_name=None, aliases=(), keeps=(), copy_out=False):
     """Declare an op; returns the OpDef. See the module docstring."""
     op = OpDef(name, fwd, grad, kind, inplace, varargs, result, fill, node_name, keeps)
+    op.copy_out = copy_out   # Note [Outputs copied on write] in autograd/saved.py
     OPS[name] = op
     op.function = _make_function(op, call)
     op.function.__name__ = op.function.__qualname__ = name

@@ -38,8 +38,12 @@ defvar("stack", _stack, grad=lambda g, shapes, xp, axis=0: list(xp.moveaxis(g, a
 
 
 def cat(tensors, axis=0, dim=None, out=None):
-    """Join tensors along an existing axis."""
-    return call_var(OPS["cat"], list(tensors), {"axis": axis if dim is None else dim})
+    """Join tensors along an existing axis; empty 1-D tensors (shape [0]) are skipped next to
+    tensors of more dimensions, as in PyTorch."""
+    tensors = list(tensors)
+    if any(getattr(t, "ndim", 1) != 1 for t in tensors):
+        tensors = [t for t in tensors if tuple(getattr(t, "shape", (1,))) != (0,)] or tensors[:1]
+    return call_var(OPS["cat"], tensors, {"axis": axis if dim is None else dim})
 
 
 def stack(tensors, axis=0, dim=None, out=None):

@@ -51,7 +51,7 @@ def _erfinv(xp, x, out=None):
 
 
 defop("erfinv", _erfinv, result="float",
-      grad=lambda g, out, xp: g * (_SQRT_PI / 2) * xp.exp(out * out))
+      grad=lambda g, out, xp: g * (_SQRT_PI / 2) * xp.exp(out * out), copy_out=True)
 defop("i0", _ufunc("i0"), grad=lambda g, x, xp: g * _sp(xp).i1(x), result="float")
 
 

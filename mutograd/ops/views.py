@@ -263,6 +263,8 @@ def transpose(x, *args, **kw):
         d0, d1 = args
     else:
         d0, d1 = kw.get("dim0", kw.get("axis0")), kw.get("dim1", kw.get("axis1"))
+    if x.ndim == 0 and d0 in (0, -1) and d1 in (0, -1):   # PyTorch: a 0-d tensor has dim 0/-1
+        return call(OPS["permute"], [x], {"perm": ()})
     return call(OPS["swapaxes"], [x], {"axis0": d0, "axis1": d1})
 
 

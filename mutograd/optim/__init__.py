@@ -9,6 +9,7 @@
 from . import lr_scheduler
 from .adam_family import Adamax, Lamb, NAdam, RAdam
 from .algorithms import SGD, Adadelta, Adagrad, Adam, AdamW, RMSprop
+from .lbfgs import LBFGS
 from .matrix_optimizers import Adafactor, Muon
 from .sgd_family import ASGD, Rprop
 from .optimizer import Optimizer, OptimizerStateError
@@ -22,6 +23,7 @@ __all__ = [
            "Adam",
            "AdamW",
            "Adamax",
+           "LBFGS",
            "Lamb",
            "Muon",
            "NAdam",

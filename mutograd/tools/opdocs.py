@@ -18,7 +18,9 @@ Generated from the op registry by `python -m mutograd.tools.opdocs`; do not edit
 
 Forms: `mg.op(...)` (function), `x.op(...)` (method), `mg.op_(x, ...)` / `x.op_(...)` (in place,
 returning `x` itself). **Saves** is what the backward node keeps when every input needs a
-gradient: `result` (the output; free when run in place), an input by name (kept by reference and
+gradient: `result` (the output; free when run in place; `result, copied if written` when a later
+write into it first copies the written region, once, so that chains such as `b.asin_().asin_()`
+run as in PyTorch: Note [Outputs copied on write]), an input by name (kept by reference and
 version-checked), `kept: name` (an array the forward computed for the backward, private to the
 node: never version-checked, freed after backward), `copy of x in place` (the in-place form
 copies the overwritten input first, one counted buffer, only when its gradient is needed), or
@@ -115,7 +117,8 @@ def _saves(op):
         names |= uses
     if not names:
         return "nothing"
-    parts = ["result" if n == "out" else f"kept: {n}" if n in op.keeps else n
+    result = "result, copied if written" if op.copy_out else "result"
+    parts = [result if n == "out" else f"kept: {n}" if n in op.keeps else n
              for n in sorted(names, key=lambda n: (n != "out", n in op.keeps, n))]
     if op.has_inplace and op.takes_out and op.inputs and op.inputs[0] in names:
         parts.append("copy of x in place")

@@ -167,6 +167,59 @@ def equal(input, other):
     return input.shape == other.shape and _builtins.bool((input._data == other._data).all())
 
 
+def div(input, other, *, rounding_mode=None, out=None):
+    """``input / other``; ``rounding_mode='trunc'`` rounds towards zero and ``'floor'`` down
+    (both keep an integer dtype, and have a zero gradient, as in PyTorch)."""
+    if rounding_mode is None:
+        return _mg.div(input, other) if out is None else _mg.div(input, other, out=out)
+    if rounding_mode == "floor":
+        r = _mg.floor_divide(input, other)
+    elif rounding_mode == "trunc":
+        r = _mg.trunc(_mg.div(input, other))
+        kinds = [getattr(a, "dtype", None) for a in (input, other)]
+        if _builtins.all(k is None or not (k.is_floating_point or k.is_complex) for k in kinds):
+            r = r.astype(input.dtype if isinstance(input, _Tensor) else other.dtype)
+    else:
+        raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                         f"but found '{rounding_mode}'")
+    if out is not None:
+        out.copy_(r)
+        return out
+    return r
+
+
+divide = true_divide = div
+
+
+def _div_method(name, op):
+    def method(self, other, *, rounding_mode=None):
+        if rounding_mode is None:
+            return op(self, other)
+        r = div(self, other, rounding_mode=rounding_mode)
+        return self.copy_(r) if name.endswith("_") else r
+    method.__name__ = name
+    method.__doc__ = f"``{name}(other, rounding_mode=None)``: see :func:`div`."
+    method._plain = op
+    return method
+
+
+for _n in ("div", "div_"):
+    _op = getattr(_Tensor, _n)
+    _m = _div_method(_n, getattr(_op, "_plain", _op))
+    for _alias in (_n, "divide" + _n[3:], "true_divide" + _n[3:]):   # aliases stay one method
+        if hasattr(_Tensor, _alias):
+            setattr(_Tensor, _alias, _m)
+
+fill = _mg.ops.registry.OPS["fill"].function
+from ...autograd.grad_mode import is_inference_mode_enabled  # noqa: E402, F401
+from . import _toplevel  # noqa: E402
+
+# the rest of PyTorch's top-level names (function forms, windows, switches, memory formats...)
+globals().update({_n: getattr(_toplevel, _n) for _n in _toplevel.NAMES if _n not in globals()})
+from ...ops.torch_functions import range_ as range  # noqa: E402, A001 (PyTorch's name)
+from .serialization import load, save  # noqa: E402  (file objects too; a Module is refused)     # the out-of-place fill: a new tensor of ``value``s
+
+
 # ---- legacy constructors: torch.Tensor(2, 3), torch.FloatTensor([[1., 2.]]) -----------------
 class _LegacyType(type):
     """``FloatTensor(10)`` is 10 zeros, ``FloatTensor([[1., 2.]])`` is a copy of the data, and
@@ -199,7 +252,7 @@ def _legacy(name, dt):
                                   "__doc__": f"Legacy constructor of {dt or 'float'} tensors."})
 
 
-Tensor = _legacy("Tensor", None)
+Tensor = _Tensor   # the real class: torch.Tensor(2, 3) is zeros, torch.Tensor([1.]) a copy
 FloatTensor = _legacy("FloatTensor", _mg.float32)
 DoubleTensor = _legacy("DoubleTensor", _mg.float64)
 HalfTensor = _legacy("HalfTensor", _mg.float16)
@@ -210,8 +263,11 @@ CharTensor = _legacy("CharTensor", _mg.int8)
 ByteTensor = _legacy("ByteTensor", _mg.uint8)
 BoolTensor = _legacy("BoolTensor", _mg.bool)
 
-from . import amp, autograd, backends, cuda, linalg, nn, optim, utils  # noqa: E402, F401
-from .amp import autocast  # noqa: E402, F401
+from . import (  # noqa: E402, F401
+    accelerator, amp, autograd, backends, cuda, hub, linalg, nn, onnx, optim, utils)
+from .amp import GradScaler, autocast  # noqa: E402, F401
+
+ModuleDict, ParameterDict = nn.ModuleDict, nn.ParameterDict   # (PyTorch exports them too)
 from .._common import refuse_missing as _refuse_missing  # noqa: E402
 from ._refusals import install_tensor_refusals as _install_tensor_refusals  # noqa: E402
 

@@ -41,7 +41,7 @@ _RULES = {
          r"merge_type_from_type_comment|unify_type_list|fork|wait|AggregationType|AVG|SUM|"
          r"LockingLogger|LoggerBase|NoopLogger|ThroughputBenchmark|BenchmarkConfig|"
          r"BenchmarkExecutionStats|while_loop|cond|classproperty", _JIT),
-        (r"\w+Storage|StorageBase|is_storage|from_file|PyTorchFileReader|PyTorchFileWriter|"
+        (r"Storage|\w+Storage|StorageBase|is_storage|from_file|PyTorchFileReader|PyTorchFileWriter|"
          r"SerializationStorageContext|DeserializationStorageContext", _STORAGE),
         (r"q_\w+|qint\d+|quint\w+|quantize\w*|quantized_\w+|dequantize|fake_quantize\w+|"
          r"fused_moving_avg_obs_fake_quant|choose_qparams_optimized|int_repr|per_channel_\w+|"
@@ -50,7 +50,10 @@ _RULES = {
         (r"sparse_\w+|spmm|smm|hsmm|dsmm|hspmm|sspaddmm|saddmm|\w*indices_copy|values_copy|"
          r"resize_as_sparse_|jagged|segment_reduce", _SPARSE),
         (r"sym_\w+|SymBool|SymFloat|SymInt", _SYM),
-        (r"bfloat16|bits\w*|bit|complex32|chalf|float8_\w+|float4_\w+|int[1-7]|uint[1-7]", _DTYPE),
+        (r"bfloat16|bits\w*|bit|complex32|chalf|float8_\w+|float4_\w+|int[1-7]|uint[1-7]|"
+         r"BFloat16Tensor", _DTYPE),
+        (r"vmap", "functorch's vectorizing transform: write the batch dimension explicitly (ops "
+         "broadcast over leading dimensions) or loop"),
         (r"Stream|Event", _STREAM),
         (r"DispatchKey|DispatchKeySet|ExcludeDispatchKeyGuard|DisableTorchFunction\w*|Tag|"
          r"compiled_with_cxx11_abi|prepare_multiprocessing_environment|"
@@ -80,14 +83,19 @@ _RULES = {
          r"has_torch_function\w*", _JIT),
         (r"ScalingType|SwizzleType|scaled_mm|scaled_grouped_mm", _DTYPE),
     ],
-    "torch.optim": [
-        (r"SparseAdam", _SPARSE),
-    ],
     "torch.autograd": [
         (r"DeviceType|ProfilerActivity|ProfilerConfig|ProfilerEvent|ProfilerState|"
          r"kineto_available", "the Kineto profiler: use Python's cProfile and mutograd.memory"),
         (r"handle_torch_function|has_torch_function|is_tensor_like|enforce_grad_layout_policy",
          _DISPATCH),
+        (r"gradgradcheck", "higher-order gradients (create_graph=True) are not computed by "
+         "mutograd; check first derivatives with torch.autograd.gradcheck"),
+    ],
+    "torch.optim": [
+        (r"SparseAdam", "sparse gradients: mutograd's gradients are dense; use Adam or AdamW"),
+        (r"swap_in_optimizer_params_and_state", "PyTorch's helper for swapping tensor "
+         "subclasses into an optimizer's state: mutograd has one tensor class; load a "
+         "state_dict instead"),
     ],
     "torch.utils.data": [
         (r"DFIterDataPipe|DataChunk|IterDataPipe|MapDataPipe|functional_datapipe|"

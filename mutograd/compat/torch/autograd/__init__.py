@@ -10,10 +10,14 @@ from ....autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from ....tensor import Tensor as _Tensor
 from . import graph
+from .gradcheck import GradcheckError, gradcheck
 
-__all__ = ["Function", "FunctionCtx", "backward", "detect_anomaly", "enable_grad", "grad", "graph",
-           "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "no_grad",
+__all__ = ["Function", "FunctionCtx", "GradcheckError", "Variable", "backward",
+           "gradcheck", "is_multithreading_enabled", "is_view_replay_enabled",
+           "set_multithreading_enabled", "variable", "detect_anomaly", "enable_grad",
+           "grad", "graph", "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "no_grad",
            "set_detect_anomaly", "set_grad_enabled"]
 
 
@@ -23,6 +27,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
     An output without a ``grad_outputs`` entry must be a scalar, as in PyTorch.
     """
+    if isinstance(inputs, graph.GradientEdge):
+        inputs = (inputs,)
+    inputs = [graph._edge_tensor(i) for i in inputs] if isinstance(inputs, (list, tuple)) \
+        else inputs
     outs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
     gouts = grad_outputs
     if gouts is not None and not isinstance(gouts, (list, tuple)):
@@ -40,3 +48,58 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     """Accumulate gradients of ``tensors`` into the leaves; implicit gradients need scalars."""
     _engine.backward(tensors, grad_tensors, retain_graph, inputs=inputs, scalar_only=True,
                      create_graph=create_graph)
+
+
+class _VariableMeta(type):
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, _Tensor)
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, _Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """PyTorch's deprecated wrapper: ``Variable(t, requires_grad=...)`` is a new leaf sharing
+    ``t``'s data (``t.detach()``), and every tensor is an instance of it.
+
+        >>> import mutograd.compat.torch as torch
+        >>> t = torch.ones(2)
+        >>> v = torch.autograd.Variable(t, requires_grad=True)
+        >>> v is t, v.is_leaf, v.requires_grad, isinstance(t, torch.autograd.Variable)
+        (False, True, True, True)
+    """
+
+    def __new__(cls, data, requires_grad=False, volatile=False):
+        if not isinstance(data, _Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        return data.detach().requires_grad_(requires_grad)
+
+
+def variable(*args, **kwargs):
+    """Removed from PyTorch: raises, naming the replacement (as PyTorch does)."""
+    raise RuntimeError("torch.autograd.variable(...) is deprecated, use torch.tensor(...) "
+                       "instead")
+
+
+def is_multithreading_enabled():
+    """True: backward may be run from several threads (grad mode is per thread)."""
+    return True
+
+
+class set_multithreading_enabled:   # noqa: N801 - PyTorch's name
+    """Accepted for PyTorch scripts (a context manager or a call); backward runs in the
+    calling thread either way."""
+
+    def __init__(self, mode):
+        self.mode = bool(mode)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def is_view_replay_enabled():
+    """False, as PyTorch by default: a view's gradient comes from its base's history."""
+    return False

@@ -37,13 +37,16 @@ from ....nn.functional import (  # noqa: F401
     rms_norm,
     smooth_l1_loss,
 )
-from ....nn.attention import scaled_dot_product_attention  # noqa: F401
-from ....nn.losses import (  # noqa: F401
-    cosine_embedding_loss, ctc_loss, gaussian_nll_loss, hinge_embedding_loss,
-    margin_ranking_loss, multi_margin_loss, multilabel_margin_loss, multilabel_soft_margin_loss,
-    pairwise_distance, pdist, poisson_nll_loss, soft_margin_loss, triplet_margin_loss,
-    triplet_margin_with_distance_loss)
 from ..._common import activation as _act
+from ....nn import functional as _nf
+from ....nn import rearrange as _rearrange
+from ....nn.attention import scaled_dot_product_attention  # noqa: F401
+
+# the rest of mutograd.nn.functional (its signatures are PyTorch's); the names below override
+globals().update({k: v for k, v in vars(_nf).items()
+                  if not k.startswith("_") and callable(v) and getattr(v, "__module__", "")
+                  .startswith("mutograd.") and k not in globals()})
+globals().update({k: getattr(_rearrange, k) for k in _rearrange.FUNCTIONS})
 
 relu = _act("relu", "max(x, 0); ``inplace=True`` writes into ``input`` and returns it.")
 relu6 = _act("relu6", "min(max(x, 0), 6); ``inplace=True`` writes into ``input``.")

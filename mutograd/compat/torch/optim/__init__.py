@@ -10,7 +10,7 @@
     tensor([0., 0.], requires_grad=True)
 """
 from .... import optim as _optim
-from ....optim import SGD, Adadelta, Adagrad, Optimizer, RMSprop  # noqa: F401
+from ....optim import LBFGS, SGD, Adadelta, Adagrad, Optimizer, RMSprop  # noqa: F401
 from . import lr_scheduler  # noqa: F401
 
 
