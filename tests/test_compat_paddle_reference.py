@@ -21,13 +21,6 @@ REF = np.load(os.path.join(_DATA, "paddle_api_reference.npz"), allow_pickle=Fals
 _BUILTIN = {"ValueError": ValueError, "RuntimeError": RuntimeError, "TypeError": TypeError,
             "AttributeError": AttributeError, "IndexError": IndexError}
 
-# Chained in-place ops that Paddle 3.3.1 differentiates and mutograd still refuses with a
-# VersionError (the second write changes a value the first one saved); strict, so the day they
-# pass this list must shrink.
-CHAINED_PENDING = {"chained_asin_", "chained_acos_", "chained_atan_", "chained_tan_",
-                   "chained_sinh_", "chained_asinh_", "chained_atanh_"}
-
-
 # Where Paddle 3.3.1 is wrong and we do not follow it: the entry is checked to still differ, and
 # ours against float64 central differences.
 PADDLE_WRONG = {("fn_group_norm", "grad"): "group_norm without weight and bias: Paddle's "
@@ -48,11 +41,7 @@ def _run(case):
 def _params():
     out = []
     for c in CASES:
-        marks = []
-        if c.key in CHAINED_PENDING:
-            marks.append(pytest.mark.xfail(strict=True, raises=mg.VersionError,
-                                           reason="the first write's saved value is overwritten"))
-        out.append(pytest.param(c, id=c.key, marks=marks))
+        out.append(pytest.param(c, id=c.key))
     return out
 
 

@@ -134,7 +134,12 @@ def _count_inference(n):
     tensor = sys.modules["mutograd.tensor"]   # (``mutograd.tensor`` the name is a function)
     with _inference_lock:
         _inference_active += n
-        tensor.VersionCounter = InferenceCounter if _inference_active else VersionCounter
+        counter = InferenceCounter if _inference_active else VersionCounter
+        tensor.VersionCounter = counter
+        # the registry's short paths make tensors without going through mutograd.tensor
+        registry = sys.modules.get("mutograd.ops.registry")
+        if registry is not None:
+            registry._VersionCounter = counter
 
 
 class set_grad_enabled(_GradMode):

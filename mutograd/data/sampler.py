@@ -121,6 +121,10 @@ class BatchSampler(Sampler):
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
 
 
+class _SamplingError(RuntimeError, ValueError):
+    """Weights that cannot give the samples asked for (PyTorch raises a RuntimeError)."""
+
+
 class WeightedRandomSampler(Sampler):
     """``num_samples`` indices drawn with probabilities proportional to ``weights`` (with
     ``replacement``, or each index at most once)."""
@@ -140,7 +144,7 @@ class WeightedRandomSampler(Sampler):
         if (w < 0).any() or not np.isfinite(w).all() or w.sum() <= 0:
             raise ValueError("weights must be finite, non-negative and not all zero")
         if not replacement and num_samples > (w > 0).sum():
-            raise ValueError("cannot draw more samples than there are non-zero weights "
+            raise _SamplingError("cannot draw more samples than there are non-zero weights "
                              "without replacement")
         self.weights, self.num_samples = w, num_samples
         self.replacement, self.generator = replacement, generator

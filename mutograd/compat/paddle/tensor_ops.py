@@ -180,13 +180,14 @@ SHARED_WITH_TORCH = frozenset({
 
 
 def install(namespace):
-    """Add the Tensor methods, and the functions of :data:`COMPOSED` to ``namespace`` (the
-    paddle module's globals), each only where that name is not taken yet."""
+    """Add the Tensor methods where the name is not taken yet, and the functions of
+    :data:`COMPOSED` to ``namespace`` (the paddle module's globals), where Paddle's signatures
+    (``axis=``, ``name=``) replace the main namespace's functions of the same name."""
     for name, fn in METHODS.items():
         if not hasattr(Tensor, name) and name not in SHARED_WITH_TORCH:
             setattr(Tensor, name, fn)
     for name in COMPOSED:
-        namespace.setdefault(name, globals()[name])
+        namespace[name] = globals()[name]
     for name in COMPOSED_METHODS:
         if not hasattr(Tensor, name) and name not in SHARED_WITH_TORCH:
             setattr(Tensor, name, globals()[name])

@@ -133,8 +133,11 @@ def _aten(fn, pos):
     """``fn`` with ATen's integer ``reduction`` (0 none, 1 mean, 2 sum) at position ``pos``."""
     def wrapped(*args, **kw):
         args = list(args)
-        if len(args) > pos and isinstance(args[pos], int):
-            args[pos] = _REDUCTION[args[pos]]
+        if len(args) > pos:    # ATen puts reduction where the functional has size_average
+            r = args.pop(pos)
+            kw["reduction"] = _REDUCTION[r] if isinstance(r, int) else r
+            if len(args) > pos:
+                raise TypeError(f"{fn.__name__}() takes at most {pos + 1} positional arguments")
         if isinstance(kw.get("reduction"), int):
             kw["reduction"] = _REDUCTION[kw["reduction"]]
         return fn(*args, **kw)
