@@ -70,6 +70,12 @@ from .losses import (CosineEmbeddingLoss, CTCLoss, GaussianNLLLoss, HingeEmbeddi
                      MultiMarginLoss, PairwiseDistance, PoissonNLLLoss, SoftMarginLoss,
                      TripletMarginLoss, TripletMarginWithDistanceLoss)
 from .module import Module, Parameter, StateDictError
+from .pooling_layers import (AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,
+                             AdaptiveMaxPool2d, AdaptiveMaxPool3d, AvgPool1d, AvgPool3d, Conv3d,
+                             ConvTranspose1d, ConvTranspose3d, FractionalMaxPool2d,
+                             FractionalMaxPool3d, LPPool1d, LPPool2d, LPPool3d, MaxPool1d,
+                             MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
+from .pooling_layers import __all__ as _pooling_layers_all
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
 from .utils import clip_grad_norm_, clip_grad_value_
@@ -160,3 +166,4 @@ __all__ = [
                      "functional",
                      "init",
 ]
+__all__ += _pooling_layers_all

@@ -441,8 +441,10 @@ class _Pool(Module):
 class MaxPool2d(_Pool):
     """Maximum over ``kernel_size`` windows (stride defaults to the kernel size)."""
 
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1):
-        super().__init__(kernel_size, stride, padding, dilation=dilation)
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+                 ceil_mode=False):
+        super().__init__(kernel_size, stride, padding, dilation=dilation, ceil_mode=ceil_mode,
+                         return_indices=return_indices)
 
     def forward(self, x):
         return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, **self.kw)
@@ -451,10 +453,10 @@ class MaxPool2d(_Pool):
 class AvgPool2d(_Pool):
     """Mean over ``kernel_size`` windows."""
 
-    def __init__(self, kernel_size, stride=None, padding=0, count_include_pad=True,
-                 divisor_override=None):
-        super().__init__(kernel_size, stride, padding, count_include_pad=count_include_pad,
-                         divisor_override=divisor_override)
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None):
+        super().__init__(kernel_size, stride, padding, ceil_mode=ceil_mode,
+                         count_include_pad=count_include_pad, divisor_override=divisor_override)
 
     def forward(self, x):
         return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, **self.kw)

@@ -32,6 +32,7 @@ from .. import random
 from ..autograd.grad_mode import no_grad
 from ..errors import DTypeError, ShapeError
 from ..ops import OPS, call
+from ..ops import nn_ops  # noqa: F401  (registers max_unpool)
 from ..ops.creation import zeros
 from ..ops.shaping import stack
 from ..tensor import Tensor
@@ -492,9 +493,7 @@ def _max_unpool(n, name, input, indices, kernel_size, stride, padding, output_si
     if lo < 0 or hi >= total:
         raise IndexError(f"{name}: found an index {hi if hi >= total else lo} out of bounds "
                          f"for an output of {total} positions per plane")
-    out = zeros([b, c, total], dtype=x.dtype)
-    out = out.scatter(2, flat, x.reshape([b, c, -1]))
-    return undo(out.reshape([b, c, *size]))
+    return undo(call(OPS["max_unpool"], [x, idx], {"output_size": size}))
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):

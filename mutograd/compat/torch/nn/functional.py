@@ -38,6 +38,14 @@ from ....nn.functional import (  # noqa: F401
     smooth_l1_loss,
 )
 from ....nn.attention import scaled_dot_product_attention  # noqa: F401
+from ....nn.pooling import (  # noqa: F401
+    adaptive_avg_pool1d, adaptive_avg_pool3d, adaptive_max_pool1d,
+    adaptive_max_pool1d_with_indices, adaptive_max_pool2d, adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d, adaptive_max_pool3d_with_indices, avg_pool1d, avg_pool3d, conv3d,
+    conv_transpose1d, conv_transpose3d, fractional_max_pool2d, fractional_max_pool2d_with_indices,
+    fractional_max_pool3d, fractional_max_pool3d_with_indices, lp_pool1d, lp_pool2d, lp_pool3d,
+    max_pool1d, max_pool1d_with_indices, max_pool2d_with_indices, max_pool3d,
+    max_pool3d_with_indices, max_unpool1d, max_unpool2d, max_unpool3d)
 from ....nn.losses import (  # noqa: F401
     cosine_embedding_loss, ctc_loss, gaussian_nll_loss, hinge_embedding_loss,
     margin_ranking_loss, multi_margin_loss, multilabel_margin_loss, multilabel_soft_margin_loss,
