@@ -470,7 +470,7 @@ def test_modules_match_pytorch(name, args, kw, xs, params):
     np.testing.assert_allclose(out.numpy(), want.detach().numpy(), rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("name", ["ConvTranspose1d", "ConvTranspose3d"])
+@pytest.mark.parametrize("name", ["ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"])
 def test_conv_transpose_module_output_size_picks_the_output_padding(name):
     n = int(name[-2])
     m = getattr(nn, name)(2, 3, 3, stride=2, padding=1)

@@ -8,6 +8,7 @@ from ..ops.creation import empty, ones, zeros
 from . import functional as F
 from . import init
 from .module import Module, Parameter
+from .pooling import output_padding_for
 
 
 # ---- containers ----------------------------------------------------------------------------
@@ -245,8 +246,10 @@ class ConvTranspose2d(Module):
                       * self.kernel_size[1])
 
     def forward(self, x, output_size=None):
+        output_padding = output_padding_for(x, output_size, self.output_padding, self.stride,
+                                            self.padding, self.dilation, self.kernel_size)
         return F.conv_transpose2d(x, self.weight, self.bias, self.stride, self.padding,
-                                  self.output_padding, self.groups, self.dilation)
+                                  output_padding, self.groups, self.dilation)
 
     def extra_repr(self):
         return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "

@@ -192,6 +192,26 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return undo(out)
 
 
+def output_padding_for(x, output_size, output_padding, stride, padding, dilation, kernel_size):
+    """The ``output_padding`` of a transposed convolution that gives ``output_size`` (PyTorch's
+    ``ConvTranspose*.forward(x, output_size)``): within a stride past the shortest output."""
+    if output_size is None:
+        return output_padding
+    n = len(stride)
+    size = [int(v) for v in output_size][-n:]
+    if len(size) != n:
+        raise ValueError(f"output_size must have {n} or {n + 2} elements, got "
+                         f"{list(output_size)}")
+    least = [(i - 1) * s - 2 * p + d * (k - 1) + 1 for i, s, p, d, k in zip(
+        x.shape[-n:], stride, padding, dilation, kernel_size)]
+    for want, lo, s in zip(size, least, stride):
+        if not lo <= want < lo + s:
+            most = [a + b - 1 for a, b in zip(least, stride)]
+            raise ValueError(f"requested an output size of {size}, but valid sizes range "
+                             f"from {least} to {most}")
+    return tuple(w - lo for w, lo in zip(size, least))
+
+
 # ---- window geometry -----------------------------------------------------------------------
 def _out_len(length, k, s, p, d, ceil_mode):
     """PyTorch's pooling output length (ceil_mode: the last window must start inside the input

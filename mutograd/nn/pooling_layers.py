@@ -89,23 +89,8 @@ class _ConvTransposeNd(_ConvNd):
                          groups, bias, padding_mode, dtype, output_padding)
 
     def _output_padding(self, x, output_size):
-        """``output_padding`` that gives ``output_size`` (PyTorch's ``forward(x, output_size)``):
-        the sizes a stride leaves open, at most ``stride - 1`` past the shortest."""
-        if output_size is None:
-            return self.output_padding
-        n = self._n
-        size = [int(v) for v in output_size][-n:]
-        if len(size) != n:
-            raise ValueError(f"output_size must have {n} or {n + 2} elements, got "
-                             f"{list(output_size)}")
-        least = [(i - 1) * s - 2 * p + d * (k - 1) + 1 for i, s, p, d, k in zip(
-            x.shape[-n:], self.stride, self.padding, self.dilation, self.kernel_size)]
-        for want, lo, s in zip(size, least, self.stride):
-            if not lo <= want < lo + s:
-                most = [a + b - 1 for a, b in zip(least, self.stride)]
-                raise ValueError(f"requested an output size of {size}, but valid sizes range "
-                                 f"from {least} to {most}")
-        return tuple(w - lo for w, lo in zip(size, least))
+        return P.output_padding_for(x, output_size, self.output_padding, self.stride,
+                                    self.padding, self.dilation, self.kernel_size)
 
 
 class ConvTranspose1d(_ConvTransposeNd):
