@@ -11,7 +11,7 @@ from helpers import numeric_grad
 import mutograd as mg
 import mutograd.nn.functional as F
 from mutograd import nn
-from mutograd.errors import ShapeError
+from mutograd.errors import DTypeError, ShapeError
 
 # (id, function, input shape, weight shape or None, positional args, keywords)
 CASES = [
@@ -284,6 +284,16 @@ def test_indices_equal_pytorchs(case):
     np.testing.assert_array_equal(out.numpy(), want.numpy())
 
 
+def test_integer_average_pooling_truncates_the_quotient_as_pytorch():
+    # (-5 + -4) / 2 = -4.5 and (1 + 2) / 2 = 1.5: PyTorch's integer division truncates
+    for fn, x in [(F.avg_pool1d, mg.tensor([[[-5, -4, 1, 2]]])),
+                  (F.avg_pool3d, mg.tensor([[[[[-5, -4, 1, 2]]]]]))]:
+        k = 2 if fn is F.avg_pool1d else (1, 1, 2)
+        out = fn(x, k, ceil_mode=True)
+        assert out.dtype == mg.int64
+        np.testing.assert_array_equal(out.numpy().ravel(), [-4, 1])
+
+
 # ---- max unpooling -------------------------------------------------------------------------
 UNPOOL = [   # (dims, input shape, kernel, keywords, output_size)
     (1, (2, 3, 9), 3, {"stride": 2, "padding": 1}, None),
@@ -502,8 +512,10 @@ ERRORS = [   # (call, error class, message)
      "at most half of effective kernel size"),
     (lambda: F.max_pool1d(mg.ones([1, 1, 2]), 3), ShapeError, "smaller than the"),
     (lambda: F.max_pool1d(mg.ones([2, 1, 1, 2]), 3), ShapeError, "expected a 2-D"),
-    (lambda: F.avg_pool1d(mg.ones([1, 1, 4], dtype=mg.int64), 2), Exception,
-     "not implemented for integer"),
+    (lambda: F.avg_pool3d(mg.ones([1, 1, 2, 2, 2], dtype=mg.bool), 2), DTypeError,
+     "not implemented for bool"),
+    (lambda: F.max_pool1d(mg.ones([1, 1, 4], dtype=mg.bool), 2), DTypeError,
+     "not implemented for bool"),
     (lambda: F.fractional_max_pool2d(mg.ones([1, 1, 4, 4]), 2), ValueError,
      "either an output_size or an output_ratio"),
     (lambda: F.fractional_max_pool2d(mg.ones([1, 1, 4, 4]), 2, output_size=4), ValueError,

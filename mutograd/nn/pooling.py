@@ -30,7 +30,7 @@ import numpy as np
 
 from .. import random
 from ..autograd.grad_mode import no_grad
-from ..errors import DTypeError, ShapeError
+from ..errors import DTypeError, IndexRangeError, ShapeError
 from ..ops import OPS, call
 from ..ops import nn_ops  # noqa: F401  (registers max_unpool)
 from ..ops.creation import zeros
@@ -200,14 +200,14 @@ def output_padding_for(x, output_size, output_padding, stride, padding, dilation
     n = len(stride)
     size = [int(v) for v in output_size][-n:]
     if len(size) != n:
-        raise ValueError(f"output_size must have {n} or {n + 2} elements, got "
+        raise ShapeError(f"output_size must have {n} or {n + 2} elements, got "
                          f"{list(output_size)}")
     least = [(i - 1) * s - 2 * p + d * (k - 1) + 1 for i, s, p, d, k in zip(
         x.shape[-n:], stride, padding, dilation, kernel_size)]
     for want, lo, s in zip(size, least, stride):
         if not lo <= want < lo + s:
             most = [a + b - 1 for a, b in zip(least, stride)]
-            raise ValueError(f"requested an output size of {size}, but valid sizes range "
+            raise ShapeError(f"requested an output size of {size}, but valid sizes range "
                              f"from {least} to {most}")
     return tuple(w - lo for w, lo in zip(size, least))
 
@@ -431,7 +431,7 @@ def _fractional(n, name, input, kernel_size, output_size, output_ratio, return_i
         out = _tuple(output_size, n, "output_size")
     for length, o, kk in zip(size, out, k):
         if o + kk - 1 > length:
-            raise ValueError(f"{name}: output_size {out} with kernel_size {k} is too large for "
+            raise ShapeError(f"{name}: output_size {out} with kernel_size {k} is too large for "
                              f"the input size {list(size)}")
     b, c = x.shape[:2]
     if _random_samples is None:
@@ -500,10 +500,10 @@ def _max_unpool(n, name, input, indices, kernel_size, stride, padding, output_si
     else:
         size = tuple(int(v) for v in output_size)[-n:]
         if len(size) != n:
-            raise ValueError(f"{name}: output_size must have {n} elements, got {output_size}")
+            raise ShapeError(f"{name}: output_size must have {n} elements, got {output_size}")
         for v, dv, si in zip(size, default, s):
             if not dv - si < v < dv + si:
-                raise ValueError(f"{name}: invalid output_size {list(output_size)} (it must "
+                raise ShapeError(f"{name}: invalid output_size {list(output_size)} (it must "
                                  f"be within a stride of {list(default)})")
     b, c = x.shape[:2]
     total = math.prod(size)
@@ -511,7 +511,7 @@ def _max_unpool(n, name, input, indices, kernel_size, stride, padding, output_si
     with no_grad():
         lo, hi = flat.numpy().min(initial=0), flat.numpy().max(initial=0)
     if lo < 0 or hi >= total:
-        raise IndexError(f"{name}: found an index {hi if hi >= total else lo} out of bounds "
+        raise IndexRangeError(f"{name}: found an index {hi if hi >= total else lo} out of bounds "
                          f"for an output of {total} positions per plane")
     return undo(call(OPS["max_unpool"], [x, idx], {"output_size": size}))
 
@@ -535,9 +535,9 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 # ---- average pooling -----------------------------------------------------------------------
-def _axis_sum_pool(x, axis, length, k, s, p, ceil_mode, count_include_pad, divide):
-    """Note [N-d windows from the 2-D ops]: window sums along ``axis``, divided (``divide``) by
-    this axis's share of the count."""
+def _axis_sum_pool(x, axis, length, k, s, p, ceil_mode, count_include_pad):
+    """Note [N-d windows from the 2-D ops]: window sums along ``axis``, and this axis's share of
+    each window's count (broadcastable to the sums)."""
     out = _out_len(length, k, s, p, 1, ceil_mode)
     right = max(0, (out - 1) * s + k - length - p)
     if p or right:
@@ -549,37 +549,39 @@ def _axis_sum_pool(x, axis, length, k, s, p, ceil_mode, count_include_pad, divid
         index[axis] = slice(i, i + s * (out - 1) + 1, s)
         v = x[tuple(index)]
         total = v if total is None else total + v
-    if not divide:
-        return total
     start = np.arange(out) * s - p
-    end = np.minimum(start + k, length + p)
+    end = np.minimum(start + k, length + p)       # the ceil_mode overhang is not counted
     if not count_include_pad:
         start, end = np.maximum(start, 0), np.minimum(end, length)
     shape = [1] * x.ndim
     shape[axis] = out
-    count = (end - start).astype(x.dtype.np).reshape(shape)
-    return total / Tensor(count)
+    return total, (end - start).reshape(shape)
 
 
 def _avg_pool(n, name, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
               divisor_override):
     x, undo = _batched(input, n, name)
     k, s, p, _ = _pool_args(n, kernel_size, stride, padding, 1, name)
-    if not x.dtype.is_floating_point:
-        raise DTypeError(f'"{name}" is not implemented for integer tensors; convert the input '
-                         f'to a floating dtype')
+    if x.dtype.np.kind == "b":
+        raise DTypeError(f'"{name}" is not implemented for bool tensors (as in PyTorch)')
     if n == 2 and not ceil_mode:       # the fast 2-D op
         return undo(call(OPS["avg_pool2d"], [x], {
             "kernel_size": k, "stride": s, "padding": p, "count_include_pad": count_include_pad,
             "divisor_override": divisor_override}))
     if divisor_override is not None and divisor_override == 0:
         raise ValueError(f"{name}: divisor_override must be non-zero")
+    dtype = x.dtype
+    if not dtype.is_floating_point:      # integers: the sum's quotient truncated, as PyTorch's
+        x = x.to(np.float64)
+    count = 1
     for a in range(n):
-        x = _axis_sum_pool(x, 2 + a, x.shape[2 + a], k[a], s[a], p[a], ceil_mode,
-                           count_include_pad, divisor_override is None)
+        x, c = _axis_sum_pool(x, 2 + a, x.shape[2 + a], k[a], s[a], p[a], ceil_mode,
+                              count_include_pad)
+        count = count * c
     if divisor_override is not None:
-        x = x / divisor_override
-    return undo(x)
+        count = divisor_override
+    x = x / Tensor(np.asarray(count, x.dtype.np))
+    return undo(x if dtype.is_floating_point else x.trunc().to(dtype))
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
