@@ -531,3 +531,39 @@ def test_errors_say_what_is_wrong(i):
     fn, cls, msg = ERRORS[i]
     with pytest.raises(cls, match=msg):
         fn()
+
+
+# ---- on another place ----------------------------------------------------------------------
+def _results(out):
+    return list(out) if isinstance(out, tuple) else [out]
+
+
+@pytest.mark.parametrize("case", CASES + [(c[0] + "-indices", c[1], c[2], None, c[3], c[4])
+                                          for c in INDEXED],
+                         ids=[c[0] for c in CASES] + [c[0] + "-indices" for c in INDEXED])
+def test_results_and_gradients_on_a_device_equal_the_cpus(case, fake_gpu):
+    _, fn, xs, ws, args, kw = case
+    arrays = _arrays(fn, xs, ws)
+    grads, outs = [], []
+    for where in ("cpu", "gpu:0"):
+        ts = [mg.tensor(a, device=where, requires_grad=True) for a in arrays]
+        parts = _results(getattr(F, fn)(*ts, *args, **kw))
+        assert all(str(p.place) == where for p in parts)
+        parts[0].sum().backward()
+        outs.append([p.cpu().numpy() for p in parts])
+        grads.append([t.grad.cpu().numpy() for t in ts])
+    for a, b in zip(outs[0] + grads[0], outs[1] + grads[1]):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_unpool_and_fractional_pool_on_a_device_equal_the_cpus(fake_gpu):
+    x = _distinct((1, 2, 9, 8))
+    got = []
+    for where in ("cpu", "gpu:0"):
+        mg.seed(7)
+        out, idx = F.fractional_max_pool2d(mg.tensor(x, device=where), 2, output_size=4,
+                                           return_indices=True)
+        u = F.max_unpool2d(out, idx, 2, output_size=(9, 8))
+        got.append([t.cpu().numpy() for t in (out, idx, u)])
+    for a, b in zip(*got):
+        np.testing.assert_array_equal(a, b)

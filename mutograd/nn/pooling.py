@@ -28,12 +28,11 @@ import math
 
 import numpy as np
 
-from .. import random
 from ..autograd.grad_mode import no_grad
 from ..errors import DTypeError, IndexRangeError, ShapeError
 from ..ops import OPS, call
 from ..ops import nn_ops  # noqa: F401  (registers max_unpool)
-from ..ops.creation import zeros
+from ..ops.creation import rand, tensor, zeros
 from ..ops.shaping import stack
 from ..tensor import Tensor
 from . import functional as F
@@ -182,7 +181,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     y = y.reshape([kd, n, groups * og, d, oh, ow])
     sd, pd, dd = stride[0], padding[0], dilation[0]
     full = (d - 1) * sd + dd * (kd - 1) + 1 + output_padding[0]
-    out = zeros([n, groups * og, full, oh, ow], dtype=y.dtype)
+    out = zeros([n, groups * og, full, oh, ow], dtype=y.dtype, place=y._place)
     for i in range(kd):
         view = out[:, :, i * dd:i * dd + sd * (d - 1) + 1:sd]
         view += y[i]
@@ -287,6 +286,11 @@ def _argmax_windows(x, positions):
     return arg.reshape(n, c, *out_shape)
 
 
+def _like_place(x, array):
+    """``array`` as a tensor on ``x``'s place."""
+    return tensor(array, place=x._place)
+
+
 def _gather_max(x, indices):
     """The values at ``indices`` (flat spatial positions per plane), with gather's gradient."""
     n, c = x.shape[:2]
@@ -298,8 +302,8 @@ def _max_by_positions(x, positions, name):
     if x.dtype.np.kind == "b":
         raise DTypeError(f'"{name}" is not implemented for bool tensors (as in PyTorch)')
     with no_grad():
-        idx = _argmax_windows(np.asarray(x.numpy()), positions)
-    indices = Tensor(idx)
+        idx = _argmax_windows(x.cpu().numpy(), positions)   # (a copy when on a device)
+    indices = _like_place(x, idx)
     return _gather_max(x, indices), indices
 
 
@@ -435,9 +439,9 @@ def _fractional(n, name, input, kernel_size, output_size, output_ratio, return_i
                              f"the input size {list(size)}")
     b, c = x.shape[:2]
     if _random_samples is None:
-        samples = np.asarray(random.generator(x._place).random((b, c, n)))
+        samples = rand([b, c, n], dtype=np.float64, place=x._place).cpu().numpy()
     else:
-        samples = np.asarray(_random_samples.numpy() if isinstance(_random_samples, Tensor)
+        samples = np.asarray(_random_samples.cpu().numpy() if isinstance(_random_samples, Tensor)
                              else _random_samples)
         if samples.ndim == 2:
             samples = samples[None]
@@ -509,7 +513,7 @@ def _max_unpool(n, name, input, indices, kernel_size, stride, padding, output_si
     total = math.prod(size)
     flat = idx.reshape([b, c, -1])
     with no_grad():
-        lo, hi = flat.numpy().min(initial=0), flat.numpy().max(initial=0)
+        lo, hi = (flat.min().item(), flat.max().item()) if flat.numel() else (0, 0)
     if lo < 0 or hi >= total:
         raise IndexRangeError(f"{name}: found an index {hi if hi >= total else lo} out of bounds "
                          f"for an output of {total} positions per plane")
@@ -580,7 +584,7 @@ def _avg_pool(n, name, input, kernel_size, stride, padding, ceil_mode, count_inc
         count = count * c
     if divisor_override is not None:
         count = divisor_override
-    x = x / Tensor(np.asarray(count, x.dtype.np))
+    x = x / _like_place(x, np.asarray(count, x.dtype.np))
     return undo(x if dtype.is_floating_point else x.trunc().to(dtype))
 
 
