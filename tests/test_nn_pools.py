@@ -567,3 +567,43 @@ def test_unpool_and_fractional_pool_on_a_device_equal_the_cpus(fake_gpu):
         got.append([t.cpu().numpy() for t in (out, idx, u)])
     for a, b in zip(*got):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("name, xs, kw", [
+    ("Conv1d", (2, 2, 9), {"padding": 2}),
+    ("Conv2d", (1, 2, 6, 7), {"padding": (1, 2), "stride": 2}),
+    ("Conv2d", (1, 2, 6, 7), {"padding": "same", "dilation": 2}),
+    ("Conv3d", (1, 2, 4, 5, 4), {"padding": 1, "groups": 2}),
+])
+def test_convolution_padding_modes_match_pytorch(name, xs, kw, mode):
+    torch = pytest.importorskip("torch")
+    t = getattr(torch.nn, name)(2, 4, 3, padding_mode=mode, **kw).double()
+    m = getattr(nn, name)(2, 4, 3, padding_mode=mode, dtype=mg.float64, **kw)
+    m.load_state_dict({k: mg.tensor(v.numpy()) for k, v in t.state_dict().items()})
+    x = _distinct(xs)
+    xm, xt = mg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    out, want = m(xm), t(xt)
+    np.testing.assert_allclose(out.numpy(), want.detach().numpy(), rtol=1e-12, atol=1e-12)
+    out.sum().backward()
+    want.sum().backward()
+    np.testing.assert_allclose(xm.grad.numpy(), xt.grad.numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(m.weight.grad.numpy(), t.weight.grad.numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("cls", ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
+                                 "ConvTranspose3d"])
+def test_padding_mode_is_checked(cls):
+    with pytest.raises(ValueError, match="padding"):
+        getattr(nn, cls)(2, 2, 3, padding_mode="mirror")
+    if cls.startswith("ConvTranspose"):
+        with pytest.raises(ValueError, match='Only "zeros" padding mode'):
+            getattr(nn, cls)(2, 2, 3, padding_mode="reflect")
+
+
+def test_reflect_padding_mode_equals_padding_by_hand():
+    m = nn.Conv1d(1, 1, 3, padding=1, padding_mode="reflect", bias=False)
+    x = mg.tensor([[[1.0, 2.0, 4.0, 8.0]]])
+    want = F.conv1d(F.pad(x, (1, 1), mode="reflect"), m.weight)
+    np.testing.assert_array_equal(m(x).detach().numpy(), want.detach().numpy())

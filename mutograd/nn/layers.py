@@ -8,7 +8,7 @@ from ..ops.creation import empty, ones, zeros
 from . import functional as F
 from . import init
 from .module import Module, Parameter
-from .pooling import output_padding_for
+from .pooling import check_padding_mode, output_padding_for, pad_by_mode
 
 
 # ---- containers ----------------------------------------------------------------------------
@@ -182,8 +182,7 @@ class Conv2d(Module):
         if in_channels % groups or out_channels % groups:
             raise ValueError(f"in_channels ({in_channels}) and out_channels ({out_channels}) "
                              f"must be divisible by groups ({groups})")
-        if padding_mode != "zeros":
-            raise ValueError(f"padding_mode {padding_mode!r} is not supported; use 'zeros'")
+        self.padding_mode = check_padding_mode(padding_mode)
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = _pair(kernel_size)
         self.stride, self.dilation = _pair(stride), _pair(dilation)
@@ -203,6 +202,10 @@ class Conv2d(Module):
         _uniform_bias(self.bias, fan_in)
 
     def forward(self, x):
+        if self.padding_mode != "zeros":
+            x = pad_by_mode(x, self.padding, self.padding_mode, self.kernel_size, self.dilation)
+            return F.conv2d(x, self.weight, self.bias, self.stride, 0, self.dilation,
+                            self.groups)
         return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
                         self.groups)
 
@@ -274,6 +277,10 @@ class Conv1d(Conv2d):
         self.padding = self.padding if isinstance(self.padding, str) else self.padding[1:]
 
     def forward(self, x):
+        if self.padding_mode != "zeros":
+            x = pad_by_mode(x, self.padding, self.padding_mode, self.kernel_size, self.dilation)
+            return F.conv1d(x, self.weight, self.bias, self.stride[0], 0, self.dilation[0],
+                            self.groups)
         return F.conv1d(x, self.weight, self.bias, self.stride[0],
                         self.padding if isinstance(self.padding, str) else self.padding[0],
                         self.dilation[0], self.groups)

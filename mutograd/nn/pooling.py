@@ -85,6 +85,28 @@ def _same_padding(padding, stride, dilation, kernel, name):
     return [(d * (k - 1) // 2, d * (k - 1) - d * (k - 1) // 2) for d, k in zip(dilation, kernel)]
 
 
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
+def check_padding_mode(padding_mode):
+    if padding_mode not in _PADDING_MODES:
+        raise ValueError(f"padding_mode must be one of {list(_PADDING_MODES)}, got "
+                         f"{padding_mode!r}")
+    return padding_mode
+
+
+def pad_by_mode(x, padding, padding_mode, kernel_size, dilation):
+    """A convolution module's input padded by ``padding_mode`` ('reflect', 'replicate',
+    'circular'; PyTorch's ``_reversed_padding_repeated_twice``), for a convolution with padding
+    0 after it."""
+    n = len(kernel_size)
+    if isinstance(padding, str):
+        pads = _same_padding(padding, (1,) * n, dilation, kernel_size, "conv")
+    else:
+        pads = [(p, p) for p in _tuple(padding, n, "padding")]
+    return F.pad(x, tuple(v for pair in reversed(pads) for v in pair), mode=padding_mode)
+
+
 # ---- convolutions --------------------------------------------------------------------------
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """3-D convolution (cross-correlation) of (N, C, D, H, W) with (O, C/groups, kd, kh, kw)

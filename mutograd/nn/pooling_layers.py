@@ -28,8 +28,10 @@ class _ConvNd(Module):
         if groups < 1 or in_channels % groups or out_channels % groups:
             raise ValueError(f"in_channels ({in_channels}) and out_channels ({out_channels}) "
                              f"must be divisible by groups ({groups})")
-        if padding_mode != "zeros":     # as Conv2d
-            raise ValueError(f"padding_mode {padding_mode!r} is not supported; use 'zeros'")
+        if self._transposed and padding_mode != "zeros":     # as PyTorch
+            raise ValueError(f'Only "zeros" padding mode is supported for '
+                             f'{type(self).__name__}')
+        P.check_padding_mode(padding_mode)
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size, self.stride = _tuple(kernel_size, n), _tuple(stride, n)
         self.padding = padding if isinstance(padding, str) else _tuple(padding, n)
@@ -75,6 +77,11 @@ class Conv3d(_ConvNd):
                          groups, bias, padding_mode, dtype)
 
     def forward(self, x):
+        if self.padding_mode != "zeros":
+            x = P.pad_by_mode(x, self.padding, self.padding_mode, self.kernel_size,
+                              self.dilation)
+            return P.conv3d(x, self.weight, self.bias, self.stride, 0, self.dilation,
+                            self.groups)
         return P.conv3d(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
                         self.groups)
 
