@@ -607,3 +607,19 @@ def test_reflect_padding_mode_equals_padding_by_hand():
     x = mg.tensor([[[1.0, 2.0, 4.0, 8.0]]])
     want = F.conv1d(F.pad(x, (1, 1), mode="reflect"), m.weight)
     np.testing.assert_array_equal(m(x).detach().numpy(), want.detach().numpy())
+
+
+@pytest.mark.parametrize("case", CASES + [(c[0] + "-indices", c[1], c[2], None, c[3], c[4])
+                                          for c in INDEXED],
+                         ids=[c[0] for c in CASES] + [c[0] + "-indices" for c in INDEXED])
+def test_an_empty_batch_gives_an_empty_result_of_the_same_layout(case):
+    _, fn, xs, ws, args, kw = case
+    if len(xs) == (len(ws) - 1 if ws else 0):
+        pytest.skip("an unbatched case")
+    arrays = _arrays(fn, xs, ws)
+    full = _results(_run(fn, arrays, args, kw)[1])
+    ts, out = _run(fn, [arrays[0][:0]] + arrays[1:], args, kw, requires_grad=True)
+    parts = _results(out)
+    assert [list(p.shape) for p in parts] == [[0] + list(p.shape[1:]) for p in full]
+    parts[0].sum().backward()
+    assert list(ts[0].grad.shape) == [0] + list(xs[1:])

@@ -316,7 +316,9 @@ def _like_place(x, array):
 def _gather_max(x, indices):
     """The values at ``indices`` (flat spatial positions per plane), with gather's gradient."""
     n, c = x.shape[:2]
-    flat = x.reshape([n, c, -1]).gather(2, indices.reshape([n, c, -1]))
+    # (sizes spelled out: -1 is ambiguous for an empty batch)
+    flat = x.reshape([n, c, math.prod(x.shape[2:])]).gather(
+        2, indices.reshape([n, c, math.prod(indices.shape[2:])]))
     return flat.reshape(list(indices.shape))
 
 
@@ -533,7 +535,7 @@ def _max_unpool(n, name, input, indices, kernel_size, stride, padding, output_si
                                  f"be within a stride of {list(default)})")
     b, c = x.shape[:2]
     total = math.prod(size)
-    flat = idx.reshape([b, c, -1])
+    flat = idx.reshape([b, c, math.prod(idx.shape[2:])])
     with no_grad():
         lo, hi = (flat.min().item(), flat.max().item()) if flat.numel() else (0, 0)
     if lo < 0 or hi >= total:
