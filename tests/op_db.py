@@ -257,6 +257,31 @@ def _nn(name, ref, shapes, attrs=None, variant="", distinct=False, **kw):
                   torch=lambda torch, *a, **k: getattr(torch.nn.functional, name)(*a, **k), **kw)
 
 
+def _unpool_ref(x, indices, kernel_size, output_size):
+    n, c = x.shape[:2]
+    out = np.zeros((n, c, int(np.prod(output_size))))
+    np.put_along_axis(out, indices.reshape(n, c, -1), x.reshape(n, c, -1), 2)
+    return out.reshape((n, c) + tuple(output_size))
+
+
+def _unpool(shape, kernel, output_size, variant=""):
+    """A row of max_unpool{1,2,3}d: indices one per non-overlapping window (as max pooling with
+    stride = kernel gives), at a random element of it."""
+    nd = len(shape) - 2
+    name = f"max_unpool{nd}d"
+
+    def make(rng):
+        pos = np.meshgrid(*[np.arange(o) * kernel for o in shape[2:]], indexing="ij")
+        pos = [p + rng.integers(0, kernel, shape) for p in pos]   # (N, C, *S) per axis
+        flat = np.ravel_multi_index(pos, output_size)
+        return Sample([rng.uniform(-2, 2, shape), flat],
+                      {"kernel_size": kernel, "output_size": output_size}, (0,))
+    return OpInfo(name, _unpool_ref, nargs=2, shapes=(shape,), inplace=False, method=False,
+                  kind="nn", variant=variant, make=make,
+                  call=lambda fn, *a, **k: getattr(_nnf(), name)(*a, **k),
+                  torch=lambda torch, *a, **k: getattr(torch.nn.functional, name)(*a, **k))
+
+
 OPS = [
     # ---- unary ---------------------------------------------------------------------------
     _u("neg", np.negative),
@@ -643,6 +668,10 @@ OPS = [
     _nn("avg_pool2d", _pool_ref("avg"), ((1, 2, 5, 6),),
         {"kernel_size": 3, "stride": (2, 1), "padding": 1, "count_include_pad": False},
         variant="exclude-pad"),
+    # max_unpool: each value at its index (nn/pooling.py declares it in mutograd/ops/nn_ops.py)
+    _unpool((2, 3, 4), 2, (8,)),
+    _unpool((1, 2, 3, 2), 2, (7, 5), variant="2d-longer-output"),
+    _unpool((1, 2, 2, 2, 3), 2, (4, 4, 6)),
 ]
 
 IDS = [o.id for o in OPS]

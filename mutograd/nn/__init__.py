@@ -66,6 +66,12 @@ from .layers import (
                      Tanh,
 )
 from .module import Module, Parameter, StateDictError
+from .pooling_layers import (AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,
+                             AdaptiveMaxPool2d, AdaptiveMaxPool3d, AvgPool1d, AvgPool3d, Conv3d,
+                             ConvTranspose1d, ConvTranspose3d, FractionalMaxPool2d,
+                             FractionalMaxPool3d, LPPool1d, LPPool2d, LPPool3d, MaxPool1d,
+                             MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
+from .pooling_layers import __all__ as _pooling_layers_all
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from .transformer import (
     MultiheadAttention,
@@ -153,6 +159,7 @@ __all__ = [
                      "functional",
                      "init",
 ]
+__all__ += _pooling_layers_all
 
 # PyTorch's remaining losses and simple layers (nn/losses.py, nn/rearrange.py)
 from . import losses as _losses  # noqa: E402

@@ -200,39 +200,6 @@ def _single(v):
     return v if isinstance(v, int) else v[0]
 
 
-def _pool_args(kernel_size, stride, padding):
-    k = _pair(kernel_size, "kernel_size")
-    s = k if stride is None or stride == [] else _pair(stride, "stride")
-    p = _pair(padding, "padding")
-    if p[0] > k[0] // 2 or p[1] > k[1] // 2:
-        raise ValueError(f"pad should be at most half of effective kernel size, got padding={p} "
-                         f"and kernel_size={k}")
-    return k, s, p
-
-
-def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):
-    """Maximum over windows; the gradient goes to each window's first maximum."""
-    if ceil_mode or return_indices:
-        raise ValueError("max_pool2d: ceil_mode and return_indices are not supported")
-    x, undo = _batched(x, "max_pool2d")
-    k, s, p = _pool_args(kernel_size, stride, padding)
-    return undo(call(OPS["max_pool2d"], [x], {"kernel_size": k, "stride": s, "padding": p,
-                                              "dilation": _pair(dilation, "dilation")}))
-
-
-def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-               divisor_override=None):
-    """Mean over windows (zero padding counted unless ``count_include_pad=False``)."""
-    if ceil_mode:
-        raise ValueError("avg_pool2d: ceil_mode is not supported")
-    x, undo = _batched(x, "avg_pool2d")
-    k, s, p = _pool_args(kernel_size, stride, padding)
-    return undo(call(OPS["avg_pool2d"], [x], {
-        "kernel_size": k, "stride": s, "padding": p, "count_include_pad": count_include_pad,
-        "divisor_override": divisor_override}))
-
-
 def adaptive_avg_pool2d(x, output_size):
     """Mean over the bins that divide H and W into ``output_size`` (None keeps a size)."""
     x, undo = _batched(x, "adaptive_avg_pool2d")
@@ -820,3 +787,11 @@ from .losses import (  # noqa: E402, F401
     margin_ranking_loss, multi_margin_loss, multilabel_margin_loss, multilabel_soft_margin_loss,
     pairwise_distance, pdist, poisson_nll_loss, soft_margin_loss, triplet_margin_loss,
     triplet_margin_with_distance_loss)
+
+# convolutions and poolings over 1, 2 or 3 spatial dimensions (nn/pooling.py); max_pool2d and
+# avg_pool2d with return_indices and ceil_mode live there too
+from .pooling import *  # noqa: E402, F401, F403
+from .pooling import __all__ as _pooling_all  # noqa: E402
+from .pooling import avg_pool2d, max_pool2d  # noqa: E402, F401
+
+__all__ += [name for name in _pooling_all if name not in __all__]

@@ -9,6 +9,7 @@ from ..ops.creation import empty, ones, zeros
 from . import functional as F
 from . import init
 from .module import Module, Parameter
+from .pooling import check_padding_mode, output_padding_for, pad_by_mode
 
 
 # ---- containers ----------------------------------------------------------------------------
@@ -196,8 +197,7 @@ class Conv2d(Module):
         if in_channels % groups or out_channels % groups:
             raise ValueError(f"in_channels ({in_channels}) and out_channels ({out_channels}) "
                              f"must be divisible by groups ({groups})")
-        if padding_mode != "zeros":
-            raise ValueError(f"padding_mode {padding_mode!r} is not supported; use 'zeros'")
+        self.padding_mode = check_padding_mode(padding_mode)
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = _pair(kernel_size)
         self.stride, self.dilation = _pair(stride), _pair(dilation)
@@ -217,6 +217,10 @@ class Conv2d(Module):
         _uniform_bias(self.bias, fan_in)
 
     def forward(self, x):
+        if self.padding_mode != "zeros":
+            x = pad_by_mode(x, self.padding, self.padding_mode, self.kernel_size, self.dilation)
+            return F.conv2d(x, self.weight, self.bias, self.stride, 0, self.dilation,
+                            self.groups)
         return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
                         self.groups)
 
@@ -260,8 +264,10 @@ class ConvTranspose2d(Module):
                       * self.kernel_size[1])
 
     def forward(self, x, output_size=None):
+        output_padding = output_padding_for(x, output_size, self.output_padding, self.stride,
+                                            self.padding, self.dilation, self.kernel_size)
         return F.conv_transpose2d(x, self.weight, self.bias, self.stride, self.padding,
-                                  self.output_padding, self.groups, self.dilation)
+                                  output_padding, self.groups, self.dilation)
 
     def extra_repr(self):
         return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
@@ -286,6 +292,10 @@ class Conv1d(Conv2d):
         self.padding = self.padding if isinstance(self.padding, str) else self.padding[1:]
 
     def forward(self, x):
+        if self.padding_mode != "zeros":
+            x = pad_by_mode(x, self.padding, self.padding_mode, self.kernel_size, self.dilation)
+            return F.conv1d(x, self.weight, self.bias, self.stride[0], 0, self.dilation[0],
+                            self.groups)
         return F.conv1d(x, self.weight, self.bias, self.stride[0],
                         self.padding if isinstance(self.padding, str) else self.padding[0],
                         self.dilation[0], self.groups)
@@ -469,8 +479,10 @@ class _Pool(Module):
 class MaxPool2d(_Pool):
     """Maximum over ``kernel_size`` windows (stride defaults to the kernel size)."""
 
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1):
-        super().__init__(kernel_size, stride, padding, dilation=dilation)
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+                 ceil_mode=False):
+        super().__init__(kernel_size, stride, padding, dilation=dilation, ceil_mode=ceil_mode,
+                         return_indices=return_indices)
 
     def forward(self, x):
         return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, **self.kw)
@@ -479,10 +491,10 @@ class MaxPool2d(_Pool):
 class AvgPool2d(_Pool):
     """Mean over ``kernel_size`` windows."""
 
-    def __init__(self, kernel_size, stride=None, padding=0, count_include_pad=True,
-                 divisor_override=None):
-        super().__init__(kernel_size, stride, padding, count_include_pad=count_include_pad,
-                         divisor_override=divisor_override)
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None):
+        super().__init__(kernel_size, stride, padding, ceil_mode=ceil_mode,
+                         count_include_pad=count_include_pad, divisor_override=divisor_override)
 
     def forward(self, x):
         return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, **self.kw)

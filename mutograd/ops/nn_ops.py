@@ -416,6 +416,27 @@ defop("adaptive_avg_pool2d", _adaptive_avg_pool2d, kind="other", inplace=False, 
       grad=_adaptive_avg_pool2d_grad)
 
 
+def _max_unpool(xp, x, indices, *, output_size):
+    """Each value of (N, C, *S) at its flat position ``indices`` in an (N, C, *output_size) of
+    zeros: the inverse of a max pooling that returned those indices. A position named twice
+    (overlapping windows) gets one of its values, as in PyTorch, where they are equal."""
+    n, c = x.shape[:2]
+    out = xp.zeros((n, c, math.prod(output_size)), x.dtype)
+    xp.put_along_axis(out, indices.reshape(n, c, -1), x.reshape(n, c, -1), axis=2)
+    return out.reshape((n, c) + tuple(output_size))
+
+
+def _max_unpool_grad(g, indices, xp):
+    # every input element reads the gradient at its position, duplicates included (PyTorch's)
+    n, c = indices.shape[:2]
+    return xp.take_along_axis(g.reshape(n, c, -1), indices.reshape(n, c, -1),
+                              axis=2).reshape(indices.shape)
+
+
+defop("max_unpool", _max_unpool, kind="other", inplace=False, method=False,
+      grad=(_max_unpool_grad, None))
+
+
 # ---- normalisation -------------------------------------------------------------------------
 def _normalize(xp, x, *, axis, eps, keep=None):
     """``(x - mean) / sqrt(var + eps)`` over ``axis`` (biased variance), batch/layer norm's core;
