@@ -65,6 +65,24 @@ from .layers import (
                      Softmax,
                      Tanh,
 )
+from .activations import (AlphaDropout, Dropout1d, Dropout3d, FeatureAlphaDropout, GLU, RReLU,
+                          Softmax2d, Softmin, Threshold)
+from .containers import (Buffer, Container, DataParallel, NLLLoss2d, ParameterDict, Unflatten,
+                         factory_kwargs)
+from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d,
+                   LazyConvTranspose2d, LazyInstanceNorm1d, LazyInstanceNorm2d,
+                   LazyInstanceNorm3d, LazyLinear, LazyModuleMixin, UninitializedBuffer,
+                   UninitializedParameter)
+from .normalization import (BatchNorm3d, CrossMapLRN2d, InstanceNorm1d, InstanceNorm2d,
+                            InstanceNorm3d, LocalResponseNorm, SyncBatchNorm)
+from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d,
+                      ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d,
+                      ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, ZeroPad1d, ZeroPad2d,
+                      ZeroPad3d)
+from .recurrent import RNNBase, RNNCellBase
+from .sparse import Bilinear, EmbeddingBag
+from .vision import (ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold,
+                     UpsamplingBilinear2d, UpsamplingNearest2d)
 from .losses import (CosineEmbeddingLoss, CTCLoss, GaussianNLLLoss, HingeEmbeddingLoss,
                      MarginRankingLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
                      MultiMarginLoss, PairwiseDistance, PoissonNLLLoss, SoftMarginLoss,
@@ -75,6 +93,68 @@ from .transformer import MultiheadAttention, TransformerEncoder, TransformerEnco
 from .utils import clip_grad_norm_, clip_grad_value_
 
 __all__ = [
+                     "AlphaDropout",
+                     "BatchNorm3d",
+                     "Bilinear",
+                     "Buffer",
+                     "ChannelShuffle",
+                     "CircularPad1d",
+                     "CircularPad2d",
+                     "CircularPad3d",
+                     "ConstantPad1d",
+                     "ConstantPad2d",
+                     "ConstantPad3d",
+                     "Container",
+                     "CrossMapLRN2d",
+                     "DataParallel",
+                     "Dropout1d",
+                     "Dropout3d",
+                     "EmbeddingBag",
+                     "FeatureAlphaDropout",
+                     "Fold",
+                     "GLU",
+                     "InstanceNorm1d",
+                     "InstanceNorm2d",
+                     "InstanceNorm3d",
+                     "LazyBatchNorm1d",
+                     "LazyBatchNorm2d",
+                     "LazyBatchNorm3d",
+                     "LazyConv1d",
+                     "LazyConv2d",
+                     "LazyConvTranspose2d",
+                     "LazyInstanceNorm1d",
+                     "LazyInstanceNorm2d",
+                     "LazyInstanceNorm3d",
+                     "LazyLinear",
+                     "LazyModuleMixin",
+                     "LocalResponseNorm",
+                     "NLLLoss2d",
+                     "ParameterDict",
+                     "PixelShuffle",
+                     "PixelUnshuffle",
+                     "RNNBase",
+                     "RNNCellBase",
+                     "RReLU",
+                     "ReflectionPad1d",
+                     "ReflectionPad2d",
+                     "ReflectionPad3d",
+                     "ReplicationPad1d",
+                     "ReplicationPad2d",
+                     "ReplicationPad3d",
+                     "Softmax2d",
+                     "Softmin",
+                     "SyncBatchNorm",
+                     "Threshold",
+                     "Unflatten",
+                     "Unfold",
+                     "UninitializedBuffer",
+                     "UninitializedParameter",
+                     "UpsamplingBilinear2d",
+                     "UpsamplingNearest2d",
+                     "ZeroPad1d",
+                     "ZeroPad2d",
+                     "ZeroPad3d",
+                     "factory_kwargs",
                      "CosineEmbeddingLoss",
                      "CTCLoss",
                      "GaussianNLLLoss",
@@ -160,3 +240,10 @@ __all__ = [
                      "functional",
                      "init",
 ]
+
+# the lazy forms of the convolutions that exist beyond Conv1d/Conv2d/ConvTranspose2d
+for _name, _unbatched in (("Conv3d", 4), ("ConvTranspose1d", 2), ("ConvTranspose3d", 4)):
+    if isinstance(globals().get(_name), type):
+        from .lazy import lazy_conv as _lazy_conv
+        globals()["Lazy" + _name] = _lazy_conv("Lazy" + _name, globals()[_name], _unbatched)
+        __all__.append("Lazy" + _name)

@@ -799,3 +799,12 @@ from .losses import (  # noqa: E402, F401
     margin_ranking_loss, multi_margin_loss, multilabel_margin_loss, multilabel_soft_margin_loss,
     pairwise_distance, pdist, poisson_nll_loss, soft_margin_loss, triplet_margin_loss,
     triplet_margin_with_distance_loss)
+
+# vision ops, normalisations, bags, bilinear, softmin and gumbel_softmax
+# (nn/vision.py, nn/normalization.py, nn/sparse.py, nn/activations.py)
+from .activations import gumbel_softmax, softmin  # noqa: E402, F401
+from .normalization import instance_norm, local_response_norm  # noqa: E402, F401
+from .sparse import bilinear, embedding_bag  # noqa: E402, F401
+from .vision import (  # noqa: E402, F401
+    affine_grid, channel_shuffle, fold, grid_sample, native_channel_shuffle, pixel_shuffle,
+    pixel_unshuffle, unfold, upsample, upsample_bilinear, upsample_nearest)

@@ -119,6 +119,10 @@ class Module:
         elif isinstance(value, Module):
             _forget(d, name)
             d["_modules"][name] = value
+        elif isinstance(value, Tensor) and getattr(value, "_is_buffer", False):
+            # an nn.Buffer (containers.py): registered as a buffer with its persistence
+            _forget(d, name)
+            self.register_buffer(name, value, value.persistent)
         elif name in d["_parameters"] or name in d["_buffers"] or name in d["_modules"]:
             table = next(t for t in ("_parameters", "_buffers", "_modules") if name in d[t])
             kind = {"_parameters": "mutograd.nn.Parameter", "_buffers": "Tensor",

@@ -12,3 +12,4 @@ from . import functional, init, parallel, utils  # noqa: F401
 # its submodules have PyTorch-dialect counterparts here)
 globals().update({name: getattr(_nn, name) for name in _nn.__all__
                   if isinstance(getattr(_nn, name), type) and name != "StateDictError"})
+factory_kwargs = _nn.factory_kwargs
