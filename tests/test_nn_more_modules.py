@@ -389,3 +389,52 @@ def test_dropout_layers_in_training_and_eval():
 def test_bad_arguments_name_the_problem(call, error, match):
     with pytest.raises(error, match=match):
         call(mg.nn.functional)
+
+
+ASM_X = R.standard_normal((6, 8))
+ASM_Y = np.array([0, 3, 5, 8, 9, 1])
+
+
+@pytest.mark.parametrize("kwargs", [{"cutoffs": [4, 7]},
+                                    {"cutoffs": [2], "div_value": 2.0, "head_bias": True}])
+def test_adaptive_log_softmax_output_is_log_prob_at_the_targets(kwargs):
+    asm = mg.nn.AdaptiveLogSoftmaxWithLoss(8, 10, **kwargs).double()
+    x = mg.tensor(ASM_X, requires_grad=True)
+    out = asm(x, mg.tensor(ASM_Y))
+    full = asm.log_prob(mg.tensor(ASM_X)).numpy()
+    np.testing.assert_allclose(np.exp(full).sum(1), np.ones(6), rtol=1e-12)
+    np.testing.assert_allclose(out.output.numpy(), full[np.arange(6), ASM_Y], rtol=1e-12)
+    np.testing.assert_allclose(out.loss.item(), -full[np.arange(6), ASM_Y].mean(), rtol=1e-12)
+    np.testing.assert_array_equal(asm.predict(mg.tensor(ASM_X)).numpy(), full.argmax(1))
+    out.loss.backward()
+    expected = numeric_grad(
+        lambda a: asm(mg.tensor(a), mg.tensor(ASM_Y)).loss.item(), [ASM_X.copy()])[0]
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-5, atol=1e-7)
+    single = asm(mg.tensor(ASM_X[3]), mg.tensor(np.array(8)))
+    assert single.output.shape == [] and single.output.item() == pytest.approx(full[3, 8])
+    with pytest.raises(ValueError, match=r"Target values should be in \[0, 9\]"):
+        asm(mg.tensor(ASM_X), mg.tensor(ASM_Y + 1))
+    with pytest.raises(ValueError, match="cutoffs should be a sequence of unique"):
+        mg.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [7, 4])
+
+
+@pytest.mark.torch
+@pytest.mark.filterwarnings("ignore:Initializing zero-element")    # PyTorch's, for 8 // 16
+def test_adaptive_log_softmax_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    ours = mg.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4, 7]).double()
+    theirs = torch.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4, 7]).double()
+    assert [(k, list(v.shape)) for k, v in ours.state_dict().items()] == \
+        [(k, list(v.shape)) for k, v in theirs.state_dict().items()]
+    ours.load_state_dict({k: mg.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+    out, ref = ours(mg.tensor(ASM_X), mg.tensor(ASM_Y)), theirs(torch.tensor(ASM_X),
+                                                               torch.tensor(ASM_Y))
+    np.testing.assert_allclose(out.output.numpy(), ref.output.detach().numpy(), rtol=1e-10)
+    out.loss.backward()
+    ref.loss.backward()
+    for (name, p), q in zip(ours.named_parameters(), theirs.parameters()):
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-8, atol=1e-12,
+                                   err_msg=name)
+    np.testing.assert_allclose(ours.log_prob(mg.tensor(ASM_X)).numpy(),
+                               theirs.log_prob(torch.tensor(ASM_X)).detach().numpy(),
+                               rtol=1e-10)

@@ -65,6 +65,7 @@ from .layers import (
                      Softmax,
                      Tanh,
 )
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .activations import (AlphaDropout, Dropout1d, Dropout3d, FeatureAlphaDropout, GLU, RReLU,
                           Softmax2d, Softmin, Threshold)
 from .containers import (Buffer, Container, DataParallel, NLLLoss2d, ParameterDict, Unflatten,
@@ -93,6 +94,7 @@ from .transformer import MultiheadAttention, TransformerEncoder, TransformerEnco
 from .utils import clip_grad_norm_, clip_grad_value_
 
 __all__ = [
+                     "AdaptiveLogSoftmaxWithLoss",
                      "AlphaDropout",
                      "BatchNorm3d",
                      "Bilinear",
