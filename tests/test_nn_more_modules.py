@@ -25,6 +25,9 @@ X1, X2 = R.standard_normal((2, 3, 4)), R.standard_normal((2, 3, 5))
 BIL_W, BIL_B = R.standard_normal((2, 4, 5)), R.standard_normal(2)
 CHAN_W, CHAN_B = R.standard_normal(4), R.standard_normal(4)
 COLS = R.standard_normal((2, 48, 2))
+LCE_X, LCE_W = R.standard_normal((5, 4)), R.standard_normal((3, 2, 4))
+LCE_B = R.standard_normal((3, 2))
+LCE_T = np.array([[0, 2], [1, 1], [2, 0], [1, 2], [0, 0]])
 FOLD_KW = {"kernel_size": (2, 3), "dilation": (1, 2), "padding": (1, 0), "stride": (2, 1)}
 
 
@@ -92,6 +95,14 @@ CASES = [
     ("upsample_nearest", lambda m, F, a: F.upsample_nearest(a, size=(4, 7)), [IMG]),
     ("upsample", lambda m, F, a: F.upsample(a, size=(5, 4), mode="bilinear"), [IMG]),
     ("softmax2d", lambda m, F, a: m.nn.Softmax2d()(a), [IMG]),
+    ("linear_cross_entropy", lambda m, F, a, w: F.linear_cross_entropy(
+        a, w[:, 0], _c(m, LCE_T[:, 0]), ignore_index=1), [LCE_X, LCE_W]),
+    ("linear_cross_entropy-kdim", lambda m, F, a, w, b: F.linear_cross_entropy(
+        a, w, _c(m, LCE_T), linear_bias=b, label_smoothing=0.1, reduction="none"),
+     [LCE_X, LCE_W, LCE_B]),
+    ("linear_cross_entropy-probs-weight", lambda m, F, a, w, p: F.linear_cross_entropy(
+        a, w[:, 1], F.softmax(p, dim=1), weight=_c(m, np.array([1.0, 2.0, 0.5])),
+        reduction="sum"), [LCE_X, LCE_W, IMG[0, 0].T.copy()]),
     ("softsign-logsigmoid", lambda m, F, a: F.softsign(a) + F.logsigmoid(a), [SEQ]),
     ("shrinks", lambda m, F, a: F.softshrink(a, 0.3) + F.hardshrink(a, 0.4) + F.tanhshrink(a),
      [SEQ]),
@@ -168,6 +179,7 @@ MODULES = [
     ("UpsamplingNearest2d", (), {"scale_factor": 2}, [IMG]),
     ("UpsamplingBilinear2d", ((4, 6),), {}, [IMG]),
     ("Unflatten", (1, (2, 2)), {}, [IMG]),
+    ("LinearCrossEntropyLoss", (4, 3), {"out_features": (2,), "bias": True}, [LCE_X, LCE_T]),
     *[(name, args, {}, [x]) for name, args, x in _PADS],
 ]
 

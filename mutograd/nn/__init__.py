@@ -70,6 +70,7 @@ from .activations import (AlphaDropout, Dropout1d, Dropout3d, FeatureAlphaDropou
                           Softmax2d, Softmin, Threshold)
 from .containers import (Buffer, Container, DataParallel, NLLLoss2d, ParameterDict, Unflatten,
                          factory_kwargs)
+from .linear_cross_entropy import LinearCrossEntropyLoss, LinearCrossEntropyOptions
 from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d,
                    LazyConvTranspose2d, LazyInstanceNorm1d, LazyInstanceNorm2d,
                    LazyInstanceNorm3d, LazyLinear, LazyModuleMixin, UninitializedBuffer,
@@ -94,6 +95,8 @@ from .transformer import MultiheadAttention, TransformerEncoder, TransformerEnco
 from .utils import clip_grad_norm_, clip_grad_value_
 
 __all__ = [
+                     "LinearCrossEntropyLoss",
+                     "LinearCrossEntropyOptions",
                      "AdaptiveLogSoftmaxWithLoss",
                      "AlphaDropout",
                      "BatchNorm3d",

@@ -800,9 +800,10 @@ from .losses import (  # noqa: E402, F401
     pairwise_distance, pdist, poisson_nll_loss, soft_margin_loss, triplet_margin_loss,
     triplet_margin_with_distance_loss)
 
-# vision ops, normalisations, bags, bilinear, softmin and gumbel_softmax
+# vision ops, normalisations, bags, bilinear, linear cross-entropy, softmin, gumbel_softmax
 # (nn/vision.py, nn/normalization.py, nn/sparse.py, nn/activations.py)
 from .activations import gumbel_softmax, softmin  # noqa: E402, F401
+from .linear_cross_entropy import linear_cross_entropy  # noqa: E402, F401
 from .normalization import instance_norm, local_response_norm  # noqa: E402, F401
 from .sparse import bilinear, embedding_bag  # noqa: E402, F401
 from .vision import (  # noqa: E402, F401

@@ -123,6 +123,6 @@ def normalize(input, p=2.0, dim=1, eps=1e-12):
 # vision ops, normalisations, bags, bilinear and more activations of mutograd.nn.functional
 from ....nn.functional import (  # noqa: E402, F401
     affine_grid, bilinear, channel_shuffle, embedding_bag, fold, grid_sample, gumbel_softmax,
-    hardshrink, huber_loss, instance_norm, local_response_norm, logsigmoid,
+    hardshrink, huber_loss, instance_norm, linear_cross_entropy, local_response_norm, logsigmoid,
     native_channel_shuffle, pixel_shuffle, pixel_unshuffle, prelu, softmin, softshrink, softsign,
     tanhshrink, unfold, upsample, upsample_bilinear, upsample_nearest)
