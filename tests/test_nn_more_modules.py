@@ -217,6 +217,8 @@ def test_modules_have_pytorchs_state_and_outputs(name, args, kwargs, inputs):
     ("LazyConv1d", (4, 3), (2, 3, 7), "Conv1d"),
     ("LazyConv1d", (4, 3), (3, 7), "Conv1d"),
     ("LazyConv2d", (4, 3), (2, 3, 5, 5), "Conv2d"),
+    ("LazyConv2d", (4, 3, 1, 1, 1, 2), (2, 6, 5, 5), "Conv2d"),
+    ("LazyConv1d", (4, 3), (2, 6, 7), "Conv1d"),
     ("LazyConvTranspose2d", (4, 3), (2, 3, 5, 5), "ConvTranspose2d"),
     ("LazyBatchNorm1d", (), (4, 3), "BatchNorm1d"),
     ("LazyBatchNorm2d", (), (2, 3, 4, 4), "BatchNorm2d"),
@@ -251,6 +253,9 @@ def test_lazy_linear_initialises_like_linear_and_trains():
     out.sum().backward()
     np.testing.assert_allclose(lin.weight.grad.numpy(), np.full((2, 6), 4.0))
     assert lin.in_features == 6 and type(lin) is mg.nn.Linear
+    conv = mg.nn.LazyConv2d(4, 3, groups=2)
+    assert conv(mg.ones([1, 6, 5, 5])).shape == [1, 4, 3, 3]
+    assert conv.weight.shape == [4, 3, 3, 3] and conv.in_channels == 6
 
 
 def test_uninitialized_parameter_materializes_in_place():

@@ -86,7 +86,11 @@ class LazyModuleMixin:
 
     def __init__(self, *args, **kwargs):
         kwargs.pop("device", None)      # one device here
-        template = self.cls_to_become(1, *args, **kwargs)
+        # a stand-in feature count the constructor accepts: the convolutions' groups (their
+        # sixth argument after in_channels, in Conv and ConvTranspose alike) must divide it
+        groups = kwargs.get("groups", args[5] if len(args) > 5 else 1)
+        template = self.cls_to_become(
+            groups if self._feature_attr == "in_channels" else 1, *args, **kwargs)
         Module.__init__(self)
         for key, value in template.__dict__.items():
             if key not in ("_parameters", "_buffers", "_modules", "training") and \
