@@ -258,6 +258,17 @@ def test_lazy_linear_initialises_like_linear_and_trains():
     assert conv.weight.shape == [4, 3, 3, 3] and conv.in_channels == 6
 
 
+def test_lazy_module_loads_a_state_dict_before_its_first_forward():
+    ref = mg.nn.Sequential(mg.nn.Linear(5, 3), mg.nn.BatchNorm1d(3))
+    lazy = mg.nn.Sequential(mg.nn.LazyLinear(3), mg.nn.LazyBatchNorm1d())
+    lazy.load_state_dict(ref.state_dict())
+    x = mg.randn([4, 5])
+    np.testing.assert_array_equal(lazy(x).numpy(), ref(x).numpy())
+    assert type(lazy[0]) is mg.nn.Linear and lazy[0].in_features == 5
+    assert type(lazy[1]) is mg.nn.BatchNorm1d and lazy[1].num_features == 3
+    np.testing.assert_array_equal(lazy[1].running_mean.numpy(), ref[1].running_mean.numpy())
+
+
 def test_uninitialized_parameter_materializes_in_place():
     p = mg.nn.UninitializedParameter(dtype="float64")
     same = p.materialize([2, 3])

@@ -136,6 +136,10 @@ class LazyModuleMixin:
     def __call__(self, *args, **kwargs):
         if self.has_uninitialized_params():
             self.initialize_parameters(*args, **kwargs)
+        else:   # materialised by load_state_dict: only the feature count is left to read
+            self.__dict__[self._feature_attr] = self._features(args[0])
+            del self.__dict__["_lazy_args"]
+            self.__class__ = self.cls_to_become
         return Module.__call__(self, *args, **kwargs)
 
 

@@ -284,6 +284,10 @@ class Module:
         unexpected_keys)``.
         """
         own = self.state_dict(keep_vars=True)
+        for k, t in own.items():
+            if k in state_dict and hasattr(t, "materialize"):
+                # a lazy module's uninitialised tensor takes the checkpoint's shape (lazy.py)
+                t.materialize(tuple(state_dict[k].shape))
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
         problems = []
