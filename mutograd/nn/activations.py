@@ -44,14 +44,16 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
         [1.0, 1.0]
     """
     noise = -np.log(random.generator().exponential(size=tuple(logits.shape)))
-    y_soft = F.softmax((logits + _wrap(noise.astype(logits.dtype.np))) / tau, dim)
+    xp = logits._place.xp       # the noise lives where the logits do
+    y_soft = F.softmax((logits + _wrap(xp.asarray(noise.astype(logits.dtype.np)), logits)) / tau,
+                       dim)
     if not hard:
         return y_soft
     axis = dim % logits.ndim
-    idx = np.expand_dims(y_soft._data.argmax(axis=axis), axis)
+    idx = np.expand_dims(np.asarray(y_soft.numpy()).argmax(axis=axis), axis)
     onehot = np.zeros(tuple(logits.shape), logits.dtype.np)
     np.put_along_axis(onehot, idx, 1.0, axis=axis)
-    return _wrap(onehot) - y_soft.detach() + y_soft
+    return _wrap(xp.asarray(onehot), logits) - y_soft.detach() + y_soft
 
 
 class Softmin(Module):
