@@ -7,6 +7,9 @@ import pytest
 
 MODULES = ["mutograd.nn", "mutograd.nn.module", "mutograd.nn.functional", "mutograd.nn.init",
            "mutograd.nn.utils", "mutograd.nn.transformer", "mutograd.nn.recurrent",
+           "mutograd.nn.padding", "mutograd.nn.activations", "mutograd.nn.normalization",
+           "mutograd.nn.vision", "mutograd.nn.sparse", "mutograd.nn.lazy",
+           "mutograd.nn.containers", "mutograd.nn.adaptive", "mutograd.nn.linear_cross_entropy",
            "mutograd.optim",
            "mutograd.optim.algorithms",
            "mutograd.optim.lr_scheduler", "mutograd.data", "mutograd.data.dataset",

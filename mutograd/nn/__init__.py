@@ -65,6 +65,30 @@ from .layers import (
                      Softmax,
                      Tanh,
 )
+from .adaptive import AdaptiveLogSoftmaxWithLoss
+from .activations import (AlphaDropout, Dropout1d, Dropout3d, FeatureAlphaDropout, GLU, RReLU,
+                          Softmax2d, Softmin, Threshold)
+from .containers import (Buffer, Container, DataParallel, NLLLoss2d, ParameterDict, Unflatten,
+                         factory_kwargs)
+from .linear_cross_entropy import LinearCrossEntropyLoss, LinearCrossEntropyOptions
+from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d,
+                   LazyConvTranspose2d, LazyInstanceNorm1d, LazyInstanceNorm2d,
+                   LazyInstanceNorm3d, LazyLinear, LazyModuleMixin, UninitializedBuffer,
+                   UninitializedParameter)
+from .normalization import (BatchNorm3d, CrossMapLRN2d, InstanceNorm1d, InstanceNorm2d,
+                            InstanceNorm3d, LocalResponseNorm, SyncBatchNorm)
+from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d,
+                      ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d,
+                      ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, ZeroPad1d, ZeroPad2d,
+                      ZeroPad3d)
+from .recurrent import RNNBase, RNNCellBase
+from .sparse import Bilinear, EmbeddingBag
+from .vision import (ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold,
+                     UpsamplingBilinear2d, UpsamplingNearest2d)
+from .losses import (CosineEmbeddingLoss, CTCLoss, GaussianNLLLoss, HingeEmbeddingLoss,
+                     MarginRankingLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
+                     MultiMarginLoss, PairwiseDistance, PoissonNLLLoss, SoftMarginLoss,
+                     TripletMarginLoss, TripletMarginWithDistanceLoss)
 from .module import Module, Parameter, StateDictError
 from .pooling_layers import (AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,
                              AdaptiveMaxPool2d, AdaptiveMaxPool3d, AvgPool1d, AvgPool3d, Conv3d,
@@ -84,6 +108,84 @@ from .transformer import (
 from .utils import clip_grad_norm_, clip_grad_value_
 
 __all__ = [
+                     "LinearCrossEntropyLoss",
+                     "LinearCrossEntropyOptions",
+                     "AdaptiveLogSoftmaxWithLoss",
+                     "AlphaDropout",
+                     "BatchNorm3d",
+                     "Bilinear",
+                     "Buffer",
+                     "ChannelShuffle",
+                     "CircularPad1d",
+                     "CircularPad2d",
+                     "CircularPad3d",
+                     "ConstantPad1d",
+                     "ConstantPad2d",
+                     "ConstantPad3d",
+                     "Container",
+                     "CrossMapLRN2d",
+                     "DataParallel",
+                     "Dropout1d",
+                     "Dropout3d",
+                     "EmbeddingBag",
+                     "FeatureAlphaDropout",
+                     "Fold",
+                     "GLU",
+                     "InstanceNorm1d",
+                     "InstanceNorm2d",
+                     "InstanceNorm3d",
+                     "LazyBatchNorm1d",
+                     "LazyBatchNorm2d",
+                     "LazyBatchNorm3d",
+                     "LazyConv1d",
+                     "LazyConv2d",
+                     "LazyConvTranspose2d",
+                     "LazyInstanceNorm1d",
+                     "LazyInstanceNorm2d",
+                     "LazyInstanceNorm3d",
+                     "LazyLinear",
+                     "LazyModuleMixin",
+                     "LocalResponseNorm",
+                     "NLLLoss2d",
+                     "ParameterDict",
+                     "PixelShuffle",
+                     "PixelUnshuffle",
+                     "RNNBase",
+                     "RNNCellBase",
+                     "RReLU",
+                     "ReflectionPad1d",
+                     "ReflectionPad2d",
+                     "ReflectionPad3d",
+                     "ReplicationPad1d",
+                     "ReplicationPad2d",
+                     "ReplicationPad3d",
+                     "Softmax2d",
+                     "Softmin",
+                     "SyncBatchNorm",
+                     "Threshold",
+                     "Unflatten",
+                     "Unfold",
+                     "UninitializedBuffer",
+                     "UninitializedParameter",
+                     "UpsamplingBilinear2d",
+                     "UpsamplingNearest2d",
+                     "ZeroPad1d",
+                     "ZeroPad2d",
+                     "ZeroPad3d",
+                     "factory_kwargs",
+                     "CosineEmbeddingLoss",
+                     "CTCLoss",
+                     "GaussianNLLLoss",
+                     "HingeEmbeddingLoss",
+                     "MarginRankingLoss",
+                     "MultiLabelMarginLoss",
+                     "MultiLabelSoftMarginLoss",
+                     "MultiMarginLoss",
+                     "PairwiseDistance",
+                     "PoissonNLLLoss",
+                     "SoftMarginLoss",
+                     "TripletMarginLoss",
+                     "TripletMarginWithDistanceLoss",
                      "Upsample",
                      "CELU",
                      "CosineSimilarity",
@@ -161,10 +263,11 @@ __all__ = [
 ]
 __all__ += _pooling_layers_all
 
-# PyTorch's remaining losses and simple layers (nn/losses.py, nn/rearrange.py)
+# PyTorch's remaining losses and simple layers (nn/losses.py, nn/rearrange.py); a name the
+# modules above define is theirs
 from . import losses as _losses  # noqa: E402
 from . import rearrange as _rearrange  # noqa: E402
 
 for _m in (_losses, _rearrange):
-    globals().update({_n: getattr(_m, _n) for _n in _m.MODULES})
-    __all__ += list(_m.MODULES)
+    globals().update({_n: getattr(_m, _n) for _n in _m.MODULES if _n not in globals()})
+__all__ = list(dict.fromkeys(__all__ + [_n for _m in (_losses, _rearrange) for _n in _m.MODULES]))

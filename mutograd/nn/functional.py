@@ -795,3 +795,12 @@ from .pooling import __all__ as _pooling_all  # noqa: E402
 from .pooling import avg_pool2d, max_pool2d  # noqa: E402, F401
 
 __all__ += [name for name in _pooling_all if name not in __all__]
+# vision ops, normalisations, bags, bilinear, linear cross-entropy, softmin, gumbel_softmax
+# (nn/vision.py, nn/normalization.py, nn/sparse.py, nn/activations.py)
+from .activations import gumbel_softmax, softmin  # noqa: E402, F401
+from .linear_cross_entropy import linear_cross_entropy  # noqa: E402, F401
+from .normalization import instance_norm, local_response_norm  # noqa: E402, F401
+from .sparse import bilinear, embedding_bag  # noqa: E402, F401
+from .vision import (  # noqa: E402, F401
+    affine_grid, channel_shuffle, fold, grid_sample, native_channel_shuffle, pixel_shuffle,
+    pixel_unshuffle, unfold, upsample, upsample_bilinear, upsample_nearest)

@@ -112,6 +112,8 @@ def xavier_normal_(t, gain=1.0, generator=None):
 
 def kaiming_uniform_(t, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """U(-b, b) with ``b = gain * sqrt(3 / fan)`` (He)."""
+    if t.numel() == 0:      # PyTorch: initialising a zero-element tensor is a no-op
+        return t
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(t, mode))
     bound = math.sqrt(3.0) * std
     return uniform_(t, -bound, bound, generator)
@@ -119,6 +121,8 @@ def kaiming_uniform_(t, a=0, mode="fan_in", nonlinearity="leaky_relu", generator
 
 def kaiming_normal_(t, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """N(0, std^2) with ``std = gain / sqrt(fan)`` (He)."""
+    if t.numel() == 0:      # PyTorch: initialising a zero-element tensor is a no-op
+        return t
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(t, mode))
     return normal_(t, 0.0, std, generator)
 

@@ -119,6 +119,10 @@ class Module:
         elif isinstance(value, Module):
             _forget(d, name, keep="_modules")
             d["_modules"][name] = value
+        elif isinstance(value, Tensor) and getattr(value, "_is_buffer", False):
+            # an nn.Buffer (containers.py): registered as a buffer with its persistence
+            _forget(d, name)
+            self.register_buffer(name, value, value.persistent)
         elif name in d["_parameters"] or name in d["_buffers"] or name in d["_modules"]:
             table = next(t for t in ("_parameters", "_buffers", "_modules") if name in d[t])
             kind = {"_parameters": "mutograd.nn.Parameter", "_buffers": "Tensor",
@@ -280,6 +284,10 @@ class Module:
         unexpected_keys)``.
         """
         own = self.state_dict(keep_vars=True)
+        for k, t in own.items():
+            if k in state_dict and hasattr(t, "materialize"):
+                # a lazy module's uninitialised tensor takes the checkpoint's shape (lazy.py)
+                t.materialize(tuple(state_dict[k].shape))
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
         problems = []

@@ -38,13 +38,13 @@ def _step(mode, gi, h, c, w_hh, b_hh):
     return (pre.tanh() if mode == "RNN_TANH" else pre.relu()), None
 
 
-class _Cell(Module):
-    mode = None
+class RNNCellBase(Module):
+    """The parameters of a recurrent cell, PyTorch's signature: ``weight_ih``
+    (num_chunks * hidden_size, input_size), ``weight_hh``, ``bias_ih``, ``bias_hh``."""
 
-    def __init__(self, input_size, hidden_size, bias=True, dtype=None, mode=None):
+    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
         super().__init__()
-        self.mode = mode or type(self).mode
-        g = _GATES[self.mode] * hidden_size
+        g = num_chunks * hidden_size
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
         self.weight_ih = Parameter(empty([g, input_size], dtype=dtype))
         self.weight_hh = Parameter(empty([g, hidden_size], dtype=dtype))
@@ -60,6 +60,18 @@ class _Cell(Module):
         bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for p in self.parameters():
             init.uniform_(p, -bound, bound)
+
+    def extra_repr(self):
+        return f"{self.input_size}, {self.hidden_size}"
+
+
+class _Cell(RNNCellBase):
+    mode = None
+
+    def __init__(self, input_size, hidden_size, bias=True, dtype=None, mode=None):
+        mode = mode or type(self).mode
+        super().__init__(input_size, hidden_size, bias, _GATES[mode], dtype=dtype)
+        self.mode = mode
 
     def forward(self, input, hx=None):
         unbatched = input.ndim == 1
@@ -80,9 +92,6 @@ class _Cell(Module):
         if unbatched:
             h, c = h.squeeze(0), (None if c is None else c.squeeze(0))
         return (h, c) if self.mode == "LSTM" else h
-
-    def extra_repr(self):
-        return f"{self.input_size}, {self.hidden_size}"
 
 
 class RNNCell(_Cell):
@@ -107,13 +116,19 @@ class GRUCell(_Cell):
     mode = "GRU"
 
 
-class _RNNBase(Module):
-    mode = None
+class RNNBase(Module):
+    """A stack of recurrent layers, PyTorch's signature: ``mode`` is 'RNN_TANH', 'RNN_RELU',
+    'LSTM' or 'GRU'; parameters ``weight_ih_l{k}[_reverse]``, ... in PyTorch's order."""
 
-    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, dtype=None, mode=None):
+    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
+                 dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None):
         super().__init__()
-        self.mode = mode or type(self).mode
+        if mode not in _GATES:
+            raise ValueError(f"Unrecognized RNN mode: {mode}")
+        if proj_size:
+            raise ValueError("proj_size > 0 (LSTM projections) is not available; use a Linear "
+                             "layer on the output")
+        self.mode = mode
         if not 0 <= dropout <= 1:
             raise ValueError("dropout should be a number in range [0, 1]")
         self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
@@ -200,6 +215,16 @@ class _RNNBase(Module):
         if self.bidirectional:
             s += ", bidirectional=True"
         return s
+
+
+class _RNNBase(RNNBase):
+    """RNN, LSTM and GRU: the mode from the class (or ``mode=``), the rest as PyTorch's."""
+    mode = None
+
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
+                 dropout=0.0, bidirectional=False, dtype=None, mode=None):
+        super().__init__(mode or type(self).mode, input_size, hidden_size, num_layers, bias,
+                         batch_first, dropout, bidirectional, dtype=dtype)
 
 
 def _stack(ts):

@@ -46,7 +46,7 @@ from ....nn.attention import scaled_dot_product_attention  # noqa: F401
 globals().update({k: v for k, v in vars(_nf).items()
                   if not k.startswith("_") and callable(v) and getattr(v, "__module__", "")
                   .startswith("mutograd.") and k not in globals()})
-globals().update({k: getattr(_rearrange, k) for k in _rearrange.FUNCTIONS})
+globals().update({k: getattr(_rearrange, k) for k in _rearrange.FUNCTIONS if k not in globals()})
 
 relu = _act("relu", "max(x, 0); ``inplace=True`` writes into ``input`` and returns it.")
 relu6 = _act("relu6", "min(max(x, 0), 6); ``inplace=True`` writes into ``input``.")
@@ -121,3 +121,11 @@ def normalize(input, p=2.0, dim=1, eps=1e-12):
     """``input / max(||input||_p along dim, eps)``."""
     n = _mg.norm(input, p, dim, keepdim=True)
     return input / _mg.clamp_min(n, eps)
+
+
+# vision ops, normalisations, bags, bilinear and more activations of mutograd.nn.functional
+from ....nn.functional import (  # noqa: E402, F401
+    affine_grid, bilinear, channel_shuffle, embedding_bag, fold, grid_sample, gumbel_softmax,
+    hardshrink, huber_loss, instance_norm, linear_cross_entropy, local_response_norm, logsigmoid,
+    native_channel_shuffle, pixel_shuffle, pixel_unshuffle, prelu, softmin, softshrink, softsign,
+    tanhshrink, unfold, upsample, upsample_bilinear, upsample_nearest)
