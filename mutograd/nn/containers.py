@@ -113,8 +113,15 @@ class ParameterDict(Module):
         return ParameterDict({k: default for k in keys})
 
     def update(self, parameters):
-        """Add ``parameters`` (a mapping or (key, value) pairs), in their order."""
-        pairs = parameters.items() if hasattr(parameters, "items") else parameters
+        """Add ``parameters``: (key, value) pairs, an OrderedDict or a ParameterDict in their
+        order; another mapping (a plain dict) sorted by key, as PyTorch does."""
+        import collections
+        if isinstance(parameters, (collections.OrderedDict, ParameterDict)):
+            pairs = parameters.items()
+        elif hasattr(parameters, "items"):
+            pairs = sorted(parameters.items())
+        else:
+            pairs = parameters
         for pair in pairs:
             if len(pair) != 2:
                 raise ValueError(f"ParameterDict update sequence element has length "
