@@ -103,3 +103,22 @@ def assert_trajectory(start, got, want, rtol=TRAJ_RTOL, atol=1e-6):
 
 def assert_loss(got, want):
     assert abs(got - want) <= LOSS_RTOL * abs(want), f"loss {got} vs PyTorch {want}"
+
+
+def assert_same_state_layout(torch_model, mg_model):
+    """Construction: the same state-dict names, in the same order, with the same shapes (the
+    order is what optimizers and checkpoints follow)."""
+    want = [(k, tuple(v.shape)) for k, v in torch_model.state_dict().items()]
+    got = [(k, tuple(v.shape)) for k, v in mg_model.state_dict().items()]
+    assert got == want
+
+
+def run_example(name, *args, timeout=300):
+    """``python -m mutograd run --as torch examples/<name>.py args``: its stdout (exit 0)."""
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "mutograd", "run", "--as", "torch",
+                        str(EXAMPLES / f"{name}.py"), *map(str, args)],
+                       capture_output=True, text=True, timeout=timeout)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return r.stdout
