@@ -55,7 +55,7 @@ defop("abs", lambda xp, x, out=None: ufunc(xp.absolute, x, out=out),
       grad=lambda g, x, xp: g * sign(xp, x))
 defop("sign", sign, grad=_zero)
 defop("exp", lambda xp, x, out=None: ufunc(xp.exp, x, out=out),
-      grad=lambda g, out, into, xp: ufunc(xp.multiply, g, out, out=into), result="float")
+      grad=lambda g, out, into, xp: ufunc(xp.multiply, g, conj(out), out=into), result="float")
 defop("exp2", lambda xp, x, out=None: ufunc(xp.exp2, x, out=out),
       grad=lambda g, out: g * out * math.log(2), result="float")
 defop("expm1", lambda xp, x, out=None: ufunc(xp.expm1, x, out=out),
@@ -367,10 +367,17 @@ def _axpy(xp, x, y, alpha):
 
 defop("add", _add, grad=(lambda g: g, lambda g, alpha: g if alpha == 1 else g * alpha))
 defop("sub", _sub, grad=(lambda g: g, lambda g, alpha: -g if alpha == 1 else g * -alpha))
+def conj(a):
+    """``a`` conjugated when complex. Note [Complex gradients]: as PyTorch, the gradient of a
+    real loss with respect to a complex ``z`` is ``dL/d(conj z)``, so a holomorphic op's
+    gradient multiplies by the conjugate of its derivative (``mul``: ``g * conj(y)``)."""
+    return a.conj() if getattr(a, "dtype", None) is not None and a.dtype.kind == "c" else a
+
+
 defop("mul", lambda xp, x, y, out=None: ufunc(xp.multiply, x, y, out=out),
-      grad=(lambda g, y: g * y, lambda g, x: g * x))
+      grad=(lambda g, y: g * conj(y), lambda g, x: g * conj(x)))
 defop("div", lambda xp, x, y, out=None: ufunc(xp.true_divide, x, y, out=out), result="float",
-      grad=(lambda g, y: g / y, lambda g, out, y: -g * out / y), copy_out=True)
+      grad=(lambda g, y: g / conj(y), lambda g, out, y: -g * conj(out / y)), copy_out=True)
 defop("floor_divide", lambda xp, x, y, out=None: ufunc(xp.floor_divide, x, y, out=out),
       grad=(_zero, _zero))
 def _remainder(xp, x, y, out=None):

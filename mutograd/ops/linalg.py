@@ -66,6 +66,7 @@ def _matmul(xp, x, y, out=None):
 
 
 def _matmul_grad_x(g, x_shape, x_transposed, y, xp):
+    y = y.conj() if y.dtype.kind == "c" else y     # Note [Complex gradients] in elementwise.py
     if len(x_shape) == 1 and y.ndim == 1:
         return g * y
     if y.ndim == 1:
@@ -80,6 +81,7 @@ def _matmul_grad_x(g, x_shape, x_transposed, y, xp):
 
 
 def _matmul_grad_y(g, x, y_shape, y_transposed, xp):
+    x = x.conj() if x.dtype.kind == "c" else x
     if x.ndim == 1 and len(y_shape) == 1:
         return g * x
     if x.ndim == 1:

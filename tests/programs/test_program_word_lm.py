@@ -75,7 +75,7 @@ def test_word_lm_matches_pytorch_stage_by_stage(model):
         losses_m = nm["train_epoch"](mnet, train_m, args_m, ntok, crit_m, 1.0,
                                      log=lambda s: None)
         val_m = nm["evaluate"](mnet, valid_m, args_m, ntok, crit_m)
-    assert len(losses_m) == len(losses_t) > 5
+    assert len(losses_m) == len(losses_t) >= 3
     np.testing.assert_allclose(losses_m, losses_t, rtol=2e-3)
     assert_trajectory(start, params(mnet), params(tnet), rtol=5e-3)
     assert math.isfinite(val_m) and abs(val_m - val_t) <= 2e-3 * abs(val_t)
