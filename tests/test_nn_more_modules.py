@@ -319,7 +319,7 @@ def test_buffer_parameter_dict_unflatten_and_data_parallel():
     d = mg.nn.ParameterDict({"b": mg.ones([2]), "a": mg.zeros([3])})  # sorted
     d.update([("c", mg.ones([1]))])
     assert list(d) == ["a", "b", "c"] and all(type(p) is mg.nn.Parameter for p in d.values())
-    assert [k for k, _ in d.named_parameters()] == ["b", "a", "c"]
+    assert [k for k, _ in d.named_parameters()] == ["a", "b", "c"]
     del d["a"]
     assert "a" not in d and len(d) == 2 and d.get("a") is None
     assert mg.nn.Unflatten(-1, (3, 2))(mg.ones([4, 6])).shape == [4, 3, 2]
