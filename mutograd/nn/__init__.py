@@ -263,11 +263,8 @@ __all__ = [
 ]
 __all__ += _pooling_layers_all
 
-# PyTorch's remaining losses and simple layers (nn/losses.py, nn/rearrange.py); a name the
-# modules above define is theirs
+# the margin, embedding, count, Gaussian and CTC losses (nn/losses.py)
 from . import losses as _losses  # noqa: E402
-from . import rearrange as _rearrange  # noqa: E402
 
-for _m in (_losses, _rearrange):
-    globals().update({_n: getattr(_m, _n) for _n in _m.MODULES if _n not in globals()})
-__all__ = list(dict.fromkeys(__all__ + [_n for _m in (_losses, _rearrange) for _n in _m.MODULES]))
+globals().update({_n: getattr(_losses, _n) for _n in _losses.MODULES})
+__all__ = list(dict.fromkeys(__all__ + list(_losses.MODULES)))

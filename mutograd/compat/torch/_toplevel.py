@@ -15,7 +15,6 @@ import mutograd as _mg
 
 from ...nn import functional as _F
 from ...nn import losses as _losses
-from ...nn import rearrange as _rearrange
 from ...tensor import Tensor as _Tensor
 
 
@@ -146,8 +145,8 @@ def _aten(fn, pos):
     return wrapped
 
 
-bilinear, channel_shuffle = _rearrange.bilinear, _rearrange.channel_shuffle
-pixel_shuffle, pixel_unshuffle = _rearrange.pixel_shuffle, _rearrange.pixel_unshuffle
+bilinear, channel_shuffle = _F.bilinear, _F.channel_shuffle
+pixel_shuffle, pixel_unshuffle = _F.pixel_shuffle, _F.pixel_unshuffle
 pairwise_distance, pdist = _losses.pairwise_distance, _losses.pdist
 cosine_similarity, conv1d, conv2d = _F.cosine_similarity, _F.conv1d, _F.conv2d
 conv_transpose2d, max_pool2d, hardshrink = _F.conv_transpose2d, _F.max_pool2d, _F.hardshrink

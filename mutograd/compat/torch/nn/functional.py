@@ -39,14 +39,12 @@ from ....nn.functional import (  # noqa: F401
 )
 from ..._common import activation as _act
 from ....nn import functional as _nf
-from ....nn import rearrange as _rearrange
 from ....nn.attention import scaled_dot_product_attention  # noqa: F401
 
 # the rest of mutograd.nn.functional (its signatures are PyTorch's); the names below override
 globals().update({k: v for k, v in vars(_nf).items()
                   if not k.startswith("_") and callable(v) and getattr(v, "__module__", "")
                   .startswith("mutograd.") and k not in globals()})
-globals().update({k: getattr(_rearrange, k) for k in _rearrange.FUNCTIONS if k not in globals()})
 
 relu = _act("relu", "max(x, 0); ``inplace=True`` writes into ``input`` and returns it.")
 relu6 = _act("relu6", "min(max(x, 0), 6); ``inplace=True`` writes into ``input``.")
