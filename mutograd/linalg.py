@@ -511,3 +511,70 @@ def vander(x, *, N=None):
         power = x if power is None else power * x
         cols.append(power)
     return FUNCTIONS["stack"](cols, -1)
+
+
+# ---- Tensor methods of the decompositions (PyTorch's and Paddle's names) ---------------------
+def _cholesky_solve(self, L, upper=False):
+    """``X`` with ``A X = self``, ``A = L L^H`` (``upper``: ``U^H U``) given the factor."""
+    if upper:
+        y = solve_triangular(L.transpose(-2, -1), self, upper=False)
+        return solve_triangular(L, y, upper=True)
+    y = solve_triangular(L, self, upper=False)
+    return solve_triangular(L.transpose(-2, -1), y, upper=True)
+
+
+def _cholesky_inverse(self, upper=False):
+    """The inverse of ``A`` from its Cholesky factor ``self``."""
+    from .ops.creation import eye
+    n = self.shape[-1]
+    return _cholesky_solve(eye(n, dtype=self.dtype), self, upper)
+
+
+def _triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+    """PyTorch's ``b.triangular_solve(A)``: ``(X, A)`` with ``op(A) X = b``."""
+    a = A.transpose(-2, -1) if transpose else A
+    return (solve_triangular(a, self, upper=upper != transpose, unitriangular=unitriangular),
+            A.clone())
+
+
+def _lu(self, pivot=True, get_infos=False):
+    """``(LU, pivots)`` (and ``infos`` with ``get_infos``): ``lu_factor_ex``."""
+    LU, pivots, info = lu_factor_ex(self, pivot=pivot)
+    return (LU, pivots, info) if get_infos else (LU, pivots)
+
+
+def _qr(self, some=True, mode=None):
+    return qr(self, mode if mode is not None else "reduced" if some else "complete")
+
+
+METHODS = {
+    "cholesky": lambda self, upper=False: cholesky(self, upper),
+    "cholesky_solve": _cholesky_solve,
+    "cholesky_inverse": _cholesky_inverse,
+    "triangular_solve": _triangular_solve,
+    "qr": _qr,
+    "lu": _lu,
+    "lu_solve": lambda self, LU_data, LU_pivots: lu_solve(LU_data, LU_pivots, self),
+    "eig": lambda self: eig(self),
+    "eigvals": lambda self: eigvals(self),
+    "eigvalsh": lambda self, UPLO="L": eigvalsh(self, UPLO),
+    "cond": lambda self, p=None: cond(self, p),
+    "pinv": lambda self, rcond=None, hermitian=False: pinv(self, rtol=rcond,
+                                                           hermitian=hermitian),
+    "pinverse": lambda self, rcond=1e-15: pinv(self, rtol=rcond),
+    "householder_product": lambda self, tau: householder_product(self, tau),
+    # Paddle's (PyTorch removed its own in 2.0)
+    "solve": lambda self, y, left=True: solve(self, y, left=left),
+    "lstsq": lambda self, y, rcond=None, driver=None: lstsq(self, y, rcond, driver=driver),
+}
+
+
+def _install_methods():
+    from .tensor import Tensor
+    for name, fn in METHODS.items():
+        if not hasattr(Tensor, name):
+            fn.__name__ = name
+            setattr(Tensor, name, fn)
+
+
+_install_methods()

@@ -281,3 +281,26 @@ def test_random_erasing_on_a_tensor_writes_a_region_and_keeps_the_rest():
     assert erased.any() and not erased.all()
     np.testing.assert_array_equal(a[2][erased], 3.0)
     assert (a[:, ~erased] == 0).all()
+
+
+def test_paddle_lbfgs_takes_the_same_steps_as_the_core_one():
+    import mutograd as mg
+    import mutograd.compat.paddle as paddle
+
+    def run(make):
+        w = mg.nn.Parameter(mg.tensor([1.5, -0.5], dtype="float64"))
+        opt = make([w])
+
+        def closure():
+            opt.zero_grad()
+            loss = ((w - mg.tensor([0.3, 0.7], dtype="float64")) ** 2).sum() + (w ** 4).sum()
+            loss.backward()
+            return loss
+        for _ in range(3):
+            opt.step(closure)
+        return w.numpy()
+    ours = run(lambda ps: paddle.optimizer.LBFGS(learning_rate=0.5, max_iter=5, parameters=ps,
+                                                 line_search_fn="strong_wolfe"))
+    core = run(lambda ps: mg.optim.LBFGS(ps, lr=0.5, max_iter=5, line_search_fn="strong_wolfe"))
+    np.testing.assert_array_equal(ours, core)
+    assert abs(ours - np.array([0.3, 0.7])).max() < 0.5

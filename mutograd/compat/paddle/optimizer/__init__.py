@@ -277,5 +277,38 @@ class Rprop(_Paddle, _optim.Rprop):
                               step_sizes=tuple(learning_rate_range))
 
 
-__all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "Lamb", "Momentum", "NAdam",
-           "Optimizer", "RAdam", "RMSProp", "Rprop", "lr"]
+class LBFGS(_Paddle, _optim.LBFGS):
+    """Paddle's L-BFGS (a port of PyTorch's): ``step(closure)`` re-evaluates the loss, the
+    gradients clipped by ``grad_clip`` after each evaluation."""
+
+    def __init__(self, learning_rate=1.0, max_iter=20, max_eval=None, tolerance_grad=1e-7,
+                 tolerance_change=1e-9, history_size=100, line_search_fn=None, parameters=None,
+                 weight_decay=None, grad_clip=None, name=None):
+        if weight_decay:
+            raise ValueError("LBFGS: weight_decay is not supported; add the penalty to the "
+                             "loss the closure returns")
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
+        if ps and isinstance(ps[0], dict):   # one group: L-BFGS keeps one state for all
+            ps = [p for g in ps for p in g["params"]]
+        _optim.LBFGS.__init__(self, ps, lr=base,
+                              max_iter=max_iter, max_eval=max_eval,
+                              tolerance_grad=tolerance_grad, tolerance_change=tolerance_change,
+                              history_size=history_size, line_search_fn=line_search_fn)
+
+    def step(self, closure=None):
+        if self._scheduler is not None:
+            for g in self.param_groups:
+                g["lr"] = self._scheduler()
+        if self._grad_clip is None or closure is None:
+            return _optim.LBFGS.step(self, closure)
+
+        def clipped():
+            loss = closure()
+            self._grad_clip._clip([p for g in self.param_groups for p in g["params"]
+                                   if p.grad is not None])
+            return loss
+        return _optim.LBFGS.step(self, clipped)
+
+
+__all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "Lamb", "Momentum",
+           "NAdam", "Optimizer", "RAdam", "RMSProp", "Rprop", "lr"]
