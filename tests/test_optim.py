@@ -293,9 +293,10 @@ def test_scheduler_state_dict_round_trip():
 _PADDLE_OPTIM = os.path.join(os.path.dirname(__file__), "data", "paddle_optim_reference.npz")
 
 
-def test_lamb_matches_recorded_paddle_step_for_step():
-    """paddle.optimizer.Lamb against Paddle 3.3.1's own steps (tests/data/paddle_optim_reference.py
-    recorded them), float64: Paddle's float32 hyper-parameters and running powers included."""
+def test_paddle_optimizers_match_recorded_paddle_step_for_step():
+    """paddle.optimizer.Lamb and ASGD against Paddle 3.3.1's own steps (recorded by
+    tests/data/paddle_optim_reference.py), float64: Paddle's float32 hyper-parameters and
+    running powers included."""
     sys.path.insert(0, os.path.dirname(_PADDLE_OPTIM))
     try:
         import paddle_optim_reference as rec

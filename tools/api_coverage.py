@@ -65,7 +65,7 @@ FLOORS = {
     "paddle.Tensor": 0.97,
     "paddle.nn": 0.95,
     "paddle.nn.functional": 0.95,
-    "paddle.optimizer": 0.93,
+    "paddle.optimizer": 1.0,
     "paddle.io": 1.0,
     "paddle.autograd": 1.0,
     "paddle.base.dygraph": 1.0,

@@ -1,4 +1,4 @@
-"""Record Paddle 3.3.1's optimizer steps for the Paddle-only optimizers into
+"""Record Paddle 3.3.1's steps of the optimizers Paddle computes its own way (Lamb, ASGD) into
 tests/data/paddle_optim_reference.npz, read by tests/test_optim.py (which never imports Paddle).
 
     python tests/data/paddle_optim_reference.py        # in a venv with paddlepaddle==3.3.1
@@ -16,6 +16,9 @@ CASES = {
     "Lamb-2": {"learning_rate": 0.05, "lamb_weight_decay": 0.0, "always_adapt": True},
     "Lamb-3": {"learning_rate": 0.05, "lamb_weight_decay": 0.1, "beta1": 0.8, "beta2": 0.9,
                "epsilon": 1e-4},
+    "ASGD-0": {"learning_rate": 0.1, "batch_num": 3},
+    "ASGD-1": {"learning_rate": 0.05, "batch_num": 1, "weight_decay": 0.01},
+    "ASGD-2": {"learning_rate": 0.02, "batch_num": 5, "weight_decay": 0.1},
 }
 SHAPES = ((3, 4), (5,))
 STEPS = 15

@@ -277,6 +277,47 @@ class Rprop(_Paddle, _optim.Rprop):
                               step_sizes=tuple(learning_rate_range))
 
 
+class ASGD(Optimizer):
+    """Paddle's ASGD (not PyTorch's): the step is the mean of the last ``batch_num`` gradients,
+    ``d += g - y[i]; y[i] = g; p -= lr * d / min(steps, batch_num)`` with ``i`` the step modulo
+    ``batch_num`` (checked against recorded Paddle 3.3.1 steps)."""
+
+    n_workspace = 1
+
+    def __init__(self, learning_rate=0.001, batch_num=1, parameters=None, weight_decay=None,
+                 grad_clip=None, multi_precision=False, name=None):
+        if not isinstance(batch_num, int) or batch_num < 1:
+            raise ValueError(f"batch_num should be a positive integer, got {batch_num!r}")
+        ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
+        _optim.Optimizer.__init__(self, ps, {"lr": base, "weight_decay": _decay(weight_decay),
+                                             "batch_num": batch_num})
+
+    def _init_state(self, p, state, group):
+        from ....tensor import _wrap
+        state["step"] = 0
+        state["d"] = self._buffer(p)
+        state["ys"] = _wrap(p._place.xp.zeros((group["batch_num"],) + p._data.shape,
+                                              p._data.dtype), p)
+
+    def _state_shape(self, key, p):
+        if key == "ys":
+            return [self.param_groups[0]["batch_num"]] + list(p.shape)
+        return super()._state_shape(key, p)
+
+    def _update(self, p, g, state, group, ws, xp):
+        from ....optim.algorithms import _grad
+        g = _grad(p, g, group, ws[0])
+        n = group["batch_num"]
+        i = state["step"] % n
+        state["step"] += 1
+        d, y = state["d"]._data, state["ys"]._data[i]
+        d -= y
+        d += g
+        y[...] = g
+        xp.multiply(d, -group["lr"] / min(state["step"], n), out=ws[0])
+        p += ws[0]
+
+
 class LBFGS(_Paddle, _optim.LBFGS):
     """Paddle's L-BFGS (a port of PyTorch's): ``step(closure)`` re-evaluates the loss, the
     gradients clipped by ``grad_clip`` after each evaluation."""
@@ -310,5 +351,5 @@ class LBFGS(_Paddle, _optim.LBFGS):
         return _optim.LBFGS.step(self, clipped)
 
 
-__all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "Lamb", "Momentum",
-           "NAdam", "Optimizer", "RAdam", "RMSProp", "Rprop", "lr"]
+__all__ = ["ASGD", "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "Lamb",
+           "Momentum", "NAdam", "Optimizer", "RAdam", "RMSProp", "Rprop", "lr"]
