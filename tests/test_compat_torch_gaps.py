@@ -233,3 +233,25 @@ def test_inplace_chains_run_as_in_pytorch(case):
         grads.append((_np(out), _np(a.grad)))
     for want, got in zip(*grads):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.torch
+def test_as_strided_in_place_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    import mutograd.compat.torch as mt
+    out = []
+    for T in (mt, torch):
+        a = T.arange(6.).requires_grad_()
+        h = a * 1
+        y = h.as_strided_((2, 2), (1, 2), 1)
+        (h * T.tensor([[1., 2.], [3., 4.]])).sum().backward()
+        out.append((y is h, h.tolist(), h._version, a.grad.tolist()))
+    assert out[0] == out[1]
+
+
+def test_as_strided_in_place_refuses_a_leaf_and_a_strided_tensor():
+    import mutograd as mg
+    with pytest.raises(mg.InplaceError, match="leaf"):
+        mg.ones([4], requires_grad=True).as_strided_((2,), (2,))
+    with pytest.raises(mg.ShapeError, match="contiguous"):
+        mg.ones([2, 3]).t().as_strided_((2,), (1,))

@@ -1,5 +1,5 @@
 """In-place view ops: ``reshape_``, ``squeeze_``, ``unsqueeze_``, ``t_``, ``transpose_``,
-``flatten_``.
+``flatten_``, ``as_strided_``.
 
 They change the tensor's own shape and strides and return the same object (``y is x``); the data
 and the storage stay where they are. They reuse the view ops' declarations (views.py) for the
@@ -137,5 +137,18 @@ def transpose_(x, *args, **kw):
     return _apply(x, "swapaxes", attrs, "transpose_", lambda old: (OPS["swapaxes"], attrs))
 
 
+def as_strided_(x, size, stride, storage_offset=0):
+    """``x`` given the geometry ``as_strided`` would give its view (sizes, strides and offset in
+    elements of the contiguous ``x``), in place; returns ``x``."""
+    def back(old):   # views made before replay from the old, contiguous geometry
+        strides = [s // old.itemsize for s in old.strides]
+        return OPS["as_strided"], {"size": tuple(old.shape), "stride": tuple(strides),
+                                   "storage_offset": 0}
+    attrs = {"size": tuple(size), "stride": tuple(stride),
+             "storage_offset": 0 if storage_offset is None else int(storage_offset)}
+    return _apply(x, "as_strided", attrs, "as_strided_", back)
+
+
 FUNCTIONS = {"reshape_": reshape_, "flatten_": flatten_, "squeeze_": squeeze_,
-             "unsqueeze_": unsqueeze_, "t_": t_, "transpose_": transpose_}
+             "unsqueeze_": unsqueeze_, "t_": t_, "transpose_": transpose_,
+             "as_strided_": as_strided_}
