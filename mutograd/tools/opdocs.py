@@ -37,9 +37,9 @@ shapes as a list or as varargs, `gather(x, dim, index)` and `gather(x, index, ax
 axis)`, `transpose(x, perm)` and `transpose(x, dim0, dim1)`. Where they clash the main namespace
 follows PyTorch and `mutograd.compat.paddle` follows Paddle: `split(x, 2)` makes pieces of size 2,
 and `max(x, axis)` with an int axis returns `(values, indices)`. The in-place view ops (`reshape_`,
-`squeeze_`, `unsqueeze_`, `t_`, `transpose_`, `flatten_`) change the tensor's own shape and
-strides: no data moves, the version is bumped as for every write (PyTorch and Paddle do the
-same), and the history is rebased onto the view op's node.
+`squeeze_`, `unsqueeze_`, `t_`, `transpose_`, `flatten_`, `as_strided_`) change the tensor's
+own shape and strides: no data moves, the version is bumped as for every write (PyTorch and
+Paddle do the same), and the history is rebased onto the view op's node.
 
 Type promotion is NumPy's (NEP 50) with PyTorch's rule for operands that have no dimensions:
 Python scalars are weak (`float32 tensor + 1.5` stays float32, `int32 tensor + 1` stays int32),
