@@ -243,10 +243,9 @@ def lu(A, pivot=True):
     ``U`` upper triangular."""
     _pivoting(pivot)
     m, n = A.shape[-2:]
-    low, up = _dec.run_packed("linalg_lu", A, {}, _dec.lu_shapes(m, n))
-    xp = A._place.xp
-    _, piv = _dec.lu_factor_arrays(xp, A._data)
-    return LUResult(_wrap(_dec.permutation_of(xp, piv, m, A._data.dtype), A), low, up)
+    piv, low, up = _dec.run_packed("linalg_lu", A, {}, _dec.lu_shapes(m, n))
+    p = _dec.permutation_of(A._place.xp, piv.detach()._data, m, A._data.dtype)
+    return LUResult(_wrap(p, A), low, up)
 
 
 def _pivoting(pivot):
@@ -261,11 +260,10 @@ def lu_factor(A, *, pivot=True):
     _pivoting(pivot)
     m, n = A.shape[-2:]
     k = min(m, n)
-    low, up = _dec.run_packed("linalg_lu", A, {}, _dec.lu_shapes(m, n))
+    piv, low, up = _dec.run_packed("linalg_lu", A, {}, _dec.lu_shapes(m, n))
     eye = _wrap(A._place.xp.eye(m, k, dtype=A._data.dtype), A)
     packed = _compact(low - eye, up, m, n)
-    _, piv = _dec.lu_factor_arrays(A._place.xp, A._data)
-    return LUFactorResult(packed, _wrap((piv + 1).astype(np.int32), A))
+    return LUFactorResult(packed, _wrap((piv.detach()._data + 1).astype(np.int32), A))
 
 
 def _compact(strict_low, up, m, n):

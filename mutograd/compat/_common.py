@@ -57,3 +57,15 @@ def _missing(module_name, framework_name, reason=None):
         raise AttributeError(f"{module_name} has no attribute {name!r} "
                              f"({framework_name}.{name} is not supported yet)")
     return __getattr__
+
+
+def refused_functions(module, why, error, names):
+    """Functions ``module.name`` for each of ``names`` that raise ``error`` saying they are not
+    supported and ``why`` (what to do instead), with that as their docstring."""
+    def refused(name):
+        def fn(*args, **kwargs):
+            raise error(f"{module}.{name}() is not supported: {why}")
+        fn.__name__ = name
+        fn.__doc__ = f"Refused: {why}."
+        return fn
+    return [refused(n) for n in names]

@@ -305,16 +305,22 @@ defop("solve_triangular", _solve_tri, grad=(_tri_grad_a, _tri_grad_b), kind="oth
 
 # ---- lu --------------------------------------------------------------------------------------
 def lu_shapes(m, n):
+    """The pivots (0-based row swaps, as floats: exact), ``L`` (m x k) and ``U`` (k x n)."""
     k = min(m, n)
-    return [(m, k), (k, n)]
+    return [(k,), (m, k), (k, n)]
 
 
 def _lu(xp, x):
-    """``L`` (unit lower, m x k) and ``U`` (k x n) of ``P L U = A`` packed; ``P`` and the
-    pivots come from the same factorisation through :func:`lu_factor_arrays`."""
+    """The row swaps, ``L`` (unit lower) and ``U`` (upper) of ``P L U = A``, packed: one
+    factorisation gives ``P``, the pivots and both factors, and the backward reads ``P`` from
+    the packed swaps instead of factorising again."""
     _matrices("lu", x)
-    _, low, up = _lu_parts(xp, x)
-    return pack(xp, [low, up], x.shape[:-2])
+    lu, piv = lu_factor_arrays(xp, x)
+    k = min(x.shape[-2:])
+    low = xp.tril(lu[..., :, :k], -1)
+    idx = np.arange(k)
+    low[..., idx, idx] = 1
+    return pack(xp, [piv.astype(x.dtype), low, xp.triu(lu[..., :k, :])], x.shape[:-2])
 
 
 def lu_factor_arrays(xp, x):
@@ -337,30 +343,25 @@ def permutation_of(xp, piv, m, dtype):
     p = np.zeros(batch + (m, m), dtype)
     for i in np.ndindex(*batch):
         order = np.arange(m)
-        for j, r in enumerate(piv[i]):
+        for j, r in enumerate(piv[i].astype(np.int64)):
             order[[j, r]] = order[[r, j]]
         p[i][order, np.arange(m)] = 1      # row j of P^T A is row order[j] of A
     return p if xp is np else xp.asarray(p)
 
 
-def _lu_parts(xp, x):
-    lu, piv = lu_factor_arrays(xp, x)
+def _lu_factors(x, g, out, xp):
+    """``P`` and the gradients and values of ``L`` and ``U`` from the packed result."""
     m, n = x.shape[-2:]
-    k = min(m, n)
-    low = xp.tril(lu[..., :, :k], -1)
-    idx = np.arange(k)
-    low[..., idx, idx] = 1
-    up = xp.triu(lu[..., :k, :])
-    return permutation_of(xp, piv, m, x.dtype), low, up
+    piv, low, up = unpack(out, lu_shapes(m, n))
+    _, gl, gu = unpack(g, lu_shapes(m, n))
+    return permutation_of(xp, piv, m, x.dtype), low, up, gl, gu
 
 
 def _lu_grad(g, x, out, xp):
     m, n = x.shape[-2:]
     if m != n:
         return _lu_grad_rect(g, x, out, xp)
-    gl, gu = unpack(g, lu_shapes(m, n))
-    low, up = unpack(out, lu_shapes(m, n))
-    p = _lu_parts(xp, x)[0]
+    p, low, up, gl, gu = _lu_factors(x, g, out, xp)
     phi = xp.tril(_mH(low) @ gl, -1) + xp.triu(gu @ _mH(up))
     # P L^-H phi U^-H
     t = _solve_triangular(xp, up, phi, upper=True, left=False, adjoint=True)
@@ -372,9 +373,7 @@ def _lu_grad_rect(g, x, out, xp):
     """Wide (m < n) and tall (m > n) ``A = P L U``, as PyTorch derives them: the square part
     as above plus the rest of U (wide) or of L (tall)."""
     m, n = x.shape[-2:]
-    gl, gu = unpack(g, lu_shapes(m, n))
-    low, up = unpack(out, lu_shapes(m, n))
-    p = _lu_parts(xp, x)[0]
+    p, low, up, gl, gu = _lu_factors(x, g, out, xp)
     if m < n:   # L m x m, U = [U1 | U2]
         u1, u2 = up[..., :, :m], up[..., :, m:]
         gu1, gu2 = gu[..., :, :m], gu[..., :, m:]

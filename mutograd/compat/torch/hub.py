@@ -9,6 +9,7 @@ directory functions work.
 import os
 
 from ...errors import MutogradError
+from .._common import refused_functions
 
 _WHY = ("torch.hub downloads a repository's code and runs it; mutograd neither downloads nor "
         "runs such code. Build the model from torch.nn here and load its weights from a local "
@@ -20,19 +21,9 @@ class HubError(MutogradError, RuntimeError):
     """Raised by the loading functions of ``torch.hub``."""
 
 
-def _refused(name):
-    def fn(*args, **kwargs):
-        raise HubError(f"torch.hub.{name}() is not supported: {_WHY}")
-    fn.__name__ = name
-    fn.__doc__ = f"Refused: {_WHY}."
-    return fn
-
-
-load = _refused("load")
-list = _refused("list")
-help = _refused("help")
-load_state_dict_from_url = _refused("load_state_dict_from_url")
-download_url_to_file = _refused("download_url_to_file")
+load, list, help, load_state_dict_from_url, download_url_to_file = refused_functions(
+    "torch.hub", _WHY, HubError,
+    ("load", "list", "help", "load_state_dict_from_url", "download_url_to_file"))
 
 
 def get_dir():

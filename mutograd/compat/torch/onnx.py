@@ -6,6 +6,7 @@ needs PyTorch's tracer and raises an error that says what to do instead.
     False
 """
 from ...errors import MutogradError
+from .._common import refused_functions
 
 _WHY = ("ONNX export traces a model through PyTorch's JIT, which mutograd does not have; save "
         "the weights with torch.save(model.state_dict(), path) (safetensors/.npz) and export "
@@ -16,20 +17,11 @@ class OnnxExporterError(MutogradError, RuntimeError):
     """Raised by every exporting function of ``torch.onnx``."""
 
 
-def _refused(name):
-    def fn(*args, **kwargs):
-        raise OnnxExporterError(f"torch.onnx.{name}() is not supported: {_WHY}")
-    fn.__name__ = name
-    fn.__doc__ = f"Refused: {_WHY}."
-    return fn
-
-
-export = _refused("export")
-dynamo_export = _refused("dynamo_export")
-export_to_pretty_string = _refused("export_to_pretty_string")
-select_model_mode_for_export = _refused("select_model_mode_for_export")
-register_custom_op_symbolic = _refused("register_custom_op_symbolic")
-unregister_custom_op_symbolic = _refused("unregister_custom_op_symbolic")
+(export, dynamo_export, export_to_pretty_string, select_model_mode_for_export,
+ register_custom_op_symbolic, unregister_custom_op_symbolic) = refused_functions(
+    "torch.onnx", _WHY, OnnxExporterError,
+    ("export", "dynamo_export", "export_to_pretty_string", "select_model_mode_for_export",
+     "register_custom_op_symbolic", "unregister_custom_op_symbolic"))
 
 
 def is_in_onnx_export():
