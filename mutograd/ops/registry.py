@@ -1164,9 +1164,18 @@ def call_var(op, inputs, attrs):
 
 
 def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, result=None,
-          fill=False, method=True, node_name=None, aliases=(), keeps=(), copy_out=False):
-    """Declare an op; returns the OpDef. See the module docstring."""
+          fill=False, method=True, node_name=None, aliases=(), keeps=(), copy_out=False,
+          doc=None, example=None, ufunc=None):
+    """Declare an op; returns the OpDef. See the module docstring.
+
+    ``doc``: the one-line summary ``help()`` shows; ``example``: a runnable expression using
+    ``mg`` (a default one is made from the op's kind when omitted); ``ufunc``: the NumPy ufunc
+    equal to the forward with default attributes (Note [Ufunc fast path])."""
     op = OpDef(name, fwd, grad, kind, inplace, varargs, result, fill, node_name, keeps)
+    op.doc = doc
+    op.example = example
+    if ufunc is not None:
+        op.ufunc = ufunc
     op.copy_out = copy_out   # Note [Outputs copied on write] in autograd/saved.py
     OPS[name] = op
     op.function = _make_function(op, call)
