@@ -201,7 +201,7 @@ class _Cache:
         self.free = {}                # size class -> raw buffers returned to the cache
         self.hits = self.misses = self.dropped = 0
         self.min_bytes = self.small_bytes = 0
-        # Note [Dead temporaries] in ops/registry.py: results written into dead temporaries
+        # Note [Dead temporaries] in autograd/temporaries.py: results written into dead temporaries
         self.reuse = os.environ.get("MUTOGRAD_REUSE_TEMPORARIES", "1").strip().lower() not in (
             "0", "false", "no", "off")
         self.settled()
@@ -210,7 +210,7 @@ class _Cache:
         """Recompute the limits the per-op path reads as plain attributes after a change:
         ``min_bytes``, the smallest result taken from the cache (none when it is off), and
         ``small_bytes``, below which inputs take the operator path (Note [The operator path] in
-        ops/registry.py): below the cache and ``_SMALL`` both."""
+        autograd/temporaries.py): below the cache and ``_SMALL`` both."""
         self.min_bytes = self.threshold if self.enabled else _NEVER
         self.small_bytes = min(self.min_bytes, _SMALL)
 
@@ -410,7 +410,7 @@ def set_cache(enabled=None, threshold=None, cap=None):
 
 def set_reuse(enabled):
     """Let out-of-place element-wise ops write into dead temporaries (Note [Dead temporaries] in
-    ops/registry.py), or not; returns the previous setting. On by default; the environment
+    autograd/temporaries.py), or not; returns the previous setting. On by default; the environment
     variable ``MUTOGRAD_REUSE_TEMPORARIES=0`` turns it off at start."""
     old = _cache.reuse
     _cache.reuse = bool(enabled)
@@ -420,8 +420,8 @@ def set_reuse(enabled):
 def reuses_temporaries():
     """Whether dead temporaries are reused: switched on, and the interpreter's reference counts
     are the ones the check relies on."""
-    from .ops import registry
-    return _cache.reuse and registry._DEAD_OP > 0
+    from .autograd import temporaries
+    return _cache.reuse and temporaries.DEAD_OP > 0
 
 
 def cache_threshold():

@@ -1,4 +1,4 @@
-"""The operators' short road to the ufunc (Note [The operator path] in mutograd/ops/registry.py)
+"""The operators' short road to the ufunc (Note [The operator path] in mutograd/autograd/dispatch.py)
 gives what the generic path gives: every case runs with the short road on and off (off: no input
 counts as small) and must agree in values, dtype, gradients, versions and errors."""
 import numpy as np
@@ -99,12 +99,12 @@ def test_operator_path_matches_the_generic_path(case):
 
 
 def test_small_inputs_take_the_short_road():
-    """A check that the road is taken at all: the generic ``call`` is not reached."""
-    from mutograd.ops import registry
+    """A check that the road is taken at all: the generic ``run`` is not reached."""
+    from mutograd.autograd import dispatch
     a, b = _t([1.0, 2.0]), _t([3.0, 4.0])
     seen = []
-    real = registry.call
-    registry.call = lambda *args, **kw: seen.append(args[0].name) or real(*args, **kw)
+    real = dispatch.run
+    dispatch.run = lambda *args, **kw: seen.append(args[0].name) or real(*args, **kw)
     try:
         a + b
         a * 2
@@ -114,4 +114,4 @@ def test_small_inputs_take_the_short_road():
         a + _t(1.0)     # a 0-d operand takes the generic path
         assert seen == ["add"]
     finally:
-        registry.call = real
+        dispatch.run = real

@@ -1,5 +1,5 @@
 """Dead temporaries: an out-of-place element-wise op writes into an input nothing else can see
-(Note [Dead temporaries] in mutograd/ops/registry.py).
+(Note [Dead temporaries] in mutograd/autograd/temporaries.py).
 
 Every case runs twice, with the reuse on and off (``memory.set_reuse``): the values, gradients
 and version counters must be the same, and the bytes allocated tell whether the reuse happened.
@@ -14,7 +14,7 @@ import mutograd as mg
 from mutograd import memory
 from mutograd.autograd.graph import saved_tensors_hooks
 from mutograd.autograd.saved import allow_mutation_on_saved_tensors
-from mutograd.ops import registry
+from mutograd.autograd import temporaries
 
 N = 1 << 16            # float32 elements: 256 KiB, above the test threshold
 NB = N * 4
@@ -78,7 +78,7 @@ def _same(case):
 
 def test_the_check_is_calibrated_on_this_interpreter():
     # CPython 3.10-3.13: a value on the stack is seen with one reference fewer than a name
-    assert registry._DEAD_OP > 0 and registry._DEAD_ARGS > 0
+    assert temporaries.DEAD_OP > 0 and temporaries.DEAD_ARGS > 0
     assert memory.reuses_temporaries() == memory._cache.reuse
 
 
@@ -312,8 +312,8 @@ def test_gradients_through_a_reused_chain(cache):
 
 def test_switched_off_when_the_counts_are_unknown(cache, monkeypatch):
     """An interpreter whose counts the calibration did not confirm gets no reuse."""
-    monkeypatch.setattr(registry, "_DEAD_OP", -1)
-    monkeypatch.setattr(registry, "_DEAD_ARGS", -1)
+    monkeypatch.setattr(temporaries, "DEAD_OP", -1)
+    monkeypatch.setattr(temporaries, "DEAD_ARGS", -1)
     x, _ = _inputs()
     before = _allocated()
     ((x * 2 + 1).exp()).tanh()

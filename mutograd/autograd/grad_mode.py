@@ -137,9 +137,9 @@ def _count_inference(n):
         counter = InferenceCounter if _inference_active else VersionCounter
         tensor.VersionCounter = counter
         # the registry's short paths make tensors without going through mutograd.tensor
-        registry = sys.modules.get("mutograd.ops.registry")
-        if registry is not None:
-            registry._VersionCounter = counter
+        dispatch = sys.modules.get("mutograd.autograd.dispatch")
+        if dispatch is not None:
+            dispatch._VersionCounter = counter
 
 
 class set_grad_enabled(_GradMode):

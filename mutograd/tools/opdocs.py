@@ -10,7 +10,6 @@ import sys
 import mutograd as mg
 import mutograd.compat.tensor_ext  # registers set_value, listed too
 from mutograd.ops import ALIASES, FUNCTIONS, OPS, metadata
-from mutograd.ops.registry import OpDef
 
 HEADER = """# Ops
 
@@ -108,7 +107,7 @@ COMPOSITES = {
 
 
 def _saves(op):
-    if not isinstance(op, OpDef):
+    if op.variadic:
         return "inputs" if op.saves_inputs else "nothing"
     if not op.differentiable:
         return "-"

@@ -1,0 +1,573 @@
+"""The op runner: every declared op, out of place or in place, runs through :func:`run`.
+
+``run(op, inputs, attrs, target=None)`` gathers the inputs' arrays, reconciles places, applies
+the in-place rules when it writes ``target`` (autograd/inplace.py), runs the forward (the ufunc
+fast path, a forward that keeps values for its gradient, or the plain forward; into a buffer of
+the cache or a dead temporary when that is safe), wraps the result (a new tensor, a view of the
+first input, or ``target`` itself with its version bumped) and records the backward node. The
+operators (:func:`binary`) and small in-place writes (:func:`small_write`) take shorter roads
+that end in ``run`` for anything they do not handle (Note [The operator path]).
+"""
+import numpy as np
+
+from .. import dtypes, memory, parallel
+from ..errors import DTypeError, IndexRangeError, InplaceError, MutogradError, ShapeError
+from ..memory import Storage as _Storage
+from ..memory import _cache
+from ..places import CPU as _CPU
+from ..tensor import Tensor, _alias, _wrap
+from . import temporaries
+from .grad_mode import _state
+from .inplace import check_leaf, prepare_write
+from .node import VersionCounter as _VersionCounter
+from .node import save, save_copy
+from .saved import before_write, save_output
+from .view_write import rebase
+
+_ndarray = np.ndarray
+_new = object.__new__
+_F64 = np.dtype("float64")
+_SCALARS = (int, float, bool, complex)
+_getrc = temporaries._getrc
+
+
+def run(op, inputs, attrs, target=None, dead=None):
+    """Run ``op`` on ``inputs`` with attributes ``attrs``; record its backward node when an input
+    requires grad and grad mode is on.
+
+    ``target``: the tensor an in-place form writes (its first input), returned itself
+    (``y is x``). ``dead``: the first input, when its entry point found it a dead temporary
+    (Note [Dead temporaries] in autograd/temporaries.py); its buffer may then hold the result.
+    """
+    if op.variadic:
+        return _run_variadic(op, inputs, attrs)
+    rg = False
+    arrays = []
+    x0 = target
+    mixed = False
+    weak = False   # a 0-d tensor or a Python float: Note [0-d tensors and Python floats ...]
+    for t in inputs:
+        if isinstance(t, Tensor):
+            if t._base is not None:
+                _refresh(t)
+                if t._base._rg:   # Note [Views without history]
+                    rg = True
+            if t._rg:
+                rg = True
+            if x0 is None:
+                x0 = t
+            elif t._place is not x0._place:
+                mixed = True
+            a = t._data
+            if not a.ndim:
+                weak = True
+            arrays.append(a)
+        elif type(t) is float:
+            weak = True
+            arrays.append(t)
+        elif type(t) is int:
+            arrays.append(t)
+        else:
+            weak = True
+            arrays.append(_as_array(np, t))
+    if mixed:
+        x0, inputs = _one_place(op, inputs, arrays, target)
+    xp = x0._place.xp if x0 is not None else np
+    if xp is not np:   # array-likes given with device tensors go to the device
+        for i, a in enumerate(arrays):
+            if type(a) is np.ndarray and not isinstance(inputs[i], Tensor):
+                arrays[i] = xp.asarray(a)
+    enabled = _state.enabled
+    buf = raw = None
+    if target is not None:
+        record, copies = prepare_write(op, target, inputs, arrays, rg, enabled)
+        if target._counter.guards:   # Note [Mutation of saved tensors] in autograd/saved.py
+            before_write(target, attrs[op.region] if op.region else None, op.iname)
+        args = arrays
+        buf = target._data
+    else:
+        record = rg and op.differentiable and enabled
+        copies = None
+        # Note [0-d tensors and Python floats in promotion]; the node keeps the inputs' dtypes
+        args = _promote(arrays) if weak and op.promotes else arrays
+        if op.pool and xp is np and inputs[0] is x0 and x0._data.nbytes >= _cache.min_bytes:
+            buf, raw = _pooled_buffer(op, inputs, args, dead, rg)
+    out, kept = _forward(op, xp, args, attrs, buf, record, x0)
+    if target is not None:
+        target._counter.bump(op.iname)
+        result = target
+    elif raw is not None or buf is not None:
+        result = _pooled_result(out, buf, raw, x0, dead)
+    elif op.kind == "view":
+        result = _view_result(op, x0, out, attrs)
+    else:
+        result = _wrap(out, x0)
+    if record:
+        if kept:
+            copies = dict(copies or {}, **kept)
+        node = _record(op, inputs, arrays, result, attrs, xp, copies)
+        if target is not None:
+            rebase(target, node)
+        else:
+            result.grad_fn = node
+            result._rg = True
+    return result
+
+
+def write(op, inputs, attrs):
+    """Run ``op`` writing into its first input, which must be a tensor; returns that tensor."""
+    x = inputs[0]
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op.name}_() writes into its first argument, which must be a Tensor, "
+                        f"not {type(x).__name__}")
+    return run(op, inputs, attrs, x)
+
+
+def _forward(op, xp, args, attrs, out, record, owner):
+    """Run op's forward (into ``out`` when given): its ufunc when the attributes are the defaults
+    on NumPy (Note [Ufunc fast path] in ops/registry.py; a large first input on all cores), a
+    forward that keeps values when a node will be recorded, else the declared forward. Returns
+    the result and the saved records of kept values (or None). A backend's complaint becomes
+    our error naming the op, raised before anything is written."""
+    try:
+        if op.ufunc is not None and attrs is op.defaults and xp is np and not (
+                op.float_result and getattr(args[0], "dtype", _F64).kind in "biu"):
+            large = owner is not None and owner._data.nbytes >= parallel.MIN_BYTES
+            if out is None:
+                return (parallel.ufunc(op.ufunc, *args) if large else op.ufunc(*args)), None
+            if large:
+                return parallel.ufunc(op.ufunc, *args, out=out), None
+            return op.ufunc(*args, out=out), None
+        if op.keeps:
+            return _keeping(op, xp, args, attrs, out, record, owner)
+        if out is None:
+            return op.fwd(xp, *args, **attrs), None
+        return op.fwd(xp, *args, out=out, **attrs), None
+    except (ValueError, TypeError, IndexError) as e:
+        raise bad_input(op, args, e) from None
+    except MemoryError as e:
+        raise _out_of_memory(op, args, owner) from e
+
+
+def _keeping(op, xp, arrays, attrs, out, rg, owner):
+    """Run a forward that takes ``keep`` (Note [Values kept from the forward]): returns its
+    result and the saved records of what it kept (counted on ``owner``'s place), or None when no
+    node will be recorded."""
+    keep = {} if rg and op.differentiable and _state.enabled else None
+    if out is None:
+        r = op.fwd(xp, *arrays, keep=keep, **attrs)
+    else:
+        r = op.fwd(xp, *arrays, out=out, keep=keep, **attrs)
+    if keep is None:
+        return r, None
+    place = str(owner._place)
+    return r, {k: save_copy(a, memory.Storage(a.nbytes, place)) for k, a in keep.items()}
+
+
+def _pooled_buffer(op, inputs, arrays, dead, rg):
+    """The buffer a large element-wise result is computed into, and the cache's raw buffer
+    behind it (None when the buffer is ``dead``'s own); ``(None, None)`` to let the forward
+    allocate.
+
+    Note [The buffer cache] in memory.py. Taken only when the result's shape and dtype are
+    known without computing it: a float first input, every other input either an array of the
+    same dtype or a Python scalar (which does not change a float dtype), shapes that broadcast.
+    """
+    xa = arrays[0]
+    dtype = xa.dtype
+    shape = xa.shape
+    # C-contiguous inputs only: NumPy lays a result out like its inputs (a permuted input gives
+    # a permuted result, as in PyTorch), and a buffer from the cache is C-ordered
+    if type(xa) is not np.ndarray or dtype.kind != "f" or not xa.flags.c_contiguous:
+        return None, None
+    for a in arrays[1:]:
+        if type(a) is np.ndarray:
+            if a.dtype != dtype or not a.flags.c_contiguous:
+                return None, None
+            if a.shape != shape:
+                try:
+                    shape = np.broadcast_shapes(shape, a.shape)
+                except ValueError:
+                    return None, None   # the forward raises the error
+        elif type(a) not in (int, float, bool):
+            return None, None
+    if dead is not None and shape == xa.shape and temporaries.reusable(op, dead, inputs, xa, rg):
+        return xa, None            # Note [Dead temporaries]
+    return memory.take(shape, dtype)
+
+
+def _pooled_result(out, buf, raw, x0, dead):
+    """The tensor holding a result computed into ``buf`` (see ``_pooled_buffer``)."""
+    if raw is None and out is buf:    # the dead temporary's buffer: the result takes over its
+        result = _new(Tensor)         # counted storage (and cache buffer); nothing allocated
+        result._data = out
+        result._counter = _VersionCounter()
+        result._rg = False
+        result.grad_fn = None
+        result._base = None
+        result._storage = dead._storage
+        return result
+    result = _wrap(out, x0)
+    if out is not buf:            # a forward that returned another array: keep the buffer
+        if raw is not None:
+            memory._give_back(raw)
+    elif raw is not None:
+        result._storage.buf = raw     # back to the cache when the result's storage dies
+    return result
+
+
+def _as_array(xp, v):
+    if isinstance(v, Tensor):
+        return v._data
+    if v is None or type(v) in _SCALARS or isinstance(v, (np.generic, slice, str)):
+        return v
+    return xp.asarray(v)
+
+
+def _refresh(t):
+    """Bring a view's grad_fn up to date after a write to its base (see tensor.py)."""
+    if t._base is not None and t._view_version != t._counter.value:
+        t._refresh_view()
+
+
+def _promote(arrays):
+    """Note [0-d tensors and Python floats in promotion]
+    NumPy's promotion (NEP 50) treats a 0-d array like any other array and gives float64 for an
+    integer array times a Python float. PyTorch and Paddle let neither decide a result's size:
+    ``float32 tensor * float64 0-d tensor`` is float32 and ``int tensor * 2.5`` is the default
+    float dtype. So a 0-d float operand takes the float dtype of the tensors with dimensions,
+    and integer tensors meeting a Python float become the default float dtype, before the
+    forward runs. Returns ``arrays`` itself when nothing changes (the common case)."""
+    zero = ints = scalar = False
+    for a in arrays:
+        if type(a) is float:
+            scalar = True
+        elif getattr(a, "ndim", None) is not None:
+            kind = a.dtype.kind
+            if not a.ndim:
+                zero = zero or kind == "f"
+            elif kind in "iu":
+                ints = True
+    if zero:   # the float dtype the operands with dimensions give, if any
+        nd = [a.dtype for a in arrays
+              if getattr(a, "ndim", None) and a.dtype.kind == "f"]
+        if not nd:
+            return arrays
+        target = np.result_type(*nd)
+    elif ints and scalar:
+        if any(getattr(a, "ndim", None) and a.dtype.kind in "fc" for a in arrays):
+            return arrays
+        target = dtypes.default_float.np
+    else:
+        return arrays
+    return [a.astype(target) if getattr(a, "dtype", None) is not None and a.dtype != target and
+            (a.ndim == 0 and a.dtype.kind == "f" or a.ndim and a.dtype.kind in "iu") else a
+            for a in arrays]
+
+
+def _one_place(op, inputs, arrays, target):
+    """The input whose place an op mixing places runs on, after moving 0-d CPU tensors there
+    (allowed, as Python scalars are); any other mix is a PlaceError naming both places, raised
+    before anything is written. ``target`` is the tensor an in-place op writes."""
+    from ..places import CPU, check_same
+    x0 = target
+    if x0 is None:
+        x0 = next((t for t in inputs if isinstance(t, Tensor)
+                   and not (t._place is CPU and t._data.ndim == 0)), None)
+        if x0 is None:
+            return next(t for t in inputs if isinstance(t, Tensor)), inputs
+    place = x0._place
+    for t in inputs:
+        if isinstance(t, Tensor) and t._place is not place and not (
+                t._place is CPU and t._data.ndim == 0):
+            raise check_same(getattr(op, "name", "op"), place, t._place)
+    from ..transfer import to_place
+    inputs = list(inputs)
+    for i, t in enumerate(inputs):
+        if isinstance(t, Tensor) and t._place is not place:
+            # a differentiable move, so the 0-d tensor's gradient comes back to the CPU
+            inputs[i] = to_place(t, place)
+            arrays[i] = inputs[i]._data
+    return x0, inputs
+
+
+def bad_input(op, arrays, e):
+    """Our error class for a backend's complaint about shapes or dtypes (else ``e`` itself)."""
+    if isinstance(e, MutogradError):
+        return e
+    if isinstance(e, IndexError):   # a backend's axis or index out of range
+        return IndexRangeError(f"{op.name}(): {e}")
+    shapes = ", ".join(str(list(getattr(a, "shape", ()))) for a in arrays
+                       if hasattr(a, "shape"))
+    if isinstance(e, ValueError):
+        if "could not be broadcast" in str(e):
+            return ShapeError(f"{op.name}(): the shapes {shapes} do not broadcast")
+        return ShapeError(f"{op.name}(): {e} (input shapes {shapes})")
+    msg = str(e)
+    if "not supported for the input types" in msg or "Cannot cast" in msg:
+        kinds = ", ".join(str(a.dtype) for a in arrays if hasattr(a, "dtype"))
+        return DTypeError(f"{op.name}(): {msg} (input dtypes {kinds})")
+    return e
+
+
+def _out_of_memory(op, arrays, x0):
+    """The MemoryError of an op whose result did not fit, naming the result by its shape and
+    dtype where the inputs decide them (element-wise ops: memory.out_of_memory), else the op
+    and its inputs' shapes."""
+    place = x0._place if x0 is not None else "cpu"
+    shapes = [a.shape for a in arrays if getattr(a, "ndim", None) is not None]
+    if op.kind == "elementwise" and shapes:
+        try:
+            dtype = np.result_type(*[a for a in arrays if getattr(a, "dtype", None) is not None])
+            return memory.out_of_memory(np.broadcast_shapes(*shapes), dtype, place)
+        except (ValueError, TypeError):
+            pass
+    return MemoryError(f"{op.name}: not enough memory for its result (inputs of shapes "
+                       f"{[list(s) for s in shapes]}); live tensors hold "
+                       f"{memory._fmt(memory.allocated())}")
+
+
+def _view_result(op, x, out, attrs):
+    if op.result == "maybe_view" and out.size and not x._place.xp.may_share_memory(out, x._data):
+        return _wrap(out, x)   # (an empty result is a view, as every reshape of it can be)
+    v = _alias(x, out)
+    if x._base is not None:
+        # a view of a view that is itself a leaf requiring grad (requires_grad_() on a view):
+        # writing it writes that leaf (check_leaf)
+        lv = x if x._rg and x.grad_fn is None else x.__dict__.get("_leaf_view")
+        if lv is not None:
+            v.__dict__["_leaf_view"] = lv
+    v._base = x._base if x._base is not None else x
+    v._view_chain = (x._view_chain if x._base is not None else ()) + ((op, attrs),)
+    v._view_version = x._counter.value
+    v._base_arr = v._base._data   # the base's layout now (Note [Views and their history])
+    return v
+
+
+def _record(op, inputs, arrays, result, attrs, xp, copies=None):
+    """Attach op's backward node to ``result``; ``copies``: input index -> saved copy taken
+    before an in-place write (Note [In-place saving]), and name -> saved value kept by the
+    forward (Note [Values kept from the forward])."""
+    if op.variadic:   # one gradient function for all inputs; saves every input or none
+        edges = [(t.grad_fn or t) if isinstance(t, Tensor) and t._rg else None for t in inputs]
+        saved = None
+        if op.saves_inputs:
+            saved = {i: save(t) if isinstance(t, Tensor) else a
+                     for i, (t, a) in enumerate(zip(inputs, arrays))}
+        return _node(op, edges, saved, arrays, attrs, xp)
+    mask = 0
+    edges = []
+    grad_fns = op.grad_fns
+    for i, t in enumerate(inputs):
+        if isinstance(t, Tensor) and t._rg and grad_fns[i] is not None:
+            edges.append(t.grad_fn or t)
+            mask |= 1 << i
+        else:
+            edges.append(None)
+    names = op.plans.get(mask)
+    if names is None:
+        names = op.plan(mask)
+    saved = {} if names else None   # a node that saves nothing keeps no dict
+    for name in names:
+        if name == "out":   # Note [Outputs copied on write] in autograd/saved.py
+            saved[name] = save_output(result) if op.copy_out else save(result)
+        elif op.keeps and name in op.keeps:
+            saved[name] = copies[name]
+        elif copies is not None and op.index[name] in copies:
+            saved[name] = copies[op.index[name]]
+        else:
+            t = inputs[op.index[name]]
+            saved[name] = save(t) if isinstance(t, Tensor) else arrays[op.index[name]]
+    node = _node(op, edges, saved, arrays, attrs, xp)
+    if op.wants_layout:   # a gradient computes in its input's layout (matmul with W.t())
+        node.layouts = tuple([type(a) is np.ndarray and a.ndim >= 2 and not a.flags.c_contiguous
+                              and a.flags.f_contiguous for a in arrays])
+    return node
+
+
+def _node(op, edges, saved, arrays, attrs, xp):
+    node = op.node_cls(tuple(edges), saved)
+    node.attrs = attrs
+    node.xp = xp
+    node.shapes, node.dtypes = _meta(arrays)
+    return node
+
+
+def _record_binary(op, x, y, a, b, result):
+    """``_record`` for the operator path (Note [The operator path]): a tensor ``x`` and a tensor
+    or Python scalar ``y``, with arrays (or the scalar) ``a`` and ``b``, nothing copied."""
+    if op.wants_layout or op.keeps:
+        return _record(op, (x, y), (a, b), result, op.defaults, np)
+    fx, fy = op.grad_fns[0], op.grad_fns[1]
+    ex = (x.grad_fn or x) if x._rg and fx is not None else None
+    tensor_y = type(y) is not int and type(y) is not float
+    ey = (y.grad_fn or y) if tensor_y and y._rg and fy is not None else None
+    mask = (ex is not None) | (ey is not None) << 1
+    names = op.plans.get(mask)
+    if names is None:
+        names = op.plan(mask)
+    saved = None
+    if names:
+        saved = {}
+        index = op.index
+        for name in names:
+            if name == "out":
+                saved[name] = save(result)
+            elif index[name] == 0:
+                saved[name] = save(x)
+            else:
+                saved[name] = save(y) if tensor_y else b
+    return _node(op, (ex, ey), saved, (a, b), op.defaults, np)
+
+
+def _meta(arrays):
+    """The inputs' shapes and dtypes (None for scalars), cheaply for one or two arrays."""
+    if not arrays:
+        return (), ()
+    a = arrays[0]
+    if len(arrays) == 1 and type(a) is np.ndarray:
+        return (a.shape,), (a.dtype,)
+    if len(arrays) == 2 and type(a) is np.ndarray and type(arrays[1]) is np.ndarray:
+        b = arrays[1]
+        return (a.shape, b.shape), (a.dtype, b.dtype)
+    shapes = []
+    dtypes = []
+    for a in arrays:   # a plain loop: comprehensions cost a frame each on the per-op path
+        shapes.append(getattr(a, "shape", None))
+        dtypes.append(getattr(a, "dtype", None))
+    return tuple(shapes), tuple(dtypes)
+
+
+def _run_variadic(op, inputs, attrs):
+    """``run`` for an op over a list of tensors (cat, stack, einsum): one place for all."""
+    x0 = next((t for t in inputs if isinstance(t, Tensor)), None)
+    xp = x0._place.xp if x0 is not None else np
+    rg = False
+    arrays = []
+    for t in inputs:
+        if isinstance(t, Tensor):
+            if t._base is not None:
+                _refresh(t)
+                rg = rg or t._base._rg   # Note [Views without history]
+            rg = rg or t._rg
+            if t._place is not x0._place:
+                from ..places import check_same
+                raise check_same(op.name, x0._place, t._place)
+            arrays.append(t._data)
+        else:
+            arrays.append(xp.asarray(t))
+    try:
+        result = _wrap(op.fwd(xp, arrays, **attrs), x0)
+    except (ValueError, TypeError, IndexError) as e:
+        raise bad_input(op, arrays, e) from None
+    if rg and op.differentiable and _state.enabled:
+        result.grad_fn = _record(op, inputs, arrays, result, attrs, xp)
+        result._rg = True
+    return result
+
+
+def binary(op):
+    """``Tensor.__add__`` and the other binary operators of ``op``: Note [The operator path].
+
+    Note [The operator path]
+        ``a + b`` on two small CPU tensors is the most frequent call of a training loop's
+        bookkeeping, and the generic ``call`` pays for what such a call never needs (views to
+        refresh, places to reconcile, 0-d promotion, the buffer cache). The operator takes a
+        shorter road when every one of those is known absent: both operands plain (not views)
+        NumPy tensors on the CPU with dimensions (a 0-d operand promotes differently), or a
+        tensor and a Python int (or a float with a float tensor: NumPy keeps the tensor's
+        dtype, as ``_promote`` would), inputs smaller than the buffer cache's threshold and
+        than ``memory._SMALL`` (``_cache.small_bytes``: large arrays always go through
+        ``call``, where the buffer cache and dead temporaries are, and where large arrays meet
+        their forward), the op has a ufunc (Note [Ufunc fast path]) and, for a float result, a
+        float first input. Anything else, and any error, goes through ``call``, which gives the
+        same result or raises the usual error.
+    """
+    d = op.defaults
+
+    def operator(self, other):
+        a = self._data
+        if (type(a) is _ndarray and self._base is None and a.ndim
+                and a.nbytes < _cache.small_bytes and op.ufunc is not None
+                and self._place is _CPU):
+            t = type(other)
+            if t is Tensor or isinstance(other, Tensor):
+                b = other._data
+                ok = (type(b) is _ndarray and other._base is None and b.ndim
+                      and b.nbytes < _cache.small_bytes and other._place is _CPU)
+            else:
+                b = other
+                ok = t is int or (t is float and a.dtype.kind in "fc")
+            if ok and not (op.float_result and a.dtype.kind in "biu"):
+                try:
+                    out = op.ufunc(a, b)   # Note [Ufunc fast path] in ops/fastpath.py
+                except (ValueError, TypeError):
+                    return run(op, (self, other), d)   # raises our error
+                r = _new(Tensor)
+                r._data = out
+                r._counter = _VersionCounter()
+                r._rg = False
+                r.grad_fn = None
+                r._base = None
+                r._storage = _Storage(out.nbytes)
+                if (self._rg or (t is not int and t is not float and other._rg)) and \
+                        op.differentiable and _state.enabled:
+                    r.grad_fn = _record_binary(op, self, other, a, b, r)
+                    r._rg = True
+                return r
+        if (_getrc(self) == temporaries.DEAD_OP - 1 and op.pool
+                and temporaries.unshared(self, temporaries.DEAD_OP, 1)):
+            return run(op, (self, other), d, None, self)   # Note [Dead temporaries]
+        return run(op, (self, other), d)
+    return operator
+
+
+def small_write(op, x, y):
+    """``x.op_(y)`` for a small CPU tensor ``x`` and a tensor of its shape and dtype (or a Python
+    scalar that keeps it), when nothing records, guards or refreshes (Note [The operator path]):
+    the ufunc writes ``x`` directly. Returns whether it did; else ``run`` writes."""
+    a = x._data
+    if not (type(x) is Tensor and type(a) is _ndarray and x._base is None and not x._rg
+            and a.nbytes < _cache.small_bytes and op.ufunc is not None and x._place is _CPU
+            and x._counter.guards is None and a.flags.c_contiguous and a.flags.writeable):
+        return False
+    t = type(y)
+    if t is Tensor:
+        b = y._data
+        if not (type(b) is _ndarray and y._base is None and not y._rg and b.shape == a.shape
+                and b.dtype == a.dtype and y._place is _CPU):
+            return False
+    elif not (t is int or (t is float and a.dtype.kind in "fc")):
+        return False
+    else:
+        b = y
+    try:
+        op.ufunc(a, b, out=a)   # Note [Ufunc fast path] in ops/fastpath.py
+    except (ValueError, TypeError):
+        return False   # nothing written: ``run`` raises the usual error
+    x._counter.bump(op.iname)
+    return True
+
+
+def write_out(op, inputs, attrs, out):
+    """``op(..., out=t)``: compute, then write into ``t`` (a write: it bumps t's version)."""
+    if _state.enabled and any(isinstance(t, Tensor) and t._rg for t in inputs):
+        raise InplaceError(f"{op.name}(): functions with out=... arguments don't support "
+                           f"automatic differentiation, but one of the arguments requires grad")
+    result = run(op, inputs, attrs)
+    if result._place is not out._place:
+        from ..places import check_same
+        raise check_same(op.name, result._place, out._place)
+    if tuple(out.shape) != tuple(result.shape):
+        raise ShapeError(f"{op.name}(): out= has shape {list(out.shape)} but the result has "
+                         f"shape {list(result.shape)}")
+    rt, ot = result._data.dtype, out._data.dtype
+    if rt != ot and not np.can_cast(rt, ot, "same_kind"):
+        raise DTypeError(f"{op.name}(): result type {rt} can't be cast to the desired output "
+                         f"type {ot} of out=")
+    check_leaf(out, op.name + "(out=)")
+    if out._counter.guards:   # Note [Mutation of saved tensors] in autograd/saved.py
+        before_write(out, None, op.name + "(out=)")
+    out._data[...] = result._data
+    out._counter.bump(op.name + "(out=)")
+    return out

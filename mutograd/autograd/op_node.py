@@ -1,0 +1,119 @@
+"""Backward nodes of declared ops, and fitting a gradient to its input's shape and dtype.
+
+An op declared with ``defop`` (ops/registry.py) gets a subclass of :class:`OpNode` named
+``<Op>Backward``; its gradient formulas receive what the declaration's parameter names ask for
+(Note [Reusing the incoming gradient] in ops/registry.py).
+"""
+import math
+
+from .engine import RegionGrad
+from .node import Node
+
+
+class OpNode(Node):
+    """Backward node of a declared op; one subclass per op, named ``<Op>Backward``."""
+
+    __slots__ = ("attrs", "dtypes", "layouts", "shapes", "xp")
+    op = None
+
+    def apply(self, g, into=None):
+        op = self.op
+        grads = []
+        if into is not None and not (op.takes_into and
+                                     sum(e is not None for e in self.next) == 1):
+            into = None   # Note [Reusing the incoming gradient]: only the one formula may
+        for i, edge in enumerate(self.next):
+            if edge is None:
+                grads.append(None)
+                continue
+            fn, params, all_attrs = op.grad_fns[i]
+            args = [into if p == "into" else self.arg(p) for p in params]
+            if all_attrs:   # a gradient taking **attrs gets every attribute
+                gi = fn(g, *args, **self.attrs)
+            else:
+                gi = fn(g, *args)
+            if type(gi) is not RegionGrad:
+                gi = fit(self.xp, gi, self.shapes[i], self.dtypes[i])
+                if args and _held(gi, args, into):   # Note [Gradient ownership]: never a
+                    # value the node holds
+                    gi = gi.copy()
+            grads.append(gi)
+        return grads
+
+    def arg(self, name):
+        kind = self.op.sources[name]
+        if kind == "saved":
+            return self.unpack(name)
+        if kind == "attr":
+            return self.attrs[name]
+        if kind == "xp":
+            return self.xp
+        if kind == "shape":
+            return self.shapes[self.op.index[name[:-6]]]
+        if kind == "transposed":
+            return self.layouts[self.op.index[name[:-11]]]
+        return self.dtypes[self.op.index[name[:-6]]]
+
+
+class VarNode(Node):
+    """Backward node of a variadic op: one gradient function returns every input's gradient."""
+
+    __slots__ = ("attrs", "dtypes", "shapes", "xp")
+    op = None
+
+    def apply(self, g, into=None):
+        op = self.op
+        if op.saves_inputs:
+            xs = [self.unpack(i) for i in range(len(self.next))]
+        else:
+            xs = self.shapes
+        grads = op.grad(g, xs, xp=self.xp, **self.attrs)
+        res = []
+        for e, gi, s, d in zip(self.next, grads, self.shapes, self.dtypes):
+            if e is None or gi is None:
+                res.append(None)
+                continue
+            gi = fit(self.xp, gi, s, d)
+            res.append(gi.copy() if op.saves_inputs and _held(gi, xs) else gi)
+        return res
+
+
+def _held(a, values, into=None):
+    """Whether array ``a`` is one of ``values`` (other than ``into``) or looks into one."""
+    b = a.base
+    for v in values:
+        if v is not into and (v is a or (b is not None and v is b)):
+            return True
+    return False
+
+
+def unbroadcast(xp, g, shape):
+    """Sum ``g`` down to ``shape`` (the gradient of broadcasting)."""
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
+    if lead and len(axes) == lead and g.size and g.dtype.char in "fd" and g.flags.c_contiguous:
+        # a bias's gradient: the sum over the leading axes as one BLAS vector-matrix product,
+        # for as many rows as keep its float32 rounding near NumPy's pairwise sum's
+        rows = math.prod(g.shape[:lead])
+        if rows <= 1 << 16:
+            return (xp.ones(rows, g.dtype) @ g.reshape(rows, -1)).reshape(shape)
+    g = g.sum(axis=axes, keepdims=True) if axes else g
+    return g.reshape(shape)
+
+
+def fit(xp, g, shape, dtype):
+    """A gradient as an array of the input's shape and dtype."""
+    if type(g) is not xp.ndarray:
+        g = xp.asarray(g)
+    if g.shape != shape:
+        if g.ndim < len(shape):   # a value written with its leading size-1 axes dropped (NumPy)
+            g = g.reshape((1,) * (len(shape) - g.ndim) + g.shape)
+        g = unbroadcast(xp, g, shape) if g.size != 1 or len(shape) else g.reshape(shape)
+        if g.shape != shape:
+            g = xp.broadcast_to(g, shape)
+    if g.dtype != dtype:
+        g = g.astype(dtype)
+    return g
