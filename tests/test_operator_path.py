@@ -1,6 +1,7 @@
 """The operators' short road to the ufunc (Note [The operator path] in
 mutograd/autograd/dispatch.py) gives what the generic path gives: every case runs with the short
-road on and off (off: no input counts as small) and must agree in values, dtype, gradients, versions and errors."""
+road on and off (off: no input counts as small) and must agree in values, dtype, gradients,
+versions and errors."""
 import numpy as np
 import pytest
 
