@@ -31,7 +31,7 @@ import numpy as np
 from . import dtypes, memory
 from .autograd import saved as _saved
 from .autograd.grad_mode import _state
-from .autograd.node import VersionCounter
+from .autograd.node import VersionCounter, move_retained
 from .autograd.sites import here
 from .errors import BackwardError, DTypeError, InplaceError, PlaceError
 from .places import CPU
@@ -430,9 +430,7 @@ class Tensor:
         self.grad_fn = v.grad_fn
         self._rg = v._rg
         if self.__dict__.get("_retains") and v.grad_fn is not None:
-            if old is not None and old.retained is not None and old.retained() is self:
-                old.retained = None   # moved, as PyTorch moves retain_grad to the new history
-            v.grad_fn.retained = weakref.ref(self)
+            move_retained(old, v.grad_fn, self)
 
     # ---- conversion -------------------------------------------------------------------------
 

@@ -15,6 +15,8 @@ Note [Saved versions]
     sixth item, the guard that keeps the old values of what later writes overwrite (Note
     [Mutation of saved tensors]). Outside them the per-op path pays one attribute check.
 """
+import weakref
+
 from ..errors import BackwardError
 from . import sites
 from .explain import stale_error
@@ -93,6 +95,19 @@ def save_copy(array, storage, name=None):
 
 
 _FREED = object()
+
+def move_retained(old, new, t=None):
+    """``retain_grad()`` keeps the gradient of the tensor's latest value, so when a write gives
+    it a new history ``new`` the request moves there from ``old``, as PyTorch moves it. ``t``:
+    the tensor whose own request it is (a view whose history was regenerated from its base);
+    without it, whatever ``old`` retained moves."""
+    ref = old.retained if old is not None else None
+    if ref is not None and (t is None or ref() is t):
+        old.retained = None
+    elif t is not None:
+        ref = weakref.ref(t)
+    if ref is not None:
+        new.retained = ref
 
 
 class Node:

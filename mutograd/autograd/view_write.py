@@ -13,7 +13,7 @@ Note [Writing through a view]
 import numpy as np
 
 from ..errors import InplaceError
-from .node import Node
+from .node import Node, move_retained
 
 
 class CopySlices(Node):
@@ -135,8 +135,7 @@ def rebase(x, node, written=0):
         node = _copy_slices(x, base, node, written)
         x = base
     old = x.grad_fn
-    if old is not None and old.retained is not None:
-        node.retained, old.retained = old.retained, None
+    move_retained(old, node)
     node.rebased = True   # for graph(): history rewritten by an in-place op
     x.grad_fn = node
     x._rg = True
