@@ -70,6 +70,8 @@ def run(op, inputs, attrs, target=None, dead=None):
         else:
             weak = True
             arrays.append(_as_array(np, t))
+    if target is not None and op.kind == "view":
+        return _restride(op, target, attrs)
     if mixed:
         x0, inputs = _one_place(op, inputs, arrays, target)
     xp = x0._place.xp if x0 is not None else np
@@ -121,6 +123,56 @@ def write(op, inputs, attrs):
         raise TypeError(f"{op.name}_() writes into its first argument, which must be a Tensor, "
                         f"not {type(x).__name__}")
     return run(op, inputs, attrs, x)
+
+
+def _restride(op, x, attrs):
+    """``x`` given the geometry of view op ``op`` applied to it, in place (``t_``, ``reshape_``).
+
+    Note [Metadata in place]
+        No value changes, but the version counter is bumped as for every write (DESIGN.md rule
+        9, as PyTorch and Paddle do): a node that saved the tensor refuses to run after its
+        geometry changed. What changes is the shape the tensor's gradient has, so when the
+        tensor is part of a graph its ``grad_fn`` is rebased onto the view op's node
+        (``TBackward``, ``ReshapeBackward``, ...) whose edge is the old ``grad_fn``; this is
+        done even under ``no_grad()``, because the existing history must keep matching the
+        tensor's shape. A view's ``_view_chain`` grows by the op. A base keeps a log of the
+        steps that undo the change (``_geom_log``, from the declaration's ``undo``), so that
+        views made *before* the change still replay from the base's current geometry (see
+        ``Tensor._view_chain``). The leaf rule applies as for every in-place op (PyTorch and
+        Paddle refuse ``t_()``/``reshape_()`` on a leaf that requires grad), and a reshape that
+        would need a copy is refused: an in-place reshape keeps the storage. ``retain_grad()``
+        stays with the old node, as in PyTorch: ``.grad`` keeps the shape the tensor had when
+        it was retained.
+    """
+    if _state.enabled:
+        check_leaf(x, op.iname)
+    xp = x._place.xp
+    old = x._data
+    try:
+        arr = op.fwd(xp, old, **attrs)
+    except (ValueError, TypeError, IndexError) as e:
+        raise bad_input(op, [old], e) from None
+    if arr.size and not xp.may_share_memory(arr, old):
+        raise ShapeError(
+            f"{op.iname}(): the shape {list(arr.shape)} is not compatible with the tensor's "
+            f"strides {list(x.stride())} (shape {list(old.shape)}); an in-place reshape keeps "
+            f"the storage. Use reshape() (which copies) or call contiguous() first.")
+    if x._counter.guards:   # no saved value changes (Note [Mutation of saved tensors])
+        before_write(x, None, op.iname, data=False)
+    node = None
+    if x._rg and x.grad_fn is not None:
+        node = _record(op, [x], [old], x, attrs, xp, None)
+    x._data = arr
+    if node is not None:
+        x.grad_fn = node
+    if x._base is not None:
+        x._view_chain = x._view_chain + ((op, attrs),)
+    else:
+        x.__dict__.setdefault("_geom_log", []).append(op.undo(old, attrs))
+    x._counter.bump(op.iname)
+    if node is not None and x._base is not None:
+        x._view_version = x._counter.value   # its history is the node above (hooks stay on)
+    return x
 
 
 def _forward(op, xp, args, attrs, out, record, owner):

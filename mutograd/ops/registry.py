@@ -263,12 +263,16 @@ def _camel(name):
 
 def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, result=None,
           fill=False, method=True, node_name=None, aliases=(), keeps=(), copy_out=False,
-          doc=None, example=None, ufunc=None, saves_inputs=False):
+          doc=None, example=None, ufunc=None, saves_inputs=False, undo=None):
     """Declare an op; returns the OpDef. See the module docstring.
 
     ``doc``: the one-line summary ``help()`` shows; ``example``: a runnable expression using
     ``mg`` (a default one is made from the op's kind when omitted); ``ufunc``: the NumPy ufunc
-    equal to the forward with default attributes (Note [Ufunc fast path])."""
+    equal to the forward with default attributes (Note [Ufunc fast path]). A view op with
+    ``inplace=True`` gets an in-place form that changes the tensor's own geometry (Note [Metadata
+    in place] in autograd/dispatch.py); ``undo(old_array, attrs)`` gives the view op and
+    attributes that take the new geometry back to ``old_array``'s (a reshape by default);
+    ``inplace="internal"`` makes the in-place form without publishing it."""
     op = OpDef(name, fwd, grad, kind, inplace, varargs, result, fill, node_name, keeps,
                saves_inputs)
     op.doc = doc
@@ -280,16 +284,21 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
     op.function = _variadic_function(op) if op.variadic else _make_function(op, False)
     op.function.__name__ = op.function.__qualname__ = name
     op.inplace_function = None
-    if inplace and op.takes_out:
+    if inplace and (op.takes_out or kind == "view"):
+        op.undo = undo or _reshape_back
         op.inplace_function = _make_function(op, True)
         op.inplace_function.__name__ = op.inplace_function.__qualname__ = name + "_"
     op.method = method
     op.aliases = aliases
     # Large results of element-wise ops may come from the buffer cache (Note [The buffer
     # cache]); an op whose forward treats ``out`` as holding ``x`` already must set False.
-    op.pool = (kind == "elementwise" and op.takes_out and inplace and not fill
+    op.pool = (kind == "elementwise" and op.takes_out and inplace is True and not fill
                and result in (None, "float"))
     return op
+
+
+def _reshape_back(old, attrs):
+    return OPS["view"], {"shape": old.shape}
 
 
 def _make_function(op, inplace):
