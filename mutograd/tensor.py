@@ -415,11 +415,11 @@ class Tensor:
             return   # stays stale: if the base comes to require grad, the chain is replayed then
         self._view_version = self._counter.value
         from .autograd.view_write import check_layout
-        from .ops.registry import call
+        from .autograd.dispatch import run
         check_layout(self)
         v = base
         for op, attrs in self._view_chain:
-            v = call(op, [v], attrs)
+            v = run(op, [v], attrs)
         if v.grad_fn is None and self.grad_fn is not None:
             # a view that was in a graph (through requires_grad_() on a view of it) stays in one
             # after its base was written without grad, as in PyTorch; nothing reaches the base

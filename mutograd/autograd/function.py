@@ -95,7 +95,7 @@ class FunctionNode(Node):
                 res.append(None)
             else:
                 arr = gi._data if isinstance(gi, Tensor) else self.xp.asarray(gi)
-                from ..ops.registry import unbroadcast
+                from .op_node import unbroadcast
                 res.append(unbroadcast(self.xp, arr, shape) if arr.shape != shape else arr)
         return res
 
@@ -172,7 +172,7 @@ def _written(cls, args, outs, dirty, record):
     """``{id(tensor): input index}`` for the inputs ``forward`` marked dirty, after the checks
     of Note [Custom functions in place]."""
     from ..errors import BackwardError, InplaceError
-    from ..ops.registry import check_leaf
+    from .inplace import check_leaf
     written = {}
     for d in dirty:
         i = next((i for i, a in enumerate(args) if a is d), None)
