@@ -26,24 +26,24 @@ def _correction(unbiased, correction):
     return 1 if unbiased in (None, True) else 0
 
 
+def _spread(name, x, axis, unbiased, keepdim, dim, correction, keepdims):
+    if isinstance(axis, bool):   # PyTorch's ``var(x, unbiased)`` overload: no axis
+        axis, unbiased = None, axis
+    return call(OPS[name], [x], {"axis": axis if dim is None else dim,
+                                 "keepdim": keepdim_arg(keepdim, keepdims),
+                                 "correction": _correction(unbiased, correction)})
+
+
 def var(x, axis=None, unbiased=None, keepdim=False, dim=None, correction=None, keepdims=None,
         name=None):
     """Variance (unbiased by default, as both frameworks)."""
-    if isinstance(axis, bool):   # PyTorch's ``var(x, unbiased)`` overload: no axis
-        axis, unbiased = None, axis
-    return call(OPS["var"], [x], {"axis": axis if dim is None else dim,
-                                  "keepdim": keepdim_arg(keepdim, keepdims),
-                                  "correction": _correction(unbiased, correction)})
+    return _spread("var", x, axis, unbiased, keepdim, dim, correction, keepdims)
 
 
 def std(x, axis=None, unbiased=None, keepdim=False, dim=None, correction=None, keepdims=None,
         name=None):
     """Standard deviation (unbiased by default)."""
-    if isinstance(axis, bool):   # PyTorch's ``std(x, unbiased)`` overload: no axis
-        axis, unbiased = None, axis
-    return call(OPS["std"], [x], {"axis": axis if dim is None else dim,
-                                  "keepdim": keepdim_arg(keepdim, keepdims),
-                                  "correction": _correction(unbiased, correction)})
+    return _spread("std", x, axis, unbiased, keepdim, dim, correction, keepdims)
 
 
 def _kth_indices(x, k, axis):
