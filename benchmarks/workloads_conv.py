@@ -218,7 +218,7 @@ class Conv2dGradInput(_Conv):
     desc = "conv2d input gradient alone"
 
     def mutograd(size):
-        from mutograd.ops.nn_ops import _conv2d_grad_x
+        from mutograd.ops.convolution import _conv2d_grad_x
         x, w, g = _Conv.data(size)
         return lambda: _conv2d_grad_x(g, x.shape, w, xp=np, **_GEOMETRY)
 
@@ -235,7 +235,7 @@ class Conv2dGradWeight(_Conv):
     desc = "conv2d weight gradient alone"
 
     def mutograd(size):
-        from mutograd.ops.nn_ops import _conv2d_grad_w
+        from mutograd.ops.convolution import _conv2d_grad_w
         x, w, g = _Conv.data(size)
         return lambda: _conv2d_grad_w(g, x, w.shape, xp=np, **_GEOMETRY)
 

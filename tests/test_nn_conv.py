@@ -6,7 +6,7 @@ from op_db import _conv2d_ref, _conv_transpose2d_ref, _pool_ref
 
 import mutograd as mg
 import mutograd.nn.functional as F
-from mutograd.ops import nn_ops
+from mutograd.ops import convolution as nn_ops
 
 # (x shape, weight shape, keywords)
 CONV = [

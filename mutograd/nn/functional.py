@@ -17,15 +17,10 @@ import numpy as np
 from .. import random
 from ..autograd.grad_mode import no_grad
 from ..errors import ShapeError
-from ..ops import (
-    OPS,
-    call,
-    call_inplace,
-    nn_ops,  # noqa: F401  (registers conv2d, pooling, normalize, embedding)
-)
+from ..ops import OPS, call, call_inplace
 from ..ops import functional_inplace as _fi
-from ..ops.composite import log_softmax as _log_softmax
-from ..ops.composite import softmax as _softmax
+from ..ops.softmax import log_softmax as _log_softmax
+from ..ops.softmax import softmax as _softmax
 from ..tensor import Tensor, _wrap
 
 __all__ = [

@@ -31,7 +31,6 @@ import numpy as np
 from ..autograd.grad_mode import no_grad
 from ..errors import DTypeError, IndexRangeError, ShapeError
 from ..ops import OPS, call
-from ..ops import nn_ops  # noqa: F401  (registers max_unpool)
 from ..ops.creation import rand, tensor, zeros
 from ..ops.shaping import stack
 from ..tensor import Tensor

@@ -1,31 +1,44 @@
 """The op declarations, and the step that turns them into functions, methods and operators."""
 from ..tensor import Tensor
 from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/inplace_api.md)
-    arrangement,
     complex_views,
-    composite,
     conventions,
+    convolution,
     creation,
     decompositions,
     elementwise,
+    elementwise_composed,
+    embedding,
     fastpath,
     fills,
     functional_inplace,
+    grids,
     indexing,
     inplace_misc,
     linalg,
+    matrices,
     matrix_updates,
+    memory_layout,
     metadata,
     more_elementwise,
+    normalization,
+    pooling,
+    predicates,
+    products,
     reduction,
+    sampling,
+    scans,
     scatter,
     scatter_reduce,
     searching,
     shaping,
+    softmax,
     sorting,
     special,
     statistics,
-    torch_functions,
+    torch_creation,
+    type_promotion,
+    view_copies,
     views,
 )
 from .registry import OPS, binary, call, call_inplace, defop  # noqa: F401
@@ -46,13 +59,9 @@ ALIASES = {k: v for k, v in ALIASES.items() if v is not None}
 FUNCTIONS = {
     "transpose": views.transpose, "expand_as": views.expand_as, "split": views.split,
     "chunk": views.chunk, "unbind": views.unbind, "cat": shaping.cat, "stack": shaping.stack,
-    "contiguous": shaping.contiguous, "max": composite.max, "min": composite.min,
-    "var": composite.var, "std": composite.std, "softmax": composite.softmax,
-    "log_softmax": composite.log_softmax, "einsum": composite.einsum,
-    "meshgrid": composite.meshgrid,
-    "index_put_": indexing.index_put_, "uniform_": creation.uniform_,
+    "contiguous": shaping.contiguous,
+    "uniform_": creation.uniform_,
     "normal_": creation.normal_,
-    "index_put": indexing.index_put,
     **conventions.FUNCTIONS, **metadata.FUNCTIONS, **scatter.FUNCTIONS, **sorting.FUNCTIONS,
 }
 ALIASES.update(special.ALIASES)
@@ -60,9 +69,11 @@ ALIASES.update(more_elementwise.ALIASES)
 FUNCTIONS.update(inplace_misc.FUNCTIONS)
 FUNCTIONS.update(searching.FUNCTIONS)
 FUNCTIONS.update(statistics.FUNCTIONS)
-FUNCTIONS.update(arrangement.FUNCTIONS)
 FUNCTIONS.update(complex_views.FUNCTIONS)
-FUNCTIONS.update({k: v for k, v in torch_functions.FUNCTIONS.items() if k not in FUNCTIONS})
+for _module in (reduction, shaping, indexing, softmax, scans, products, matrices, grids,
+                predicates, type_promotion, elementwise_composed, sampling, torch_creation,
+                view_copies):
+    FUNCTIONS.update(_module.FUNCTIONS)
 FUNCTIONS.update({"slogdet": linalg.slogdet, "matrix_power": linalg.matrix_power})
 FUNCTIONS.update(functional_inplace.FUNCTIONS)
 FUNCTIONS.update({f.__name__: f for f in (

@@ -43,6 +43,11 @@ def canon_dims(axis, ndim, what):
     return tuple(sorted(dims)) if ndim else ()
 
 
+def keepdim_arg(keepdim, keepdims):
+    """``keepdim`` (PyTorch, Paddle) or ``keepdims`` (NumPy), whichever was given."""
+    return keepdim if keepdims is None else keepdims
+
+
 def lift_0d(fn):
     """``fn(x, ...)`` for a 0-d ``x`` run as on a 1-element 1-D tensor (its dims 0 and -1 then
     exist, as they do in PyTorch), with the 0-d tensors among the other arguments lifted too; a

@@ -1,10 +1,20 @@
 """Complex numbers as pairs of reals: ``real``/``imag``/``view_as_real``/``view_as_complex``
-(views of the same storage) and ``complex``/``polar`` (new tensors).
+(views of the same storage), ``complex``/``polar`` (new tensors), and the functions of a complex
+tensor composed from them: ``angle``, ``conj``, ``adjoint`` (also ``x.H``, ``x.mH``), the
+conversions ``x.cfloat()``/``x.cdouble()``, and PyTorch's lazy-conjugation queries (never lazy
+here: ``x.is_conj()`` is False, ``x.resolve_conj()`` is ``x``).
+
+    >>> import mutograd as mg
+    >>> z = mg.complex(mg.tensor([1.0]), mg.tensor([-1.0]))
+    >>> mg.conj(z).tolist(), mg.angle(mg.tensor([-2.0, 3.0])).tolist()
+    ([(1+1j)], [3.141592653589793, 0.0])
 
 Gradients follow PyTorch's convention for a real loss: the gradient of a complex tensor is
 ``dL/d(re) + 1j * dL/d(im)``, so ``x.real`` passes ``g`` back as ``g + 0j`` and ``x.imag`` as
 ``1j * g``.
 """
+import math
+
 from ..errors import DTypeError, ShapeError
 from ..tensor import Tensor
 from .registry import OPS, call, defop
@@ -84,4 +94,26 @@ Tensor.real = property(lambda self: OPS["real"].function(self) if self.is_comple
                        doc="The real parts (a view); ``self`` itself for a real dtype.")
 Tensor.imag = property(OPS["imag"].function, doc="The imaginary parts (a view) of a complex "
                                                 "tensor.")
-FUNCTIONS = {"polar": polar}
+
+
+def angle(input):
+    """The argument: ``atan2(imag, real)`` of a complex tensor; pi for negative reals, else 0."""
+    if input.is_complex():
+        return OPS["atan2"].function(input.imag, input.real)
+    return OPS["where"].function(input < 0, math.pi, 0.0) * (input * 0 + 1)
+
+
+def conj(input):
+    """The complex conjugate; ``input`` itself for a real tensor (as PyTorch)."""
+    return OPS["conj_physical"].function(input) if input.is_complex() else input
+
+
+Tensor.adjoint = lambda self: conj(self.transpose(-2, -1))
+Tensor.H = property(lambda self: conj(self.t()), doc="The conjugate transpose of a matrix.")
+Tensor.mH = property(Tensor.adjoint, doc="The conjugate transpose of the last two dimensions.")
+Tensor.is_conj = lambda self: False     # conjugation is never lazy here
+Tensor.is_neg = lambda self: False
+Tensor.resolve_conj = Tensor.resolve_neg = lambda self: self
+Tensor.cfloat = lambda self: self.type("complex64")
+Tensor.cdouble = lambda self: self.type("complex128")
+FUNCTIONS = {"polar": polar, "angle": angle, "conj": conj, "adjoint": Tensor.adjoint}

@@ -5,11 +5,23 @@ integer arrays, tensors or boolean masks give a copy (op ``index``) whose gradie
 accumulation of repeated indices. ``x[index] = value`` is an in-place op on ``x`` (op
 ``index_put``): a write that bumps the version, refused on a leaf that requires grad, and through a
 view of a base it rewrites the base's history (Note [Writing through a view]).
+
+The functions composed from them pick elements by flat or per-dimension indices (``take``,
+``take_along_dim``), and the index helpers make such indices (``tril_indices``,
+``triu_indices``, ``unravel_index``).
+
+    >>> import mutograd as mg
+    >>> x = mg.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> x[1].tolist(), x[:, 0].tolist(), mg.take(x, mg.tensor([0, 3])).tolist()
+    ([3.0, 4.0], [1.0, 3.0], [1.0, 4.0])
+    >>> mg.tril_indices(2, 2).tolist()
+    [[0, 1, 1], [0, 0, 1]]
 """
 import numpy as np
 
 from ..errors import ShapeError
 from ..tensor import Tensor
+from . import creation
 from .registry import OPS, call, call_inplace, defop
 
 
@@ -133,3 +145,39 @@ def index_put(x, indices, value, accumulate=False):
 
 Tensor.__getitem__ = getitem
 Tensor.__setitem__ = setitem
+
+
+def take(x, index):
+    """Elements of ``x`` at ``index`` into its flattened form, in ``index``'s shape."""
+    return x.reshape(-1)[index]
+
+
+def take_along_dim(x, indices, dim=None):
+    """``take_along_axis``; without ``dim``, over the flattened ``x``."""
+    from .conventions import take_along_axis
+    if dim is None:
+        return take_along_axis(x.reshape(-1), indices.reshape(-1), 0)
+    return take_along_axis(x, indices, dim)
+
+
+# ---- index helpers -------------------------------------------------------------------------
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The (2, N) row and column indices of the lower triangle."""
+    return creation.tensor(np.stack(np.tril_indices(row, offset, col)), dtype=dtype or "int64",
+                           device=device)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The (2, N) row and column indices of the upper triangle."""
+    return creation.tensor(np.stack(np.triu_indices(row, offset, col)), dtype=dtype or "int64",
+                           device=device)
+
+
+def unravel_index(indices, shape):
+    """The coordinates in ``shape`` of flat ``indices``, one tensor per dimension."""
+    idx = indices.numpy() if isinstance(indices, Tensor) else np.asarray(indices)
+    return tuple(creation.tensor(a) for a in np.unravel_index(idx, tuple(shape)))
+
+
+FUNCTIONS = {f.__name__: f for f in (index_put, index_put_, take, take_along_dim, tril_indices,
+                                     triu_indices, unravel_index)}

@@ -1,13 +1,31 @@
-"""Reductions, scans and normalisations over ``axis`` (alias ``dim``) with ``keepdim``."""
+"""Reductions, scans and normalisations over ``axis`` (alias ``dim``) with ``keepdim``: the
+declared ops (sum, mean, prod, amax/amin, argmax/argmin, all/any, var, std, norm, logsumexp,
+softmax, log_softmax, cumsum, cumprod) and the public functions composed from them (max, min,
+aminmax, sum_to_size).
+
+    >>> import mutograd as mg
+    >>> v, i = mg.max(mg.tensor([[1.0, 5.0], [7.0, 2.0]]), 1)
+    >>> v.tolist(), i.tolist()
+    ([5.0, 7.0], [1, 0])
+    >>> lo, hi = mg.aminmax(mg.tensor([3.0, -1.0, 2.0]))
+    >>> lo.item(), hi.item()
+    (-1.0, 3.0)
+"""
+import builtins
 import math
+from collections import namedtuple
 
 import numpy as np
 
 from .. import memory
 from ..errors import DTypeError, ShapeError
-from .axes import canon_dim, canon_dims
+from ..tensor import Tensor
+from .axes import canon_dim, canon_dims, keepdim_arg
 from .elementwise import sign
-from .registry import defop
+from .registry import OPS, call, defop
+
+# what max/min along a dim, sort, topk, kthvalue and cummax return
+ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
 
 
 def _axes(axis, ndim):
@@ -161,6 +179,59 @@ defop("values_at", lambda xp, x, index, *, axis, keepdim=True: _take_along(
     grad=(_select_grad, None), node_name="MaxBackward", method=False)
 
 
+def _extreme(x, axis, keepdim, reduce, arg, other_op, name):
+    if isinstance(axis, Tensor):          # max(x, y): the element-wise maximum
+        return call(OPS[other_op], [x, axis], {})
+    if axis is None and not keepdim:   # over all elements: its own gradient rule at NaN
+        return call(OPS[name + "_all"], [x], {})
+    if axis is None or not isinstance(axis, int):
+        return call(OPS[reduce], [x], {"axis": axis, "keepdim": keepdim})
+    if x.ndim == 0:   # its one element, after checking the dim (ops/axes.py)
+        canon_dim(axis, 0, name)
+        return ValuesIndices(call(OPS[reduce], [x], {"axis": None, "keepdim": False}),
+                             call(OPS[arg], [x], {"axis": None, "keepdim": False}))
+    idx = call(OPS[arg], [x], {"axis": axis, "keepdim": keepdim})
+    vals = call(OPS["values_at"], [x, idx], {"axis": axis, "keepdim": keepdim})
+    return ValuesIndices(vals, idx)
+
+
+def max(x, axis=None, keepdim=False, dim=None, other=None, keepdims=None, name=None):
+    """The largest value (``axis=None``), ``(values, indices)`` along an int ``axis``, or the
+    element-wise maximum with a tensor."""
+    if other is not None:
+        axis = other
+    return _extreme(x, axis if dim is None else dim, keepdim_arg(keepdim, keepdims), "amax",
+                    "argmax", "maximum", "max")
+
+
+def min(x, axis=None, keepdim=False, dim=None, other=None, keepdims=None, name=None):
+    """As :func:`max`, for the smallest value."""
+    if other is not None:
+        axis = other
+    return _extreme(x, axis if dim is None else dim, keepdim_arg(keepdim, keepdims), "amin",
+                    "argmin", "minimum", "min")
+
+
+_MinMax = namedtuple("aminmax", ["min", "max"])
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """``(min, max)`` over ``dim`` (every element when None)."""
+    if dim is None:
+        return _MinMax(input.amin(), input.amax())
+    return _MinMax(input.amin(dim, keepdim=keepdim), input.amax(dim, keepdim=keepdim))
+
+
+def sum_to_size(input, *size):
+    """``input`` summed down to ``size`` (which it must broadcast from)."""
+    size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (list, tuple)) else size
+    lead = input.ndim - len(size)
+    out = input.sum(tuple(range(lead))) if lead > 0 else input
+    axes = tuple(i for i, s in enumerate(size) if s == 1 and out.shape[i] != 1)
+    return out.sum(axes, keepdim=True) if axes else out
+
+
+
 def _var(xp, x, axis=None, keepdim=False, correction=1):
     return xp.var(x, axis=_np_axis(axis, x.ndim, "var"), keepdims=keepdim, ddof=correction)
 
@@ -269,7 +340,7 @@ def _slice_max(xp, x, axis):
 
 
 def _span(dtype):
-    return min(16.0, -0.7 * math.log(np.finfo(dtype).tiny))
+    return builtins.min(16.0, -0.7 * math.log(np.finfo(dtype).tiny))   # (this module defines min)
 
 
 def _slice_sum(xp, x, axis):
@@ -386,3 +457,7 @@ def _cumprod_grad(g, x, out, axis, xp):
 
 
 defop("cumprod", _cumprod, kind="scan", grad=_cumprod_grad)
+
+
+FUNCTIONS = {"max": max, "min": min, "aminmax": aminmax}
+Tensor.sum_to_size = sum_to_size

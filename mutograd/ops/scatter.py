@@ -1,5 +1,7 @@
 """Writes at computed positions: index_add, index_fill, index_copy, scatter, scatter_add,
-masked_scatter and put (``x[index] = value`` and ``index_put`` are in indexing.py).
+masked_scatter and put (``x[index] = value`` and ``index_put`` are in indexing.py, the reducing
+forms ``scatter_reduce``/``index_reduce`` in scatter_reduce.py), and the writes of a region into
+a copy: select_scatter, slice_scatter, diagonal_scatter.
 
 Each is one ``defop`` declaration, so it gets an out-of-place function, an in-place ``op_`` form,
 a backward node and the in-place machinery (leaf rule, version bump, writes through views). The
@@ -15,6 +17,12 @@ it is zero); a source's gradient is the incoming gradient gathered at the positi
 Where an index repeats, ``index_add``/``scatter_add``/``put(accumulate=True)`` add every
 contribution and the assigning forms keep the last write, as NumPy does, and only that write
 receives a gradient.
+
+    >>> import mutograd as mg
+    >>> mg.zeros([3]).index_add(0, mg.tensor([0, 0, 2]), mg.ones([3])).tolist()
+    [2.0, 0.0, 1.0]
+    >>> mg.select_scatter(mg.zeros([2, 2]), mg.ones([2]), 0, 1).tolist()
+    [[0.0, 0.0], [1.0, 1.0]]
 """
 import numpy as np
 
@@ -444,3 +452,29 @@ FUNCTIONS["scatter"].__doc__ = "``x.scatter(dim, index, src, reduce=None)`` (PyT
     "``scatter(x, index, updates, overwrite=True)`` (Paddle)."
 FUNCTIONS["scatter_"].__doc__ = "In-place ``scatter`` (both conventions)."
 FUNCTIONS["scatter"].__name__, FUNCTIONS["scatter_"].__name__ = "scatter", "scatter_"
+
+
+# ---- writes of a region into a copy --------------------------------------------------------
+def select_scatter(input, src, dim, index):
+    """A copy of ``input`` with ``src`` written at ``index`` of ``dim``."""
+    out = input.clone()
+    out.select(dim, index).copy_(src)
+    return out
+
+
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """A copy of ``input`` with ``src`` written into ``[start:end:step]`` of ``dim``."""
+    out = input.clone()
+    idx = (slice(None),) * (dim % input.ndim) + (slice(start, end, step),)
+    out[idx] = src
+    return out
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """A copy of ``input`` with ``src`` written onto a diagonal."""
+    out = input.clone()
+    out.diagonal(offset, dim1, dim2).copy_(src)
+    return out
+
+
+FUNCTIONS.update({f.__name__: f for f in (select_scatter, slice_scatter, diagonal_scatter)})

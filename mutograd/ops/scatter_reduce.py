@@ -155,8 +155,10 @@ def scatter_reduce(x, axis=None, index=None, src=None, reduce="sum", *, include_
 
     Example::
 
+        >>> import mutograd as mg
         >>> x = mg.zeros(3)
-        >>> mg.scatter_reduce(x, 0, mg.tensor([0, 0, 2]), mg.tensor([1., 2., 3.]), "sum")
+        >>> mg.scatter_reduce(x, 0, mg.tensor([0, 0, 2]), mg.tensor([1., 2., 3.]), "sum").tolist()
+        [3.0, 0.0, 3.0]
     """
     return call(OPS["scatter_reduce"], [x, _index(index), src],
                 {"axis": _axis(axis, dim, "scatter_reduce"), "reduce": reduce,

@@ -1,5 +1,22 @@
-"""Ops that build new storage from existing data: cat, stack, flip, roll, tile, gather, clone..."""
+"""Ops that build new storage from existing data (cat, stack, flip, roll, tile, gather, clone,
+tril...), and the functions that join, split and rearrange tensors composed from them and from
+views: hstack/vstack/dstack/column_stack, tensor_split/hsplit/vsplit/dsplit (views),
+atleast_1d/2d/3d, movedim, ravel, broadcast_tensors, broadcast_shapes, rot90, fliplr, flipud.
+
+    >>> import mutograd as mg
+    >>> mg.hstack([mg.ones([2]), mg.zeros([1])]).tolist()
+    [1.0, 1.0, 0.0]
+    >>> [t.shape for t in mg.tensor_split(mg.arange(5), 3)]
+    [[2], [2], [1]]
+    >>> mg.movedim(mg.zeros([2, 3, 4]), 0, -1).shape
+    [3, 4, 2]
+"""
+import itertools
+
+import numpy as np
+
 from ..errors import ShapeError
+from ..tensor import Size, Tensor
 from .axes import real_dim
 from .registry import OPS, call, call_var, defop, defvar
 
@@ -211,3 +228,176 @@ def _into_tri(xp, r, out):
 
 defop("tril", _tril, kind="scan", grad=lambda g, diagonal, xp: xp.tril(g, diagonal))
 defop("triu", _triu, kind="scan", grad=lambda g, diagonal, xp: xp.triu(g, diagonal))
+
+
+# ---- joining -------------------------------------------------------------------------------
+def hstack(tensors):
+    """Join along dimension 1 (0 for 1-D tensors)."""
+    ts = [t.reshape(1) if t.ndim == 0 else t for t in tensors]
+    return cat(ts, 0 if all(t.ndim == 1 for t in ts) else 1)
+
+
+def vstack(tensors):
+    """Join along dimension 0, 1-D tensors as rows."""
+    return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)
+
+
+def dstack(tensors):
+    """Join along dimension 2 (tensors made at least 3-D as (1, N, 1) / (M, N, 1))."""
+    def three(t):
+        if t.ndim == 0:
+            return t.reshape(1, 1, 1)
+        if t.ndim == 1:
+            return t.reshape(1, -1, 1)
+        return t.unsqueeze(-1) if t.ndim == 2 else t
+    return cat([three(t) for t in tensors], 2)
+
+
+def column_stack(tensors):
+    """Join as columns: 0-D and 1-D tensors become (N, 1)."""
+    return cat([t.reshape(-1, 1) if t.ndim < 2 else t for t in tensors], 1)
+
+
+# ---- splitting (views) ---------------------------------------------------------------------
+def tensor_split(input, indices_or_sections, dim=0):
+    """Views: ``n`` pieces as equal as possible (the first ``size % n`` one longer), or pieces
+    cut at the listed indices."""
+    size = input.shape[dim]
+    if isinstance(indices_or_sections, Tensor):
+        indices_or_sections = indices_or_sections.tolist()
+    if isinstance(indices_or_sections, int):
+        n = indices_or_sections
+        if n <= 0:
+            raise ValueError(f"number of sections must be larger than 0, got {n}")
+        cuts = list(itertools.accumulate([size // n + (i < size % n) for i in range(n)]))[:-1]
+    else:
+        cuts = list(indices_or_sections)
+    out, start = [], 0
+    for c in cuts + [size]:
+        c = max(min(c, size), start)
+        out.append(input.narrow(dim, start, c - start))
+        start = c
+    return tuple(out)
+
+
+def _split_along(dim_of, name):
+    def split(input, indices_or_sections):
+        d = dim_of(input)
+        if isinstance(indices_or_sections, int) and input.shape[d] % indices_or_sections:
+            raise ShapeError(f"torch.{name} attempted to split along dimension {d}, but the "
+                             f"size of the dimension {input.shape[d]} is not divisible by the "
+                             f"split_size {indices_or_sections}!")
+        return tensor_split(input, indices_or_sections, d)
+    split.__name__ = name
+    split.__doc__ = f"``tensor_split`` along dimension {name[0]} (PyTorch's ``{name}``)."
+    return split
+
+
+hsplit = _split_along(lambda x: 0 if x.ndim == 1 else 1, "hsplit")
+vsplit = _split_along(lambda x: 0, "vsplit")
+dsplit = _split_along(lambda x: 2, "dsplit")
+
+
+# ---- rearranging ---------------------------------------------------------------------------
+def _flat(tensors):
+    """The tensors of ``f(a, b)`` or ``f([a, b])``, as a list."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        return list(tensors[0])
+    return list(tensors)
+
+
+def _atleast(n, tensors):
+    out = []
+    for t in tensors:
+        while t.ndim < n:
+            t = t.unsqueeze(0)
+        out.append(t)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def atleast_1d(*tensors):
+    """Each tensor with at least one dimension (a 0-d one as shape [1])."""
+    return _atleast(1, _flat(tensors))
+
+
+def atleast_2d(*tensors):
+    """Each tensor with at least two dimensions (leading ones added)."""
+    return _atleast(2, _flat(tensors))
+
+
+def atleast_3d(*tensors):
+    """At least three dimensions: a vector (n,) becomes (1, n, 1), a matrix (m, n) (m, n, 1)."""
+    out = []
+    for t in _flat(tensors):
+        if t.ndim == 0:
+            t = t.reshape(1, 1, 1)
+        elif t.ndim == 1:
+            t = t.reshape(1, -1, 1)
+        elif t.ndim == 2:
+            t = t.unsqueeze(-1)
+        out.append(t)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _dims(v):
+    return [v] if isinstance(v, int) else list(v)
+
+
+def movedim(x, source, destination):
+    """``x`` with dimensions ``source`` moved to ``destination`` (a view)."""
+    src = [s % x.ndim for s in _dims(source)]
+    dst = [d % x.ndim for d in _dims(destination)]
+    if len(src) != len(dst):
+        raise ValueError(f"movedim: source and destination differ in length ({len(src)} vs "
+                         f"{len(dst)})")
+    rest = [i for i in range(x.ndim) if i not in src]
+    order = [None] * x.ndim
+    for s, d in zip(src, dst):
+        order[d] = s
+    it = iter(rest)
+    order = [o if o is not None else next(it) for o in order]
+    return x.permute(*order)
+
+
+def ravel(input):
+    """``input`` flattened (a view when possible)."""
+    return input.reshape(-1)
+
+
+def broadcast_tensors(*tensors):
+    """The tensors expanded (as views) to their common broadcast shape."""
+    ts = _flat(tensors)
+    shape = np.broadcast_shapes(*(tuple(t.shape) for t in ts))
+    return tuple(t.expand(*shape) for t in ts)
+
+
+def broadcast_shapes(*shapes):
+    """The shape the given shapes broadcast to."""
+    return Size(np.broadcast_shapes(*[(s,) if isinstance(s, int) else tuple(s)
+                                      for s in shapes]))
+
+
+def rot90(x, k=1, dims=(0, 1)):
+    """Rotate by 90 degrees ``k`` times in the plane of ``dims``, from the first towards the
+    second axis."""
+    a, b = (d % x.ndim for d in dims)
+    if a == b:
+        raise ValueError(f"rot90: the two dims must differ, got {list(dims)}")
+    k %= 4
+    if k == 0:
+        return x * 1
+    if k == 2:
+        return x.flip(a, b)
+    perm = list(range(x.ndim))
+    perm[a], perm[b] = perm[b], perm[a]
+    return x.flip(b).permute(*perm) if k == 1 else x.permute(*perm).flip(b)
+
+
+Tensor.fliplr = lambda self: self.flip(1)
+Tensor.flipud = lambda self: self.flip(0)
+
+FUNCTIONS = {f.__name__: f for f in (
+    hstack, vstack, dstack, column_stack, tensor_split, hsplit, vsplit, dsplit, atleast_1d,
+    atleast_2d, atleast_3d, movedim, ravel, broadcast_tensors, broadcast_shapes, rot90)}
+FUNCTIONS.update({"row_stack": vstack, "concatenate": cat, "moveaxis": movedim,
+                  "fliplr": Tensor.fliplr, "flipud": Tensor.flipud})

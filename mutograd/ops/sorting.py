@@ -1,4 +1,4 @@
-"""Ordering and sampling: ``argsort``, ``sort``, ``topk``, ``multinomial``.
+"""Ordering: ``argsort``, ``sort``, ``topk``, ``msort``.
 
 The index ops are declared with ``defop`` (not differentiable); the values of ``sort`` and
 ``topk`` are a ``gather`` at those indices, so their gradient is the gather's scatter.
@@ -8,16 +8,12 @@ The index ops are declared with ``defop`` (not differentiable); the values of ``
     >>> v.tolist(), i.tolist()
     ([5.0, 3.0], [1, 2])
 """
-from collections import namedtuple
-
 import numpy as np
 
 from ..errors import ShapeError
 from .axes import canon_dim
-from ..tensor import Tensor, _wrap
+from .reduction import ValuesIndices
 from .registry import OPS, call, defop
-
-_ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
 
 
 def _argsort(xp, x, *, axis=-1, descending=False, stable=False):
@@ -66,7 +62,7 @@ def sort(x, axis=-1, descending=False, stable=False, dim=None, name=None):
     """
     a = _axis(x, axis, dim, "sort")
     idx = call(OPS["argsort"], [x], {"axis": a, "descending": descending, "stable": stable})
-    return _ValuesIndices(_gather(x, idx, a), idx)
+    return ValuesIndices(_gather(x, idx, a), idx)
 
 
 def topk(x, k, axis=-1, largest=True, sorted=True, dim=None, name=None):
@@ -83,47 +79,12 @@ def topk(x, k, axis=-1, largest=True, sorted=True, dim=None, name=None):
     if not 0 <= k <= n:
         raise ShapeError(f"topk(): k ({k}) is out of range for a dimension of size {n}")
     idx = call(OPS["argtopk"], [x], {"k": k, "axis": a, "largest": largest})
-    return _ValuesIndices(_gather(x, idx, a), idx)
+    return ValuesIndices(_gather(x, idx, a), idx)
 
 
-def multinomial(x, num_samples, replacement=False, generator=None, name=None):
-    """Draw ``num_samples`` category indices per row of the non-negative weights ``x`` (1-D or
-    2-D), with or without replacement; draws from ``generator`` or mutograd's seeded one.
-
-        >>> import mutograd as mg
-        >>> _ = mg.seed(0)
-        >>> mg.multinomial(mg.tensor([0., 1., 0.]), 2, replacement=True).tolist()
-        [1, 1]
-    """
-    from .. import random
-    if not isinstance(x, Tensor):
-        raise TypeError(f"multinomial(): weights must be a Tensor, got {type(x).__name__}")
-    if x.ndim not in (1, 2):
-        raise ShapeError(f"multinomial(): prob_dist must be 1 or 2 dim, got {x.ndim} dims")
-    w = np.asarray(x._data, dtype=np.float64)
-    rows = w.reshape(-1, w.shape[-1])
-    n = rows.shape[1]
-    num_samples = int(num_samples)
-    if num_samples <= 0:
-        raise ValueError(f"multinomial(): cannot sample num_samples={num_samples} <= 0 samples")
-    if not replacement and num_samples > n:
-        raise ValueError(f"multinomial(): cannot sample n_sample > prob_dist.size(-1) samples "
-                         f"without replacement ({num_samples} > {n})")
-    if not np.all(np.isfinite(rows)) or (rows < 0).any():
-        raise ValueError("multinomial(): probability tensor contains either inf, nan or "
-                         "element < 0")
-    sums = rows.sum(axis=1)
-    if (sums <= 0).any():
-        raise ValueError("multinomial(): invalid multinomial distribution (sum of "
-                         "probabilities <= 0)")
-    if not replacement and (np.count_nonzero(rows, axis=1) < num_samples).any():
-        raise ValueError("multinomial(): invalid multinomial distribution (with replacement="
-                         "False, not enough non-negative category to sample)")
-    rng = random.generator(None, generator)   # drawn on the host
-    out = np.stack([rng.choice(n, size=num_samples, replace=replacement, p=r / s)
-                    for r, s in zip(rows, sums)])
-    out = out.reshape(w.shape[:-1] + (num_samples,)).astype(np.int64)
-    return _wrap(x._place.xp.asarray(out), x)
+def msort(input):
+    """``input`` sorted along dimension 0."""
+    return input.sort(0)[0]
 
 
-FUNCTIONS = {"sort": sort, "topk": topk, "multinomial": multinomial}
+FUNCTIONS = {"sort": sort, "topk": topk, "msort": msort}

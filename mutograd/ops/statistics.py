@@ -1,18 +1,49 @@
-"""Order statistics and NaN-aware reductions, composed from declared ops (their gradients come
-from those): kthvalue, median, quantile, nansum, nanmean, var_mean, std_mean.
+"""Statistics, composed from declared ops (their gradients come from those): spread (var, std,
+var_mean, std_mean), order statistics (kthvalue, median, quantile), NaN-aware reductions
+(nansum, nanmean) and the relations between variables (cov, corrcoef).
 
     >>> import mutograd as mg
     >>> mg.median(mg.tensor([3.0, 1.0, 2.0, 4.0])).item()     # the lower of the middle two
     2.0
     >>> mg.quantile(mg.tensor([0.0, 10.0]), 0.25).item()
     2.5
+    >>> mg.var(mg.tensor([1.0, 2.0, 3.0])).item()     # unbiased
+    1.0
 """
 import numpy as np
 
 from ..tensor import Tensor
-from .composite import _ValuesIndices, std, var
+from .axes import keepdim_arg
+from .complex_views import conj
+from .reduction import ValuesIndices
 from .registry import OPS, call
 from .sorting import sort
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased in (None, True) else 0
+
+
+def _spread(name, x, axis, unbiased, keepdim, dim, correction, keepdims):
+    if isinstance(axis, bool):   # PyTorch's ``var(x, unbiased)`` overload: no axis
+        axis, unbiased = None, axis
+    return call(OPS[name], [x], {"axis": axis if dim is None else dim,
+                                 "keepdim": keepdim_arg(keepdim, keepdims),
+                                 "correction": _correction(unbiased, correction)})
+
+
+def var(x, axis=None, unbiased=None, keepdim=False, dim=None, correction=None, keepdims=None,
+        name=None):
+    """Variance (unbiased by default, as both frameworks)."""
+    return _spread("var", x, axis, unbiased, keepdim, dim, correction, keepdims)
+
+
+def std(x, axis=None, unbiased=None, keepdim=False, dim=None, correction=None, keepdims=None,
+        name=None):
+    """Standard deviation (unbiased by default)."""
+    return _spread("std", x, axis, unbiased, keepdim, dim, correction, keepdims)
 
 
 def _kth_indices(x, k, axis):
@@ -29,10 +60,10 @@ def kthvalue(x, k, dim=-1, keepdim=False, axis=None):
     if not 1 <= k <= n:
         raise IndexError(f"kthvalue(): k ({k}) out of range for a dimension of size {n}")
     if x.ndim == 0:
-        return _ValuesIndices(x * 1, _idx(x, np.zeros((), np.int64)))
+        return ValuesIndices(x * 1, _idx(x, np.zeros((), np.int64)))
     idx = _kth_indices(x, k, axis)
     idx = _idx(x, idx if keepdim else idx.squeeze(axis))
-    return _ValuesIndices(call(OPS["values_at"], [x, idx], {"axis": axis, "keepdim": keepdim}),
+    return ValuesIndices(call(OPS["values_at"], [x, idx], {"axis": axis, "keepdim": keepdim}),
                           idx)
 
 
@@ -132,5 +163,25 @@ def std_mean(x, dim=None, unbiased=None, keepdim=False, correction=None, axis=No
             x.mean(axis=axis, keepdim=keepdim))
 
 
-FUNCTIONS = {f.__name__: f for f in (kthvalue, median, quantile, nansum, nanmean, var_mean,
-                                     std_mean)}
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """The covariance of the variables in the rows of ``input`` (observations in columns)."""
+    if fweights is not None or aweights is not None:
+        raise ValueError("cov: fweights and aweights are not supported; weight the "
+                         "observations yourself")
+    x = input if input.ndim == 2 else input.reshape(1, -1)
+    xm = x - x.mean(1, keepdim=True)
+    c = (xm @ conj(xm).t()) / max(x.shape[1] - correction, 0)
+    return c if input.ndim == 2 else c.reshape(())
+
+
+def corrcoef(input):
+    """Pearson correlation coefficients of the rows of ``input``."""
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    d = c.diagonal().sqrt()
+    return (c / d.unsqueeze(1) / d.unsqueeze(0)).clamp(-1, 1)
+
+
+FUNCTIONS = {f.__name__: f for f in (var, std, kthvalue, median, quantile, nansum, nanmean,
+                                     var_mean, std_mean, cov, corrcoef)}

@@ -188,7 +188,7 @@ def kl_div(input, target, reduction=1, *, log_target=False):
 
 
 # ---- random draws --------------------------------------------------------------------------
-from ...ops.torch_functions import bernoulli  # noqa: E402, F401 (also Tensor.bernoulli)
+from ...ops.sampling import bernoulli  # noqa: E402, F401 (also Tensor.bernoulli)
 
 
 def poisson(input, generator=None):

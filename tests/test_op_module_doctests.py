@@ -1,0 +1,19 @@
+"""The docstring examples of the op modules run as shown (each module says what it holds and
+shows it)."""
+import doctest
+import importlib
+
+import pytest
+
+MODULES = ["axes", "complex_views", "convolution", "elementwise_composed", "embedding", "grids",
+           "indexing", "matrices", "memory_layout", "normalization", "pooling", "predicates",
+           "products", "reduction", "sampling", "scans", "scatter", "scatter_reduce",
+           "searching", "shaping", "softmax", "sorting", "statistics", "torch_creation",
+           "type_promotion", "view_copies"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    module = importlib.import_module(f"mutograd.ops.{name}")
+    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
