@@ -8,7 +8,6 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     creation,
     decompositions,
     elementwise,
-    fastpath,
     fills,
     functional_inplace,
     indexing,
@@ -93,7 +92,6 @@ def _public():
 
 
 PUBLIC = _public()
-fastpath.install()   # again, now that every declaration module ran (Note [Ufunc fast path])
 _NOT_METHODS = {"cat", "stack", "einsum", "where", "broadcast_to"}
 
 for _name, _fn in PUBLIC.items():

@@ -52,16 +52,17 @@ def _negative(xp, x, out=None):
 # ---- unary ---------------------------------------------------------------------------------
 defop("neg", _negative, grad=lambda g: -g)
 defop("abs", lambda xp, x, out=None: ufunc(xp.absolute, x, out=out),
-      grad=lambda g, x, xp: g * sign(xp, x))
+      grad=lambda g, x, xp: g * sign(xp, x), ufunc=np.absolute)
 defop("sign", sign, grad=_zero)
 defop("exp", lambda xp, x, out=None: ufunc(xp.exp, x, out=out),
-      grad=lambda g, out, into, xp: ufunc(xp.multiply, g, conj(out), out=into), result="float")
+      grad=lambda g, out, into, xp: ufunc(xp.multiply, g, conj(out), out=into), result="float",
+      ufunc=np.exp)
 defop("exp2", lambda xp, x, out=None: ufunc(xp.exp2, x, out=out),
       grad=lambda g, out: g * out * math.log(2), result="float")
 defop("expm1", lambda xp, x, out=None: ufunc(xp.expm1, x, out=out),
       grad=lambda g, out: g * (out + 1), result="float")
 defop("log", lambda xp, x, out=None: ufunc(xp.log, x, out=out), grad=lambda g, x: g / x,
-      result="float")
+      result="float", ufunc=np.log)
 defop("log1p", lambda xp, x, out=None: ufunc(xp.log1p, x, out=out), grad=lambda g, x: g / (x + 1),
       result="float")
 defop("log2", lambda xp, x, out=None: ufunc(xp.log2, x, out=out),
@@ -69,7 +70,7 @@ defop("log2", lambda xp, x, out=None: ufunc(xp.log2, x, out=out),
 defop("log10", lambda xp, x, out=None: ufunc(xp.log10, x, out=out),
       grad=lambda g, x: g / (x * math.log(10)), result="float")
 defop("sqrt", lambda xp, x, out=None: ufunc(xp.sqrt, x, out=out), grad=lambda g, out: g / (2 * out),
-      result="float")
+      result="float", ufunc=np.sqrt)
 defop("rsqrt", lambda xp, x, out=None: xp.divide(1, xp.sqrt(x), out=out),
       grad=lambda g, out: g * (-0.5) * out ** 3, result="float")
 defop("square", lambda xp, x, out=None: xp.square(x.astype(np.int64) if x.dtype.kind == "b"
@@ -78,9 +79,9 @@ defop("square", lambda xp, x, out=None: xp.square(x.astype(np.int64) if x.dtype.
 defop("reciprocal", lambda xp, x, out=None: ufunc(xp.reciprocal, x, out=out), result="float",
       grad=lambda g, out: -g * out * out)
 defop("sin", lambda xp, x, out=None: ufunc(xp.sin, x, out=out), grad=lambda g, x, xp: g * xp.cos(x),
-      result="float")
+      result="float", ufunc=np.sin)
 defop("cos", lambda xp, x, out=None: ufunc(xp.cos, x, out=out),
-      grad=lambda g, x, xp: -g * xp.sin(x), result="float")
+      grad=lambda g, x, xp: -g * xp.sin(x), result="float", ufunc=np.cos)
 defop("tan", lambda xp, x, out=None: ufunc(xp.tan, x, out=out),
       grad=lambda g, out: g * (1 + out * out), result="float",
       copy_out=True)   # Note [Outputs copied on write] in autograd/saved.py
@@ -88,7 +89,8 @@ def _tanh_grad(g, out, into, xp):
     return ufunc(xp.multiply, g, 1 - out * out, out=into)
 
 
-defop("tanh", lambda xp, x, out=None: ufunc(xp.tanh, x, out=out), grad=_tanh_grad, result="float")
+defop("tanh", lambda xp, x, out=None: ufunc(xp.tanh, x, out=out), grad=_tanh_grad, result="float",
+      ufunc=np.tanh)
 
 
 def _sigmoid(xp, x, out=None):
@@ -365,8 +367,10 @@ def _axpy(xp, x, y, alpha):
     return True
 
 
-defop("add", _add, grad=(lambda g: g, lambda g, alpha: g if alpha == 1 else g * alpha))
-defop("sub", _sub, grad=(lambda g: g, lambda g, alpha: -g if alpha == 1 else g * -alpha))
+defop("add", _add, grad=(lambda g: g, lambda g, alpha: g if alpha == 1 else g * alpha),
+      ufunc=np.add)
+defop("sub", _sub, grad=(lambda g: g, lambda g, alpha: -g if alpha == 1 else g * -alpha),
+      ufunc=np.subtract)
 def conj(a):
     """``a`` conjugated when complex. Note [Complex gradients]: as PyTorch, the gradient of a
     real loss with respect to a complex ``z`` is ``dL/d(conj z)``, so a holomorphic op's
@@ -375,9 +379,10 @@ def conj(a):
 
 
 defop("mul", lambda xp, x, y, out=None: ufunc(xp.multiply, x, y, out=out),
-      grad=(lambda g, y: g * conj(y), lambda g, x: g * conj(x)))
+      grad=(lambda g, y: g * conj(y), lambda g, x: g * conj(x)), ufunc=np.multiply)
 defop("div", lambda xp, x, y, out=None: ufunc(xp.true_divide, x, y, out=out), result="float",
-      grad=(lambda g, y: g / conj(y), lambda g, out, y: -g * conj(out / y)), copy_out=True)
+      grad=(lambda g, y: g / conj(y), lambda g, out, y: -g * conj(out / y)), copy_out=True,
+      ufunc=np.true_divide)
 defop("floor_divide", lambda xp, x, y, out=None: ufunc(xp.floor_divide, x, y, out=out),
       grad=(_zero, _zero))
 def _remainder(xp, x, y, out=None):
@@ -431,10 +436,10 @@ def _share(xp, x, y, loses):
 
 defop("maximum", lambda xp, x, y, out=None: ufunc(xp.maximum, x, y, out=out),
       grad=(lambda g, x, y, xp: g * _share(xp, x, y, x < y),
-            lambda g, x, y, xp: g * _share(xp, x, y, y < x)))
+            lambda g, x, y, xp: g * _share(xp, x, y, y < x)), ufunc=np.maximum)
 defop("minimum", lambda xp, x, y, out=None: ufunc(xp.minimum, x, y, out=out),
       grad=(lambda g, x, y, xp: g * _share(xp, x, y, x > y),
-            lambda g, x, y, xp: g * _share(xp, x, y, y > x)))
+            lambda g, x, y, xp: g * _share(xp, x, y, y > x)), ufunc=np.minimum)
 defop("atan2", lambda xp, x, y, out=None: ufunc(xp.arctan2, x, y, out=out), result="float",
       grad=(lambda g, x, y: g * y / (x * x + y * y), lambda g, x, y: -g * x / (x * x + y * y)))
 
@@ -512,10 +517,10 @@ def _ufunc2(name):
 
 
 for _name, _ufunc in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"),
-                      ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal"),
-                      ("logical_and", "logical_and"), ("logical_or", "logical_or"),
-                      ("logical_xor", "logical_xor")):
-    defop(_name, _ufunc2(_ufunc), result="bool")
+                      ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal")):
+    defop(_name, _ufunc2(_ufunc), result="bool", ufunc=getattr(np, _ufunc))
+for _name in ("logical_and", "logical_or", "logical_xor"):
+    defop(_name, _ufunc2(_name), result="bool")
 defop("logical_not", lambda xp, x, out=None: ufunc(xp.logical_not, x, out=out), result="bool")
 defop("isnan", lambda xp, x: xp.isnan(x), inplace=False)
 defop("isinf", lambda xp, x: xp.isinf(x), inplace=False)

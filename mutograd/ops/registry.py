@@ -96,7 +96,7 @@ class OpDef:
     """One op's declaration. See the module docstring for how it is read."""
 
     pool = False   # set by defop: results may come from the buffer cache
-    ufunc = None   # set by ops/fastpath.py: the NumPy ufunc equal to fwd with default attrs
+    ufunc = None   # set by defop(ufunc=...): the NumPy ufunc equal to fwd with default attrs
     region = None  # the attribute holding the index of the part of x the in-place form writes
     copy_out = False  # set by defop: a later write into the saved output copies it first
 
