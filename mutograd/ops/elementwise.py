@@ -12,11 +12,8 @@ from .. import memory
 from ..backend_special import BLOCK, blockwise, erf, normal_cdf_block
 from ..errors import DTypeError
 from ..parallel import ufunc   # large arrays on all cores (Note [Splitting a ufunc ...])
+from .gradients import power_grad_exponent, zero_gradient
 from .registry import defop
-
-
-def _zero(g, xp):
-    return xp.zeros_like(g)
 
 
 def sign(xp, x, out=None):
@@ -53,7 +50,7 @@ def _negative(xp, x, out=None):
 defop("neg", _negative, grad=lambda g: -g)
 defop("abs", lambda xp, x, out=None: ufunc(xp.absolute, x, out=out),
       grad=lambda g, x, xp: g * sign(xp, x), ufunc=np.absolute)
-defop("sign", sign, grad=_zero)
+defop("sign", sign, grad=zero_gradient)
 defop("exp", lambda xp, x, out=None: ufunc(xp.exp, x, out=out),
       grad=lambda g, out, into, xp: ufunc(xp.multiply, g, conj(out), out=into), result="float",
       ufunc=np.exp)
@@ -303,16 +300,16 @@ def _clamp_grad(g, x, min, max):
 
 
 defop("clamp", _clamp, grad=_clamp_grad)
-defop("floor", lambda xp, x, out=None: ufunc(xp.floor, x, out=out), grad=_zero)
-defop("ceil", lambda xp, x, out=None: ufunc(xp.ceil, x, out=out), grad=_zero)
-defop("trunc", lambda xp, x, out=None: ufunc(xp.trunc, x, out=out), grad=_zero)
+defop("floor", lambda xp, x, out=None: ufunc(xp.floor, x, out=out), grad=zero_gradient)
+defop("ceil", lambda xp, x, out=None: ufunc(xp.ceil, x, out=out), grad=zero_gradient)
+defop("trunc", lambda xp, x, out=None: ufunc(xp.trunc, x, out=out), grad=zero_gradient)
 
 
 def _round(xp, x, out=None, decimals=0):
     return xp.round(x, decimals, out=out)
 
 
-defop("round", _round, grad=_zero)
+defop("round", _round, grad=zero_gradient)
 
 
 def _scale(xp, x, out=None, scale=1.0, bias=0.0, bias_after_scale=True):
@@ -384,7 +381,7 @@ defop("div", lambda xp, x, y, out=None: ufunc(xp.true_divide, x, y, out=out), re
       grad=(lambda g, y: g / conj(y), lambda g, out, y: -g * conj(out / y)), copy_out=True,
       ufunc=np.true_divide)
 defop("floor_divide", lambda xp, x, y, out=None: ufunc(xp.floor_divide, x, y, out=out),
-      grad=(_zero, _zero))
+      grad=(zero_gradient, zero_gradient))
 def _remainder(xp, x, y, out=None):
     if xp.result_type(x, y).kind != "f":
         return xp.remainder(x, y, out=out)
@@ -399,11 +396,6 @@ defop("remainder", _remainder,
       grad=(lambda g: g, lambda g, x, y, xp: -g * xp.floor_divide(x, y)))
 defop("fmod", lambda xp, x, y, out=None: ufunc(xp.fmod, x, y, out=out),
       grad=(lambda g: g, lambda g, x, y, xp: -g * xp.trunc(x / y)))
-
-
-def _pow_grad_y(g, x, out, xp):
-    safe = xp.where(x > 0, x, 1)
-    return g * out * xp.log(safe) * (x > 0)
 
 
 def _pow(xp, x, y, out=None):
@@ -425,7 +417,7 @@ def _pow_grad_x(g, x, y, xp):
     return g * xp.where(y == 0, 0, y * x ** (y - 1))
 
 
-defop("pow", _pow, grad=(_pow_grad_x, _pow_grad_y))
+defop("pow", _pow, grad=(_pow_grad_x, power_grad_exponent))
 
 
 def _share(xp, x, y, loses):

@@ -7,11 +7,8 @@ Where the math allows, gradients are written in terms of the output (``asin``, `
 import math
 
 from .elementwise import _into, nonpositive, sign
+from .gradients import power_grad_exponent, zero_gradient
 from .registry import defop
-
-
-def _zero(g, xp):
-    return xp.zeros_like(g)
 
 
 def _ufunc(f):
@@ -47,7 +44,7 @@ def _sgn(xp, x, out=None):
     return _into(out, xp.where(a == 0, 0, x / xp.where(a == 0, 1, a)), x)
 
 
-defop("sgn", _sgn, grad=_zero)
+defop("sgn", _sgn, grad=zero_gradient)
 
 
 defop("conj_physical", lambda xp, x, out=None: xp.conjugate(x, out=out),
@@ -152,7 +149,7 @@ defop("clamp_max", _clamp_max, grad=(lambda g, x, max: g * (x <= max),
 # ---- binary ------------------------------------------------------------------------------------
 defop("copysign", lambda xp, x, y, out=None: xp.copysign(x, y, out=out), result="float",
       grad=(lambda g, x, y, xp: g * xp.where(x == 0, 0, sign(xp, x) * xp.where(
-          xp.signbit(y), -1, 1)), _zero))
+          xp.signbit(y), -1, 1)), zero_gradient))
 defop("hypot", lambda xp, x, y, out=None: xp.hypot(x, y, out=out), result="float",
       grad=(lambda g, x, out: g * x / out, lambda g, y, out: g * y / out))
 defop("ldexp", lambda xp, x, y, out=None: xp.multiply(x, xp.exp2(y), out=out), result="float",
@@ -165,20 +162,15 @@ def _float_power(xp, x, y, out=None):
     return r if out is None else _into(out, r, x)
 
 
-def _float_power_grad_y(g, x, out, xp):
-    safe = xp.where(x > 0, x, 1)
-    return g * out * xp.log(safe) * (x > 0)
-
-
 defop("float_power", _float_power, result="float",
-      grad=(lambda g, x, y: g * y * x ** (y - 1), _float_power_grad_y))
+      grad=(lambda g, x, y: g * y * x ** (y - 1), power_grad_exponent))
 
 
 defop("heaviside", lambda xp, x, y, out=None: xp.heaviside(x, y, out=out),
-      grad=(_zero, lambda g, x: g * (x == 0)))
+      grad=(zero_gradient, lambda g, x: g * (x == 0)))
 # nextafter(x, y) differs from x by one unit in the last place: its derivative in x is 1
 defop("nextafter", lambda xp, x, y, out=None: xp.nextafter(x, y, out=out),
-      grad=(lambda g: g, _zero))
+      grad=(lambda g: g, zero_gradient))
 
 # ---- integers: no gradient (integer tensors cannot require grad) -------------------------------
 defop("gcd", lambda xp, x, y, out=None: xp.gcd(x, y, out=out))
