@@ -14,8 +14,8 @@ import math
 from .. import random
 from ..autograd.grad_mode import no_grad
 from ..ops import OPS, call_inplace
-from ..ops.creation import normal_ as _normal_
-from ..ops.creation import uniform_ as _uniform_
+from ..ops.fills import normal_ as _normal_
+from ..ops.fills import uniform_ as _uniform_
 
 
 def calculate_gain(nonlinearity, param=None):

@@ -49,8 +49,8 @@ FUNCTIONS = {
     "var": composite.var, "std": composite.std, "softmax": composite.softmax,
     "log_softmax": composite.log_softmax, "einsum": composite.einsum,
     "meshgrid": composite.meshgrid,
-    "index_put_": indexing.index_put_, "uniform_": creation.uniform_,
-    "normal_": creation.normal_,
+    "index_put_": indexing.index_put_, "uniform_": fills.uniform_,
+    "normal_": fills.normal_,
     "index_put": indexing.index_put,
     **conventions.FUNCTIONS, **metadata.FUNCTIONS, **scatter.FUNCTIONS, **sorting.FUNCTIONS,
 }
