@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from .. import memory
-from ..backend_special import BLOCK, blockwise, erf, normal_cdf_block
+from ..backends.special import BLOCK, blockwise, erf, normal_cdf_block
 from ..errors import DTypeError
 from ..parallel import ufunc   # large arrays on all cores (Note [Splitting a ufunc ...])
 from .gradients import power_grad_exponent, zero_gradient
