@@ -1,7 +1,9 @@
 """The op declarations, and the step that turns them into functions, methods and operators."""
 from ..tensor import Tensor
 from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/inplace_api.md)
+    activations,
     arrangement,
+    binary_math,
     complex_views,
     composite,
     conventions,
@@ -15,7 +17,6 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     linalg,
     matrix_updates,
     metadata,
-    more_elementwise,
     reduction,
     scatter,
     scatter_reduce,
@@ -25,6 +26,7 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     special,
     statistics,
     torch_functions,
+    unary_math,
     views,
 )
 from .registry import OPS, binary, call, call_inplace, defop  # noqa: F401
@@ -55,7 +57,7 @@ FUNCTIONS = {
     **conventions.FUNCTIONS, **metadata.FUNCTIONS, **scatter.FUNCTIONS, **sorting.FUNCTIONS,
 }
 ALIASES.update(special.ALIASES)
-ALIASES.update(more_elementwise.ALIASES)
+ALIASES.update(unary_math.ALIASES)
 FUNCTIONS.update(inplace_misc.FUNCTIONS)
 FUNCTIONS.update(searching.FUNCTIONS)
 FUNCTIONS.update(statistics.FUNCTIONS)
