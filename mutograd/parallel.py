@@ -46,7 +46,7 @@ import numpy as np
 
 MIN_BYTES = 1 << 20     # outputs below this run as one call
 BLOCK_BYTES = 1 << 18   # the least output a block computes
-_PER_THREAD = 4         # parts per thread of a block kernel (backend_special.blockwise)
+_PER_THREAD = 4         # parts per thread of a block kernel (backends/special.py: blockwise)
 
 _KINDS = (("divide", "divide by zero", 1), ("over", "overflow", 2),
           ("under", "underflow", 4), ("invalid", "invalid value", 8))

@@ -373,7 +373,7 @@ def test_gradients_through_split_ops_match_one_thread():
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")   # inf
 def test_gelu_block_kernels_split_over_threads_and_match_one_thread(runs):
-    a = _rand((600, 500), "float32")   # five cache-sized blocks of backend_special.blockwise
+    a = _rand((600, 500), "float32")   # five cache-sized blocks of backends.special.blockwise
     a[0, :3] = [np.inf, -np.inf, np.nan]
 
     def run(approximate):

@@ -552,7 +552,7 @@ def binary(op):
                 ok = t is int or (t is float and a.dtype.kind in "fc")
             if ok and not (op.float_result and a.dtype.kind in "biu"):
                 try:
-                    out = op.ufunc(a, b)   # Note [Ufunc fast path] in ops/fastpath.py
+                    out = op.ufunc(a, b)   # Note [Ufunc fast path] in ops/registry.py
                 except (ValueError, TypeError):
                     return run(op, (self, other), d)   # raises our error
                 r = _new(Tensor)
@@ -594,7 +594,7 @@ def small_write(op, x, y):
     else:
         b = y
     try:
-        op.ufunc(a, b, out=a)   # Note [Ufunc fast path] in ops/fastpath.py
+        op.ufunc(a, b, out=a)   # Note [Ufunc fast path] in ops/registry.py
     except (ValueError, TypeError):
         return False   # nothing written: ``run`` raises the usual error
     x._counter.bump(op.iname)

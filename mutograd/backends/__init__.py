@@ -1,1 +1,2 @@
-"""Array backends other than NumPy; each registers itself with ``places.register_backend``."""
+"""Array backends other than NumPy (each registers itself with ``places.register_backend``), and
+the special functions of whichever backend an array is on (special.py)."""

@@ -14,8 +14,8 @@ import math
 from .. import random
 from ..autograd.grad_mode import no_grad
 from ..ops import OPS, call_inplace
-from ..ops.creation import normal_ as _normal_
-from ..ops.creation import uniform_ as _uniform_
+from ..ops.fills import normal_ as _normal_
+from ..ops.fills import uniform_ as _uniform_
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -72,7 +72,7 @@ def trunc_normal_(t, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     standard deviations), by the inverse CDF of uniform samples."""
     if not a < b:
         raise ValueError(f"trunc_normal_: expected a < b, got a={a}, b={b}")
-    from ..backend_special import module
+    from ..backends.special import module
     xp = t._place.xp
     sp = module(xp)
     lo, hi = (float(sp.ndtr((v - mean) / std)) for v in (a, b))

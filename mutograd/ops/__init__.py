@@ -1,6 +1,8 @@
 """The op declarations, and the step that turns them into functions, methods and operators."""
 from ..tensor import Tensor
 from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/inplace_api.md)
+    activations,
+    binary_math,
     complex_views,
     conventions,
     convolution,
@@ -9,7 +11,6 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     elementwise,
     elementwise_composed,
     embedding,
-    fastpath,
     fills,
     functional_inplace,
     grids,
@@ -20,7 +21,6 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     matrix_updates,
     memory_layout,
     metadata,
-    more_elementwise,
     normalization,
     pooling,
     predicates,
@@ -38,6 +38,7 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     statistics,
     torch_creation,
     type_promotion,
+    unary_math,
     view_copies,
     views,
 )
@@ -60,12 +61,12 @@ FUNCTIONS = {
     "transpose": views.transpose, "expand_as": views.expand_as, "split": views.split,
     "chunk": views.chunk, "unbind": views.unbind, "cat": shaping.cat, "stack": shaping.stack,
     "contiguous": shaping.contiguous,
-    "uniform_": creation.uniform_,
-    "normal_": creation.normal_,
+    "uniform_": fills.uniform_,
+    "normal_": fills.normal_,
     **conventions.FUNCTIONS, **metadata.FUNCTIONS, **scatter.FUNCTIONS, **sorting.FUNCTIONS,
 }
 ALIASES.update(special.ALIASES)
-ALIASES.update(more_elementwise.ALIASES)
+ALIASES.update(unary_math.ALIASES)
 FUNCTIONS.update(inplace_misc.FUNCTIONS)
 FUNCTIONS.update(searching.FUNCTIONS)
 FUNCTIONS.update(statistics.FUNCTIONS)
@@ -104,7 +105,6 @@ def _public():
 
 
 PUBLIC = _public()
-fastpath.install()   # again, now that every declaration module ran (Note [Ufunc fast path])
 _NOT_METHODS = {"cat", "stack", "einsum", "where", "broadcast_to"}
 
 for _name, _fn in PUBLIC.items():

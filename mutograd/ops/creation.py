@@ -1,4 +1,4 @@
-"""Making tensors: from data, filled, ranges, and random; and the in-place fills."""
+"""Making tensors: from data, filled, ranges, and random (the in-place fills are in fills.py)."""
 import contextlib
 
 import numpy as np
@@ -9,7 +9,6 @@ from ..places import Place
 from ..places import get as get_place
 from ..tensor import Size, Tensor, _wrap
 from ..transfer import on_place, to_place
-from .registry import OPS, call_inplace, defop
 
 
 def _array_from(data, dtype=None, copy=True):
@@ -396,68 +395,3 @@ def randperm(n, dtype=None, device=None, requires_grad=False, generator=None):
     if p.kind == "cpu":
         return _wrap(gen.permutation(int(n)).astype(npd))
     return on_place(p.xp.argsort(gen.random(int(n))).astype(npd), p)
-
-
-# In-place fills: declared ops without a gradient (a tensor that requires grad gets a zero
-# gradient for what it held before), so they bump the version and obey the leaf rule.
-def _fill_from(out, r):
-    out[...] = r
-    return out
-
-
-def _normal_fill(xp, x, out=None, mean=0.0, std=1.0, generator=None):
-    return _fill_from(out, random.generator(xp, generator).standard_normal(x.shape) * std + mean)
-
-
-def _uniform_fill(xp, x, out=None, low=0.0, high=1.0, generator=None):
-    return _fill_from(out, random.generator(xp, generator).uniform(low, high, x.shape))
-
-
-def _bernoulli_fill(xp, x, out=None, p=0.5, generator=None):
-    pa = p._data if isinstance(p, Tensor) else p
-    return _fill_from(out, random.generator(xp, generator).random(x.shape) < pa)
-
-
-def _exponential_fill(xp, x, out=None, lambd=1.0, generator=None):
-    return _fill_from(out, random.generator(xp, generator).exponential(1.0 / lambd, x.shape))
-
-
-defop("normal", _normal_fill, result="same", method="inplace")
-defop("uniform", _uniform_fill, result="same", method="inplace")
-defop("bernoulli", _bernoulli_fill, result="same", method="inplace")
-defop("exponential", _exponential_fill, result="same", method="inplace")
-
-
-def _fill(xp, x, value, out=None):
-    if out is None:
-        return xp.full_like(x, value)
-    out[...] = value
-    return out
-
-
-def _zero(xp, x, out=None):
-    if out is None:
-        return xp.zeros_like(x)
-    out[...] = 0
-    return out
-
-
-defop("fill", _fill, result="same", fill=True, method="inplace",
-      grad=(lambda g, xp: xp.zeros_like(g), lambda g: g.sum()))
-defop("zero", _zero, result="same", fill=True, method="inplace",
-      grad=lambda g, xp: xp.zeros_like(g))
-
-
-def uniform_(x, low=0.0, high=1.0, *, a=None, b=None, min=None, max=None, **kw):
-    """Fill ``x`` in place with samples from ``[low, high)`` (``from``/``to``, ``a``/``b``)."""
-    low = kw.pop("from", a if a is not None else min if min is not None else low)
-    high = kw.pop("to", b if b is not None else max if max is not None else high)
-    kw.pop("seed", None)
-    generator = kw.pop("generator", None)
-    _no_extra(kw, "uniform_")
-    return call_inplace(OPS["uniform"], [x], {"low": low, "high": high, "generator": generator})
-
-
-def normal_(x, mean=0.0, std=1.0, generator=None):
-    """Fill ``x`` in place with normal samples."""
-    return call_inplace(OPS["normal"], [x], {"mean": mean, "std": std, "generator": generator})

@@ -1,5 +1,7 @@
 """Matrix decompositions with gradients: eigh, svd, qr, cholesky, lu, eigvals, the pseudo-inverse,
-the matrix exponential, and triangular solves.
+the matrix exponential, and triangular solves; then their public functions in ``mutograd.linalg``
+(with LDL and the Householder product), and the helpers for ``out=`` and ``info`` results that
+ops/linalg.py shares.
 
 Note [Packed decompositions]
     A decomposition has several outputs (``U, S, Vh``) computed together. Each is declared as one
@@ -13,10 +15,13 @@ Note [Packed decompositions]
     finite differences and PyTorch in tests/test_linalg.py.
 """
 import math
+from collections import namedtuple
 
 import numpy as np
 
+from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..errors import LinAlgError, MutogradError, ShapeError
+from ..tensor import _wrap
 from .registry import OPS, call, defop
 
 
@@ -48,6 +53,38 @@ def lapack(name, f, *args):
         return f(*args)
     except np.linalg.LinAlgError as e:
         raise LinAlgError(f"linalg.{name}: {e}") from None
+
+
+# ---- results of the public functions (out=, info) ----------------------------------------
+def out_into(result, out):
+    """``result``, or written into ``out`` (which must have its shape) and returned."""
+    if out is None:
+        return result
+    if list(out.shape) != list(result.shape):
+        raise ShapeError(f"linalg: out= has shape {list(out.shape)} but the result has shape "
+                         f"{list(result.shape)}")
+    with no_grad():
+        out.copy_(result)
+    return out
+
+
+def info_of(A, value):
+    return _wrap(A._place.xp.full(tuple(A.shape[:-2]), value, np.int32), A)
+
+
+def with_info(result, run, A, shape, check_errors):
+    try:
+        return result(run(), info_of(A, 0))
+    except LinAlgError:
+        if check_errors:
+            raise
+    return result(_wrap(A._place.xp.full(shape, np.nan, A._data.dtype), A), info_of(A, 1))
+
+
+def conj_transpose(t):
+    t = t.transpose(-2, -1)
+    return t.conj() if t.dtype.np.kind == "c" else t
+
 
 
 # ---- packing ---------------------------------------------------------------------------------
@@ -487,3 +524,204 @@ def _expm_grad(g, x, xp):
 
 
 defop("matrix_exp", _expm, grad=_expm_grad, kind="other", inplace=False)
+
+
+# ---- the public functions (mutograd.linalg) ----------------------------------------------
+EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+
+EigResult = namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
+
+SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
+
+QRResult = namedtuple("QRResult", ["Q", "R"])
+
+LUResult = namedtuple("LUResult", ["P", "L", "U"])
+
+LUFactorResult = namedtuple("LUFactorResult", ["LU", "pivots"])
+
+LUFactorExResult = namedtuple("LUFactorExResult", ["LU", "pivots", "info"])
+
+LDLFactorResult = namedtuple("LDLFactorResult", ["LD", "pivots"])
+
+LDLFactorExResult = namedtuple("LDLFactorExResult", ["LD", "pivots", "info"])
+
+CholeskyExResult = namedtuple("CholeskyExResult", ["L", "info"])
+
+
+
+def eigh(A, UPLO="L"):
+    """Eigenvalues (ascending) and orthonormal eigenvectors of symmetric (Hermitian) matrices,
+    reading the ``UPLO`` triangle.
+
+        >>> import mutograd as mg
+        >>> mg.linalg.eigh(mg.tensor([[2.0, 1.0], [1.0, 2.0]])).eigenvalues.tolist()
+        [1.0, 3.0]
+    """
+    n = A.shape[-1]
+    return EighResult(*run_packed("linalg_eigh", A, {"uplo": UPLO}, eigh_shapes(n)))
+
+
+def eigvalsh(A, UPLO="L"):
+    """The eigenvalues of ``eigh``."""
+    return eigh(A, UPLO).eigenvalues
+
+
+def eig(A):
+    """Complex eigenvalues and eigenvectors (unit columns) of square matrices."""
+    n = A.shape[-1]
+    return EigResult(*run_packed("linalg_eig", A, {}, eigh_shapes(n)))
+
+
+def eigvals(A):
+    """The complex eigenvalues of square matrices."""
+    return call(OPS["linalg_eigvals"], [A], {})
+
+
+def svd(A, full_matrices=True, driver=None):
+    """``U, S, Vh`` with ``A = U diag(S) Vh``, ``S`` descending (PyTorch's default
+    ``full_matrices=True``; gradients need ``False`` unless ``A`` is square)."""
+    m, n = A.shape[-2:]
+    return SVDResult(*run_packed("linalg_svd", A, {"full_matrices": full_matrices},
+                                      svd_shapes(m, n, full_matrices)))
+
+
+def svdvals(A, driver=None):
+    """The singular values, descending."""
+    m, n = A.shape[-2:]
+    return run_packed("linalg_svd", A, {"full_matrices": False},
+                           svd_shapes(m, n, False))[1]
+
+
+def qr(A, mode="reduced"):
+    """``Q`` with orthonormal columns and upper-triangular ``R``, ``A = Q R``; ``mode``
+    ``'reduced'``, ``'complete'`` or ``'r'`` (``Q`` empty)."""
+    m, n = A.shape[-2:]
+    return QRResult(*run_packed("linalg_qr", A, {"mode": mode},
+                                     qr_shapes(m, n, mode)))
+
+
+def cholesky(A, upper=False, out=None):
+    """The lower (``upper=True``: upper) triangular ``L`` with ``A = L L^H``."""
+    return out_into(call(OPS["linalg_cholesky"], [A], {"upper": upper}), out)
+
+
+def cholesky_ex(A, upper=False, check_errors=False):
+    """``cholesky`` and ``info``: 0, or the order of the first leading minor that is not
+    positive definite (``L`` is then NaN); ``check_errors=True`` raises instead."""
+    try:
+        return CholeskyExResult(cholesky(A, upper), info_of(A, 0))
+    except LinAlgError:
+        if check_errors:
+            raise
+    xp = A._place.xp
+    return CholeskyExResult(_wrap(xp.full(A.shape, np.nan, A._data.dtype), A),
+                            info_of(A, _first_bad_minor(xp, A._data)))
+
+
+def lu(A, pivot=True):
+    """``P, L, U`` with ``A = P L U``: ``P`` a permutation, ``L`` unit lower triangular,
+    ``U`` upper triangular."""
+    _pivoting(pivot)
+    m, n = A.shape[-2:]
+    piv, low, up = run_packed("linalg_lu", A, {}, lu_shapes(m, n))
+    p = permutation_of(A._place.xp, piv.detach()._data, m, A._data.dtype)
+    return LUResult(_wrap(p, A), low, up)
+
+
+def _pivoting(pivot):
+    if not pivot:
+        raise ValueError("linalg.lu: LU without pivoting is not implemented on the CPU "
+                         "(as in PyTorch); use pivot=True")
+
+
+def lu_factor(A, *, pivot=True):
+    """LAPACK's compact ``LU`` (``L`` below the diagonal, ``U`` on and above) and the 1-based
+    ``pivots`` (row ``i`` was swapped with row ``pivots[i]``)."""
+    _pivoting(pivot)
+    m, n = A.shape[-2:]
+    k = min(m, n)
+    piv, low, up = run_packed("linalg_lu", A, {}, lu_shapes(m, n))
+    eye = _wrap(A._place.xp.eye(m, k, dtype=A._data.dtype), A)
+    packed = _compact(low - eye, up, m, n)
+    return LUFactorResult(packed, _wrap((piv.detach()._data + 1).astype(np.int32), A))
+
+
+def _compact(strict_low, up, m, n):
+    """``L - I`` (m x k) and ``U`` (k x n) in one m x n matrix."""
+    from ..nn.functional import pad
+    k = min(m, n)
+    return pad(strict_low, (0, n - k)) + pad(up, (0, 0, 0, m - k))
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False):
+    """``lu_factor`` and ``info`` (0, or the 1-based index of the first zero pivot of ``U``:
+    the factorisation is complete but ``U`` is singular)."""
+    LU, pivots = lu_factor(A, pivot=pivot)
+    d = LU.detach()._data.diagonal(0, -2, -1)
+    zero = d == 0
+    info = np.where(zero.any(-1), zero.argmax(-1) + 1, 0).astype(np.int32)
+    if check_errors and info.any():
+        raise LinAlgError(f"linalg.lu_factor_ex: U[{int(info.max())}, {int(info.max())}] is zero, "
+                          f"singular U.")
+    return LUFactorExResult(LU, pivots, _wrap(info, A))
+
+
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False):
+    """LAPACK's Bunch-Kaufman ``LDL^T`` factorisation (``sytrf``): the compact ``LD``, the
+    ``pivots`` (1-based; negative for a 2x2 block) and ``info``. No gradient (as in
+    PyTorch)."""
+    import scipy.linalg.lapack as scipy_lapack
+    if A.requires_grad and is_grad_enabled():
+        raise LinAlgError("linalg.ldl_factor: the derivative is not implemented (as in "
+                          "PyTorch); call it on A.detach()")
+    a = A.detach()._data
+    _square("ldl_factor", a)
+    if A._place.xp is not np:
+        a = a.get()
+    fn = scipy_lapack.get_lapack_funcs(
+        "hetrf" if hermitian and a.dtype.kind == "c" else "sytrf", (a,))
+    batch = a.shape[:-2]
+    ld = np.empty(a.shape, a.dtype)
+    piv = np.empty(a.shape[:-1], np.int32)
+    info = np.zeros(batch, np.int32)
+    for i in np.ndindex(*batch):
+        ldu, ipiv, inf = fn(a[i], lower=1)
+        ld[i], piv[i], info[i] = np.tril(ldu), ipiv, inf
+    if check_errors and info.any():
+        raise LinAlgError(f"linalg.ldl_factor_ex: D[{int(info.max())}, {int(info.max())}] is "
+                          f"zero, the factorization could not be completed")
+    xp = A._place.xp
+    return LDLFactorExResult(_wrap(xp.asarray(ld), A), _wrap(xp.asarray(piv), A),
+                             _wrap(xp.asarray(info), A))
+
+
+def ldl_factor(A, *, hermitian=False):
+    """``ldl_factor_ex`` without ``info``."""
+    LD, pivots, _ = ldl_factor_ex(A, hermitian=hermitian)
+    return LDLFactorResult(LD, pivots)
+
+
+def householder_product(A, tau):
+    """The first ``n`` columns of ``H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^H``, with ``v_i``
+    the ``i``-th column of ``A`` below the diagonal after an implicit 1 (LAPACK's ``orgqr``);
+    differentiable in ``A`` and ``tau``."""
+    m, n = A.shape[-2:]
+    k = tau.shape[-1]
+    if not k <= n <= m:
+        raise ShapeError(f"householder_product: expected m >= n >= k, got m={m}, n={n}, k={k}")
+    xp = A._place.xp
+    q = _wrap(xp.broadcast_to(xp.eye(m, n, dtype=A._data.dtype),
+                              tuple(A.shape[:-2]) + (m, n)).copy(), A)
+    below = _wrap(xp.tril(xp.ones((m, n), dtype=bool), -1), A)
+    unit = _wrap(xp.eye(m, n, dtype=A._data.dtype), A)
+    vs = A * below + unit
+    for i in reversed(range(k)):
+        v = vs[..., :, i:i + 1]
+        vh = conj_transpose(v)
+        q = q - tau[..., i, None, None] * (v @ (vh @ q))
+    return q
+
+
+def matrix_exp(A):
+    """The matrix exponential ``sum A^k / k!``."""
+    return call(OPS["matrix_exp"], [A], {})

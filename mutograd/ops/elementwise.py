@@ -9,14 +9,11 @@ import math
 import numpy as np
 
 from .. import memory
-from ..backend_special import BLOCK, blockwise, erf, normal_cdf_block
+from ..backends.special import BLOCK, blockwise, erf, normal_cdf_block
 from ..errors import DTypeError
 from ..parallel import ufunc   # large arrays on all cores (Note [Splitting a ufunc ...])
+from .gradients import power_grad_exponent, zero_gradient
 from .registry import defop
-
-
-def _zero(g, xp):
-    return xp.zeros_like(g)
 
 
 def sign(xp, x, out=None):
@@ -52,16 +49,17 @@ def _negative(xp, x, out=None):
 # ---- unary ---------------------------------------------------------------------------------
 defop("neg", _negative, grad=lambda g: -g)
 defop("abs", lambda xp, x, out=None: ufunc(xp.absolute, x, out=out),
-      grad=lambda g, x, xp: g * sign(xp, x))
-defop("sign", sign, grad=_zero)
+      grad=lambda g, x, xp: g * sign(xp, x), ufunc=np.absolute)
+defop("sign", sign, grad=zero_gradient)
 defop("exp", lambda xp, x, out=None: ufunc(xp.exp, x, out=out),
-      grad=lambda g, out, into, xp: ufunc(xp.multiply, g, conj(out), out=into), result="float")
+      grad=lambda g, out, into, xp: ufunc(xp.multiply, g, conj(out), out=into), result="float",
+      ufunc=np.exp)
 defop("exp2", lambda xp, x, out=None: ufunc(xp.exp2, x, out=out),
       grad=lambda g, out: g * out * math.log(2), result="float")
 defop("expm1", lambda xp, x, out=None: ufunc(xp.expm1, x, out=out),
       grad=lambda g, out: g * (out + 1), result="float")
 defop("log", lambda xp, x, out=None: ufunc(xp.log, x, out=out), grad=lambda g, x: g / x,
-      result="float")
+      result="float", ufunc=np.log)
 defop("log1p", lambda xp, x, out=None: ufunc(xp.log1p, x, out=out), grad=lambda g, x: g / (x + 1),
       result="float")
 defop("log2", lambda xp, x, out=None: ufunc(xp.log2, x, out=out),
@@ -69,7 +67,7 @@ defop("log2", lambda xp, x, out=None: ufunc(xp.log2, x, out=out),
 defop("log10", lambda xp, x, out=None: ufunc(xp.log10, x, out=out),
       grad=lambda g, x: g / (x * math.log(10)), result="float")
 defop("sqrt", lambda xp, x, out=None: ufunc(xp.sqrt, x, out=out), grad=lambda g, out: g / (2 * out),
-      result="float")
+      result="float", ufunc=np.sqrt)
 defop("rsqrt", lambda xp, x, out=None: xp.divide(1, xp.sqrt(x), out=out),
       grad=lambda g, out: g * (-0.5) * out ** 3, result="float")
 defop("square", lambda xp, x, out=None: xp.square(x.astype(np.int64) if x.dtype.kind == "b"
@@ -78,9 +76,9 @@ defop("square", lambda xp, x, out=None: xp.square(x.astype(np.int64) if x.dtype.
 defop("reciprocal", lambda xp, x, out=None: ufunc(xp.reciprocal, x, out=out), result="float",
       grad=lambda g, out: -g * out * out)
 defop("sin", lambda xp, x, out=None: ufunc(xp.sin, x, out=out), grad=lambda g, x, xp: g * xp.cos(x),
-      result="float")
+      result="float", ufunc=np.sin)
 defop("cos", lambda xp, x, out=None: ufunc(xp.cos, x, out=out),
-      grad=lambda g, x, xp: -g * xp.sin(x), result="float")
+      grad=lambda g, x, xp: -g * xp.sin(x), result="float", ufunc=np.cos)
 defop("tan", lambda xp, x, out=None: ufunc(xp.tan, x, out=out),
       grad=lambda g, out: g * (1 + out * out), result="float",
       copy_out=True)   # Note [Outputs copied on write] in autograd/saved.py
@@ -88,7 +86,8 @@ def _tanh_grad(g, out, into, xp):
     return ufunc(xp.multiply, g, 1 - out * out, out=into)
 
 
-defop("tanh", lambda xp, x, out=None: ufunc(xp.tanh, x, out=out), grad=_tanh_grad, result="float")
+defop("tanh", lambda xp, x, out=None: ufunc(xp.tanh, x, out=out), grad=_tanh_grad, result="float",
+      ufunc=np.tanh)
 
 
 def _sigmoid(xp, x, out=None):
@@ -301,16 +300,16 @@ def _clamp_grad(g, x, min, max):
 
 
 defop("clamp", _clamp, grad=_clamp_grad)
-defop("floor", lambda xp, x, out=None: ufunc(xp.floor, x, out=out), grad=_zero)
-defop("ceil", lambda xp, x, out=None: ufunc(xp.ceil, x, out=out), grad=_zero)
-defop("trunc", lambda xp, x, out=None: ufunc(xp.trunc, x, out=out), grad=_zero)
+defop("floor", lambda xp, x, out=None: ufunc(xp.floor, x, out=out), grad=zero_gradient)
+defop("ceil", lambda xp, x, out=None: ufunc(xp.ceil, x, out=out), grad=zero_gradient)
+defop("trunc", lambda xp, x, out=None: ufunc(xp.trunc, x, out=out), grad=zero_gradient)
 
 
 def _round(xp, x, out=None, decimals=0):
     return xp.round(x, decimals, out=out)
 
 
-defop("round", _round, grad=_zero)
+defop("round", _round, grad=zero_gradient)
 
 
 def _scale(xp, x, out=None, scale=1.0, bias=0.0, bias_after_scale=True):
@@ -365,8 +364,10 @@ def _axpy(xp, x, y, alpha):
     return True
 
 
-defop("add", _add, grad=(lambda g: g, lambda g, alpha: g if alpha == 1 else g * alpha))
-defop("sub", _sub, grad=(lambda g: g, lambda g, alpha: -g if alpha == 1 else g * -alpha))
+defop("add", _add, grad=(lambda g: g, lambda g, alpha: g if alpha == 1 else g * alpha),
+      ufunc=np.add)
+defop("sub", _sub, grad=(lambda g: g, lambda g, alpha: -g if alpha == 1 else g * -alpha),
+      ufunc=np.subtract)
 def conj(a):
     """``a`` conjugated when complex. Note [Complex gradients]: as PyTorch, the gradient of a
     real loss with respect to a complex ``z`` is ``dL/d(conj z)``, so a holomorphic op's
@@ -375,11 +376,12 @@ def conj(a):
 
 
 defop("mul", lambda xp, x, y, out=None: ufunc(xp.multiply, x, y, out=out),
-      grad=(lambda g, y: g * conj(y), lambda g, x: g * conj(x)))
+      grad=(lambda g, y: g * conj(y), lambda g, x: g * conj(x)), ufunc=np.multiply)
 defop("div", lambda xp, x, y, out=None: ufunc(xp.true_divide, x, y, out=out), result="float",
-      grad=(lambda g, y: g / conj(y), lambda g, out, y: -g * conj(out / y)), copy_out=True)
+      grad=(lambda g, y: g / conj(y), lambda g, out, y: -g * conj(out / y)), copy_out=True,
+      ufunc=np.true_divide)
 defop("floor_divide", lambda xp, x, y, out=None: ufunc(xp.floor_divide, x, y, out=out),
-      grad=(_zero, _zero))
+      grad=(zero_gradient, zero_gradient))
 def _remainder(xp, x, y, out=None):
     if xp.result_type(x, y).kind != "f":
         return xp.remainder(x, y, out=out)
@@ -394,11 +396,6 @@ defop("remainder", _remainder,
       grad=(lambda g: g, lambda g, x, y, xp: -g * xp.floor_divide(x, y)))
 defop("fmod", lambda xp, x, y, out=None: ufunc(xp.fmod, x, y, out=out),
       grad=(lambda g: g, lambda g, x, y, xp: -g * xp.trunc(x / y)))
-
-
-def _pow_grad_y(g, x, out, xp):
-    safe = xp.where(x > 0, x, 1)
-    return g * out * xp.log(safe) * (x > 0)
 
 
 def _pow(xp, x, y, out=None):
@@ -420,7 +417,7 @@ def _pow_grad_x(g, x, y, xp):
     return g * xp.where(y == 0, 0, y * x ** (y - 1))
 
 
-defop("pow", _pow, grad=(_pow_grad_x, _pow_grad_y))
+defop("pow", _pow, grad=(_pow_grad_x, power_grad_exponent))
 
 
 def _share(xp, x, y, loses):
@@ -431,10 +428,10 @@ def _share(xp, x, y, loses):
 
 defop("maximum", lambda xp, x, y, out=None: ufunc(xp.maximum, x, y, out=out),
       grad=(lambda g, x, y, xp: g * _share(xp, x, y, x < y),
-            lambda g, x, y, xp: g * _share(xp, x, y, y < x)))
+            lambda g, x, y, xp: g * _share(xp, x, y, y < x)), ufunc=np.maximum)
 defop("minimum", lambda xp, x, y, out=None: ufunc(xp.minimum, x, y, out=out),
       grad=(lambda g, x, y, xp: g * _share(xp, x, y, x > y),
-            lambda g, x, y, xp: g * _share(xp, x, y, y > x)))
+            lambda g, x, y, xp: g * _share(xp, x, y, y > x)), ufunc=np.minimum)
 defop("atan2", lambda xp, x, y, out=None: ufunc(xp.arctan2, x, y, out=out), result="float",
       grad=(lambda g, x, y: g * y / (x * x + y * y), lambda g, x, y: -g * x / (x * x + y * y)))
 
@@ -512,10 +509,10 @@ def _ufunc2(name):
 
 
 for _name, _ufunc in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"),
-                      ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal"),
-                      ("logical_and", "logical_and"), ("logical_or", "logical_or"),
-                      ("logical_xor", "logical_xor")):
-    defop(_name, _ufunc2(_ufunc), result="bool")
+                      ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal")):
+    defop(_name, _ufunc2(_ufunc), result="bool", ufunc=getattr(np, _ufunc))
+for _name in ("logical_and", "logical_or", "logical_xor"):
+    defop(_name, _ufunc2(_name), result="bool")
 defop("logical_not", lambda xp, x, out=None: ufunc(xp.logical_not, x, out=out), result="bool")
 defop("isnan", lambda xp, x: xp.isnan(x), inplace=False)
 defop("isinf", lambda xp, x: xp.isinf(x), inplace=False)

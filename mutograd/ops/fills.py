@@ -1,18 +1,86 @@
-"""In-place fills: random distributions (``cauchy_``, ``geometric_``, ``log_normal_``,
+"""In-place fills: a constant (``fill_``, ``zero_``), random distributions (``normal_``,
+``uniform_``, ``bernoulli_``, ``exponential_``, ``cauchy_``, ``geometric_``, ``log_normal_``,
 ``random_``) and diagonals (``fill_diagonal_``, ``fill_diagonal_tensor_``).
 
-Random fills are declared ops without a gradient, like ``normal_``/``uniform_`` in creation.py:
-they bump the version, obey the leaf rule, and a tensor that requires grad gets a zero gradient
-for what it held before (the new values do not depend on it). They draw from the generator that
-``mutograd.seed`` seeds, so runs are reproducible, or from the ``generator=`` given.
+Fills are declared ops: they bump the version and obey the leaf rule. Random fills have no
+gradient: a tensor that requires grad gets a zero gradient for what it held before (the new
+values do not depend on it). They draw from the generator that ``mutograd.seed`` seeds, so runs
+are reproducible, or from the ``generator=`` given.
 """
 import numpy as np
 
 from .. import random
 from ..errors import ShapeError
-from .creation import _fill_from, _no_extra
+from ..tensor import Tensor
+from .creation import _no_extra
+from .gradients import zero_gradient
 from .registry import OPS, call_inplace, defop
 from .views import _diagonal
+
+
+# ---- a constant --------------------------------------------------------------------------------
+def _fill(xp, x, value, out=None):
+    if out is None:
+        return xp.full_like(x, value)
+    out[...] = value
+    return out
+
+
+def _zero(xp, x, out=None):
+    if out is None:
+        return xp.zeros_like(x)
+    out[...] = 0
+    return out
+
+
+defop("fill", _fill, result="same", fill=True, method="inplace",
+      grad=(zero_gradient, lambda g: g.sum()))
+defop("zero", _zero, result="same", fill=True, method="inplace",
+      grad=zero_gradient)
+
+
+# ---- random ----------------------------------------------------------------------------------
+def _fill_from(out, r):
+    out[...] = r
+    return out
+
+
+def _normal_fill(xp, x, out=None, mean=0.0, std=1.0, generator=None):
+    return _fill_from(out, random.generator(xp, generator).standard_normal(x.shape) * std + mean)
+
+
+def _uniform_fill(xp, x, out=None, low=0.0, high=1.0, generator=None):
+    return _fill_from(out, random.generator(xp, generator).uniform(low, high, x.shape))
+
+
+def _bernoulli_fill(xp, x, out=None, p=0.5, generator=None):
+    pa = p._data if isinstance(p, Tensor) else p
+    return _fill_from(out, random.generator(xp, generator).random(x.shape) < pa)
+
+
+def _exponential_fill(xp, x, out=None, lambd=1.0, generator=None):
+    return _fill_from(out, random.generator(xp, generator).exponential(1.0 / lambd, x.shape))
+
+
+defop("normal", _normal_fill, result="same", method="inplace")
+defop("uniform", _uniform_fill, result="same", method="inplace")
+defop("bernoulli", _bernoulli_fill, result="same", method="inplace")
+defop("exponential", _exponential_fill, result="same", method="inplace")
+
+
+def uniform_(x, low=0.0, high=1.0, *, a=None, b=None, min=None, max=None, **kw):
+    """Fill ``x`` in place with samples from ``[low, high)`` (``from``/``to``, ``a``/``b``)."""
+    low = kw.pop("from", a if a is not None else min if min is not None else low)
+    high = kw.pop("to", b if b is not None else max if max is not None else high)
+    kw.pop("seed", None)
+    generator = kw.pop("generator", None)
+    _no_extra(kw, "uniform_")
+    return call_inplace(OPS["uniform"], [x], {"low": low, "high": high, "generator": generator})
+
+
+def normal_(x, mean=0.0, std=1.0, generator=None):
+    """Fill ``x`` in place with normal samples."""
+    return call_inplace(OPS["normal"], [x], {"mean": mean, "std": std, "generator": generator})
 
 
 def _cauchy(xp, x, loc=0.0, scale=1.0, out=None, generator=None):

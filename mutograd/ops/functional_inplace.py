@@ -17,7 +17,7 @@ import warnings
 
 from .. import random
 from ..tensor import _wrap
-from .more_elementwise import _SELU_ALPHA, _SELU_SCALE
+from .activations import _SELU_ALPHA, _SELU_SCALE
 from .registry import OPS, call, call_inplace, defop
 
 

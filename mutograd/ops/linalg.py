@@ -1,10 +1,23 @@
-"""Matrix products: matmul (broadcasting, 1-D operands), mm, bmm, dot, outer, einsum."""
+"""Linear algebra other than the decompositions: matrix products (matmul with broadcasting and
+1-D operands, mm, bmm, dot, outer, einsum, chains and powers), inverses, determinants, solves
+and norms. The declarations come first, then the public functions of ``mutograd.linalg`` built
+on them and on the decompositions (ops/decompositions.py). The ``beta * x + alpha * product``
+updates (addmm, ...) are in ops/matrix_updates.py.
+"""
+import math
+from collections import namedtuple
+
 import numpy as np
 
 from .. import memory
 from ..errors import ShapeError
 from ..places import key_for
-from .registry import defop, defvar
+from ..tensor import _wrap
+from .creation import eye, ones_like
+from .decompositions import (conj_transpose, eigvalsh, lapack, out_into, permutation_of, svdvals,
+                             with_info)
+from .registry import OPS, call, defop, defvar
+from .shaping import stack
 
 
 def _swap(a):
@@ -202,7 +215,6 @@ def _inv_t(xp, a):
 
 
 def _inverse(xp, x):
-    from .decompositions import lapack
     return lapack("inv", xp.linalg.inv, x)
 
 
@@ -216,7 +228,6 @@ defop("logabsdet", lambda xp, x: xp.linalg.slogdet(x)[1], kind="other", inplace=
 
 
 def _solve(xp, a, b):
-    from .decompositions import lapack
     if b.ndim == a.ndim - 1:          # a batch of vectors
         return lapack("solve", xp.linalg.solve, a, b[..., None])[..., 0]
     return lapack("solve", xp.linalg.solve, a, b)
@@ -235,23 +246,17 @@ defop("solve", _solve, kind="other", inplace=False, method=False,
 
 def slogdet(x):
     """``(sign, log|det|)`` of square matrices; the gradient flows through ``log|det|``."""
-    from ..tensor import _wrap
-    from .registry import call
-    from .registry import OPS as _OPS
     sign = _wrap(x._place.xp.linalg.slogdet(x._data)[0], x)
-    return sign, call(_OPS["logabsdet"], [x], {})
+    return sign, call(OPS["logabsdet"], [x], {})
 
 
 def matrix_power(x, n):
     """``x`` multiplied by itself ``n`` times (``n < 0``: of its inverse; 0: the identity)."""
-    from .registry import call
-    from .registry import OPS as _OPS
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise ShapeError(f"matrix_power: expected square matrices, got shape {list(x.shape)}")
     if n < 0:
-        x, n = call(_OPS["inverse"], [x], {}), -n
+        x, n = call(OPS["inverse"], [x], {}), -n
     if n == 0:
-        from ..tensor import _wrap
         xp = x._place.xp
         eye = xp.broadcast_to(xp.eye(x.shape[-1], dtype=x.dtype.np), tuple(x.shape)).copy()
         return _wrap(eye, x)
@@ -263,3 +268,265 @@ def matrix_power(x, n):
         if n:
             base = base @ base
     return result
+
+
+# ---- the public functions (mutograd.linalg) ----------------------------------------------
+InvExResult = namedtuple("InvExResult", ["inverse", "info"])
+
+SolveExResult = namedtuple("SolveExResult", ["result", "info"])
+
+LstsqResult = namedtuple("LstsqResult", ["solution", "residuals", "rank", "singular_values"])
+
+
+
+def inv(x):
+    """The inverse of square matrices."""
+    return call(OPS["inverse"], [x], {})
+
+
+def det(x):
+    """The determinant of square matrices."""
+    return call(OPS["det"], [x], {})
+
+
+def solve(A, B, *, left=True, out=None):
+    """``X`` with ``A @ X = B`` (``B`` a matrix, or a vector per matrix of ``A``);
+    ``left=False``: ``X @ A = B``."""
+    if left:
+        return out_into(call(OPS["solve"], [A, B], {}), out)
+    return out_into(call(OPS["solve"], [A.transpose(-2, -1), B.transpose(-2, -1)], {})
+                .transpose(-2, -1), out)
+
+
+def inv_ex(A, check_errors=False):
+    """``inv`` and ``info`` (0, or 1 where the matrices are singular: the inverse is NaN)."""
+    return with_info(InvExResult, lambda: inv(A), A, list(A.shape), check_errors)
+
+
+def solve_ex(A, B, *, left=True, check_errors=False):
+    """``solve`` and ``info`` (0, or 1 where ``A`` is singular: the result is NaN)."""
+    shape = list(np.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2] if B.ndim >= 2
+                                                                 else ()))) + (
+        list(B.shape[-2:]) if B.ndim >= 2 else list(B.shape))
+    return with_info(SolveExResult, lambda: solve(A, B, left=left), A, shape, check_errors)
+
+
+def tensorinv(A, ind=2):
+    """The tensor ``X`` with ``tensordot(X, A, ind) = I``: ``A`` reshaped to a square matrix
+    of its first ``ind`` dimensions by the rest, inverted, reshaped back."""
+    shape = list(A.shape)
+    rows, cols = math.prod(shape[:ind]), math.prod(shape[ind:])
+    if rows != cols:
+        raise ShapeError(f"tensorinv: expected the product of the first {ind} dimensions "
+                         f"({rows}) to equal that of the rest ({cols})")
+    return inv(A.reshape(rows, cols)).reshape(shape[ind:] + shape[:ind])
+
+
+def tensorsolve(A, B, dims=None):
+    """``X`` with ``tensordot(A, X, X.ndim) = B``."""
+    if dims is not None:
+        order = [d % A.ndim for d in dims]
+        rest = [d for d in range(A.ndim) if d not in order]
+        A = A.permute(*(rest + order))
+    x_shape = list(A.shape[B.ndim:])
+    rows = math.prod(A.shape[:B.ndim])
+    return solve(A.reshape(rows, math.prod(x_shape)), B.reshape(rows)).reshape(x_shape)
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    """``X`` with ``A X = B`` (``left=False``: ``X A = B``) for triangular ``A`` (only the
+    ``upper`` or lower triangle is read; ``unitriangular``: its diagonal taken as ones)."""
+    return out_into(call(OPS["solve_triangular"], [A, B],
+                      {"upper": upper, "left": left, "unitriangular": unitriangular}), out)
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    """``X`` with ``A X = B`` (``left=False``: ``X A = B``; ``adjoint``: ``A^H`` for ``A``)
+    from ``lu_factor``'s output."""
+    n = LU.shape[-1]
+    low = LU.tril(-1) + _wrap(LU._place.xp.eye(n, dtype=LU._data.dtype), LU)
+    up = LU.triu()
+    piv = pivots.detach()._data.astype(np.int64) - 1
+    p = _wrap(permutation_of(LU._place.xp, piv, n, LU._data.dtype), LU)
+    pt = p.transpose(-2, -1)
+    if not adjoint:
+        if left:      # P L U X = B
+            y = solve_triangular(low, pt @ B, upper=False, unitriangular=True)
+            return solve_triangular(up, y, upper=True)
+        # X P L U = B
+        y = solve_triangular(up, B, upper=True, left=False)
+        return solve_triangular(low, y, upper=False, left=False, unitriangular=True) @ pt
+    lh, uh = conj_transpose(low), conj_transpose(up)
+    if left:          # U^H L^H P^T X = B
+        y = solve_triangular(uh, B, upper=False)
+        return p @ solve_triangular(lh, y, upper=True, unitriangular=True)
+    # X U^H L^H P^T = B
+    y = solve_triangular(lh, B @ p, upper=True, left=False, unitriangular=True)
+    return solve_triangular(uh, y, upper=False, left=False)
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False):
+    """``X`` with ``A X = B`` from ``ldl_factor``'s output (no gradient)."""
+    import scipy.linalg.lapack as scipy_lapack
+    ld, piv, b = LD.detach()._data, pivots.detach()._data, B.detach()._data
+    if LD._place.xp is not np:
+        ld, piv, b = ld.get(), piv.get(), b.get()
+    fn = scipy_lapack.get_lapack_funcs("hetrs" if hermitian and ld.dtype.kind == "c" else "sytrs",
+                                 (ld,))
+    batch = np.broadcast_shapes(ld.shape[:-2], b.shape[:-2])
+    out = np.empty(batch + b.shape[-2:], np.result_type(ld, b))
+    ld = np.broadcast_to(ld, batch + ld.shape[-2:])
+    piv = np.broadcast_to(piv, batch + piv.shape[-1:])
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    for i in np.ndindex(*batch):
+        out[i], info = fn(ld[i], piv[i], b[i], lower=1)
+    return _wrap(LD._place.xp.asarray(out), LD)
+
+
+def cholesky_solve(self, L, upper=False):
+    """``X`` with ``A X = self``, ``A = L L^H`` (``upper``: ``U^H U``) given the factor."""
+    if upper:
+        y = solve_triangular(L.transpose(-2, -1), self, upper=False)
+        return solve_triangular(L, y, upper=True)
+    y = solve_triangular(L, self, upper=False)
+    return solve_triangular(L.transpose(-2, -1), y, upper=True)
+
+
+def cholesky_inverse(self, upper=False):
+    """The inverse of ``A`` from its Cholesky factor ``self``."""
+    n = self.shape[-1]
+    return cholesky_solve(eye(n, dtype=self.dtype), self, upper)
+
+
+def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+    """PyTorch's ``b.triangular_solve(A)``: ``(X, A)`` with ``op(A) X = b``."""
+    a = A.transpose(-2, -1) if transpose else A
+    return (solve_triangular(a, self, upper=upper != transpose, unitriangular=unitriangular),
+            A.clone())
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False):
+    """The Moore-Penrose pseudo-inverse; singular values below ``max(atol, rtol * largest)``
+    count as zero (default ``rtol``: machine epsilon times the larger dimension)."""
+    if atol is not None:
+        s = svdvals(A.detach())
+        top = float(s.max()) if s.numel() else 0.0
+        rtol = max(atol / top if top else 0.0, rtol or 0.0)
+    return call(OPS["linalg_pinv"], [A], {"rtol": rtol, "hermitian": hermitian})
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """The least-squares solution of ``A X = B`` (minimum norm), with ``residuals`` (squared,
+    for a tall full-rank ``A``), ``rank`` and ``singular_values``."""
+    vector = B.ndim == A.ndim - 1
+    Bm = B.unsqueeze(-1) if vector else B
+    solution = pinv(A, rtol=rcond) @ Bm
+    s = svdvals(A.detach())
+    m, n = A.shape[-2:]
+    tol = (rcond if rcond is not None else np.finfo(A._data.dtype).eps * max(m, n))
+    top = s.amax(-1, keepdim=True) if s.numel() else s
+    rank = (s > tol * top).sum(-1) if s.numel() else s.sum(-1).long()
+    if m > n and bool((rank == n).all()):
+        residuals = ((A.detach() @ solution.detach() - Bm.detach()) ** 2).sum(-2)
+    else:
+        residuals = _wrap(A._place.xp.empty((0,), A._data.dtype), A)
+    if vector:
+        solution = solution.squeeze(-1)
+        if residuals.numel():
+            residuals = residuals.squeeze(-1)
+    return LstsqResult(solution, residuals, rank, s)
+
+
+
+def matmul(input, other, *, out=None):
+    """``input @ other``."""
+    return out_into(input @ other, out)
+
+
+def multi_dot(tensors, *, out=None):
+    """The product of a chain of matrices; the first may be a row vector, the last a column
+    vector (1-D)."""
+    ts = list(tensors)
+    if len(ts) < 2:
+        raise ValueError("multi_dot(): expected at least 2 tensors but got "
+                         f"{len(ts)}")
+    result = ts[0]
+    for t in ts[1:]:
+        result = result @ t
+    return out_into(result, out)
+
+
+def vecdot(a, b, dim=-1):
+    """The dot product of vectors along ``dim`` (conjugating ``a`` for complex ones)."""
+    return (a.conj() * b).sum(axis=dim) if a.dtype.np.kind == "c" else (a * b).sum(axis=dim)
+
+
+def vander(x, *, N=None):
+    """The Vandermonde matrix of ``x`` with increasing powers: ``[1, x, x^2, ...]`` along a new
+    last dimension of size ``N`` (default ``x.shape[-1]``)."""
+    N = x.shape[-1] if N is None else int(N)
+    if N < 1:
+        raise ValueError(f"N must be greater than 1, got {N}")
+    cols, power = [ones_like(x)], None
+    for _ in range(1, N):
+        power = x if power is None else power * x
+        cols.append(power)
+    return stack(cols, -1)
+
+
+# ---- norms ---------------------------------------------------------------------------------
+def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
+    """The ``ord``-norm over ``dim`` (all elements when None), as vectors."""
+    if dtype is not None:
+        x = x.astype(dtype)
+    if dim is None:
+        r = call(OPS["norm"], [x.reshape(-1)], {"p": ord, "axis": 0, "keepdim": False})
+        return r.reshape([1] * x.ndim) if keepdim else r
+    return call(OPS["norm"], [x], {"p": ord, "axis": dim, "keepdim": keepdim})
+
+
+def matrix_norm(x, ord="fro", dim=(-2, -1), keepdim=False):
+    """The Frobenius norm, or the largest (``ord=1``/``inf``) or smallest (``-1``/``-inf``)
+    absolute column/row sum, over the two dimensions ``dim``."""
+    r, c = (d % x.ndim for d in dim)
+    if ord == "fro":
+        out = (x * x).sum(axis=(r, c), keepdim=True).sqrt()
+    elif ord in (1, -1, math.inf, -math.inf):
+        sums = x.abs().sum(axis=r if abs(ord) == 1 else c, keepdim=True)
+        pick = "amax" if ord > 0 else "amin"
+        out = call(OPS[pick], [sums], {"axis": c if abs(ord) == 1 else r, "keepdim": True})
+    else:
+        raise ValueError(f"matrix_norm: ord must be 'fro', 1, -1, inf or -inf, got {ord!r}")
+    return out if keepdim else out.squeeze((r, c) if r < c else (c, r))
+
+
+def norm(x, ord=None, dim=None, keepdim=False, dtype=None):
+    """``vector_norm`` for one dimension (or all, flattened, when ``ord`` is None),
+    ``matrix_norm`` for two."""
+    if isinstance(dim, (tuple, list)) and len(dim) == 2:
+        return matrix_norm(x, "fro" if ord is None else ord, dim, keepdim)
+    if dim is None and ord is not None and x.ndim == 2:
+        return matrix_norm(x, ord, (-2, -1), keepdim)
+    return vector_norm(x, 2 if ord is None else ord, dim, keepdim, dtype)
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
+    """The number of singular values above ``max(atol, rtol * largest)`` (default ``rtol``:
+    machine epsilon times the larger dimension, when ``atol`` is not given)."""
+    s = (eigvalsh(A.detach()).abs() if hermitian else svdvals(A.detach()))
+    m, n = A.shape[-2:]
+    if rtol is None:
+        rtol = 0.0 if atol is not None and atol > 0 else np.finfo(A._data.dtype).eps * max(m, n)
+    top = s.amax(-1, keepdim=True) if s.shape[-1] else s.sum(-1, keepdim=True)
+    tol = (top * rtol).clamp(min=atol or 0.0)
+    return (s > tol).sum(-1)
+
+
+def cond(A, p=None):
+    """The condition number in norm ``p``: the ratio of the largest to the smallest singular
+    value (``None``/2; ``-2`` the inverse), else ``norm(A, p) * norm(inv(A), p)``."""
+    if p in (None, 2, -2):
+        s = svdvals(A)
+        big, small = s[..., 0], s[..., -1]
+        return big / small if p != -2 else small / big
+    return matrix_norm(A, p) * matrix_norm(inv(A), p)

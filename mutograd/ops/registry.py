@@ -63,6 +63,7 @@ from ..autograd.dispatch import small_write as _small_write
 from ..autograd.op_node import OpNode, VarNode
 from .. import dtypes
 from ..tensor import Tensor
+from .gradients import zero_gradient
 
 _EMPTY = inspect.Parameter.empty
 _KW_ALIASES = {"dim": "axis", "keepdims": "keepdim", "keep_dim": "keepdim",
@@ -88,15 +89,11 @@ def _in_default_float(fwd, n):
     return run
 
 
-def _zeros_like(g, xp):
-    return xp.zeros_like(g)
-
-
 class OpDef:
     """One op's declaration. See the module docstring for how it is read."""
 
     pool = False   # set by defop: results may come from the buffer cache
-    ufunc = None   # set by ops/fastpath.py: the NumPy ufunc equal to fwd with default attrs
+    ufunc = None   # set by defop(ufunc=...): the NumPy ufunc equal to fwd with default attrs
     region = None  # the attribute holding the index of the part of x the in-place form writes
     copy_out = False  # set by defop: a later write into the saved output copies it first
 
@@ -156,7 +153,7 @@ class OpDef:
                 self.sources[p] = self._source(p)
         self.grad_fns += [None] * (self.n_in - len(self.grad_fns))
         if not self.differentiable and self.n_in:
-            self.grad_fns[0] = (_zeros_like, ["xp"], False)   # used only by the in-place form
+            self.grad_fns[0] = (zero_gradient, ["xp"], False)   # used only by the in-place form
             self.sources["xp"] = "xp"
         self.uses = [set() if gf is None else {p for p in gf[1] if self.sources[p] == "saved"}
                      for gf in self.grad_fns]

@@ -1,5 +1,5 @@
 """Special functions backed by ``scipy.special`` (``cupyx.scipy.special`` on a GPU, through
-``backend_special.module``): one declaration each, never hand-written.
+``backends.special.module``): one declaration each, never hand-written.
 
 Saving follows the gradient's parameter names (Note [In-place saving] in registry.py): ``erfinv``
 differentiates through its output and so runs in place without a copy; the others need the value
@@ -7,7 +7,7 @@ they overwrite and keep a copy of it when a gradient will be needed.
 """
 import math
 
-from ..backend_special import module as _sp
+from ..backends.special import module as _sp
 from ..errors import BackwardError
 from .registry import defop
 

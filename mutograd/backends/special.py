@@ -23,7 +23,7 @@ import threading
 
 import numpy as np
 
-from . import memory, parallel
+from .. import memory, parallel
 
 _ERF_P = (-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06,
           -5.69250639462346e-05, -7.34990630326855e-04, -2.95459980854025e-03,
@@ -41,7 +41,7 @@ BLOCK = 1 << 16   # elements per block: a few float32 temporaries fit in L2
 
 def module(xp):
     """The module with SciPy's special-function names for arrays of ``xp``."""
-    from .places import backend_of
+    from ..places import backend_of
     b = backend_of(xp)
     if b is None or b.special is None:
         import scipy.special
