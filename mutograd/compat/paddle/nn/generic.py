@@ -253,11 +253,7 @@ class Bilinear(Layer):
         super().__init__()
         self.weight = self.create_parameter([out_features, in1_features, in2_features],
                                             weight_attr)
-        bias = self.create_parameter([1, out_features], bias_attr, is_bias=True)
-        if bias is None:
-            self.register_parameter("bias", None)
-        else:
-            self.bias = bias
+        self._create_bias([1, out_features], bias_attr)
 
     def forward(self, x1, x2):
         return F.bilinear(x1, x2, self.weight, self.bias)
