@@ -610,7 +610,7 @@ def to_mutograd(obj, source, map_location=None, paddle=False):
     """Replace the arrays and :class:`_RawTensor` s in ``obj`` by mutograd tensors (in dtypes
     mutograd has, warning for widened ones) on the place ``map_location`` picks."""
     from .checkpoint import _place_tensor
-    from .nn.module import Parameter
+    from .nn import Parameter
     from .tensor import _wrap
     widen = _Widening(source)
     seen = {}
