@@ -36,6 +36,18 @@ def _rng():
     return np.random.default_rng(0)
 
 
+def train_step(model, opt, loss_fn, x, y):
+    """One timed unit of a training workload, for any framework with PyTorch's API: the loss
+    ``loss_fn(model(x), y)``, ``zero_grad``, backward, the optimizer's step; returns the loss."""
+    def step():
+        loss = loss_fn(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
 # ---- per-op overhead on 16 elements --------------------------------------------------------
 # One timed unit runs ``k`` ops; the table reports time per op.
 
@@ -153,6 +165,22 @@ class _Large:
     def data(size):
         return _rng().standard_normal(size["n"], dtype=np.float32)
 
+    @staticmethod
+    def input(contestant, size):
+        """The data as the contestant's tensor: a copy for mutograd and Paddle, shared memory
+        for PyTorch (``from_numpy``), the array itself for NumPy."""
+        x = _Large.data(size)
+        if contestant == "mutograd":
+            import mutograd as mg
+            return mg.tensor(x)
+        if contestant == "torch":
+            import torch
+            return torch.from_numpy(x)
+        if contestant == "paddle":
+            import paddle
+            return paddle.to_tensor(x)
+        return x
+
 
 @workload
 class ReluOut(_Large):
@@ -160,18 +188,17 @@ class ReluOut(_Large):
     desc = "y = relu(x), out of place"
 
     def mutograd(size):
-        import mutograd as mg
-        x = mg.tensor(_Large.data(size))
+        x = _Large.input("mutograd", size)
         return lambda: x.relu()
 
     def torch(size):
         import torch
-        x = torch.from_numpy(_Large.data(size))
+        x = _Large.input("torch", size)
         return lambda: torch.relu(x)
 
     def paddle(size):
         import paddle
-        x = paddle.to_tensor(_Large.data(size))
+        x = _Large.input("paddle", size)
         return lambda: paddle.nn.functional.relu(x)
 
     def numpy(size):
@@ -185,18 +212,16 @@ class ReluInplace(_Large):
     desc = "x.relu_(), in place"
 
     def mutograd(size):
-        import mutograd as mg
-        x = mg.tensor(_Large.data(size))
+        x = _Large.input("mutograd", size)
         return lambda: x.relu_()
 
     def torch(size):
-        import torch
-        x = torch.from_numpy(_Large.data(size))
+        x = _Large.input("torch", size)
         return lambda: x.relu_()
 
     def paddle(size):
         import paddle
-        x = paddle.to_tensor(_Large.data(size))
+        x = _Large.input("paddle", size)
         return lambda: paddle.nn.functional.relu_(x)
 
     def numpy(size):
@@ -210,18 +235,16 @@ class ChainOut(_Large):
     desc = "((x*2+1).exp()).tanh(), out of place"
 
     def mutograd(size):
-        import mutograd as mg
-        x = mg.tensor(_Large.data(size))
+        x = _Large.input("mutograd", size)
         return lambda: ((x * 2 + 1).exp()).tanh()
 
     def torch(size):
-        import torch
-        x = torch.from_numpy(_Large.data(size))
+        x = _Large.input("torch", size)
         return lambda: ((x * 2 + 1).exp()).tanh()
 
     def paddle(size):
         import paddle
-        x = paddle.to_tensor(_Large.data(size))
+        x = _Large.input("paddle", size)
         return lambda: paddle.tanh(paddle.exp(x * 2 + 1))
 
     def numpy(size):
@@ -235,18 +258,16 @@ class ChainInplace(_Large):
     desc = "x.mul_(2).add_(1).exp_().tanh_(), all in place (values stay in (-1, 1))"
 
     def mutograd(size):
-        import mutograd as mg
-        x = mg.tensor(_Large.data(size))
+        x = _Large.input("mutograd", size)
         return lambda: x.mul_(2).add_(1).exp_().tanh_()
 
     def torch(size):
-        import torch
-        x = torch.from_numpy(_Large.data(size))
+        x = _Large.input("torch", size)
         return lambda: x.mul_(2).add_(1).exp_().tanh_()
 
     def paddle(size):
         import paddle
-        x = paddle.to_tensor(_Large.data(size))
+        x = _Large.input("paddle", size)
         return lambda: paddle.tanh_(paddle.exp_(x.scale_(2.0, 1.0)))
 
     def numpy(size):

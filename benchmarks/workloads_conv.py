@@ -13,7 +13,7 @@ mutograd's declared gradient formulas of ``conv2d``, each given the same output 
 """
 import numpy as np
 
-from .workloads import frozen, workload
+from .workloads import frozen, train_step, workload
 
 LR = 0.01
 
@@ -61,13 +61,7 @@ class MnistCnnStep:
                 p.copy_(mg.from_numpy(v))
         opt = mg.optim.SGD(model.parameters(), lr=LR)
 
-        def step():
-            loss = nn.functional.cross_entropy(model(X), Y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            return loss
-        return step
+        return train_step(model, opt, nn.functional.cross_entropy, X, Y)
 
     def torch(size):
         import torch
@@ -79,13 +73,7 @@ class MnistCnnStep:
                 p.copy_(torch.from_numpy(v))
         opt = torch.optim.SGD(model.parameters(), lr=LR)
 
-        def step():
-            loss = torch.nn.functional.cross_entropy(model(X), Y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            return loss
-        return step
+        return train_step(model, opt, torch.nn.functional.cross_entropy, X, Y)
 
     def numpy(size):
         x, y, params = _mnist(size)

@@ -10,6 +10,8 @@ import numpy as np
 from .workloads import frozen, workload
 
 LR = 0.01
+MLP_FULL = frozen({"dims": (784, 2048, 2048, 10), "batch": 512})
+MLP_TINY = frozen({"dims": (8, 16, 16, 3), "batch": 4})
 
 
 def mlp_data(size):
@@ -26,64 +28,50 @@ def mlp_data(size):
     return x, onehot, ws, bs
 
 
+def _leaves(lib, arrays):
+    """``arrays`` as leaf tensors that require grad (mutograd or PyTorch)."""
+    return [lib.tensor(a, requires_grad=True) for a in arrays]
+
+
+def _mlp_step(lib, size, inplace, log_softmax):
+    """The raw-op MLP step of mutograd or PyTorch (the same source for both)."""
+    x, onehot, ws, bs = mlp_data(size)
+    X, T = lib.from_numpy(x), lib.from_numpy(onehot)
+    W, B = _leaves(lib, ws), _leaves(lib, bs)
+    params = W + B
+    last = len(W) - 1
+
+    def step():
+        h = X
+        for i in range(len(W)):
+            h = h @ W[i] + B[i]
+            if i < last:
+                h = h.relu_() if inplace else h.relu()
+        loss = -(log_softmax(h) * T).sum()
+        loss.backward()
+        with lib.no_grad():
+            for p in params:
+                p.add_(p.grad, alpha=-LR)
+                p.grad = None
+        return loss
+    return step
+
+
 class _Mlp:
     group = "MLP training step (784-2048-2048-10, batch 512, float32, SGD)"
     unit = "ms"
-    full = frozen({"dims": (784, 2048, 2048, 10), "batch": 512})
-    tiny = frozen({"dims": (8, 16, 16, 3), "batch": 4})
+    full, tiny = MLP_FULL, MLP_TINY
     inplace = False
 
     @classmethod
     def mutograd(cls, size):
         import mutograd as mg
-        x, onehot, ws, bs = mlp_data(size)
-        X, T = mg.from_numpy(x), mg.from_numpy(onehot)
-        W = [mg.tensor(w, requires_grad=True) for w in ws]
-        B = [mg.tensor(b, requires_grad=True) for b in bs]
-        params = W + B
-        last = len(W) - 1
-        inplace = cls.inplace
-
-        def step():
-            h = X
-            for i in range(len(W)):
-                h = h @ W[i] + B[i]
-                if i < last:
-                    h = h.relu_() if inplace else h.relu()
-            loss = -(h.log_softmax(axis=1) * T).sum()
-            loss.backward()
-            with mg.no_grad():
-                for p in params:
-                    p.add_(p.grad, alpha=-LR)
-                    p.grad = None
-            return loss
-        return step
+        return _mlp_step(mg, size, cls.inplace, lambda h: h.log_softmax(axis=1))
 
     @classmethod
     def torch(cls, size):
         import torch
-        x, onehot, ws, bs = mlp_data(size)
-        X, T = torch.from_numpy(x), torch.from_numpy(onehot)
-        W = [torch.tensor(w, requires_grad=True) for w in ws]
-        B = [torch.tensor(b, requires_grad=True) for b in bs]
-        params = W + B
-        last = len(W) - 1
-        inplace = cls.inplace
-
-        def step():
-            h = X
-            for i in range(len(W)):
-                h = h @ W[i] + B[i]
-                if i < last:
-                    h = h.relu_() if inplace else h.relu()
-            loss = -(torch.log_softmax(h, 1) * T).sum()
-            loss.backward()
-            with torch.no_grad():
-                for p in params:
-                    p.add_(p.grad, alpha=-LR)
-                    p.grad = None
-            return loss
-        return step
+        return _mlp_step(torch, size, cls.inplace, lambda h: torch.log_softmax(h, 1))
 
     @classmethod
     def paddle(cls, size):
@@ -187,14 +175,12 @@ class DeepMlp:
     def mutograd(size):
         import mutograd as mg
         x, _, ws, bs = mlp_data(size)
-        return _deep_step(mg.from_numpy(x), [mg.tensor(w, requires_grad=True) for w in ws],
-                          [mg.tensor(b, requires_grad=True) for b in bs])
+        return _deep_step(mg.from_numpy(x), _leaves(mg, ws), _leaves(mg, bs))
 
     def torch(size):
         import torch
         x, _, ws, bs = mlp_data(size)
-        return _deep_step(torch.from_numpy(x), [torch.tensor(w, requires_grad=True) for w in ws],
-                          [torch.tensor(b, requires_grad=True) for b in bs])
+        return _deep_step(torch.from_numpy(x), _leaves(torch, ws), _leaves(torch, bs))
 
     def paddle(size):
         import paddle

@@ -8,8 +8,8 @@ from itertools import pairwise
 
 import numpy as np
 
-from .workloads import frozen, workload
-from .workloads_mlp import LR, mlp_data
+from .workloads import frozen, train_step, workload
+from .workloads_mlp import LR, MLP_FULL, MLP_TINY, mlp_data
 
 
 def _copy_into_torch(mg_model, torch_model):
@@ -22,8 +22,7 @@ def _copy_into_torch(mg_model, torch_model):
 class _NnMlp:
     group = "MLP training step with nn layers"
     unit = "ms"
-    full = frozen({"dims": (784, 2048, 2048, 10), "batch": 512})
-    tiny = frozen({"dims": (8, 16, 16, 3), "batch": 4})
+    full, tiny = MLP_FULL, MLP_TINY
     inplace = False
 
     @classmethod
@@ -46,13 +45,7 @@ class _NnMlp:
         model = cls.layers(nn, size["dims"])
         opt = mg.optim.SGD(model.parameters(), lr=LR)
 
-        def step():
-            loss = nn.functional.cross_entropy(model(X), labels)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            return loss
-        return step
+        return train_step(model, opt, nn.functional.cross_entropy, X, labels)
 
     @classmethod
     def torch(cls, size):
@@ -68,13 +61,7 @@ class _NnMlp:
         _copy_into_torch(cls.layers(mnn, size["dims"]), model)
         opt = torch.optim.SGD(model.parameters(), lr=LR)
 
-        def step():
-            loss = torch.nn.functional.cross_entropy(model(X), labels)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            return loss
-        return step
+        return train_step(model, opt, torch.nn.functional.cross_entropy, X, labels)
 
 
 @workload
@@ -126,13 +113,7 @@ class CnnStep:
         model = build_model(True)
         opt = mg.optim.Adam(model.parameters(), lr=5e-3, inplace=True)
 
-        def step():
-            loss = F.cross_entropy(model(X), Y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            return loss
-        return step
+        return train_step(model, opt, F.cross_entropy, X, Y)
 
     def torch(size):
         import torch
@@ -146,10 +127,4 @@ class CnnStep:
         _copy_into_torch(build_model(True), model)
         opt = torch.optim.Adam(model.parameters(), lr=5e-3)
 
-        def step():
-            loss = torch.nn.functional.cross_entropy(model(X), Y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            return loss
-        return step
+        return train_step(model, opt, torch.nn.functional.cross_entropy, X, Y)

@@ -51,6 +51,21 @@ def _safetensors():
 
 
 # ---- structure <-> JSON --------------------------------------------------------------------
+def storable_items(d, path, sep, prefix=""):
+    """``(key, value, key path)`` for each item of dict ``d``, whose keys a file can store
+    (str, int, float, bool or None; a TypeError, starting with ``prefix``, names the first
+    other key). ``path`` is the dict's own path, ``sep`` joins it to a key.
+
+        >>> [p for _, _, p in storable_items({"w": 1, 2: 3}, "layer", ".")]
+        ['layer.w', 'layer.2']
+    """
+    for k, v in d.items():
+        if not (k is None or isinstance(k, (bool, int, float, str))):
+            raise TypeError(f"{prefix}dict keys must be str, int, float, bool or None; got "
+                            f"{type(k).__name__} at {path or 'the top level'}")
+        yield k, v, f"{path}{sep}{k}" if path else str(k)
+
+
 def _encode(obj, path, arrays):
     if isinstance(obj, Tensor):
         if obj._place.kind != "cpu":   # stored from host memory, with the place it came from
@@ -63,13 +78,8 @@ def _encode(obj, path, arrays):
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return obj
     if isinstance(obj, dict):
-        items = []
-        for k, v in obj.items():
-            if not (k is None or isinstance(k, (bool, int, float, str))):
-                raise TypeError(f"mutograd.save: dict keys must be str, int, float, bool or "
-                                f"None; got {type(k).__name__} at {path or 'the top level'}")
-            items.append([k, _encode(v, f"{path}/{k}" if path else str(k), arrays)])
-        return {"$dict": items}
+        return {"$dict": [[k, _encode(v, p, arrays)]
+                          for k, v, p in storable_items(obj, path, "/", "mutograd.save: ")]}
     if isinstance(obj, (list, tuple)):
         enc = [_encode(v, f"{path}/{i}" if path else str(i), arrays) for i, v in enumerate(obj)]
         return enc if isinstance(obj, list) else {"$tuple": enc}

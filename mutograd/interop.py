@@ -38,7 +38,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .checkpoint import CheckpointError
+from .checkpoint import CheckpointError, storable_items
 
 # ---- dtypes --------------------------------------------------------------------------------
 # safetensors' dtype names -> the name used below (PyTorch's spelling)
@@ -610,7 +610,7 @@ def to_mutograd(obj, source, map_location=None, paddle=False):
     """Replace the arrays and :class:`_RawTensor` s in ``obj`` by mutograd tensors (in dtypes
     mutograd has, warning for widened ones) on the place ``map_location`` picks."""
     from .checkpoint import _place_tensor
-    from .nn.module import Parameter
+    from .nn import Parameter
     from .tensor import _wrap
     widen = _Widening(source)
     seen = {}
@@ -724,12 +724,7 @@ def _plain(obj, path, seen):
     if obj is None or isinstance(obj, (bool, int, float, complex, str)):
         return obj
     if isinstance(obj, dict):
-        items = []
-        for k, v in obj.items():
-            if not (k is None or isinstance(k, (bool, int, float, str))):
-                raise TypeError(f"dict keys must be str, int, float, bool or None; got "
-                                f"{type(k).__name__} at {path or 'the top level'}")
-            items.append((k, _plain(v, f"{path}.{k}" if path else str(k), seen)))
+        items = [(k, _plain(v, p, seen)) for k, v, p in storable_items(obj, path, ".")]
         return (OrderedDict if isinstance(obj, OrderedDict) else dict)(items)
     if isinstance(obj, (list, tuple)):
         out = [_plain(v, f"{path}.{i}" if path else str(i), seen) for i, v in enumerate(obj)]

@@ -17,10 +17,11 @@ It cannot see memory obtained before it was turned on, the NumPy array a tensor 
     >>> a.flags.writeable
     False
 """
-import functools
 import os
 
 import numpy as np
+
+from .switches import ImmediateSwitch, ScopedSwitch
 
 
 class _State:
@@ -35,22 +36,24 @@ def is_strict():
     return _state.on
 
 
-class set_strict:
+class _StrictFlag:
+    """The switch: strict mode."""
+
+    def _read(self):
+        return _state.on
+
+    def _write(self, on):
+        _state.on = on
+
+
+class set_strict(_StrictFlag, ImmediateSwitch):
     """Turn strict mode on or off now; as a context manager, restore the old mode after."""
 
     def __init__(self, mode=True):
-        self._prev = _state.on
-        _state.on = bool(mode)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        _state.on = self._prev
-        return False
+        self._swap(bool(mode))
 
 
-class strict:
+class strict(_StrictFlag, ScopedSwitch):
     """Context manager (and decorator): strict mode for a block.
 
     Example::
@@ -61,23 +64,7 @@ class strict:
     """
 
     def __init__(self, mode=True):
-        self.mode = bool(mode)
-
-    def __enter__(self):
-        self._prev = _state.on
-        _state.on = self.mode
-        return self
-
-    def __exit__(self, *exc):
-        _state.on = self._prev
-        return False
-
-    def __call__(self, func):
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            with strict(self.mode):
-                return func(*args, **kwargs)
-        return wrapper
+        self.mode = self.value = bool(mode)
 
 
 def export(arr):

@@ -16,6 +16,7 @@ It costs a stack walk per node, so it is a debugging switch (off by default), as
 import sys
 
 from ..errors import BackwardError
+from ..switches import ImmediateSwitch, ScopedSwitch
 from . import sites
 from .explain import forward_stack, node_label
 
@@ -32,7 +33,17 @@ def is_anomaly_check_nan_enabled():
     return sites.Flags.anomaly and sites.Flags.check_nan
 
 
-class detect_anomaly:
+class _AnomalyFlags:
+    """The switch: anomaly mode and its NaN check."""
+
+    def _read(self):
+        return sites.Flags.anomaly, sites.Flags.check_nan
+
+    def _write(self, flags):
+        sites.Flags.anomaly, sites.Flags.check_nan = flags
+
+
+class detect_anomaly(_AnomalyFlags, ScopedSwitch):
     """Context manager (and decorator): anomaly mode for a block.
 
     Example::
@@ -44,39 +55,14 @@ class detect_anomaly:
 
     def __init__(self, check_nan=True):
         self.check_nan = bool(check_nan)
-
-    def __enter__(self):
-        self._prev = (sites.Flags.anomaly, sites.Flags.check_nan)
-        sites.Flags.anomaly, sites.Flags.check_nan = True, self.check_nan
-        return self
-
-    def __exit__(self, *exc):
-        sites.Flags.anomaly, sites.Flags.check_nan = self._prev
-        return False
-
-    def __call__(self, func):
-        import functools
-
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            with detect_anomaly(self.check_nan):
-                return func(*args, **kwargs)
-        return wrapper
+        self.value = (True, self.check_nan)
 
 
-class set_detect_anomaly:
+class set_detect_anomaly(_AnomalyFlags, ImmediateSwitch):
     """Turn anomaly mode on or off now; as a context manager, restore the old mode after."""
 
     def __init__(self, mode, check_nan=True):
-        self._prev = (sites.Flags.anomaly, sites.Flags.check_nan)
-        sites.Flags.anomaly, sites.Flags.check_nan = bool(mode), bool(check_nan)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        sites.Flags.anomaly, sites.Flags.check_nan = self._prev
-        return False
+        self._swap((bool(mode), bool(check_nan)))
 
 
 def checked_apply(node, g, into=None):

@@ -27,18 +27,10 @@ class DistributedSampler:
             rank = comm.rank()
         if num_replicas < 1 or not 0 <= rank < num_replicas:
             raise ValueError(f"DistributedSampler: rank {rank} is not in [0, {num_replicas})")
-        self.dataset = dataset
-        self.num_replicas = num_replicas
-        self.rank = rank
-        self.shuffle = shuffle
-        self.seed = seed
-        self.drop_last = drop_last
-        self.epoch = 0
+        self.dataset, self.num_replicas, self.rank = dataset, num_replicas, rank
+        self.shuffle, self.seed, self.drop_last, self.epoch = shuffle, seed, drop_last, 0
         n = len(dataset)
-        if drop_last:
-            self.num_samples = n // num_replicas
-        else:
-            self.num_samples = math.ceil(n / num_replicas)
+        self.num_samples = n // num_replicas if drop_last else math.ceil(n / num_replicas)
         self.total_size = self.num_samples * num_replicas
 
     def set_epoch(self, epoch):

@@ -34,9 +34,7 @@ class _TwoMoments(Optimizer):
     n_workspace = 3
 
     def _init_state(self, p, state, group):
-        state["step"] = 0
-        state["exp_avg"] = self._buffer(p)
-        state["exp_avg_sq"] = self._buffer(p)
+        self._new_state(p, state, "exp_avg", "exp_avg_sq")
 
     def _decay(self, p, g, group, w):
         """The gradient after ``maximize`` and weight decay: coupled (added to the gradient) or
@@ -67,9 +65,7 @@ class Adamax(Optimizer):
                                   "weight_decay": weight_decay, "maximize": maximize}, inplace)
 
     def _init_state(self, p, state, group):
-        state["step"] = 0
-        state["exp_avg"] = self._buffer(p)
-        state["exp_inf"] = self._buffer(p)
+        self._new_state(p, state, "exp_avg", "exp_inf")
 
     def _update(self, p, g, state, group, ws, xp):
         (b1, b2), eps = group["betas"], group["eps"]

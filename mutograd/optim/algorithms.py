@@ -12,6 +12,14 @@ from ..transfer import wrap_for_xp
 from .optimizer import Optimizer
 
 
+def _check_args(**checks):
+    """PyTorch's ``Invalid <name> value: <value>`` for the first ``name=(value, valid)`` that
+    is not valid."""
+    for name, (value, valid) in checks.items():
+        if not valid:
+            raise ValueError(f"Invalid {name} value: {value}")
+
+
 def _grad(p, g, group, w, coupled=True):
     """``g`` after ``maximize`` and coupled ``weight_decay``: ``g`` itself or ``w``."""
     maximize = group.get("maximize", False)
@@ -73,10 +81,8 @@ class SGD(Optimizer):
 
     def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0,
                  nesterov=False, maximize=False, inplace=True):
-        if momentum < 0:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if weight_decay < 0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_args(momentum=(momentum, not momentum < 0),
+                    weight_decay=(weight_decay, not weight_decay < 0))
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
@@ -133,9 +139,7 @@ class Adam(Optimizer):
                                   "maximize": maximize}, inplace)
 
     def _init_state(self, p, state, group):
-        state["step"] = 0
-        state["exp_avg"] = self._buffer(p)
-        state["exp_avg_sq"] = self._buffer(p)
+        self._new_state(p, state, "exp_avg", "exp_avg_sq")
         if group["amsgrad"]:
             state["max_exp_avg_sq"] = self._buffer(p)
 
@@ -181,20 +185,15 @@ class RMSprop(Optimizer):
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0,
                  centered=False, maximize=False, inplace=True):
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if momentum < 0:
-            raise ValueError(f"Invalid momentum value: {momentum}")
+        _check_args(alpha=(alpha, 0.0 <= alpha), epsilon=(eps, 0.0 <= eps),
+                    momentum=(momentum, not momentum < 0))
         super().__init__(params, {"lr": lr, "alpha": alpha, "eps": eps,
                                   "weight_decay": weight_decay, "momentum": momentum,
                                   "centered": centered, "maximize": maximize},
                          inplace)
 
     def _init_state(self, p, state, group):
-        state["step"] = 0
-        state["square_avg"] = self._buffer(p)
+        self._new_state(p, state, "square_avg")
         if group["momentum"] > 0:
             state["momentum_buffer"] = self._buffer(p)
         if group["centered"]:
@@ -237,11 +236,9 @@ class Adagrad(Optimizer):
 
     def __init__(self, params, lr=1e-2, lr_decay=0.0, weight_decay=0.0,
                  initial_accumulator_value=0.0, eps=1e-10, maximize=False, inplace=True):
-        if lr_decay < 0:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if initial_accumulator_value < 0:
-            raise ValueError(f"Invalid initial_accumulator_value value: "
-                             f"{initial_accumulator_value}")
+        _check_args(lr_decay=(lr_decay, not lr_decay < 0),
+                    initial_accumulator_value=(initial_accumulator_value,
+                                               not initial_accumulator_value < 0))
         super().__init__(params, {"lr": lr, "lr_decay": lr_decay, "weight_decay": weight_decay,
                                       "initial_accumulator_value": initial_accumulator_value,
                                       "eps": eps, "maximize": maximize}, inplace)
@@ -271,19 +268,13 @@ class Adadelta(Optimizer):
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0.0, maximize=False,
                  inplace=True):
-        if not 0.0 <= rho <= 1.0:
-            raise ValueError(f"Invalid rho value: {rho}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if weight_decay < 0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_args(rho=(rho, 0.0 <= rho <= 1.0), epsilon=(eps, 0.0 <= eps),
+                    weight_decay=(weight_decay, not weight_decay < 0))
         super().__init__(params, {"lr": lr, "rho": rho, "eps": eps,
                                   "weight_decay": weight_decay, "maximize": maximize}, inplace)
 
     def _init_state(self, p, state, group):
-        state["step"] = 0
-        state["square_avg"] = self._buffer(p)
-        state["acc_delta"] = self._buffer(p)
+        self._new_state(p, state, "square_avg", "acc_delta")
 
     def _update(self, p, g, state, group, ws, xp):
         state["step"] += 1

@@ -70,15 +70,10 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         """Drop each parameter's ``.grad`` (or zero it in place with ``set_to_none=False``)."""
-        for g in self.param_groups:
-            for p in g["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.__dict__["_grad"] = None
-                else:
-                    with no_grad():
-                        p.grad.zero_()
+        with no_grad():
+            for g in self.param_groups:
+                for p in g["params"]:
+                    p.clear_grad(set_to_zero=not set_to_none)
 
     def clear_grad(self, set_to_zero=False):
         """Paddle's name for :meth:`zero_grad`."""
@@ -138,6 +133,12 @@ class Optimizer:
     def _buffer(p, fill=0.0):
         """A state tensor shaped like ``p`` (counted storage)."""
         return _wrap(p._place.xp.full(p._data.shape, fill, p._data.dtype), p)
+
+    def _new_state(self, p, state, *names):
+        """A parameter's first state: ``step`` 0 and a zero buffer like ``p`` per name."""
+        state["step"] = 0
+        for name in names:
+            state[name] = self._buffer(p)
 
     # ---- state dicts ------------------------------------------------------------------------
     def state_dict(self):

@@ -87,7 +87,10 @@ class Accuracy(Metric):
 
 
 class _Binary(Metric):
-    """Binary predictions: a probability above 0.5 is the positive class."""
+    """Binary predictions: a probability above 0.5 is the positive class. ``accumulate`` is
+    ``tp / (tp + other)``, ``other`` the count that ``_other`` names."""
+
+    _other = None
 
     def __init__(self, name, *args, **kwargs):
         self._name = name
@@ -103,27 +106,27 @@ class _Binary(Metric):
     def reset(self):
         self.tp = self.fp = self.fn = 0
 
+    def accumulate(self):
+        d = self.tp + getattr(self, self._other)
+        return float(self.tp) / d if d else 0.0
+
 
 class Precision(_Binary):
     """``tp / (tp + fp)`` over every batch so far."""
 
+    _other = "fp"
+
     def __init__(self, name="precision", *args, **kwargs):
         super().__init__(name)
-
-    def accumulate(self):
-        d = self.tp + self.fp
-        return float(self.tp) / d if d else 0.0
 
 
 class Recall(_Binary):
     """``tp / (tp + fn)`` over every batch so far."""
 
+    _other = "fn"
+
     def __init__(self, name="recall", *args, **kwargs):
         super().__init__(name)
-
-    def accumulate(self):
-        d = self.tp + self.fn
-        return float(self.tp) / d if d else 0.0
 
 
 class Auc(Metric):

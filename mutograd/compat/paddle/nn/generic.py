@@ -8,6 +8,7 @@ the function and Paddle's argument list, so its signature and the function's sta
 """
 import inspect
 
+from .... import nn as _nn
 from ....ops.creation import full
 from . import functional as F
 from . import initializer as I
@@ -252,52 +253,36 @@ class Bilinear(Layer):
         super().__init__()
         self.weight = self.create_parameter([out_features, in1_features, in2_features],
                                             weight_attr)
-        bias = self.create_parameter([1, out_features], bias_attr, is_bias=True)
-        if bias is None:
-            self.register_parameter("bias", None)
-        else:
-            self.bias = bias
+        self._create_bias([1, out_features], bias_attr)
 
     def forward(self, x1, x2):
         return F.bilinear(x1, x2, self.weight, self.bias)
 
 
-class ParameterDict(Layer):
-    """Parameters held by name (registered, so ``parameters()`` and ``state_dict`` see them)."""
+class ParameterDict(_nn.ParameterDict, Layer):
+    """``mutograd.nn.ParameterDict`` with Paddle's differences: values must be Parameters
+    already, a plain dict is added in its own order (PyTorch sorts it by key), and the repr
+    lists no entries.
 
-    def __init__(self, parameters=None):
-        super().__init__()
-        if parameters is not None:
-            self.update(parameters)
-
-    def __getitem__(self, key):
-        return self._parameters[key]
+        >>> import mutograd.compat.paddle as paddle
+        >>> d = paddle.nn.ParameterDict({"b": paddle.create_parameter([2], "float32"),
+        ...                              "a": paddle.create_parameter([3], "float32")})
+        >>> list(d.keys()), len(d.parameters())
+        (['b', 'a'], 2)
+    """
 
     def __setitem__(self, key, param):
         self.register_parameter(key, param)
 
-    def __len__(self):
-        return len(self._parameters)
-
-    def __iter__(self):
-        return iter(self._parameters)
-
-    def __contains__(self, key):
-        return key in self._parameters
-
-    def keys(self):
-        return self._parameters.keys()
-
-    def values(self):
-        return self._parameters.values()
-
-    def items(self):
-        return self._parameters.items()
-
     def update(self, parameters):
-        items = parameters.items() if hasattr(parameters, "items") else parameters
-        for k, p in items:
-            self[k] = p
+        if hasattr(parameters, "items") and not isinstance(parameters, _nn.ParameterDict):
+            parameters = list(parameters.items())
+        super().update(parameters)
+
+    def extra_repr(self):
+        return ""
+
+
 Unfold = layer("Unfold", F.unfold, [("kernel_sizes", _REQ), ("strides", 1), ("paddings", 0),
                                     ("dilations", 1)])
 Fold = layer("Fold", F.fold, [("output_sizes", _REQ), ("kernel_sizes", _REQ), ("strides", 1),

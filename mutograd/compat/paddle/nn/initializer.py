@@ -99,28 +99,29 @@ class _Fans(Initializer):
                 fo if self.fan_out is None else self.fan_out)
 
 
-class XavierNormal(_Fans):
+class _Xavier(_Fans):
+    def __init__(self, fan_in=None, fan_out=None, gain=1.0, name=None):
+        super().__init__(fan_in, fan_out)
+        self.gain = gain
+
+    def _scale(self, p, k):
+        """``gain * sqrt(k / (fan_in + fan_out))``."""
+        fi, fo = self._fans(p)
+        return self.gain * math.sqrt(k / (fi + fo))
+
+
+class XavierNormal(_Xavier):
     """N(0, std^2) with ``std = gain * sqrt(2 / (fan_in + fan_out))`` (``Embedding``'s default)."""
 
-    def __init__(self, fan_in=None, fan_out=None, gain=1.0, name=None):
-        super().__init__(fan_in, fan_out)
-        self.gain = gain
-
     def _fill(self, p):
-        fi, fo = self._fans(p)
-        _init.normal_(p, 0.0, self.gain * math.sqrt(2.0 / (fi + fo)))
+        _init.normal_(p, 0.0, self._scale(p, 2.0))
 
 
-class XavierUniform(_Fans):
+class XavierUniform(_Xavier):
     """U(-a, a) with ``a = gain * sqrt(6 / (fan_in + fan_out))`` (``Linear``'s default)."""
 
-    def __init__(self, fan_in=None, fan_out=None, gain=1.0, name=None):
-        super().__init__(fan_in, fan_out)
-        self.gain = gain
-
     def _fill(self, p):
-        fi, fo = self._fans(p)
-        a = self.gain * math.sqrt(6.0 / (fi + fo))
+        a = self._scale(p, 6.0)
         _init.uniform_(p, -a, a)
 
 

@@ -52,6 +52,16 @@ class Layer(_nn.Module):
         elif getattr(self, name, None) is not None:
             I.apply(getattr(self, name), attr, default, is_bias)
 
+    def _paddle_weight_bias(self, weight_attr, bias_attr, weight_default):
+        """Paddle's initializers for the shared layer's ``weight`` (``weight_default``) and
+        ``bias`` (zeros)."""
+        self._paddle_param("weight", weight_attr, weight_default)
+        self._paddle_param("bias", bias_attr, I.Constant(0.0), is_bias=True)
+
+    def _create_bias(self, shape, bias_attr):
+        """A new ``bias`` of ``shape`` (none registered for ``bias_attr=False``)."""
+        self.register_parameter("bias", self.create_parameter(shape, bias_attr, is_bias=True))
+
     def set_state_dict(self, state_dict, use_structured_name=True):
         """Copy the matching entries of ``state_dict`` (Tensors or arrays) into this layer's
         tensors in place; returns ``(missing_keys, unexpected_keys)``, as Paddle (no error
@@ -75,14 +85,15 @@ class Linear(Layer):
     def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None, name=None):
         super().__init__()
         self.weight = self.create_parameter([in_features, out_features], weight_attr)
-        bias = self.create_parameter([out_features], bias_attr, is_bias=True)
-        if bias is None:
-            self.register_parameter("bias", None)
-        else:
-            self.bias = bias
+        self._create_bias([out_features], bias_attr)
 
     def forward(self, x):
         return F.linear(x, self.weight, self.bias)
+
+
+def _require_format(data_format, supported):
+    if data_format != supported:
+        raise ValueError(f"only data_format='{supported}' is supported")
 
 
 def _no_bias(bias_attr):
@@ -96,12 +107,10 @@ class Conv2D(_nn.Conv2d, Layer):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
                  data_format="NCHW"):
-        if data_format != "NCHW":
-            raise ValueError("only data_format='NCHW' is supported")
+        _require_format(data_format, "NCHW")
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias=not _no_bias(bias_attr), padding_mode=padding_mode)
-        self._paddle_param("weight", weight_attr, _conv_default(in_channels, kernel_size))
-        self._paddle_param("bias", bias_attr, I.Constant(0.0), is_bias=True)
+        self._paddle_weight_bias(weight_attr, bias_attr, _conv_default(in_channels, kernel_size))
 
 
 class Conv1D(_nn.Conv1d, Layer):
@@ -110,13 +119,11 @@ class Conv1D(_nn.Conv1d, Layer):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
                  data_format="NCL"):
-        if data_format != "NCL":
-            raise ValueError("only data_format='NCL' is supported")
+        _require_format(data_format, "NCL")
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias=not _no_bias(bias_attr), padding_mode=padding_mode)
         k = kernel_size if isinstance(kernel_size, int) else kernel_size[0]
-        self._paddle_param("weight", weight_attr, _conv_default(in_channels, [k]))
-        self._paddle_param("bias", bias_attr, I.Constant(0.0), is_bias=True)
+        self._paddle_weight_bias(weight_attr, bias_attr, _conv_default(in_channels, [k]))
 
 
 class Conv2DTranspose(_nn.ConvTranspose2d, Layer):
@@ -126,12 +133,10 @@ class Conv2DTranspose(_nn.ConvTranspose2d, Layer):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, groups=1, dilation=1, weight_attr=None, bias_attr=None,
                  data_format="NCHW"):
-        if data_format != "NCHW":
-            raise ValueError("only data_format='NCHW' is supported")
+        _require_format(data_format, "NCHW")
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, output_padding,
                          groups, bias=not _no_bias(bias_attr), dilation=dilation)
-        self._paddle_param("weight", weight_attr, I.XavierUniform())
-        self._paddle_param("bias", bias_attr, I.Constant(0.0), is_bias=True)
+        self._paddle_weight_bias(weight_attr, bias_attr, I.XavierUniform())
 
     def forward(self, x, output_size=None):
         return super().forward(x)
@@ -150,11 +155,7 @@ class Conv1DTranspose(Layer):
                           groups=groups, dilation=dilation, data_format=data_format)
         self.weight = self.create_parameter([in_channels, out_channels // groups, k],
                                             weight_attr)
-        bias = self.create_parameter([out_channels], bias_attr, is_bias=True)
-        if bias is None:
-            self.register_parameter("bias", None)
-        else:
-            self.bias = bias
+        self._create_bias([out_channels], bias_attr)
 
     def forward(self, x, output_size=None):
         return F.conv1d_transpose(x, self.weight, self.bias, output_size=output_size,
@@ -177,8 +178,7 @@ class _BatchNorm:
         self.register_buffer("_variance", b.pop("running_var"))
         self.register_buffer("num_batches_tracked", b.pop("num_batches_tracked"),
                              persistent=False)
-        self._paddle_param("weight", weight_attr, I.Constant(1.0))
-        self._paddle_param("bias", bias_attr, I.Constant(0.0), is_bias=True)
+        self._paddle_weight_bias(weight_attr, bias_attr, I.Constant(1.0))
 
     # the shared BatchNorm code reads the statistics under PyTorch's names
     running_mean = property(lambda self: self._buffers["_mean"])
@@ -197,16 +197,14 @@ class LayerNorm(_nn.LayerNorm, Layer):
     def __init__(self, normalized_shape, epsilon=1e-5, weight_attr=None, bias_attr=None,
                  name=None):
         super().__init__(normalized_shape, eps=epsilon)
-        self._paddle_param("weight", weight_attr, I.Constant(1.0))
-        self._paddle_param("bias", bias_attr, I.Constant(0.0), is_bias=True)
+        self._paddle_weight_bias(weight_attr, bias_attr, I.Constant(1.0))
 
 
 class GroupNorm(_nn.GroupNorm, Layer):
     def __init__(self, num_groups, num_channels, epsilon=1e-5, weight_attr=None, bias_attr=None,
                  data_format="NCHW", name=None):
         super().__init__(num_groups, num_channels, eps=epsilon)
-        self._paddle_param("weight", weight_attr, I.Constant(1.0))
-        self._paddle_param("bias", bias_attr, I.Constant(0.0), is_bias=True)
+        self._paddle_weight_bias(weight_attr, bias_attr, I.Constant(1.0))
 
 
 class Embedding(_nn.Embedding, Layer):

@@ -28,9 +28,12 @@ def _bidirectional(direction):
 class _PaddleRNN:
     """What Paddle's LSTM/GRU/SimpleRNN add to the shared layers."""
 
-    def _paddle_setup(self, hidden_size, attrs):
+    def _paddle_setup(self, hidden_size, weight_ih_attr, weight_hh_attr, bias_ih_attr,
+                      bias_hh_attr):
         """Paddle's initializers: U(-1/sqrt(hidden), 1/sqrt(hidden)) unless an attr says
         otherwise; ``bias_*_attr=False`` drops those biases."""
+        attrs = {"weight_ih": weight_ih_attr, "weight_hh": weight_hh_attr,
+                 "bias_ih": bias_ih_attr, "bias_hh": bias_hh_attr}
         bound = 1.0 / math.sqrt(hidden_size) if hidden_size > 0 else 0.0
         default = I.Uniform(-bound, bound)
         for name in list(self._parameters):
@@ -38,16 +41,19 @@ class _PaddleRNN:
             attr = attrs.get(kind)
             self._paddle_param(name, attr, default, is_bias=kind.startswith("bias"))
 
-    def _sequence_length(self, sequence_length):
-        if sequence_length is not None:
-            raise ValueError(f"{type(self).__name__}: sequence_length (padded batches) is not "
-                             f"supported; run each length separately or pack the batch by "
-                             f"length")
+
+def _no_sequence_length(layer, sequence_length):
+    if sequence_length is not None:
+        raise ValueError(f"{type(layer).__name__}: sequence_length (padded batches) is not "
+                         f"supported; run each length separately or pack the batch by length")
 
 
-def _attrs(weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr):
-    return {"weight_ih": weight_ih_attr, "weight_hh": weight_hh_attr, "bias_ih": bias_ih_attr,
-            "bias_hh": bias_hh_attr}
+class _PaddleRNNLayer(_PaddleRNN):
+    """Paddle's signature of a sequence layer's forward over the shared one's."""
+
+    def forward(self, inputs, initial_states=None, sequence_length=None):
+        _no_sequence_length(self, sequence_length)
+        return super().forward(inputs, initial_states)
 
 
 class RNNCellBase(Layer):
@@ -74,7 +80,7 @@ class RNNCellBase(Layer):
         return ([h], [h]) if getattr(self, "mode", None) == "LSTM" else [h]
 
 
-class LSTM(_PaddleRNN, _nn.LSTM, Layer):
+class LSTM(_PaddleRNNLayer, _nn.LSTM, Layer):
     """``outputs, (h, c) = lstm(inputs, initial_states=None)``; outputs [N, T, H * directions]
     (``[T, N, ...]`` with ``time_major=True``), h and c [num_layers * directions, N, H]."""
 
@@ -86,15 +92,11 @@ class LSTM(_PaddleRNN, _nn.LSTM, Layer):
         _nn.LSTM.__init__(self, input_size, hidden_size, num_layers, True, not time_major,
                           dropout, _bidirectional(direction))
         self.time_major = time_major
-        self._paddle_setup(hidden_size, _attrs(weight_ih_attr, weight_hh_attr, bias_ih_attr,
-                                               bias_hh_attr))
-
-    def forward(self, inputs, initial_states=None, sequence_length=None):
-        self._sequence_length(sequence_length)
-        return _nn.LSTM.forward(self, inputs, initial_states)
+        self._paddle_setup(hidden_size, weight_ih_attr, weight_hh_attr, bias_ih_attr,
+                           bias_hh_attr)
 
 
-class GRU(_PaddleRNN, _nn.GRU, Layer):
+class GRU(_PaddleRNNLayer, _nn.GRU, Layer):
     """``outputs, h = gru(inputs, initial_states=None)`` (layouts as :class:`LSTM`)."""
 
     def __init__(self, input_size, hidden_size, num_layers=1, direction="forward",
@@ -103,15 +105,11 @@ class GRU(_PaddleRNN, _nn.GRU, Layer):
         _nn.GRU.__init__(self, input_size, hidden_size, num_layers, True, not time_major,
                          dropout, _bidirectional(direction))
         self.time_major = time_major
-        self._paddle_setup(hidden_size, _attrs(weight_ih_attr, weight_hh_attr, bias_ih_attr,
-                                               bias_hh_attr))
-
-    def forward(self, inputs, initial_states=None, sequence_length=None):
-        self._sequence_length(sequence_length)
-        return _nn.GRU.forward(self, inputs, initial_states)
+        self._paddle_setup(hidden_size, weight_ih_attr, weight_hh_attr, bias_ih_attr,
+                           bias_hh_attr)
 
 
-class SimpleRNN(_PaddleRNN, _nn.RNN, Layer):
+class SimpleRNN(_PaddleRNNLayer, _nn.RNN, Layer):
     """An Elman RNN (``activation='tanh'`` or ``'relu'``); ``outputs, h = rnn(inputs)``."""
 
     def __init__(self, input_size, hidden_size, num_layers=1, direction="forward",
@@ -120,12 +118,8 @@ class SimpleRNN(_PaddleRNN, _nn.RNN, Layer):
         _nn.RNN.__init__(self, input_size, hidden_size, num_layers, activation, True,
                          not time_major, dropout, _bidirectional(direction))
         self.time_major = time_major
-        self._paddle_setup(hidden_size, _attrs(weight_ih_attr, weight_hh_attr, bias_ih_attr,
-                                               bias_hh_attr))
-
-    def forward(self, inputs, initial_states=None, sequence_length=None):
-        self._sequence_length(sequence_length)
-        return _nn.RNN.forward(self, inputs, initial_states)
+        self._paddle_setup(hidden_size, weight_ih_attr, weight_hh_attr, bias_ih_attr,
+                           bias_hh_attr)
 
 
 class _PaddleCell(_PaddleRNN):
@@ -141,24 +135,24 @@ class LSTMCell(_PaddleCell, _nn.LSTMCell, RNNCellBase):
     def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None,
                  bias_ih_attr=None, bias_hh_attr=None, proj_size=0, name=None):
         _nn.LSTMCell.__init__(self, input_size, hidden_size)
-        self._paddle_setup(hidden_size, _attrs(weight_ih_attr, weight_hh_attr, bias_ih_attr,
-                                               bias_hh_attr))
+        self._paddle_setup(hidden_size, weight_ih_attr, weight_hh_attr, bias_ih_attr,
+                           bias_hh_attr)
 
 
 class GRUCell(_PaddleCell, _nn.GRUCell, RNNCellBase):
     def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None,
                  bias_ih_attr=None, bias_hh_attr=None, name=None):
         _nn.GRUCell.__init__(self, input_size, hidden_size)
-        self._paddle_setup(hidden_size, _attrs(weight_ih_attr, weight_hh_attr, bias_ih_attr,
-                                               bias_hh_attr))
+        self._paddle_setup(hidden_size, weight_ih_attr, weight_hh_attr, bias_ih_attr,
+                           bias_hh_attr)
 
 
 class SimpleRNNCell(_PaddleCell, _nn.RNNCell, RNNCellBase):
     def __init__(self, input_size, hidden_size, activation="tanh", weight_ih_attr=None,
                  weight_hh_attr=None, bias_ih_attr=None, bias_hh_attr=None, name=None):
         _nn.RNNCell.__init__(self, input_size, hidden_size, True, activation)
-        self._paddle_setup(hidden_size, _attrs(weight_ih_attr, weight_hh_attr, bias_ih_attr,
-                                               bias_hh_attr))
+        self._paddle_setup(hidden_size, weight_ih_attr, weight_hh_attr, bias_ih_attr,
+                           bias_hh_attr)
 
 
 def _run_cell(cell, inputs, states, reverse, time_major, kwargs):
@@ -186,7 +180,7 @@ class RNN(Layer):
         self.cell, self.is_reverse, self.time_major = cell, is_reverse, time_major
 
     def forward(self, inputs, initial_states=None, sequence_length=None, **kwargs):
-        _PaddleRNN._sequence_length(self, sequence_length)
+        _no_sequence_length(self, sequence_length)
         return _run_cell(self.cell, inputs, initial_states, self.is_reverse, self.time_major,
                          kwargs)
 
@@ -200,7 +194,7 @@ class BiRNN(Layer):
         self.cell_fw, self.cell_bw, self.time_major = cell_fw, cell_bw, time_major
 
     def forward(self, inputs, initial_states=None, sequence_length=None, **kwargs):
-        _PaddleRNN._sequence_length(self, sequence_length)
+        _no_sequence_length(self, sequence_length)
         fw0, bw0 = initial_states if initial_states is not None else (None, None)
         out_fw, s_fw = _run_cell(self.cell_fw, inputs, fw0, False, self.time_major, kwargs)
         out_bw, s_bw = _run_cell(self.cell_bw, inputs, bw0, True, self.time_major, kwargs)

@@ -12,6 +12,7 @@ added to the scores).
 """
 import math
 
+from .... import nn as _nn
 from ....ops.creation import full
 from . import functional as F
 from .layers import Dropout, Layer, LayerList, LayerNorm, Linear
@@ -29,6 +30,12 @@ def _additive(mask, dtype):
     if mask is None or mask._data.dtype.kind == "f":
         return mask
     return (mask.astype(dtype) - 1.0) * 1e9
+
+
+def _no_cache(cache):
+    if cache is not None:
+        raise ValueError("MultiHeadAttention: incremental decoding caches are not "
+                         "supported; pass the whole sequence")
 
 
 class MultiHeadAttention(Layer):
@@ -53,9 +60,7 @@ class MultiHeadAttention(Layer):
         return x.reshape([n, s, self.num_heads, self.head_dim]).transpose([0, 2, 1, 3])
 
     def forward(self, query, key=None, value=None, attn_mask=None, cache=None):
-        if cache is not None:
-            raise ValueError("MultiHeadAttention: incremental decoding caches are not "
-                             "supported; pass the whole sequence")
+        _no_cache(cache)
         key = query if key is None else key
         value = key if value is None else value
         q = self._heads(self.q_proj(query))
@@ -76,121 +81,115 @@ def _activation(name):
     return {"relu": F.relu, "gelu": F.gelu}[name]
 
 
-class TransformerEncoderLayer(Layer):
+class _PaddleTransformerLayer(Layer):
+    """What Paddle's encoder and decoder layers share: their configuration (the stacks build
+    their other layers from it), the attention sublayers ``attn_names`` (component ``i`` of a
+    list ``weight_attr``/``bias_attr`` for the ``i``-th, the next for the feed-forward
+    block), the feed-forward block, a LayerNorm and a dropout per block. The forward pass is
+    ``mutograd.nn``'s (``normalize_before`` is its ``norm_first``): the same residual blocks."""
+
+    def _build(self, attn_names, d_model, nhead, dim_feedforward, dropout, activation,
+               attn_dropout, act_dropout, normalize_before, weight_attr, bias_attr,
+               layer_norm_eps):
+        self._config = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward,
+                            dropout=dropout, activation=activation, attn_dropout=attn_dropout,
+                            act_dropout=act_dropout, normalize_before=normalize_before,
+                            weight_attr=weight_attr, bias_attr=bias_attr,
+                            layer_norm_eps=layer_norm_eps)
+        attn_dropout = dropout if attn_dropout is None else attn_dropout
+        act_dropout = dropout if act_dropout is None else act_dropout
+        self.normalize_before = self.norm_first = normalize_before
+        for i, name in enumerate(attn_names):
+            setattr(self, name, MultiHeadAttention(d_model, nhead, attn_dropout,
+                                                   weight_attr=_attr(weight_attr, i),
+                                                   bias_attr=_attr(bias_attr, i)))
+        ff = len(attn_names)
+        self.linear1 = Linear(d_model, dim_feedforward, _attr(weight_attr, ff),
+                              _attr(bias_attr, ff))
+        self.dropout = Dropout(act_dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, _attr(weight_attr, ff),
+                              _attr(bias_attr, ff))
+        for i in range(1, ff + 2):
+            setattr(self, f"norm{i}", LayerNorm(d_model, layer_norm_eps))
+        for i in range(1, ff + 2):
+            setattr(self, f"dropout{i}", Dropout(dropout))
+        self.activation = _activation(activation)
+
+    def _sa_block(self, x, mask, key_padding_mask=None, is_causal=False):
+        return self.dropout1(self.self_attn(x, x, x, mask))
+
+
+class TransformerEncoderLayer(_PaddleTransformerLayer, _nn.TransformerEncoderLayer):
     """Self-attention then a feed-forward block, each with a residual and a LayerNorm (after
     it, or before with ``normalize_before``)."""
 
     def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu",
                  attn_dropout=None, act_dropout=None, normalize_before=False, weight_attr=None,
                  bias_attr=None, layer_norm_eps=1e-5):
-        super().__init__()
-        self._config = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward,
-                            dropout=dropout, activation=activation, attn_dropout=attn_dropout,
-                            act_dropout=act_dropout, normalize_before=normalize_before,
-                            weight_attr=weight_attr, bias_attr=bias_attr,
-                            layer_norm_eps=layer_norm_eps)
-        attn_dropout = dropout if attn_dropout is None else attn_dropout
-        act_dropout = dropout if act_dropout is None else act_dropout
-        self.normalize_before = normalize_before
-        self.self_attn = MultiHeadAttention(d_model, nhead, attn_dropout,
-                                            weight_attr=_attr(weight_attr, 0),
-                                            bias_attr=_attr(bias_attr, 0))
-        self.linear1 = Linear(d_model, dim_feedforward, _attr(weight_attr, 1),
-                              _attr(bias_attr, 1))
-        self.dropout = Dropout(act_dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, _attr(weight_attr, 1),
-                              _attr(bias_attr, 1))
-        self.norm1 = LayerNorm(d_model, layer_norm_eps)
-        self.norm2 = LayerNorm(d_model, layer_norm_eps)
-        self.dropout1, self.dropout2 = Dropout(dropout), Dropout(dropout)
-        self.activation = _activation(activation)
-
-    def _block(self, x, norm, body, drop):
-        y = norm(x) if self.normalize_before else x
-        x = x + drop(body(y))
-        return x if self.normalize_before else norm(x)
+        Layer.__init__(self)        # Paddle's sublayers, not the PyTorch-named ones
+        self._build(("self_attn",), d_model, nhead, dim_feedforward, dropout, activation,
+                    attn_dropout, act_dropout, normalize_before, weight_attr, bias_attr,
+                    layer_norm_eps)
 
     def forward(self, src, src_mask=None, cache=None):
-        src = self._block(src, self.norm1, lambda y: self.self_attn(y, y, y, src_mask, cache),
-                          self.dropout1)
-        return self._block(src, self.norm2, lambda y: self.linear2(self.dropout(
-            self.activation(self.linear1(y)))), self.dropout2)
+        _no_cache(cache)
+        return super().forward(src, src_mask)
 
 
-class TransformerEncoder(Layer):
-    """``num_layers`` encoder layers (the first is ``encoder_layer``, the others new layers of
-    its configuration), then ``norm``."""
-
-    def __init__(self, encoder_layer, num_layers, norm=None):
-        super().__init__()
-        self.layers = LayerList([encoder_layer if i == 0 else type(encoder_layer)(
-            **encoder_layer._config) for i in range(num_layers)])
-        self.num_layers, self.norm = num_layers, norm
-
-    def forward(self, src, src_mask=None, cache=None):
-        for layer in self.layers:
-            src = layer(src, src_mask)
-        return self.norm(src) if self.norm is not None else src
-
-
-class TransformerDecoderLayer(Layer):
+class TransformerDecoderLayer(_PaddleTransformerLayer, _nn.TransformerDecoderLayer):
     """Self-attention, attention over ``memory``, then a feed-forward block."""
 
     def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu",
                  attn_dropout=None, act_dropout=None, normalize_before=False, weight_attr=None,
                  bias_attr=None, layer_norm_eps=1e-5):
-        super().__init__()
-        self._config = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward,
-                            dropout=dropout, activation=activation, attn_dropout=attn_dropout,
-                            act_dropout=act_dropout, normalize_before=normalize_before,
-                            weight_attr=weight_attr, bias_attr=bias_attr,
-                            layer_norm_eps=layer_norm_eps)
-        attn_dropout = dropout if attn_dropout is None else attn_dropout
-        act_dropout = dropout if act_dropout is None else act_dropout
-        self.normalize_before = normalize_before
-        self.self_attn = MultiHeadAttention(d_model, nhead, attn_dropout,
-                                            weight_attr=_attr(weight_attr, 0),
-                                            bias_attr=_attr(bias_attr, 0))
-        self.cross_attn = MultiHeadAttention(d_model, nhead, attn_dropout,
-                                             weight_attr=_attr(weight_attr, 1),
-                                             bias_attr=_attr(bias_attr, 1))
-        self.linear1 = Linear(d_model, dim_feedforward, _attr(weight_attr, 2),
-                              _attr(bias_attr, 2))
-        self.dropout = Dropout(act_dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, _attr(weight_attr, 2),
-                              _attr(bias_attr, 2))
-        self.norm1 = LayerNorm(d_model, layer_norm_eps)
-        self.norm2 = LayerNorm(d_model, layer_norm_eps)
-        self.norm3 = LayerNorm(d_model, layer_norm_eps)
-        self.dropout1, self.dropout2, self.dropout3 = (Dropout(dropout), Dropout(dropout),
-                                                       Dropout(dropout))
-        self.activation = _activation(activation)
+        Layer.__init__(self)
+        self._build(("self_attn", "cross_attn"), d_model, nhead, dim_feedforward, dropout,
+                    activation, attn_dropout, act_dropout, normalize_before, weight_attr,
+                    bias_attr, layer_norm_eps)
 
-    _block = TransformerEncoderLayer._block
+    def _mha_block(self, x, mem, mask, key_padding_mask=None, is_causal=False):
+        return self.dropout2(self.cross_attn(x, mem, mem, mask))
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
-        tgt = self._block(tgt, self.norm1, lambda y: self.self_attn(y, y, y, tgt_mask, cache),
-                          self.dropout1)
-        tgt = self._block(tgt, self.norm2, lambda y: self.cross_attn(y, memory, memory,
-                                                                     memory_mask, cache),
-                          self.dropout2)
-        return self._block(tgt, self.norm3, lambda y: self.linear2(self.dropout(
-            self.activation(self.linear1(y)))), self.dropout3)
+        _no_cache(cache)
+        return super().forward(tgt, memory, tgt_mask, memory_mask)
 
 
-class TransformerDecoder(Layer):
+class _Stack(Layer):
+    """``num_layers`` layers (the first is ``layer``, the others new layers of its
+    configuration), then ``norm``."""
+
+    def __init__(self, layer, num_layers, norm=None):
+        super().__init__()
+        self.layers = LayerList([layer if i == 0 else type(layer)(**layer._config)
+                                 for i in range(num_layers)])
+        self.num_layers, self.norm = num_layers, norm
+
+    def _run(self, x, *args):
+        for layer in self.layers:
+            x = layer(x, *args)
+        return self.norm(x) if self.norm is not None else x
+
+
+class TransformerEncoder(_Stack):
+    """``num_layers`` encoder layers (the first is ``encoder_layer``, the others new layers of
+    its configuration), then ``norm``."""
+
+    def __init__(self, encoder_layer, num_layers, norm=None):
+        super().__init__(encoder_layer, num_layers, norm)
+
+    def forward(self, src, src_mask=None, cache=None):
+        return self._run(src, src_mask)
+
+
+class TransformerDecoder(_Stack):
     """``num_layers`` decoder layers, then ``norm``."""
 
     def __init__(self, decoder_layer, num_layers, norm=None):
-        super().__init__()
-        self.layers = LayerList([decoder_layer if i == 0 else type(decoder_layer)(
-            **decoder_layer._config) for i in range(num_layers)])
-        self.num_layers, self.norm = num_layers, norm
+        super().__init__(decoder_layer, num_layers, norm)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
-        for layer in self.layers:
-            tgt = layer(tgt, memory, tgt_mask, memory_mask)
-        return self.norm(tgt) if self.norm is not None else tgt
+        return self._run(tgt, memory, tgt_mask, memory_mask)
 
 
 class Transformer(Layer):

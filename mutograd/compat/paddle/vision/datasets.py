@@ -89,54 +89,54 @@ def _valid(extensions, is_valid_file):
     return lambda p: p.lower().endswith(exts)
 
 
-class DatasetFolder(Dataset):
+def _files_under(directory, ok):
+    """The paths under ``directory`` (any depth, sorted walk order) that ``ok`` accepts."""
+    return [os.path.join(d, f) for d, _, files in sorted(os.walk(directory))
+            for f in sorted(files) if ok(os.path.join(d, f))]
+
+
+class _FileDataset(Dataset):
+    """What both folder datasets share: the loader, the file filter and the transform."""
+
+    def __init__(self, root, loader, extensions, transform, is_valid_file):
+        self.root, self.transform = root, transform
+        self.loader = loader or default_loader
+        self._ok = _valid(extensions, is_valid_file)
+
+    def _load(self, path):
+        sample = self.loader(path)
+        return sample if self.transform is None else self.transform(sample)
+
+    def __len__(self):
+        return len(self.samples)
+
+
+class DatasetFolder(_FileDataset):
     """Samples ``(loader(path), class_index)`` from ``root/<class>/.../<file>``; classes are
     the sub-directories in sorted order."""
 
     def __init__(self, root, loader=None, extensions=None, transform=None, is_valid_file=None):
-        self.root, self.transform = root, transform
-        self.loader = loader or default_loader
+        super().__init__(root, loader, extensions, transform, is_valid_file)
         self.classes, self.class_to_idx = _find_classes(root)
-        ok = _valid(extensions, is_valid_file)
-        self.samples = []
-        for c in self.classes:
-            for dirpath, _, files in sorted(os.walk(os.path.join(root, c))):
-                for f in sorted(files):
-                    path = os.path.join(dirpath, f)
-                    if ok(path):
-                        self.samples.append((path, self.class_to_idx[c]))
+        self.samples = [(path, self.class_to_idx[c]) for c in self.classes
+                        for path in _files_under(os.path.join(root, c), self._ok)]
         if not self.samples:
             raise RuntimeError(f"Found 0 files in subfolders of: {root}")
         self.targets = [t for _, t in self.samples]
 
     def __getitem__(self, index):
         path, target = self.samples[index]
-        sample = self.loader(path)
-        if self.transform is not None:
-            sample = self.transform(sample)
-        return sample, target
-
-    def __len__(self):
-        return len(self.samples)
+        return self._load(path), target
 
 
-class ImageFolder(Dataset):
+class ImageFolder(_FileDataset):
     """Every image under ``root`` (any depth, no classes); samples are ``[image]``."""
 
     def __init__(self, root, loader=None, extensions=None, transform=None, is_valid_file=None):
-        self.root, self.transform = root, transform
-        self.loader = loader or default_loader
-        ok = _valid(extensions, is_valid_file)
-        self.samples = [os.path.join(d, f) for d, _, files in sorted(os.walk(root))
-                        for f in sorted(files) if ok(os.path.join(d, f))]
+        super().__init__(root, loader, extensions, transform, is_valid_file)
+        self.samples = _files_under(root, self._ok)
         if not self.samples:
             raise RuntimeError(f"Found 0 files in: {root}")
 
     def __getitem__(self, index):
-        sample = self.loader(self.samples[index])
-        if self.transform is not None:
-            sample = self.transform(sample)
-        return [sample]
-
-    def __len__(self):
-        return len(self.samples)
+        return [self._load(self.samples[index])]

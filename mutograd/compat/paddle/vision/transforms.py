@@ -310,22 +310,23 @@ class RandomCrop(BaseTransform):
         return crop(img, top, left, th, tw)
 
 
-class RandomHorizontalFlip(BaseTransform):
+class _RandomFlip(BaseTransform):
+    """Apply ``flip`` with probability ``prob``."""
+
     def __init__(self, prob=0.5, keys=None):
         super().__init__(keys)
         self.prob = prob
 
     def _apply_image(self, img):
-        return hflip(img) if _pyrandom.random() < self.prob else img
+        return self.flip(img) if _pyrandom.random() < self.prob else img
 
 
-class RandomVerticalFlip(BaseTransform):
-    def __init__(self, prob=0.5, keys=None):
-        super().__init__(keys)
-        self.prob = prob
+class RandomHorizontalFlip(_RandomFlip):
+    flip = staticmethod(hflip)
 
-    def _apply_image(self, img):
-        return vflip(img) if _pyrandom.random() < self.prob else img
+
+class RandomVerticalFlip(_RandomFlip):
+    flip = staticmethod(vflip)
 
 
 class Pad(BaseTransform):
@@ -346,30 +347,41 @@ class Grayscale(BaseTransform):
         return to_grayscale(img, self.num_output_channels)
 
 
-class BrightnessTransform(BaseTransform):
+class _ColorJitterStep(BaseTransform):
+    """A colour adjustment by a factor drawn from [max(0, 1 - value), 1 + value]; nothing
+    when ``value`` is 0. Subclasses name the ``adjust`` function (and may change the range)."""
+
+    def __init__(self, value, keys=None):
+        super().__init__(keys)
+        self.value = value
+
+    def _factor_range(self):
+        return max(0, 1 - self.value), 1 + self.value
+
+    def _apply_image(self, img):
+        if not self.value:
+            return img
+        return self.adjust(img, _pyrandom.uniform(*self._factor_range()))
+
+
+class BrightnessTransform(_ColorJitterStep):
     """Brightness scaled by a factor drawn from [max(0, 1 - value), 1 + value]."""
-
-    def __init__(self, value, keys=None):
-        super().__init__(keys)
-        self.value = value
-
-    def _apply_image(self, img):
-        if not self.value:
-            return img
-        return adjust_brightness(img, _pyrandom.uniform(max(0, 1 - self.value), 1 + self.value))
+    adjust = staticmethod(adjust_brightness)
 
 
-class ContrastTransform(BaseTransform):
+class ContrastTransform(_ColorJitterStep):
     """Contrast scaled by a factor drawn from [max(0, 1 - value), 1 + value]."""
+    adjust = staticmethod(adjust_contrast)
 
-    def __init__(self, value, keys=None):
-        super().__init__(keys)
-        self.value = value
 
-    def _apply_image(self, img):
-        if not self.value:
-            return img
-        return adjust_contrast(img, _pyrandom.uniform(max(0, 1 - self.value), 1 + self.value))
+def _random_box(area, scale, ratio):
+    """The sides ``(round(sqrt(a * r)), round(sqrt(a / r)))`` of a box of area ``a``, a
+    fraction drawn from ``scale`` of ``area``, and aspect ``r`` drawn log-uniformly from
+    ``ratio`` (the draw of RandomResizedCrop and RandomErasing)."""
+    import math
+    target = area * _pyrandom.uniform(*scale)
+    aspect = math.exp(_pyrandom.uniform(math.log(ratio[0]), math.log(ratio[1])))
+    return int(round(math.sqrt(target * aspect))), int(round(math.sqrt(target / aspect)))
 
 
 def _pil_or_array(img, fn):
@@ -430,30 +442,17 @@ def erase(img, i, j, h, w, v, inplace=False):
     return _Image.fromarray(out) if _is_pil(img) else out
 
 
-class SaturationTransform(BaseTransform):
+class SaturationTransform(_ColorJitterStep):
     """Saturation scaled by a factor drawn from [max(0, 1 - value), 1 + value]."""
-
-    def __init__(self, value, keys=None):
-        super().__init__(keys)
-        self.value = value
-
-    def _apply_image(self, img):
-        if not self.value:
-            return img
-        return adjust_saturation(img, _pyrandom.uniform(max(0, 1 - self.value), 1 + self.value))
+    adjust = staticmethod(adjust_saturation)
 
 
-class HueTransform(BaseTransform):
+class HueTransform(_ColorJitterStep):
     """Hue shifted by a fraction drawn from [-value, value] (value at most 0.5)."""
+    adjust = staticmethod(adjust_hue)
 
-    def __init__(self, value, keys=None):
-        super().__init__(keys)
-        self.value = value
-
-    def _apply_image(self, img):
-        if not self.value:
-            return img
-        return adjust_hue(img, _pyrandom.uniform(-self.value, self.value))
+    def _factor_range(self):
+        return -self.value, self.value
 
 
 class ColorJitter(BaseTransform):
@@ -480,14 +479,8 @@ class RandomResizedCrop(BaseTransform):
         self.scale, self.ratio, self.interpolation = scale, ratio, interpolation
 
     def _region(self, h, w):
-        import math
-        area = h * w
         for _ in range(10):
-            target = area * _pyrandom.uniform(*self.scale)
-            aspect = math.exp(_pyrandom.uniform(math.log(self.ratio[0]),
-                                                math.log(self.ratio[1])))
-            cw, ch = int(round(math.sqrt(target * aspect))), int(round(math.sqrt(
-                target / aspect)))
+            cw, ch = _random_box(h * w, self.scale, self.ratio)
             if 0 < cw <= w and 0 < ch <= h:
                 return _pyrandom.randint(0, h - ch), _pyrandom.randint(0, w - cw), ch, cw
         side = min(h, w)           # the centre crop when no draw fits
@@ -527,13 +520,9 @@ class RandomErasing(BaseTransform):
     def _apply_image(self, img):
         if _pyrandom.random() >= self.prob:
             return img
-        import math
         h, w = _hw(img)
         for _ in range(10):
-            area = h * w * _pyrandom.uniform(*self.scale)
-            aspect = math.exp(_pyrandom.uniform(math.log(self.ratio[0]),
-                                                math.log(self.ratio[1])))
-            eh, ew = int(round(math.sqrt(area * aspect))), int(round(math.sqrt(area / aspect)))
+            eh, ew = _random_box(h * w, self.scale, self.ratio)
             if eh < h and ew < w:
                 i, j = _pyrandom.randint(0, h - eh), _pyrandom.randint(0, w - ew)
                 v = self.value
