@@ -14,7 +14,6 @@ import math
 
 import numpy as np
 
-from .. import random
 from ..autograd.grad_mode import no_grad
 from ..errors import ShapeError
 from ..ops import (
@@ -398,17 +397,10 @@ def huber_loss(x, target, reduction="mean", delta=1.0):
 
 def dropout(x, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)``."""
-    if not 0 <= p <= 1:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    _fi._check_p(p)
     if not training or p == 0:
         return x
-    xp = x._place.xp
-    keep = random.generator(x._place).random(x.shape) >= p   # drawn on x's place
-    scale = keep.astype(x._data.dtype)
-    if p < 1:
-        scale /= 1 - p
-    mask = _wrap(xp.asarray(scale), x)
-    return call_inplace(OPS["mul"], [x, mask], {}) if inplace else call(OPS["mul"], [x, mask], {})
+    return _fi._mul(x, _fi._keep_mask(x, p, tuple(x.shape)), inplace)
 
 
 def embedding(indices, weight, padding_idx=None, max_norm=None, norm_type=2.0,

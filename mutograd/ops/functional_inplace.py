@@ -77,8 +77,8 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         slope = (lower + upper) / 2
         return _run("leaky_relu", input, inplace, negative_slope=slope)
     # the slopes are a counted buffer: the backward node keeps them while training
-    noise = _wrap(random.generator().uniform(lower, upper, tuple(input.shape)).astype(
-        input._data.dtype))
+    noise = _wrap(random.generator(input._place).uniform(lower, upper, tuple(input.shape))
+                  .astype(input._data.dtype), input)
     op = OPS["rrelu_with_noise"]
     return call_inplace(op, [input, noise], {}) if inplace else call(op, [input, noise], {})
 
@@ -89,16 +89,25 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
 
 
 # ---- dropouts -------------------------------------------------------------------------------
-def _check_p(p, what):
+def _check_p(p, what=None):
     if not 0 <= p <= 1:
-        raise ValueError(f"{what}: dropout probability has to be between 0 and 1, but got {p}")
+        raise ValueError(f"{what + ': ' if what else ''}dropout probability has to be between "
+                         f"0 and 1, but got {p}")
+
+
+def _keep(x, p, shape):
+    """Which elements of a mask of ``shape`` are kept: drawn on ``x``'s place, by that place's
+    generator (so a seed gives the same mask on the CPU, and no host array meets device data)."""
+    return random.generator(x._place).random(shape) >= p
 
 
 def _keep_mask(x, p, shape):
-    """A float mask of ``shape`` (broadcasting against ``x``): 1/(1-p) kept, 0 dropped."""
-    keep = random.generator().random(shape) >= p
-    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
-    return _wrap((keep * scale).astype(x._data.dtype))
+    """A float mask of ``shape`` (broadcasting against ``x``) on ``x``'s place: 1/(1-p) kept,
+    0 dropped."""
+    scale = _keep(x, p, shape).astype(x._data.dtype)
+    if p < 1:
+        scale /= 1 - p
+    return _wrap(scale, x)
 
 
 def _channel_shape(x, batched_ndim, what):
@@ -153,13 +162,13 @@ def _alpha(input, p, training, inplace, shape, what):
     _check_p(p, what)
     if not training or p == 0:
         return input
-    keep = random.generator().random(shape) >= p
+    keep = _keep(input, p, shape)
     a = 1.0 / math.sqrt((1 - p) * (1 + p * _ALPHA_P ** 2)) if p < 1 else 0.0
     b = -a * _ALPHA_P * p if p < 1 else _ALPHA_P * 0
     dt = input._data.dtype
     # out = a * (x * keep + alpha' * (1 - keep)) + b = x * (a keep) + (a alpha' (1 - keep) + b)
-    mul = _wrap((keep * a).astype(dt))
-    add = _wrap((a * _ALPHA_P * (~keep) + b).astype(dt))
+    mul = _wrap((keep * a).astype(dt), input)
+    add = _wrap((a * _ALPHA_P * (~keep) + b).astype(dt), input)
     out = _mul(input, mul, inplace)
     return call_inplace(OPS["add"], [out, add], OPS["add"].defaults) if inplace else \
         call(OPS["add"], [out, add], OPS["add"].defaults)
