@@ -10,13 +10,13 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     elementwise,
     fastpath,
     fills,
-    functional_inplace,
     indexing,
     inplace_misc,
     linalg,
     matrix_updates,
     metadata,
     more_elementwise,
+    random_activations,
     reduction,
     scatter,
     scatter_reduce,
@@ -64,7 +64,10 @@ FUNCTIONS.update(arrangement.FUNCTIONS)
 FUNCTIONS.update(complex_views.FUNCTIONS)
 FUNCTIONS.update({k: v for k, v in torch_functions.FUNCTIONS.items() if k not in FUNCTIONS})
 FUNCTIONS.update({"slogdet": linalg.slogdet, "matrix_power": linalg.matrix_power})
-FUNCTIONS.update(functional_inplace.FUNCTIONS)
+# mg.rrelu, mg.dropout_, ...: nn.functional's implementation (nn needs only the ops above)
+from ..nn.functional.dropouts import TOPLEVEL as _dropouts  # noqa: E402
+
+FUNCTIONS.update(_dropouts)
 FUNCTIONS.update({f.__name__: f for f in (
     fills.cauchy_, fills.geometric_, fills.log_normal_, fills.random_, fills.fill_diagonal_,
     matrix_updates.embedding_renorm_,
