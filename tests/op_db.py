@@ -668,7 +668,7 @@ OPS = [
     _nn("avg_pool2d", _pool_ref("avg"), ((1, 2, 5, 6),),
         {"kernel_size": 3, "stride": (2, 1), "padding": 1, "count_include_pad": False},
         variant="exclude-pad"),
-    # max_unpool: each value at its index (nn/pooling.py declares it in mutograd/ops/nn_ops.py)
+    # max_unpool: each value at its index (declared in mutograd/ops/pooling.py)
     _unpool((2, 3, 4), 2, (8,)),
     _unpool((1, 2, 3, 2), 2, (7, 5), variant="2d-longer-output"),
     _unpool((1, 2, 2, 2, 3), 2, (4, 4, 6)),

@@ -1,5 +1,6 @@
 """``inplace=True`` in the functional activations and dropouts, and the top-level in-place
-dropouts and rrelu (mutograd/ops/functional_inplace.py)."""
+dropouts and rrelu (mutograd/nn/functional/activation.py and dropouts.py, as the torch dialect
+exports them)."""
 import math
 
 import numpy as np
@@ -8,7 +9,7 @@ import scipy.stats
 from helpers import counting
 
 import mutograd as mg
-from mutograd.ops import functional_inplace as F
+import mutograd.compat.torch.nn.functional as F
 
 A = np.array([[-2.0, -0.5, 0.0, 0.3], [1.2, -1.1, 2.5, -0.05]])
 ACTS = [("celu", {"alpha": 1.5}), ("selu", {}), ("mish", {}), ("hardsigmoid", {}),

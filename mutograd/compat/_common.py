@@ -15,18 +15,6 @@ def _is_submodule(v):
                                                                "mutograd.errors")
 
 
-def activation(op_name, doc):
-    """``f(x, *attrs, inplace=False)``: the op out of place, or in place on ``x`` (returns x)."""
-    fn, fn_ = getattr(_mg, op_name), getattr(_mg, op_name + "_")
-
-    def act(input, *args, inplace=False, **kw):
-        kw.pop("name", None)
-        return (fn_ if inplace else fn)(input, *args, **kw)
-    act.__name__ = op_name
-    act.__doc__ = doc
-    return act
-
-
 def refuse_missing(root):
     """Give ``root`` (a compat package) and each of its submodules a module ``__getattr__`` that
     names a missing attribute and its framework spelling, instead of a bare AttributeError; a

@@ -8,10 +8,10 @@ GLU, RReLU, the alpha and 1-D/3-D dropouts) and ``softmin`` / ``gumbel_softmax``
 import numpy as np
 
 from .. import random
-from ..ops import functional_inplace as _fi
 from ..tensor import _wrap
 from . import functional as F
-from .layers import Dropout
+from .functional import dropouts as _dropouts
+from .layers import Dropout, _Activation
 from .module import Module
 
 __all__ = ["AlphaDropout", "Dropout1d", "Dropout3d", "FeatureAlphaDropout", "GLU", "RReLU",
@@ -79,15 +79,13 @@ class Softmax2d(Module):
         return F.softmax(x, -3)
 
 
-class Threshold(Module):
+class Threshold(_Activation):
     """``x`` where ``x > threshold``, else ``value``."""
+    fn, settings = staticmethod(F.threshold), ("threshold", "value")
 
     def __init__(self, threshold, value, inplace=False):
-        super().__init__()
-        self.threshold, self.value, self.inplace = threshold, value, inplace
-
-    def forward(self, x):
-        return _fi.threshold(x, self.threshold, self.value, self.inplace)
+        super().__init__(inplace)
+        self.threshold, self.value = threshold, value
 
     def extra_repr(self):
         return f"threshold={self.threshold}, value={self.value}" + (
@@ -108,15 +106,13 @@ class GLU(Module):
         return f"dim={self.dim}"
 
 
-class RReLU(Module):
+class RReLU(_Activation):
     """Leaky ReLU with a slope drawn from U(lower, upper) in training, their mean in eval."""
+    fn, settings = staticmethod(_dropouts.rrelu), ("lower", "upper", "training")
 
     def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
-        super().__init__()
-        self.lower, self.upper, self.inplace = lower, upper, inplace
-
-    def forward(self, x):
-        return _fi.rrelu(x, self.lower, self.upper, self.training, self.inplace)
+        super().__init__(inplace)
+        self.lower, self.upper = lower, upper
 
     def extra_repr(self):
         return f"lower={self.lower}, upper={self.upper}" + (
@@ -124,16 +120,16 @@ class RReLU(Module):
 
 
 def _dropout(name, fn, doc):
-    cls = type(name, (Dropout,), {
-        "__doc__": doc, "forward": lambda self, x: fn(x, self.p, self.training, self.inplace)})
+    cls = type(name, (Dropout,), {"__doc__": doc, "fn": staticmethod(fn)})
     cls.__module__ = __name__
     return cls
 
 
-Dropout1d = _dropout("Dropout1d", _fi.dropout1d, "Zero whole channels of (N, C, L) in training.")
-Dropout3d = _dropout("Dropout3d", _fi.dropout3d,
+
+Dropout1d = _dropout("Dropout1d", F.dropout1d, "Zero whole channels of (N, C, L) in training.")
+Dropout3d = _dropout("Dropout3d", F.dropout3d,
                      "Zero whole channels of (N, C, D, H, W) in training.")
-AlphaDropout = _dropout("AlphaDropout", _fi.alpha_dropout,
+AlphaDropout = _dropout("AlphaDropout", _dropouts.alpha_dropout,
                         "Dropout that keeps SELU's zero mean and unit variance.")
-FeatureAlphaDropout = _dropout("FeatureAlphaDropout", _fi.feature_alpha_dropout,
+FeatureAlphaDropout = _dropout("FeatureAlphaDropout", _dropouts.feature_alpha_dropout,
                                "Alpha dropout of whole channels.")

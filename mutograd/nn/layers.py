@@ -1,4 +1,5 @@
 """Layers, activations, losses and containers as Modules (each a thin shell over functional)."""
+import inspect
 import math
 from collections import OrderedDict
 
@@ -523,8 +524,10 @@ class Dropout(Module):
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
         self.p, self.inplace = p, inplace
 
+    fn = staticmethod(F.dropout)     # each dropout module: ``fn(x, p, training, inplace)``
+
     def forward(self, x):
-        return F.dropout(x, self.p, self.training, self.inplace)
+        return type(self).fn(x, self.p, self.training, self.inplace)
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
@@ -554,51 +557,56 @@ class Identity(Module):
 
 # ---- activations ---------------------------------------------------------------------------
 class _Activation(Module):
+    """A module over an ``inplace=`` activation ``fn(x, *settings, inplace=...)`` of
+    nn.functional: ``settings`` names the attributes passed before ``inplace``."""
     fn = None
+    settings = ()
 
     def __init__(self, inplace=False):
         super().__init__()
         self.inplace = inplace
 
     def forward(self, x):
-        return type(self).fn(x, inplace=self.inplace)
+        return type(self).fn(x, *[getattr(self, s) for s in self.settings], inplace=self.inplace)
 
-    def extra_repr(self):
-        return "inplace=True" if self.inplace else ""
+
+def _inplace_repr(self):
+    return "inplace=True" if self.inplace else ""
 
 
 class ReLU(_Activation):
     """``max(x, 0)``; ``inplace=True`` writes into the input (ReLU saves its output, so the
     in-place form keeps no extra memory)."""
     fn = staticmethod(F.relu)
+    extra_repr = _inplace_repr
 
 
 class ReLU6(_Activation):
     """``min(max(x, 0), 6)``."""
     fn = staticmethod(F.relu6)
+    extra_repr = _inplace_repr
 
 
 class SiLU(_Activation):
     """``x * sigmoid(x)`` (in place it keeps a copy of the input for backward)."""
     fn = staticmethod(F.silu)
+    extra_repr = _inplace_repr
 
 
-class LeakyReLU(Module):
+class LeakyReLU(_Activation):
+    fn, settings = staticmethod(F.leaky_relu), ("negative_slope",)
+
     def __init__(self, negative_slope=0.01, inplace=False):
-        super().__init__()
-        self.negative_slope, self.inplace = negative_slope, inplace
-
-    def forward(self, x):
-        return F.leaky_relu(x, self.negative_slope, self.inplace)
+        super().__init__(inplace)
+        self.negative_slope = negative_slope
 
 
-class ELU(Module):
+class ELU(_Activation):
+    fn, settings = staticmethod(F.elu), ("alpha",)
+
     def __init__(self, alpha=1.0, inplace=False):
-        super().__init__()
-        self.alpha, self.inplace = alpha, inplace
-
-    def forward(self, x):
-        return F.elu(x, inplace=self.inplace, alpha=self.alpha)
+        super().__init__(inplace)
+        self.alpha = alpha
 
 
 class GELU(Module):
@@ -644,22 +652,20 @@ class Softplus(Module):
         return F.softplus(x, self.beta, self.threshold)
 
 
-class Hardtanh(Module):
+class Hardtanh(_Activation):
+    fn, settings = staticmethod(F.hardtanh), ("min_val", "max_val")
+
     def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
-        super().__init__()
-        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
-
-    def forward(self, x):
-        return F.hardtanh(x, self.min_val, self.max_val, self.inplace)
+        super().__init__(inplace)
+        self.min_val, self.max_val = min_val, max_val
 
 
-class CELU(Module):
+class CELU(_Activation):
+    fn, settings = staticmethod(F.celu), ("alpha",)
+
     def __init__(self, alpha=1.0, inplace=False):
-        super().__init__()
-        self.alpha, self.inplace = alpha, inplace
-
-    def forward(self, x):
-        return F.celu(x, self.alpha, self.inplace)
+        super().__init__(inplace)
+        self.alpha = alpha
 
 
 class _Shrink(Module):
@@ -678,21 +684,25 @@ class Hardshrink(_Shrink):
         return F.hardshrink(x, self.lambd)
 
 
-def _simple(name, fn, doc, inplace=False):
-    """A parameterless activation module over ``fn`` (with ``inplace=`` when it takes one)."""
+def _simple(name, fn, doc):
+    """A parameterless activation module over ``fn``: an ``inplace=`` activation is an
+    :class:`_Activation`."""
+    if "inplace" in inspect.signature(fn).parameters:
+        return type(name, (_Activation,), {"fn": staticmethod(fn), "__doc__": doc})
+
     def __init__(self, inplace=False):
         Module.__init__(self)
         self.inplace = inplace
 
     def forward(self, x):
-        return fn(x, self.inplace) if inplace else fn(x)
+        return fn(x)
     return type(name, (Module,), {"__init__": __init__, "forward": forward, "__doc__": doc})
 
 
-Mish = _simple("Mish", F.mish, "``x * tanh(softplus(x))``.", inplace=True)
-Hardswish = _simple("Hardswish", F.hardswish, "``x * relu6(x + 3) / 6``.", inplace=True)
-Hardsigmoid = _simple("Hardsigmoid", F.hardsigmoid, "``relu6(x + 3) / 6``.", inplace=True)
-SELU = _simple("SELU", F.selu, "Scaled ELU.", inplace=True)
+Mish = _simple("Mish", F.mish, "``x * tanh(softplus(x))``.")
+Hardswish = _simple("Hardswish", F.hardswish, "``x * relu6(x + 3) / 6``.")
+Hardsigmoid = _simple("Hardsigmoid", F.hardsigmoid, "``relu6(x + 3) / 6``.")
+SELU = _simple("SELU", F.selu, "Scaled ELU.")
 Softsign = _simple("Softsign", F.softsign, "``x / (1 + |x|)``.")
 Tanhshrink = _simple("Tanhshrink", F.tanhshrink, "``x - tanh(x)``.")
 LogSigmoid = _simple("LogSigmoid", F.logsigmoid, "``log(sigmoid(x))``.")
@@ -712,9 +722,7 @@ class PReLU(Module):
 
 class Dropout2d(Dropout):
     """Zero whole channels of (N, C, H, W) with probability ``p``."""
-
-    def forward(self, x):
-        return F.dropout2d(x, self.p, self.training, self.inplace)
+    fn = staticmethod(F.dropout2d)
 
 
 class Upsample(Module):

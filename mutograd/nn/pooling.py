@@ -1,7 +1,7 @@
 """Convolutions and poolings over 1, 2 or 3 spatial dimensions, with PyTorch's signatures.
 
-They reuse the 2-D machinery of ``mutograd.ops.nn_ops`` (Note [Convolution as im2col + matrix
-products]) instead of a second copy of it:
+They reuse the 2-D machinery of ``mutograd.ops.convolution`` and ``mutograd.ops.pooling`` (Note
+[Convolution as im2col + matrix products]) instead of a second copy of it:
 
 Note [N-d windows from the 2-D ops]
     A 1-D op is the 2-D op on a height-1 image. A 3-D convolution is one 2-D convolution: the

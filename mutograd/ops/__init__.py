@@ -12,7 +12,6 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     elementwise_composed,
     embedding,
     fills,
-    functional_inplace,
     grids,
     indexing,
     inplace_misc,
@@ -76,7 +75,10 @@ for _module in (reduction, shaping, indexing, softmax, scans, products, matrices
                 view_copies):
     FUNCTIONS.update(_module.FUNCTIONS)
 FUNCTIONS.update({"slogdet": linalg.slogdet, "matrix_power": linalg.matrix_power})
-FUNCTIONS.update(functional_inplace.FUNCTIONS)
+# mg.rrelu, mg.dropout_, ...: nn.functional's implementation (nn needs only the ops above)
+from ..nn.functional.dropouts import TOPLEVEL as _dropouts  # noqa: E402
+
+FUNCTIONS.update(_dropouts)
 FUNCTIONS.update({f.__name__: f for f in (
     fills.cauchy_, fills.geometric_, fills.log_normal_, fills.random_, fills.fill_diagonal_,
     matrix_updates.embedding_renorm_,

@@ -80,3 +80,14 @@ def _thresholded_relu(xp, x, threshold=1.0, value=0.0, out=None):
 
 defop("thresholded_relu", _thresholded_relu,
       grad=lambda g, x, threshold: g * ~(x <= threshold))
+
+
+# rrelu(training=True): the slope of negative inputs drawn per element (the noise input;
+# mutograd/nn/functional/dropouts.py draws it on the input's place)
+def _rrelu(xp, x, noise, out=None):
+    return xp.multiply(x, xp.where(x >= 0, 1.0, noise).astype(x.dtype, copy=False), out=out)
+
+
+# the slope is positive, so out >= 0 exactly where x >= 0: the output and the noise suffice
+defop("rrelu_with_noise", _rrelu, method=False,
+      grad=(lambda g, out, noise, xp: g * xp.where(out >= 0, 1.0, noise), None))

@@ -158,12 +158,12 @@ def dropout(input, p, train):
 
 
 def feature_alpha_dropout(input, p, train):
-    from ...ops.functional_inplace import feature_alpha_dropout as f
+    from ...nn.functional.dropouts import feature_alpha_dropout as f
     return f(input, p, train)
 
 
 def alpha_dropout(input, p, train):
-    from ...ops.functional_inplace import alpha_dropout as f
+    from ...nn.functional.dropouts import alpha_dropout as f
     return f(input, p, train)
 
 

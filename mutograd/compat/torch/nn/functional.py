@@ -37,7 +37,6 @@ from ....nn.functional import (  # noqa: F401
     rms_norm,
     smooth_l1_loss,
 )
-from ..._common import activation as _act
 from ....nn import functional as _nf
 from ....nn.attention import scaled_dot_product_attention  # noqa: F401
 
@@ -46,57 +45,16 @@ globals().update({k: v for k, v in vars(_nf).items()
                   if not k.startswith("_") and callable(v) and getattr(v, "__module__", "")
                   .startswith("mutograd.") and k not in globals()})
 
-relu = _act("relu", "max(x, 0); ``inplace=True`` writes into ``input`` and returns it.")
-relu6 = _act("relu6", "min(max(x, 0), 6); ``inplace=True`` writes into ``input``.")
-elu = _act("elu", "ELU with ``alpha``; ``inplace=True`` writes into ``input``.")
-silu = _act("silu", "x * sigmoid(x); ``inplace=True`` writes into ``input``.")
 relu_, relu6_, elu_ = _mg.relu_, _mg.relu6_, _mg.elu_
 leaky_relu_ = _mg.leaky_relu_
 sigmoid, tanh, gelu = _mg.sigmoid, _mg.tanh, _mg.gelu
 
 
-def leaky_relu(input, negative_slope=0.01, inplace=False):
-    """max(x, 0) + negative_slope * min(x, 0); ``inplace=True`` writes into ``input``."""
-    return (_mg.leaky_relu_ if inplace else _mg.leaky_relu)(input, negative_slope)
-
-
-def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    """Clamp to ``[min_val, max_val]``; ``inplace=True`` writes into ``input``."""
-    return (_mg.clamp_ if inplace else _mg.clamp)(input, min_val, max_val)
-
-
-# ---- the rest of PyTorch's ``inplace=`` activations and dropouts (docs/inplace_api.md) ------
-from ....ops import functional_inplace as _fi  # noqa: E402 (here, apart from the imports above)
-
-celu, selu, mish, hardsigmoid, threshold, rrelu = (_fi.celu, _fi.selu, _fi.mish,
-                                                   _fi.hardsigmoid, _fi.threshold, _fi.rrelu)
-# dropout itself comes from mutograd.nn.functional (imported above), with the same signature
-dropout1d, dropout2d, dropout3d = _fi.dropout1d, _fi.dropout2d, _fi.dropout3d
-alpha_dropout, feature_alpha_dropout = _fi.alpha_dropout, _fi.feature_alpha_dropout
-hardswish = _act("hardswish", "x * relu6(x + 3) / 6; ``inplace=True`` writes into ``input``.")
-
-
-def celu_(input, alpha=1.0):
-    """In-place :func:`celu`; returns ``input``."""
-    return _fi.celu(input, alpha, inplace=True)
-
-
-def selu_(input):
-    """In-place :func:`selu`; returns ``input``."""
-    return _fi.selu(input, inplace=True)
-
-
-def threshold_(input, threshold, value):
-    """In-place :func:`threshold`; returns ``input``."""
-    return _fi.threshold(input, threshold, value, inplace=True)
-
-
-def hardtanh_(input, min_val=-1.0, max_val=1.0):
-    """In-place :func:`hardtanh`; returns ``input``."""
-    return _fi.hardtanh(input, min_val, max_val, inplace=True)
-
-
-rrelu_ = _fi.rrelu_
+# PyTorch's ``inplace=`` activations and dropouts (relu, celu, hardtanh, dropout2d, ... come
+# with the rest of mutograd.nn.functional above), their ``X_`` forms (docs/inplace_api.md)
+from ....nn.functional.activation import celu_, hardtanh_, selu_, threshold_  # noqa: E402, F401
+from ....nn.functional.dropouts import (  # noqa: E402, F401
+    alpha_dropout, feature_alpha_dropout, rrelu, rrelu_)
 
 
 def softplus(input, beta=1.0, threshold=20.0):

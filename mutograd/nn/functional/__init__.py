@@ -1,8 +1,8 @@
 """``mutograd.nn.functional``: layers, activations and losses as functions.
 
-Everything here is built from declared ops (``mutograd.ops`` and ``mutograd.ops.nn_ops``), so
-gradients, version checks and memory accounting come from the op table. ``inplace=True`` uses the
-op's in-place form (``relu_``, ...): the result is the input object, no new storage.
+Everything here is built from declared ops (``mutograd.ops``: convolution, pooling,
+normalization, embedding, ...), so gradients, version checks and memory accounting come from the
+op table. ``inplace=True`` uses the op's in-place form (``relu_``, ...): the result is the input object, no new storage.
 
     >>> import mutograd as mg
     >>> import mutograd.nn.functional as F
@@ -14,14 +14,16 @@ import math
 
 import numpy as np
 
-from .. import random
-from ..autograd.grad_mode import no_grad
-from ..errors import ShapeError
-from ..ops import OPS, call, call_inplace
-from ..ops import functional_inplace as _fi
-from ..ops.softmax import log_softmax as _log_softmax
-from ..ops.softmax import softmax as _softmax
-from ..tensor import Tensor, _wrap
+from ...autograd.grad_mode import no_grad
+from ...errors import ShapeError
+from ...ops import OPS, call, call_inplace
+from ...ops.softmax import log_softmax as _log_softmax
+from ...tensor import Tensor, _wrap
+from .activation import (  # noqa: F401
+    celu, elu, elu_, gelu, hardshrink, hardsigmoid, hardswish, hardtanh, leaky_relu, leaky_relu_,
+    log_softmax, logsigmoid, mish, relu, relu6, relu_, selu, sigmoid, silu, softmax, softplus,
+    softshrink, softsign, tanh, tanhshrink, threshold)
+from .dropouts import dropout, dropout1d, dropout2d, dropout3d  # noqa: F401
 
 __all__ = [
     "celu",
@@ -328,48 +330,6 @@ def glu(x, dim=-1):
     return a * b.sigmoid()
 
 
-# ---- more activations (the registry's ops, PyTorch's signatures) ----------------------------
-celu, selu, mish, hardsigmoid, threshold, hardtanh = (_fi.celu, _fi.selu, _fi.mish,
-                                                      _fi.hardsigmoid, _fi.threshold,
-                                                      _fi.hardtanh)
-dropout1d, dropout2d, dropout3d = _fi.dropout1d, _fi.dropout2d, _fi.dropout3d
-
-
-def hardswish(x, inplace=False):
-    """``x * relu6(x + 3) / 6``."""
-    return _fi._run("hardswish", x, inplace)
-
-
-def softplus(x, beta=1.0, threshold=20.0):
-    """``log(1 + exp(beta * x)) / beta``, linear above ``threshold``."""
-    return call(OPS["softplus"], [x], {"beta": beta, "threshold": threshold})
-
-
-def logsigmoid(x):
-    """``log(sigmoid(x)) = -softplus(-x)``, stable for large ``|x|``."""
-    return -softplus(-x)
-
-
-def softsign(x):
-    """``x / (1 + |x|)``."""
-    return x / (x.abs() + 1)
-
-
-def tanhshrink(x):
-    """``x - tanh(x)``."""
-    return x - x.tanh()
-
-
-def softshrink(x, lambd=0.5):
-    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between."""
-    return call(OPS["where"], [x.abs() > lambd, x - x.sign() * lambd, 0.0], {})
-
-
-def hardshrink(x, lambd=0.5):
-    """``x`` where ``|x| > lambd``, else 0."""
-    return call(OPS["where"], [x.abs() > lambd, x, 0.0], {})
-
-
 def prelu(x, weight):
     """``x`` where positive, else ``weight * x``; ``weight`` has one value or one per channel
     (dimension 1)."""
@@ -389,21 +349,6 @@ def huber_loss(x, target, reduction="mean", delta=1.0):
     a = call(OPS["abs"], [x - target], {})
     quad = call(OPS["clamp"], [a], {"min": None, "max": delta})
     return _reduce(quad * quad * 0.5 + (a - quad) * delta, reduction)
-
-
-def dropout(x, p=0.5, training=True, inplace=False):
-    """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)``."""
-    if not 0 <= p <= 1:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0:
-        return x
-    xp = x._place.xp
-    keep = random.generator(x._place).random(x.shape) >= p   # drawn on x's place
-    scale = keep.astype(x._data.dtype)
-    if p < 1:
-        scale /= 1 - p
-    mask = _wrap(xp.asarray(scale), x)
-    return call_inplace(OPS["mul"], [x, mask], {}) if inplace else call(OPS["mul"], [x, mask], {})
 
 
 def embedding(indices, weight, padding_idx=None, max_norm=None, norm_type=2.0,
@@ -571,61 +516,6 @@ def one_hot(x, num_classes=-1):
     return _wrap((idx[..., None] == xp.arange(n)).astype(xp.int64), x)
 
 
-# ---- activations ---------------------------------------------------------------------------
-def _act(name):
-    op = OPS[name]
-
-    def f(x, inplace=False, **attrs):
-        a = dict(op.defaults)
-        a.update(attrs)
-        return call_inplace(op, [x], a) if inplace else call(op, [x], a)
-    f.__name__ = name
-    f.__doc__ = f"``{name}`` with ``inplace=True`` for the in-place form (no new storage)."
-    return f
-
-
-relu, relu6, elu, silu = _act("relu"), _act("relu6"), _act("elu"), _act("silu")
-_leaky = _act("leaky_relu")
-
-
-def leaky_relu(x, negative_slope=0.01, inplace=False):
-    """``x`` where positive, ``negative_slope * x`` elsewhere."""
-    return _leaky(x, inplace=inplace, negative_slope=negative_slope)
-
-
-def elu_(x, alpha=1.0):
-    return elu(x, inplace=True, alpha=alpha)
-
-
-def relu_(x):
-    return relu(x, inplace=True)
-
-
-def leaky_relu_(x, negative_slope=0.01):
-    return leaky_relu(x, negative_slope, inplace=True)
-
-
-def gelu(x, approximate="none"):
-    """Gaussian error linear unit (``approximate='tanh'`` for the tanh form)."""
-    return call(OPS["gelu"], [x], {"approximate": approximate})
-
-
-def sigmoid(x):
-    return call(OPS["sigmoid"], [x], {})
-
-
-def tanh(x):
-    return call(OPS["tanh"], [x], {})
-
-
-def softmax(x, dim=None, dtype=None, axis=-1):
-    return _softmax(x, axis=axis if dim is None else dim, dtype=dtype)
-
-
-def log_softmax(x, dim=None, dtype=None, axis=-1):
-    return _log_softmax(x, axis=axis if dim is None else dim, dtype=dtype)
-
-
 # ---- losses --------------------------------------------------------------------------------
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -777,7 +667,7 @@ def binary_cross_entropy_with_logits(x, target, weight=None, reduction="mean", p
 
 
 # margin, embedding, ranking, count, Gaussian and CTC losses; distances (nn/losses.py)
-from .losses import (  # noqa: E402, F401
+from ..losses import (  # noqa: E402, F401
     cosine_embedding_loss, ctc_loss, gaussian_nll_loss, hinge_embedding_loss,
     margin_ranking_loss, multi_margin_loss, multilabel_margin_loss, multilabel_soft_margin_loss,
     pairwise_distance, pdist, poisson_nll_loss, soft_margin_loss, triplet_margin_loss,
@@ -785,17 +675,17 @@ from .losses import (  # noqa: E402, F401
 
 # convolutions and poolings over 1, 2 or 3 spatial dimensions (nn/pooling.py); max_pool2d and
 # avg_pool2d with return_indices and ceil_mode live there too
-from .pooling import *  # noqa: E402, F401, F403
-from .pooling import __all__ as _pooling_all  # noqa: E402
-from .pooling import avg_pool2d, max_pool2d  # noqa: E402, F401
+from ..pooling import *  # noqa: E402, F401, F403
+from ..pooling import __all__ as _pooling_all  # noqa: E402
+from ..pooling import avg_pool2d, max_pool2d  # noqa: E402, F401
 
 __all__ += [name for name in _pooling_all if name not in __all__]
 # vision ops, normalisations, bags, bilinear, linear cross-entropy, softmin, gumbel_softmax
 # (nn/vision.py, nn/normalization.py, nn/sparse.py, nn/activations.py)
-from .activations import gumbel_softmax, softmin  # noqa: E402, F401
-from .linear_cross_entropy import linear_cross_entropy  # noqa: E402, F401
-from .normalization import instance_norm, local_response_norm  # noqa: E402, F401
-from .sparse import bilinear, embedding_bag  # noqa: E402, F401
-from .vision import (  # noqa: E402, F401
+from ..activations import gumbel_softmax, softmin  # noqa: E402, F401
+from ..linear_cross_entropy import linear_cross_entropy  # noqa: E402, F401
+from ..normalization import instance_norm, local_response_norm  # noqa: E402, F401
+from ..sparse import bilinear, embedding_bag  # noqa: E402, F401
+from ..vision import (  # noqa: E402, F401
     affine_grid, channel_shuffle, fold, grid_sample, native_channel_shuffle, pixel_shuffle,
     pixel_unshuffle, unfold, upsample, upsample_bilinear, upsample_nearest)

@@ -1,73 +1,29 @@
-"""Functional activations and dropouts with PyTorch's ``inplace=`` flag, and Paddle's ``X_``
-functional names; the ``torch.X_`` spellings of the dropouts and ``rrelu``.
+"""Dropouts and the randomized leaky ReLU: the functions that draw a random mask.
 
-With ``inplace=True`` each one is the in-place op of the registry (``celu_``, ``selu_``, ...) or a
-short sequence of them (a dropout is ``mul_`` by a scaled mask; ``alpha_dropout`` is ``mul_``
-then ``add_``), so the guarantees of every in-place op hold: ``y is x``, a version bump, the
-leaf error before any write, and gradients through the masks.
+One implementation for all of them: the mask is drawn on the input's place by that place's
+generator (:func:`mutograd.random.generator`), so a seed gives the same mask wherever the
+tensor lives and no host array meets device data. With ``inplace=True`` a dropout is ``mul_``
+by the scaled mask (``alpha_dropout``: ``mul_`` then ``add_``), so the guarantees of every
+in-place op hold: ``y is x``, a version bump, the leaf error before any write, gradients
+through the masks.
 
     >>> import mutograd as mg
-    >>> from mutograd.ops import functional_inplace as F
-    >>> x = mg.tensor([-1.0, 2.0])
-    >>> F.celu(x, inplace=True) is x
-    True
+    >>> import mutograd.nn.functional as F
+    >>> x = mg.ones([2, 3, 1, 1])
+    >>> F.dropout2d(x * 1.0, 0.5).shape
+    [2, 3, 1, 1]
 """
 import math
 import warnings
 
-from .. import random
-from ..tensor import _wrap
-from .activations import _SELU_ALPHA, _SELU_SCALE
-from .registry import OPS, call, call_inplace, defop
-
-
-def _run(name, x, inplace, **attrs):
-    op = OPS[name]
-    a = dict(op.defaults)
-    a.update(attrs)
-    return call_inplace(op, [x], a) if inplace else call(op, [x], a)
-
-
-def celu(input, alpha=1.0, inplace=False):
-    """CELU: ``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
-    return _run("celu", input, inplace, alpha=alpha)
-
-
-def selu(input, inplace=False):
-    """SELU with the fixed ``scale`` and ``alpha`` of self-normalizing networks."""
-    return _run("selu", input, inplace)
-
-
-def mish(input, inplace=False):
-    """``x * tanh(softplus(x))``."""
-    return _run("mish", input, inplace)
-
-
-def hardsigmoid(input, inplace=False):
-    """``relu6(x + 3) / 6``."""
-    return _run("hardsigmoid", input, inplace)
-
-
-def threshold(input, threshold, value, inplace=False):
-    """``x`` where ``x > threshold``, else ``value``."""
-    return _run("threshold", input, inplace, threshold=threshold, value=value)
-
-
-def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    """``clip(x, min_val, max_val)``."""
-    return _run("hardtanh", input, inplace, min=min_val, max=max_val)
+from ... import random
+from ...ops import OPS, call, call_inplace
+from ...ops.activations import _SELU_ALPHA, _SELU_SCALE
+from ...tensor import _wrap
+from .activation import run_activation
 
 
 # ---- rrelu: a random negative slope per element while training ------------------------------
-def _rrelu(xp, x, noise, out=None):
-    return xp.multiply(x, xp.where(x >= 0, 1.0, noise).astype(x.dtype, copy=False), out=out)
-
-
-# the slope is positive, so out >= 0 exactly where x >= 0: the output and the noise suffice
-defop("rrelu_with_noise", _rrelu, method=False,
-      grad=(lambda g, out, noise, xp: g * xp.where(out >= 0, 1.0, noise), None))
-
-
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Leaky ReLU with slope ``U(lower, upper)`` per element (training) or their mean."""
     if not 0 <= lower <= upper:
@@ -75,11 +31,11 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
                          f"upper={upper}")
     if not training:
         slope = (lower + upper) / 2
-        return _run("leaky_relu", input, inplace, negative_slope=slope)
+        return run_activation("leaky_relu", input, inplace, negative_slope=slope)
     # the slopes are a counted buffer: the backward node keeps them while training
-    noise = _wrap(random.generator().uniform(lower, upper, tuple(input.shape)).astype(
-        input._data.dtype))
-    op = OPS["rrelu_with_noise"]
+    noise = _wrap(random.generator(input._place).uniform(lower, upper, tuple(input.shape))
+                  .astype(input._data.dtype), input)
+    op = OPS["rrelu_with_noise"]      # declared in ops/activations.py
     return call_inplace(op, [input, noise], {}) if inplace else call(op, [input, noise], {})
 
 
@@ -89,16 +45,25 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
 
 
 # ---- dropouts -------------------------------------------------------------------------------
-def _check_p(p, what):
+def _check_p(p, what=None):
     if not 0 <= p <= 1:
-        raise ValueError(f"{what}: dropout probability has to be between 0 and 1, but got {p}")
+        raise ValueError(f"{what + ': ' if what else ''}dropout probability has to be between "
+                         f"0 and 1, but got {p}")
+
+
+def _keep(x, p, shape):
+    """Which elements of a mask of ``shape`` are kept: drawn on ``x``'s place, by that place's
+    generator (so a seed gives the same mask on the CPU, and no host array meets device data)."""
+    return random.generator(x._place).random(shape) >= p
 
 
 def _keep_mask(x, p, shape):
-    """A float mask of ``shape`` (broadcasting against ``x``): 1/(1-p) kept, 0 dropped."""
-    keep = random.generator().random(shape) >= p
-    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
-    return _wrap((keep * scale).astype(x._data.dtype))
+    """A float mask of ``shape`` (broadcasting against ``x``) on ``x``'s place: 1/(1-p) kept,
+    0 dropped."""
+    scale = _keep(x, p, shape).astype(x._data.dtype)
+    if p < 1:
+        scale /= 1 - p
+    return _wrap(scale, x)
 
 
 def _channel_shape(x, batched_ndim, what):
@@ -111,15 +76,15 @@ def _channel_shape(x, batched_ndim, what):
 
 
 def _mul(x, mask, inplace):
-    return call_inplace(OPS["mul"], [x, mask], {}) if inplace else call(OPS["mul"], [x, mask], {})
+    return (call_inplace if inplace else call)(OPS["mul"], [x, mask], {})
 
 
-def dropout(input, p=0.5, training=True, inplace=False):
+def dropout(x, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)``."""
-    _check_p(p, "dropout")
+    _check_p(p)
     if not training or p == 0:
-        return input
-    return _mul(input, _keep_mask(input, p, tuple(input.shape)), inplace)
+        return x
+    return _mul(x, _keep_mask(x, p, tuple(x.shape)), inplace)
 
 
 def _feature_dropout(batched_ndim, what):
@@ -153,16 +118,16 @@ def _alpha(input, p, training, inplace, shape, what):
     _check_p(p, what)
     if not training or p == 0:
         return input
-    keep = random.generator().random(shape) >= p
+    keep = _keep(input, p, shape)
     a = 1.0 / math.sqrt((1 - p) * (1 + p * _ALPHA_P ** 2)) if p < 1 else 0.0
     b = -a * _ALPHA_P * p if p < 1 else _ALPHA_P * 0
     dt = input._data.dtype
     # out = a * (x * keep + alpha' * (1 - keep)) + b = x * (a keep) + (a alpha' (1 - keep) + b)
-    mul = _wrap((keep * a).astype(dt))
-    add = _wrap((a * _ALPHA_P * (~keep) + b).astype(dt))
+    mul = _wrap((keep * a).astype(dt), input)
+    add = _wrap((a * _ALPHA_P * (~keep) + b).astype(dt), input)
     out = _mul(input, mul, inplace)
-    return call_inplace(OPS["add"], [out, add], OPS["add"].defaults) if inplace else \
-        call(OPS["add"], [out, add], OPS["add"].defaults)
+    run = call_inplace if inplace else call
+    return run(OPS["add"], [out, add], OPS["add"].defaults)
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
@@ -197,10 +162,6 @@ def feature_alpha_dropout_(input, p=0.5, train=False):
     return feature_alpha_dropout(input, p, train, inplace=True)
 
 
-# PyTorch ``torch.nn.functional`` names with ``inplace=`` (for mutograd.compat.torch)
-TORCH_FUNCTIONAL = {f.__name__: f for f in (
-    celu, selu, mish, hardsigmoid, threshold, hardtanh, rrelu, dropout, dropout1d, dropout2d,
-    dropout3d, alpha_dropout, feature_alpha_dropout)}
-# top-level in-place functions for the main namespace
-FUNCTIONS = {f.__name__: f for f in (rrelu, rrelu_, dropout_, feature_dropout_, alpha_dropout_,
-                                     feature_alpha_dropout_)}
+# top-level functions of the main namespace (``mg.rrelu``, ``mg.dropout_``, ...)
+TOPLEVEL = {f.__name__: f for f in (rrelu, rrelu_, dropout_, feature_dropout_, alpha_dropout_,
+                                    feature_alpha_dropout_)}
