@@ -15,7 +15,6 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     inplace_misc,
     linalg,
     matrix_updates,
-    metadata,
     more_elementwise,
     reduction,
     scatter,
@@ -53,7 +52,7 @@ FUNCTIONS = {
     "index_put_": indexing.index_put_, "uniform_": creation.uniform_,
     "normal_": creation.normal_,
     "index_put": indexing.index_put,
-    **conventions.FUNCTIONS, **metadata.FUNCTIONS, **scatter.FUNCTIONS, **sorting.FUNCTIONS,
+    **views.INPLACE, **conventions.FUNCTIONS, **scatter.FUNCTIONS, **sorting.FUNCTIONS,
 }
 ALIASES.update(special.ALIASES)
 ALIASES.update(more_elementwise.ALIASES)
@@ -82,7 +81,8 @@ def _public():
         if op.method is not False and op.method != "inplace" and name not in (
                 "getitem", "index", "values_at", "index_put"):
             names[name] = op.function
-        if op.inplace_function is not None and op.method is not False:
+        if op.inplace_function is not None and op.method is not False and \
+                op.has_inplace != "internal":
             names[name + "_"] = op.inplace_function
     names.update(FUNCTIONS)
     for alias, target in ALIASES.items():

@@ -1,5 +1,5 @@
 """In-place APIs that are not one element-wise formula: ``copy_``, ``cast_``, ``set_``,
-``resize_``/``resize_as_``, ``reconstruct_from_``, ``apply_``, ``map_``, ``swapaxes_``, and the
+``resize_``/``resize_as_``, ``reconstruct_from_``, ``apply_``, ``map_``, and the
 function forms of ``detach_`` and ``requires_grad_``; plus the keyword spellings that differ
 between the two frameworks (``hardtanh(min_val=)``, ``polygamma(n, x)``).
 
@@ -23,7 +23,6 @@ from ..errors import InplaceError, ShapeError
 from ..tensor import Tensor, _alias
 from ..transfer import on_place
 from .creation import shape_args
-from .metadata import FUNCTIONS as OPS_FUNCTIONS
 from .registry import OPS, _record, call, call_inplace, check_leaf, defop
 
 
@@ -249,11 +248,6 @@ def reconstruct_from_(x, other):
     return x
 
 
-def swapaxes_(x, axis0, axis1):
-    """Swap two axes of ``x`` in place (PyTorch's ``swapaxes_``/``swapdims_``); returns ``x``."""
-    return OPS_FUNCTIONS["transpose_"](x, axis0, axis1)
-
-
 def detach_(x):
     """Function form of ``Tensor.detach_``: ``x`` leaves the graph in place; returns ``x``."""
     return x.detach_()
@@ -312,6 +306,6 @@ FUNCTIONS = {
     "cast_": cast_, "set_": set_, "resize_": resize_,
     "resize_as_": resize_as_, "apply_": apply_, "detach_": detach_,
     "requires_grad_": requires_grad_, "map_": map_, "reconstruct_from_": reconstruct_from_,
-    "swapaxes_": swapaxes_, "swapdims_": swapaxes_, "hardtanh": hardtanh, "hardtanh_": hardtanh_,
+    "hardtanh": hardtanh, "hardtanh_": hardtanh_,
     "polygamma": polygamma, "polygamma_": polygamma_,
 }

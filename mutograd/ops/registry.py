@@ -263,7 +263,7 @@ def _camel(name):
 
 def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, result=None,
           fill=False, method=True, node_name=None, aliases=(), keeps=(), copy_out=False,
-          doc=None, example=None, ufunc=None, saves_inputs=False, undo=None):
+          doc=None, example=None, ufunc=None, saves_inputs=False, undo=None, inplace_name=None):
     """Declare an op; returns the OpDef. See the module docstring.
 
     ``doc``: the one-line summary ``help()`` shows; ``example``: a runnable expression using
@@ -272,7 +272,8 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
     ``inplace=True`` gets an in-place form that changes the tensor's own geometry (Note [Metadata
     in place] in autograd/dispatch.py); ``undo(old_array, attrs)`` gives the view op and
     attributes that take the new geometry back to ``old_array``'s (a reshape by default);
-    ``inplace="internal"`` makes the in-place form without publishing it."""
+    ``inplace="internal"`` makes the in-place form without publishing it; ``inplace_name``: the
+    name the in-place form has in messages and the write log (``name + "_"`` by default)."""
     op = OpDef(name, fwd, grad, kind, inplace, varargs, result, fill, node_name, keeps,
                saves_inputs)
     op.doc = doc
@@ -280,6 +281,8 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
     if ufunc is not None:
         op.ufunc = ufunc
     op.copy_out = copy_out   # Note [Outputs copied on write] in autograd/saved.py
+    if inplace_name is not None:
+        op.iname = inplace_name
     OPS[name] = op
     op.function = _variadic_function(op) if op.variadic else _make_function(op, False)
     op.function.__name__ = op.function.__qualname__ = name

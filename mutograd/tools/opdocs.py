@@ -9,7 +9,7 @@ import sys
 
 import mutograd as mg
 import mutograd.compat.tensor_ext  # registers set_value, listed too
-from mutograd.ops import ALIASES, FUNCTIONS, OPS, metadata
+from mutograd.ops import ALIASES, FUNCTIONS, OPS, views
 
 HEADER = """# Ops
 
@@ -158,7 +158,7 @@ def render():
               "| function | forms | built from |", "|---|---|---|"]
     for base in sorted({n.rstrip("_") for n in FUNCTIONS}):
         what = COMPOSITES.get(base) or (f"alias of {ALIASES[base]}" if base in ALIASES else "")
-        if base + "_" in metadata.FUNCTIONS:
+        if base + "_" in views.INPLACE:
             what = (what + "; " if what else "") + f"`{base}_` changes the tensor's metadata"
         lines.append(f"| `{base}` | {_forms(base, None)} | {what} |")
     return "\n".join(lines) + "\n" + EXTREMAL
