@@ -99,8 +99,10 @@ _NOT_METHODS = {"cat", "stack", "einsum", "where", "broadcast_to"}
 for _name, _fn in PUBLIC.items():
     if _name not in _NOT_METHODS and not hasattr(Tensor, _name):
         setattr(Tensor, _name, _fn)
-Tensor.where = conventions.METHODS["where"]
-Tensor.where_ = conventions.METHODS["where_"]
+for _op in OPS.values():   # methods that take another input than the first as self (defop writes=)
+    if getattr(_op, "self_function", None) is not None:
+        setattr(Tensor, _op.name, _op.self_function)
+        setattr(Tensor, _op.name + "_", _op.inplace_function)
 Tensor.broadcast_to = lambda self, *shape: call(
     OPS["expand"], [self], {"shape": tuple(shape[0]) if len(shape) == 1 else shape})
 

@@ -183,22 +183,9 @@ def where(condition, x=None, y=None, name=None):
     return call(OPS["where"], [condition, x, y], {})
 
 
-def _where_into(xp, x, cond, y, out=None):
-    r = xp.where(cond, x, y)
-    if out is None:
-        return r
-    out[...] = r
-    return out
-
-
-# Paddle's ``where_(condition, x, y)`` writes the result into ``x``: declared with ``x`` first so
-# that the registry's in-place machinery (leaf rule, version, overlap, rebase) applies to it
-defop("where_x", _where_into, node_name="WhereBackward", method=False,
-      grad=(lambda g, cond: g * cond, None, lambda g, cond: g * ~cond))
-
-
 def where_(condition, x, y, name=None):
-    """In-place :func:`where` into ``x`` (Paddle's ``where_``); returns ``x``.
+    """In-place :func:`where` into ``x`` (Paddle's ``where_``; the method is
+    ``x.where_(condition, y)``); returns ``x``.
 
     Example::
 
@@ -207,17 +194,7 @@ def where_(condition, x, y, name=None):
         >>> mg.where_(mg.tensor([True, False]), x, 0.0) is x, x.tolist()
         (True, [1.0, 0.0])
     """
-    if not isinstance(condition, Tensor):
-        from .creation import tensor
-        condition = tensor(condition)
-    if condition._data.dtype.kind != "b":
-        condition = call(OPS["ne"], [condition, 0], {})
-    return call_inplace(OPS["where_x"], [x, condition, y], {})
-
-
-def _where_method(self, condition, y):
-    """``x.where(condition, y)``: PyTorch's method form (``self`` is the value where true)."""
-    return where(condition, self, y)
+    return OPS["where"].inplace_function(x, condition, y)
 
 
 # ---- clamp/clip with tensor bounds --------------------------------------------------------
@@ -287,9 +264,3 @@ FUNCTIONS = {"gather": gather, "take_along_axis": take_along_axis, "index_select
              "broadcast_to": broadcast_to, "where": where, "where_": where_, "clamp": clamp,
              "clamp_": clamp_,
              "clip": clamp, "clip_": clamp_}
-def _where_inplace_method(self, condition, y):
-    """``x.where_(condition, y)``: ``x`` keeps its values where ``condition`` holds, in place."""
-    return where_(condition, self, y)
-
-
-METHODS = {"where": _where_method, "where_": _where_inplace_method}

@@ -103,6 +103,7 @@ class OpDef:
     variadic = False   # an op over a list of tensors (cat, stack, einsum): kind="variadic"
     runner = None      # the path of an op kind that does not go through run()'s own
     keywords = {}      # set by defop: the op's own other spellings of its keyword arguments
+    written_first = None   # defop(writes=...): the declaration with the written input first
 
     def __init__(self, name, fwd, grad, kind, inplace, varargs, result, fill, node_name,
                  keeps=(), saves_inputs=False):
@@ -271,7 +272,7 @@ def _camel(name):
 def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, result=None,
           fill=False, method=True, node_name=None, aliases=(), keeps=(), copy_out=False,
           doc=None, example=None, ufunc=None, saves_inputs=False, undo=None, inplace_name=None,
-          keywords=None):
+          keywords=None, writes=None):
     """Declare an op; returns the OpDef. See the module docstring.
 
     ``doc``: the one-line summary ``help()`` shows; ``example``: a runnable expression using
@@ -285,7 +286,9 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
     ``keywords``: other spellings of the op's keyword arguments (``{"min_val": "min"}``), besides
     the ones every op takes (``dim`` for ``axis``, ...); a spelling mapped to None is accepted
     and ignored. ``kind="storage"`` declares a storage swap (Note [Storage-changing writes] in
-    autograd/dispatch.py)."""
+    autograd/dispatch.py). ``writes``: the input the in-place form writes when it is not the
+    first: ``where(condition, x, y)`` with ``writes="x"`` gives ``x.where_(condition, y)``, and
+    the method ``x.where(condition, y)`` (``op.self_function``) takes that input as ``self``."""
     op = OpDef(name, fwd, grad, kind, inplace, varargs, result, fill, node_name, keeps,
                saves_inputs)
     op.doc = doc
@@ -305,13 +308,45 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
         op.undo = undo or _reshape_back
         op.inplace_function = _make_function(op, True)
         op.inplace_function.__name__ = op.inplace_function.__qualname__ = name + "_"
+    op.self_function = None
+    if writes is not None:
+        _written_first(op, fwd, grad, writes, varargs, node_name, keeps)
     op.method = method
     op.aliases = aliases
     # Large results of element-wise ops may come from the buffer cache (Note [The buffer
     # cache]); an op whose forward treats ``out`` as holding ``x`` already must set False.
     op.pool = (kind == "elementwise" and op.takes_out and inplace is True and not fill
-               and result in (None, "float"))
+               and result in (None, "float") and writes is None)
     return op
+
+
+def _written_first(op, fwd, grad, writes, varargs, node_name, keeps):
+    """``op``'s method and in-place forms when they take input ``writes`` first (defop's
+    ``writes``): a copy of the declaration with that input moved to the front, whose first
+    input the runner writes. It makes the same backward node, with the inputs in its order."""
+    n = op.n_in
+    i = op.index[writes]
+    order = [i] + [j for j in range(n) if j != i]
+    sig = inspect.signature(fwd)
+    ps = list(sig.parameters.values())
+
+    def moved(xp, *args, **kw):
+        back = [None] * n
+        for k, j in enumerate(order):
+            back[j] = args[k]
+        return fwd(xp, *back, *args[n:], **kw)
+    moved.__signature__ = sig.replace(parameters=[ps[0]] + [ps[1 + j] for j in order] + ps[1 + n:])
+    grads = tuple(grad) if isinstance(grad, (tuple, list)) else (grad,)
+    grads += (None,) * (n - len(grads))
+    first = OpDef(op.name, moved, tuple(grads[j] for j in order), op.kind, True, varargs,
+                  op.result, op.fill, node_name or _camel(op.name) + "Backward", keeps)
+    first.copy_out = op.copy_out
+    op.written_first = first
+    op.has_inplace = False   # op itself writes no input: its in-place form is first's
+    op.self_function = _make_function(first, False)
+    op.inplace_function = _make_function(first, True)
+    op.self_function.__name__ = op.self_function.__qualname__ = op.name
+    op.inplace_function.__name__ = op.inplace_function.__qualname__ = op.name + "_"
 
 
 def _reshape_back(old, attrs):
