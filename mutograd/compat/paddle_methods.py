@@ -71,7 +71,7 @@ def where_(self, *args, **kw):
     """Main/torch dialect: ``x.where_(condition, y)`` writes into ``x``. Paddle dialect:
     ``condition.where_(x, y)`` writes into ``x`` and returns it (Paddle's binding)."""
     if _paddle():
-        from ..ops.conventions import where_ as _where_fn
+        from ..ops.argument_orders import where_ as _where_fn
         kw.pop("name", None)
         return _where_fn(self, *args, **kw)
     return _where_(self, *args, **kw)

@@ -1,10 +1,10 @@
 """The op declarations, and the step that turns them into functions, methods and operators."""
 from ..tensor import Tensor
 from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/inplace_api.md)
+    argument_orders,
     arrangement,
     complex_views,
     composite,
-    conventions,
     creation,
     decompositions,
     elementwise,
@@ -43,7 +43,7 @@ ALIASES = {k: v for k, v in ALIASES.items() if v is not None}
 
 # Functions the registry does not make (composites and helpers), by public name
 FUNCTIONS = {
-    "transpose": views.transpose, "expand_as": views.expand_as, "split": views.split,
+    "expand_as": views.expand_as, "split": views.split,
     "chunk": views.chunk, "unbind": views.unbind, "cat": shaping.cat, "stack": shaping.stack,
     "contiguous": shaping.contiguous, "max": composite.max, "min": composite.min,
     "var": composite.var, "std": composite.std, "softmax": composite.softmax,
@@ -52,7 +52,7 @@ FUNCTIONS = {
     "index_put_": indexing.index_put_, "uniform_": creation.uniform_,
     "normal_": creation.normal_,
     "index_put": indexing.index_put,
-    **views.INPLACE, **conventions.FUNCTIONS, **scatter.FUNCTIONS, **sorting.FUNCTIONS,
+    **argument_orders.FUNCTIONS, **scatter.FUNCTIONS, **sorting.FUNCTIONS,
 }
 ALIASES.update(special.ALIASES)
 ALIASES.update(more_elementwise.ALIASES)
@@ -94,7 +94,7 @@ def _public():
 
 PUBLIC = _public()
 fastpath.install()   # again, now that every declaration module ran (Note [Ufunc fast path])
-_NOT_METHODS = {"cat", "stack", "einsum", "where", "broadcast_to"}
+_NOT_METHODS = {"cat", "stack", "einsum", "where"}
 
 for _name, _fn in PUBLIC.items():
     if _name not in _NOT_METHODS and not hasattr(Tensor, _name):
@@ -103,8 +103,6 @@ for _op in OPS.values():   # methods that take another input than the first as s
     if getattr(_op, "self_function", None) is not None:
         setattr(Tensor, _op.name, _op.self_function)
         setattr(Tensor, _op.name + "_", _op.inplace_function)
-Tensor.broadcast_to = lambda self, *shape: call(
-    OPS["expand"], [self], {"shape": tuple(shape[0]) if len(shape) == 1 else shape})
 
 
 def _swap(op):

@@ -1,7 +1,6 @@
 """In-place APIs that are not one element-wise formula: ``copy_``, ``cast_``, ``set_``,
 ``resize_``/``resize_as_``, ``reconstruct_from_``, ``apply_``, ``map_``, and the
-function forms of ``detach_`` and ``requires_grad_``; plus the keyword spellings that differ
-between the two frameworks (``hardtanh(min_val=)``, ``polygamma(n, x)``).
+function forms of ``detach_`` and ``requires_grad_``.
 
 ``cast_``, ``set_`` and ``resize_``/``resize_as_`` are storage swaps (``kind="storage"``), run
 by the runner: Note [Storage-changing writes] in autograd/dispatch.py. ``reconstruct_from_``
@@ -18,7 +17,7 @@ from ..errors import InplaceError, ShapeError
 from ..tensor import Tensor
 from ..transfer import on_place
 from .creation import shape_args
-from .registry import OPS, call, call_inplace, check_leaf, defop
+from .registry import OPS, call_inplace, check_leaf, defop
 
 
 def _copy(xp, x, src, non_blocking=False, blocking=True, out=None):
@@ -77,34 +76,8 @@ def _set(xp, x, *, source=None, shape=None, stride=None, offset=None, storage_of
     return arr, source
 
 
-# published through set_ below, which reads both frameworks' positional orders
+# published through set_ (ops/argument_orders.py), which reads both frameworks' positional orders
 defop("set", _set, kind="storage", inplace="internal", method="inplace")
-
-
-def set_(x, source=None, *args, shape=None, stride=None, offset=None, storage_offset=None,
-         size=None, name=None):
-    """Make ``x`` look into ``source``'s storage (shape, stride, offset); returns ``x``.
-
-    ``offset`` is in bytes (Paddle), ``storage_offset`` in elements (PyTorch); a second
-    positional argument that is an int is PyTorch's ``storage_offset``, a list Paddle's shape.
-
-    Example::
-
-        >>> import mutograd as mg
-        >>> src = mg.tensor([1.0, 2.0, 3.0, 4.0])
-        >>> mg.zeros(1).set_(src, 1, [2], [1]).tolist()
-        [2.0, 3.0]
-    """
-    if len(args) > 3:
-        raise TypeError(f"set_() takes at most 5 arguments ({len(args) + 2} given)")
-    given = dict(enumerate(args))
-    if args and isinstance(args[0], int):       # PyTorch: storage_offset, size, stride
-        storage_offset, size, stride = given[0], given.get(1, size), given.get(2, stride)
-    elif args:                                  # Paddle: shape, stride, offset
-        shape, stride, offset = given[0], given.get(1, stride), given.get(2, offset)
-    return call_inplace(OPS["set"], [x], {
-        "source": source, "shape": size if shape is None else shape, "stride": stride,
-        "offset": offset, "storage_offset": storage_offset})
 
 
 def _resize(xp, x, *, shape, fill_zero=False, memory_format=None):
@@ -213,53 +186,7 @@ def requires_grad_(x, requires_grad=True):
     return x.requires_grad_(requires_grad)
 
 
-def _hardtanh_attrs(args, kw):
-    if "min_val" in kw:
-        kw["min"] = kw.pop("min_val")
-    if "max_val" in kw:
-        kw["max"] = kw.pop("max_val")
-    kw.pop("inplace", None)
-    return args, kw
-
-
-def hardtanh(x, *args, **kw):
-    """``clip(x, min, max)`` as an activation (``min``/``max`` or ``min_val``/``max_val``)."""
-    args, kw = _hardtanh_attrs(args, kw)
-    return OPS["hardtanh"].function(x, *args, **kw)
-
-
-def hardtanh_(x, *args, **kw):
-    """In-place :func:`hardtanh`; returns ``x``."""
-    args, kw = _hardtanh_attrs(args, kw)
-    return OPS["hardtanh"].inplace_function(x, *args, **kw)
-
-
-def _polygamma_args(args, kw):
-    # PyTorch writes polygamma(n, x), Paddle polygamma(x, n): the int tells them apart
-    if args and isinstance(args[0], int) and len(args) > 1 and isinstance(args[1], Tensor):
-        args = (args[1], args[0]) + args[2:]
-    return args, kw
-
-
-def polygamma(*args, **kw):
-    """The n-th derivative of digamma: ``polygamma(x, n)`` or ``polygamma(n, x)``."""
-    args, kw = _polygamma_args(args, kw)
-    return call(OPS["polygamma"], [args[0]], _attrs(OPS["polygamma"], args[1:], kw))
-
-
-def polygamma_(x, n, **kw):
-    """In-place :func:`polygamma` (``x.polygamma_(n)``); returns ``x``."""
-    return call_inplace(OPS["polygamma"], [x], {"n": n})
-
-
-def _attrs(op, extra, kw):
-    _, attrs = op.bind([None] * op.n_in + list(extra), kw)
-    return attrs
-
-
 FUNCTIONS = {
-    "set_": set_, "apply_": apply_, "detach_": detach_,
+    "apply_": apply_, "detach_": detach_,
     "requires_grad_": requires_grad_, "map_": map_, "reconstruct_from_": reconstruct_from_,
-    "hardtanh": hardtanh, "hardtanh_": hardtanh_,
-    "polygamma": polygamma, "polygamma_": polygamma_,
 }

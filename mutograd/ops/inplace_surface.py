@@ -136,7 +136,7 @@ _METADATA = ("reshape_", "flatten_", "squeeze_", "unsqueeze_", "t_", "transpose_
              "swapdims_")
 _HAND.update({n: ("nothing (only the shape changes: the history is rebased onto the view op)",
                   "none (no data moves; the version is not bumped)") for n in _METADATA})
-_VIA = {"hardtanh_": "hardtanh", "polygamma_": "polygamma", "where_": "where",
+_VIA = {"where_": "where",
         "cauchy_": "cauchy", "geometric_": "geometric", "log_normal_": "log_normal",
         "random_": "random", "scatter_reduce_": "scatter_reduce",
         "put_along_axis_": "scatter_reduce", "index_reduce_": "scatter_reduce",

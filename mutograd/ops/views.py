@@ -6,15 +6,15 @@ the strides allow and copies otherwise, as in PyTorch; ``view`` refuses to copy.
 
 The view ops declared with an in-place form (``reshape_``, ``flatten_``, ``squeeze_``,
 ``unsqueeze_``, ``t_``, ``swapaxes_``, ``as_strided_``; ``transpose_`` picks ``permute``'s or
-``swapaxes``' by its arguments) change the tensor's own shape and strides and return it: Note
-[Metadata in place] in autograd/dispatch.py. ``undo`` gives the view step that takes the new
-geometry back to the old one, for the views made before the change.
+``swapaxes``' by its arguments, ops/argument_orders.py) change the tensor's own shape and
+strides and return it: Note [Metadata in place] in autograd/dispatch.py. ``undo`` gives the
+view step that takes the new geometry back to the old one, for the views made before the change.
 """
 from ..autograd.engine import RegionGrad
 from ..errors import ShapeError
 from ..tensor import Tensor
 from .axes import canon_dim, real_dim
-from .registry import OPS, call, call_inplace, defop
+from .registry import OPS, call, defop
 
 
 def _reshape(xp, x, *, shape):
@@ -148,7 +148,8 @@ def _expand(xp, x, *, shape):
 
 
 defop("expand", _expand, kind="view", varargs="shape", grad=lambda g: g, inplace=False)
-defop("broadcast_to", _expand, kind="view", grad=lambda g: g, inplace=False, method=False)
+defop("broadcast_to", _expand, kind="view", varargs="shape", keywords={"size": "shape"},
+      grad=lambda g: g, inplace=False)
 
 
 def _narrow(xp, x, *, axis, start, length):
@@ -271,64 +272,6 @@ defop("unfold", _unfold, kind="view", inplace=False, grad=_unfold_grad)
 
 
 # ---- public helpers built on the view ops ---------------------------------------------------
-def _transpose_op(args, kw):
-    """The view op and attributes ``transpose``'s arguments name: a permutation (Paddle:
-    ``permute``) or two axes (PyTorch: ``swapaxes``); the call itself tells which."""
-    perm = kw.pop("perm", None)
-    if perm is None and len(args) == 1:
-        perm = args[0]
-    if perm is not None:
-        return OPS["permute"], {"perm": tuple(perm)}
-    if len(args) == 2:
-        d0, d1 = args
-    else:
-        d0, d1 = kw.pop("dim0", kw.pop("axis0", None)), kw.pop("dim1", kw.pop("axis1", None))
-    return OPS["swapaxes"], {"axis0": d0, "axis1": d1}
-
-
-def transpose(x, *args, **kw):
-    """``transpose(x, perm)`` (Paddle) or ``transpose(x, dim0, dim1)`` (PyTorch).
-
-    Example::
-
-        >>> import mutograd as mg
-        >>> x = mg.zeros([2, 3, 4])
-        >>> mg.transpose(x, [2, 0, 1]).shape, mg.transpose(x, 0, 2).shape
-        ([4, 2, 3], [4, 3, 2])
-    """
-    op, attrs = _transpose_op(args, kw)
-    if op is OPS["swapaxes"] and x.ndim == 0 and attrs["axis0"] in (0, -1) and \
-            attrs["axis1"] in (0, -1):   # PyTorch: a 0-d tensor has dim 0/-1
-        return call(OPS["permute"], [x], {"perm": ()})
-    return call(op, [x], attrs)
-
-
-def transpose_(x, *args, **kw):
-    """In-place :func:`transpose`: ``transpose_(x, perm)`` (Paddle) or ``transpose_(x, dim0,
-    dim1)`` (PyTorch) gives ``x`` the transposed geometry; returns ``x``.
-
-    Example::
-
-        >>> import mutograd as mg
-        >>> x = mg.zeros([2, 3])
-        >>> mg.transpose_(x, [1, 0]) is x, x.shape
-        (True, [3, 2])
-    """
-    op, attrs = _transpose_op(args, kw)
-    if op is OPS["permute"]:
-        perm = attrs["perm"]
-        if sorted(p % x.ndim for p in perm) != list(range(x.ndim)):
-            raise ShapeError(f"transpose_(): perm {list(perm)} is not a permutation of the "
-                             f"{x.ndim} axes")
-    elif None in attrs.values() or kw:
-        raise TypeError("transpose_() takes a permutation or two axes (dim0, dim1)")
-    return call_inplace(op, [x], attrs)
-
-
-# the in-place view functions written by hand (the others are the declarations' in-place forms)
-INPLACE = {"transpose_": transpose_}
-
-
 def expand_as(x, y):
     """``x`` expanded to the shape of ``y`` (a view)."""
     return call(OPS["expand"], [x], {"shape": tuple(y.shape)})
