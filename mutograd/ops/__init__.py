@@ -5,6 +5,7 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     arrangement,
     complex_views,
     composite,
+    copying,
     creation,
     decompositions,
     elementwise,
@@ -12,7 +13,6 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     fills,
     functional_inplace,
     indexing,
-    inplace_misc,
     linalg,
     matrix_updates,
     more_elementwise,
@@ -24,6 +24,7 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     sorting,
     special,
     statistics,
+    storage,
     torch_functions,
     views,
 )
@@ -56,7 +57,9 @@ FUNCTIONS = {
 }
 ALIASES.update(special.ALIASES)
 ALIASES.update(more_elementwise.ALIASES)
-FUNCTIONS.update(inplace_misc.FUNCTIONS)
+FUNCTIONS.update(storage.FUNCTIONS)
+FUNCTIONS.update(copying.FUNCTIONS)
+FUNCTIONS.update({"detach_": Tensor.detach_, "requires_grad_": Tensor.requires_grad_})
 FUNCTIONS.update(searching.FUNCTIONS)
 FUNCTIONS.update(statistics.FUNCTIONS)
 FUNCTIONS.update(arrangement.FUNCTIONS)

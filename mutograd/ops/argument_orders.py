@@ -305,7 +305,8 @@ def transpose_(x, *args, **kw):
 
 def set_(x, source=None, *args, shape=None, stride=None, offset=None, storage_offset=None,
          size=None, name=None):
-    """Make ``x`` look into ``source``'s storage (shape, stride, offset); returns ``x``.
+    """Make ``x`` look into ``source``'s storage (shape, stride, offset); returns ``x``
+    (the storage swap ``set`` of ops/storage.py).
 
     ``offset`` is in bytes (Paddle), ``storage_offset`` in elements (PyTorch); a second
     positional argument that is an int is PyTorch's ``storage_offset``, a list Paddle's shape.

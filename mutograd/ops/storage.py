@@ -1,39 +1,21 @@
-"""In-place APIs that are not one element-wise formula: ``copy_``, ``cast_``, ``set_``,
-``resize_``/``resize_as_``, ``reconstruct_from_``, ``apply_``, ``map_``, and the
-function forms of ``detach_`` and ``requires_grad_``.
+"""Storage swaps: ``cast_``, ``set_``, ``resize_``/``resize_as_`` and ``reconstruct_from_``.
 
-``cast_``, ``set_`` and ``resize_``/``resize_as_`` are storage swaps (``kind="storage"``), run
-by the runner: Note [Storage-changing writes] in autograd/dispatch.py. ``reconstruct_from_``
-gives the tensor a new buffer the same way; ``apply_`` and ``map_`` have no gradient and refuse
-a tensor that requires grad while grad mode is on, as ``set_`` and ``resize_`` do.
+They give a tensor another buffer, or another view of its buffer, and keep its identity. The
+first four are declared ``kind="storage"`` and run by the runner (Note [Storage-changing writes]
+in autograd/dispatch.py); ``set_``'s two positional orders are read in ops/argument_orders.py.
 """
 import numpy as np
 
 from .. import dtypes
 from ..autograd.dispatch import give_buffer
-from ..autograd.grad_mode import _state, no_grad
-from ..autograd.inplace import check_no_grad
+from ..autograd.grad_mode import _state
 from ..errors import InplaceError, ShapeError
 from ..tensor import Tensor
 from ..transfer import on_place
 from .creation import shape_args
-from .registry import OPS, call_inplace, check_leaf, defop
+from .registry import OPS, check_leaf, defop
 
 
-def _copy(xp, x, src, non_blocking=False, blocking=True, out=None):
-    if out is None:
-        return xp.array(xp.broadcast_to(src, x.shape), dtype=x.dtype)
-    out[...] = src
-    return out
-
-
-# copy_ writes every element: the old values get a zero gradient, ``src`` gets ``g`` (summed
-# over broadcast dimensions and cast back to its dtype by the registry).
-defop("copy", _copy, result="same", method="inplace",
-      grad=(lambda g, xp: xp.zeros_like(g), lambda g: g))
-
-
-# ---- storage swaps (Note [Storage-changing writes] in autograd/dispatch.py) -----------------
 def _cast(xp, x, *, dtype):
     npd = dtypes.to_numpy(dtype)
     if x._data.dtype == npd:
@@ -108,55 +90,6 @@ defop("resize_as", lambda xp, x, other, memory_format=None: _resize(xp, x, shape
       example="mg.zeros([2, 2]).resize_as_(mg.zeros([3])).shape")
 
 
-def _apply_elementwise(fn, arr, xp):
-    out = xp.empty_like(arr)
-    flat_in, flat_out = arr.reshape(-1), out.reshape(-1)
-    for i in range(flat_in.size):
-        flat_out[i] = fn(flat_in[i].item())
-    return out
-
-
-def apply_(x, func):
-    """Replace ``x``'s values by ``func``'s result, in place; returns ``x``.
-
-    ``func`` takes the tensor (Paddle) and returns a tensor or array of the same shape; a
-    function of one number (PyTorch) is applied to every element. It has no gradient, so a
-    tensor that requires grad is refused while grad mode is on.
-    """
-    if not isinstance(x, Tensor):
-        raise TypeError(f"apply_() writes into its first argument, which must be a Tensor, not "
-                        f"{type(x).__name__}")
-    if not callable(func):
-        raise TypeError(f"apply_() expects a callable, got {type(func).__name__}")
-    check_no_grad(x, "apply_")
-    with no_grad():
-        try:
-            r = func(x.detach().clone())
-            r = r._data if isinstance(r, Tensor) else x._place.xp.asarray(r)
-            if r.shape != x._data.shape:
-                raise ValueError
-        except (TypeError, ValueError):
-            r = _apply_elementwise(func, x._data, x._place.xp)
-        call_inplace(OPS["copy"], [x, r], {})
-    return x
-
-
-def map_(x, other, func):
-    """PyTorch's ``x.map_(other, func)``: ``x[i] = func(x[i], other[i])`` (``other`` broadcast
-    to ``x``), in place; no gradient, so a tensor that requires grad is refused."""
-    if not callable(func):
-        raise TypeError(f"map_() expects a callable, got {type(func).__name__}")
-    check_no_grad(x, "map_")
-    xp = x._place.xp
-    b = xp.broadcast_to(other._data if isinstance(other, Tensor) else xp.asarray(other),
-                        x._data.shape)
-    r = xp.empty_like(x._data)
-    for i in np.ndindex(x._data.shape):
-        r[i] = func(x._data[i].item(), b[i].item())
-    with no_grad():
-        return call_inplace(OPS["copy"], [x, r], {})
-
-
 def reconstruct_from_(x, other):
     """Paddle's ``x.reconstruct_from_(other)``: ``x`` becomes a copy of ``other`` (values, shape,
     dtype and ``stop_gradient``), as a new leaf; returns ``x``.
@@ -176,17 +109,4 @@ def reconstruct_from_(x, other):
     return x
 
 
-def detach_(x):
-    """Function form of ``Tensor.detach_``: ``x`` leaves the graph in place; returns ``x``."""
-    return x.detach_()
-
-
-def requires_grad_(x, requires_grad=True):
-    """Function form of ``Tensor.requires_grad_``; returns ``x``."""
-    return x.requires_grad_(requires_grad)
-
-
-FUNCTIONS = {
-    "apply_": apply_, "detach_": detach_,
-    "requires_grad_": requires_grad_, "map_": map_, "reconstruct_from_": reconstruct_from_,
-}
+FUNCTIONS = {"reconstruct_from_": reconstruct_from_}
