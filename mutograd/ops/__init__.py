@@ -103,7 +103,7 @@ for _name, _fn in PUBLIC.items():
     if _name not in _NOT_METHODS and not hasattr(Tensor, _name):
         setattr(Tensor, _name, _fn)
 for _op in OPS.values():   # methods that take another input than the first as self (defop writes=)
-    if getattr(_op, "self_function", None) is not None:
+    if _op.self_function is not None:
         setattr(Tensor, _op.name, _op.self_function)
         setattr(Tensor, _op.name + "_", _op.inplace_function)
 
