@@ -205,7 +205,7 @@ class Tensor:
         """The view ops that make this view from its base's *current* geometry.
 
         When the base's own shape was changed in place after this view was made (``t_()``,
-        ``reshape_()``, ...; Note [Metadata in place] in ops/metadata.py), the steps that undo
+        ``reshape_()``, ...; Note [Metadata in place] in autograd/dispatch.py), the steps that undo
         those changes come first.
         """
         d = self.__dict__

@@ -6,7 +6,8 @@ fast path, a forward that keeps values for its gradient, or the plain forward; i
 the cache or a dead temporary when that is safe), wraps the result (a new tensor, a view of the
 first input, or ``target`` itself with its version bumped) and records the backward node. The
 operators (:func:`binary`) and small in-place writes (:func:`small_write`) take shorter roads
-that end in ``run`` for anything they do not handle (Note [The operator path]).
+that end in ``run`` for anything they do not handle (Note [The operator path]). Ops over a list
+of tensors and storage swaps have paths of their own (``op.runner``).
 """
 import numpy as np
 
@@ -18,7 +19,7 @@ from ..places import CPU as _CPU
 from ..tensor import Tensor, _alias, _wrap
 from . import temporaries
 from .grad_mode import _state
-from .inplace import check_leaf, prepare_write
+from .inplace import check_leaf, check_no_grad, prepare_write
 from .node import VersionCounter as _VersionCounter
 from .node import save, save_copy
 from .saved import before_write, save_output
@@ -39,8 +40,8 @@ def run(op, inputs, attrs, target=None, dead=None):
     (``y is x``). ``dead``: the first input, when its entry point found it a dead temporary
     (Note [Dead temporaries] in autograd/temporaries.py); its buffer may then hold the result.
     """
-    if op.variadic:
-        return _run_variadic(op, inputs, attrs)
+    if op.runner:   # an op kind with a path of its own: variadic ops, storage swaps
+        return op.runner(op, inputs, attrs, target)
     rg = False
     arrays = []
     x0 = target
@@ -173,6 +174,64 @@ def _restride(op, x, attrs):
     if node is not None and x._base is not None:
         x._view_version = x._counter.value   # its history is the node above (hooks stay on)
     return x
+
+
+def swap_storage(op, inputs, attrs, x):
+    """``run`` for a storage swap (``kind="storage"``: ``set_``, ``resize_``, ``cast_``): ``x``
+    gets the array the declaration's forward returns, which may look into another buffer.
+
+    Note [Storage-changing writes]
+        The forward, ``fwd(xp, x, ..., **attrs)``, takes the tensors themselves and returns the
+        array ``x`` becomes and the tensor whose storage that array looks into: ``x`` itself (a
+        new shape or dtype over the same buffer), another tensor (``set_``: ``x`` then shares
+        its storage and version counter, so a write through either is seen by autograd,
+        DESIGN.md rule 7, and ``x`` leaves the graph, as ``source.detach()`` would be), or
+        None for a new buffer (``cast_``, a growing ``resize_``): ``x`` then gets a fresh
+        counter that continues from its old version, and views made before keep the old buffer.
+        No node that saved the old buffer can see a wrong value: it is left as it was, so the
+        saved-tensor guard is told the write changes no saved data. The version goes up in
+        every case (DESIGN.md rule 9). An op without a gradient (``set_``, ``resize_``) refuses
+        a tensor that requires grad while grad mode is on, instead of giving a fake gradient;
+        one with a gradient (``cast_``: a cast back) records its node when it moves the values
+        to a new buffer of a float dtype, and a result of another dtype leaves the graph.
+    """
+    enabled = _state.enabled
+    if enabled:
+        if not op.differentiable:
+            check_no_grad(x, op.iname)
+        check_leaf(x, op.iname)
+    old = x._data
+    arr, owner = op.fwd(x._place.xp, *inputs, **attrs)
+    if owner is None:
+        give_buffer(x, arr, op.iname)
+    else:
+        if x._counter.guards:   # no saved value changes (Note [Mutation of saved tensors])
+            before_write(x, None, op.iname, data=False)
+        x._counter.bump(op.iname)   # x's old aliases see x change
+        x._data = arr
+        if owner is not x:
+            x._storage = owner._storage
+            x._counter = owner._counter
+            x._base = None
+            if x.grad_fn is not None:   # the old history ends here
+                x.grad_fn, x._rg = None, False
+        return x
+    if enabled and x._rg and op.differentiable:
+        if arr.dtype.kind in "fc":   # the node's input edge is x's history before the swap
+            x.grad_fn = _record(op, [x], [old], x, attrs, x._place.xp)
+        else:
+            x.grad_fn, x._rg = None, False
+    return x
+
+
+def give_buffer(x, arr, what):
+    """Give ``x`` the new buffer ``arr`` (Note [Storage-changing writes])."""
+    v = x._counter.value
+    x._data = arr
+    x._storage = memory.Storage(arr.nbytes, str(x._place))
+    x._counter = _VersionCounter()
+    x._counter.value = v
+    x._counter.bump(what)
 
 
 def _forward(op, xp, args, attrs, out, record, owner):
@@ -490,7 +549,7 @@ def _meta(arrays):
     return tuple(shapes), tuple(dtypes)
 
 
-def _run_variadic(op, inputs, attrs):
+def run_variadic(op, inputs, attrs, target=None):
     """``run`` for an op over a list of tensors (cat, stack, einsum): one place for all."""
     x0 = next((t for t in inputs if isinstance(t, Tensor)), None)
     xp = x0._place.xp if x0 is not None else np

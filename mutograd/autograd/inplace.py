@@ -6,8 +6,9 @@ destroys (Note [In-place saving] in ops/registry.py).
 import numpy as np
 
 from .. import dtypes, memory
-from ..errors import DTypeError, OverlapError, ShapeError
+from ..errors import DTypeError, InplaceError, OverlapError, ShapeError
 from .explain import leaf_error
+from .grad_mode import _state
 from .node import save_copy
 from ..tensor import Tensor
 from .view_write import check_layout, internal_overlap
@@ -25,6 +26,15 @@ def check_leaf(x, what):
         lv = x.__dict__.get("_leaf_view")
         if (lv is not None and lv._rg and lv.grad_fn is None) or (x._rg and x.grad_fn is None):
             raise leaf_error(x, what, lv if lv is not None else x)
+
+
+def check_no_grad(x, what):
+    """A write without a gradient refuses a tensor that requires grad while grad mode is on,
+    instead of giving a fake gradient (Note [Storage-changing writes] in dispatch.py)."""
+    if _state.enabled and x._rg:
+        raise InplaceError(
+            f"{what}() has no gradient, and the tensor it writes (shape {list(x.shape)}) "
+            f"requires grad; call it under no_grad() or on a tensor that does not require grad")
 
 
 def check_writable(op, x, arrays):

@@ -22,7 +22,7 @@ outside mutograd, and a frame inside the paddle namespace would always answer 'p
 """
 from ..autograd import explain as _explain
 from ..autograd.grad_mode import is_grad_enabled, no_grad
-from ..ops import metadata as _metadata
+from ..ops import OPS as _OPS
 from ..tensor import Tensor
 from .dialect import get_dialect
 
@@ -71,7 +71,7 @@ def where_(self, *args, **kw):
     """Main/torch dialect: ``x.where_(condition, y)`` writes into ``x``. Paddle dialect:
     ``condition.where_(x, y)`` writes into ``x`` and returns it (Paddle's binding)."""
     if _paddle():
-        from ..ops.conventions import where_ as _where_fn
+        from ..ops.argument_orders import where_ as _where_fn
         kw.pop("name", None)
         return _where_fn(self, *args, **kw)
     return _where_(self, *args, **kw)
@@ -84,7 +84,7 @@ def cumsum_(self, axis=None, dtype=None, name=None, **kw):
     """Cumulative sum in place along ``axis``; in the 'paddle' dialect without an axis ``x`` is
     flattened in place first (Paddle), and ``x`` is returned."""
     if _paddle() and axis is None and "dim" not in kw:
-        _metadata.flatten_(self)
+        _OPS["flatten"].inplace_function(self)
         axis = 0
     if dtype is not None:
         kw["dtype"] = dtype

@@ -2,10 +2,11 @@
 from ..tensor import Tensor
 from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/inplace_api.md)
     activations,
+    argument_orders,
     binary_math,
     complex_views,
-    conventions,
     convolution,
+    copying,
     creation,
     decompositions,
     elementwise,
@@ -14,12 +15,10 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     fills,
     grids,
     indexing,
-    inplace_misc,
     linalg,
     matrices,
     matrix_updates,
     memory_layout,
-    metadata,
     normalization,
     pooling,
     predicates,
@@ -35,6 +34,7 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     sorting,
     special,
     statistics,
+    storage,
     torch_creation,
     type_promotion,
     unary_math,
@@ -57,16 +57,18 @@ ALIASES = {k: v for k, v in ALIASES.items() if v is not None}
 
 # Functions the registry does not make (composites and helpers), by public name
 FUNCTIONS = {
-    "transpose": views.transpose, "expand_as": views.expand_as, "split": views.split,
+    "expand_as": views.expand_as, "split": views.split,
     "chunk": views.chunk, "unbind": views.unbind, "cat": shaping.cat, "stack": shaping.stack,
     "contiguous": shaping.contiguous,
     "uniform_": fills.uniform_,
     "normal_": fills.normal_,
-    **conventions.FUNCTIONS, **metadata.FUNCTIONS, **scatter.FUNCTIONS, **sorting.FUNCTIONS,
+    **argument_orders.FUNCTIONS, **scatter.FUNCTIONS, **sorting.FUNCTIONS,
 }
 ALIASES.update(special.ALIASES)
 ALIASES.update(unary_math.ALIASES)
-FUNCTIONS.update(inplace_misc.FUNCTIONS)
+FUNCTIONS.update(storage.FUNCTIONS)
+FUNCTIONS.update(copying.FUNCTIONS)
+FUNCTIONS.update({"detach_": Tensor.detach_, "requires_grad_": Tensor.requires_grad_})
 FUNCTIONS.update(searching.FUNCTIONS)
 FUNCTIONS.update(statistics.FUNCTIONS)
 FUNCTIONS.update(complex_views.FUNCTIONS)
@@ -96,7 +98,8 @@ def _public():
         if op.method is not False and op.method != "inplace" and name not in (
                 "getitem", "index", "values_at", "index_put"):
             names[name] = op.function
-        if op.inplace_function is not None and op.method is not False:
+        if op.inplace_function is not None and op.method is not False and \
+                op.has_inplace != "internal":
             names[name + "_"] = op.inplace_function
     names.update(FUNCTIONS)
     for alias, target in ALIASES.items():
@@ -107,15 +110,15 @@ def _public():
 
 
 PUBLIC = _public()
-_NOT_METHODS = {"cat", "stack", "einsum", "where", "broadcast_to"}
+_NOT_METHODS = {"cat", "stack", "einsum", "where"}
 
 for _name, _fn in PUBLIC.items():
     if _name not in _NOT_METHODS and not hasattr(Tensor, _name):
         setattr(Tensor, _name, _fn)
-Tensor.where = conventions.METHODS["where"]
-Tensor.where_ = conventions.METHODS["where_"]
-Tensor.broadcast_to = lambda self, *shape: call(
-    OPS["expand"], [self], {"shape": tuple(shape[0]) if len(shape) == 1 else shape})
+for _op in OPS.values():   # methods that take another input than the first as self (defop writes=)
+    if _op.self_function is not None:
+        setattr(Tensor, _op.name, _op.self_function)
+        setattr(Tensor, _op.name + "_", _op.inplace_function)
 
 
 def _swap(op):

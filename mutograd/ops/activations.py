@@ -14,7 +14,7 @@ def _hardtanh(xp, x, min=-1.0, max=1.0, out=None):
 
 
 defop("hardtanh", _hardtanh, grad=lambda g, out, min, max: g * ((out > min) & (out < max)),
-      copy_out=True)
+      copy_out=True, keywords={"min_val": "min", "max_val": "max", "inplace": None})
 
 
 def _celu(xp, x, alpha=1.0, out=None):

@@ -444,8 +444,10 @@ def _where(xp, cond, x, y, out=None):
     return out
 
 
-defop("where", _where, grad=(None, lambda g, cond: g * cond, lambda g, cond: g * ~cond),
-      inplace=False)
+# x.where(cond, y) and x.where_(cond, y) (Paddle: where_(cond, x, y)) take x first; a condition
+# of another dtype than bool holds where it is not zero
+defop("where", _where, writes="x",
+      grad=(None, lambda g, cond: g * (cond != 0), lambda g, cond: g * (cond == 0)))
 
 
 def _lerp(xp, x, y, weight, out=None):

@@ -154,7 +154,7 @@ def take(x, index):
 
 def take_along_dim(x, indices, dim=None):
     """``take_along_axis``; without ``dim``, over the flattened ``x``."""
-    from .conventions import take_along_axis
+    from .argument_orders import take_along_axis
     if dim is None:
         return take_along_axis(x.reshape(-1), indices.reshape(-1), 0)
     return take_along_axis(x, indices, dim)

@@ -136,7 +136,7 @@ _METADATA = ("reshape_", "flatten_", "squeeze_", "unsqueeze_", "t_", "transpose_
              "swapdims_")
 _HAND.update({n: ("nothing (only the shape changes: the history is rebased onto the view op)",
                   "none (no data moves; the version is not bumped)") for n in _METADATA})
-_VIA = {"hardtanh_": "hardtanh", "polygamma_": "polygamma", "where_": "where_x",
+_VIA = {"where_": "where",
         "cauchy_": "cauchy", "geometric_": "geometric", "log_normal_": "log_normal",
         "random_": "random", "scatter_reduce_": "scatter_reduce",
         "put_along_axis_": "scatter_reduce", "index_reduce_": "scatter_reduce",
@@ -151,11 +151,12 @@ def op_of(name):
     if name in _HAND:
         return None
     if name in _VIA:
-        return OPS.get(_VIA[name])
+        op = OPS.get(_VIA[name])
+        return getattr(op, "written_first", None) or op
     fn = PUBLIC.get(name)
     for op in OPS.values():
         if getattr(op, "inplace_function", None) is fn and fn is not None:
-            return op
+            return getattr(op, "written_first", None) or op
     return None
 
 

@@ -58,7 +58,7 @@ Note [Ufunc fast path]
 import inspect
 
 from ..autograd import temporaries
-from ..autograd.dispatch import run, write, write_out
+from ..autograd.dispatch import run, run_variadic, swap_storage, write, write_out
 from ..autograd.dispatch import small_write as _small_write
 from ..autograd.op_node import OpNode, VarNode
 from .. import dtypes
@@ -98,6 +98,9 @@ class OpDef:
     copy_out = False  # set by defop: a later write into the saved output copies it first
 
     variadic = False   # an op over a list of tensors (cat, stack, einsum): kind="variadic"
+    runner = None      # the path of an op kind that does not go through run()'s own
+    keywords = {}      # set by defop: the op's own other spellings of its keyword arguments
+    written_first = None   # defop(writes=...): the declaration with the written input first
 
     def __init__(self, name, fwd, grad, kind, inplace, varargs, result, fill, node_name,
                  keeps=(), saves_inputs=False):
@@ -128,6 +131,8 @@ class OpDef:
             elif p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
                 self.attrs.append((p.name, p.default))
         self.n_in = len(self.inputs)
+        if kind == "storage":   # Note [Storage-changing writes] in autograd/dispatch.py
+            self.runner = swap_storage
         # Note [0-d tensors and Python floats in promotion]: which ops it applies to
         self.promotes = kind == "elementwise" and result not in ("bool", "same") and self.n_in > 1
         self.float_result = result == "float"
@@ -210,7 +215,9 @@ class OpDef:
                 attrs.update(zip(self.attr_names, extra))
         for k, v in kw.items():
             if k not in attrs and k not in self.required:   # an op's own name wins
-                k = _KW_ALIASES.get(k, k)
+                k = self.keywords[k] if k in self.keywords else _KW_ALIASES.get(k, k)
+                if k is None:   # a keyword the op accepts and ignores
+                    continue
             if k in self.index:
                 _put_input(self, inputs, self.index[k], v)
             elif k in _INPUT_ALIASES and _INPUT_ALIASES.index(k) < n:
@@ -231,6 +238,7 @@ class OpDef:
 
     def _init_variadic(self, params, grad, saves_inputs, node_name):
         self.variadic = True
+        self.runner = run_variadic
         self.grad = grad
         self.saves_inputs = saves_inputs   # else the gradient gets the inputs' shapes
         self.inputs, self.n_in, self.takes_out, self.promotes, self.float_result = [], 0, False, \
@@ -260,7 +268,8 @@ def _camel(name):
 
 def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, result=None,
           fill=False, method=True, node_name=None, aliases=(), keeps=(), copy_out=False,
-          doc=None, example=None, ufunc=None, saves_inputs=False, undo=None):
+          doc=None, example=None, ufunc=None, saves_inputs=False, undo=None, inplace_name=None,
+          keywords=None, writes=None):
     """Declare an op; returns the OpDef. See the module docstring.
 
     ``doc``: the one-line summary ``help()`` shows; ``example``: a runnable expression using
@@ -269,7 +278,14 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
     ``inplace=True`` gets an in-place form that changes the tensor's own geometry (Note [Metadata
     in place] in autograd/dispatch.py); ``undo(old_array, attrs)`` gives the view op and
     attributes that take the new geometry back to ``old_array``'s (a reshape by default);
-    ``inplace="internal"`` makes the in-place form without publishing it."""
+    ``inplace="internal"`` makes the in-place form without publishing it; ``inplace_name``: the
+    name the in-place form has in messages and the write log (``name + "_"`` by default);
+    ``keywords``: other spellings of the op's keyword arguments (``{"min_val": "min"}``), besides
+    the ones every op takes (``dim`` for ``axis``, ...); a spelling mapped to None is accepted
+    and ignored. ``kind="storage"`` declares a storage swap (Note [Storage-changing writes] in
+    autograd/dispatch.py). ``writes``: the input the in-place form writes when it is not the
+    first: ``where(condition, x, y)`` with ``writes="x"`` gives ``x.where_(condition, y)``, and
+    the method ``x.where(condition, y)`` (``op.self_function``) takes that input as ``self``."""
     op = OpDef(name, fwd, grad, kind, inplace, varargs, result, fill, node_name, keeps,
                saves_inputs)
     op.doc = doc
@@ -277,21 +293,57 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
     if ufunc is not None:
         op.ufunc = ufunc
     op.copy_out = copy_out   # Note [Outputs copied on write] in autograd/saved.py
+    if inplace_name is not None:
+        op.iname = inplace_name
+    if keywords:
+        op.keywords = keywords
     OPS[name] = op
     op.function = _variadic_function(op) if op.variadic else _make_function(op, False)
     op.function.__name__ = op.function.__qualname__ = name
     op.inplace_function = None
-    if inplace and (op.takes_out or kind == "view"):
+    if inplace and (op.takes_out or kind in ("view", "storage")):
         op.undo = undo or _reshape_back
         op.inplace_function = _make_function(op, True)
         op.inplace_function.__name__ = op.inplace_function.__qualname__ = name + "_"
+    op.self_function = None
+    if writes is not None:
+        _written_first(op, fwd, grad, writes, varargs, node_name, keeps)
     op.method = method
     op.aliases = aliases
     # Large results of element-wise ops may come from the buffer cache (Note [The buffer
     # cache]); an op whose forward treats ``out`` as holding ``x`` already must set False.
     op.pool = (kind == "elementwise" and op.takes_out and inplace is True and not fill
-               and result in (None, "float"))
+               and result in (None, "float") and writes is None)
     return op
+
+
+def _written_first(op, fwd, grad, writes, varargs, node_name, keeps):
+    """``op``'s method and in-place forms when they take input ``writes`` first (defop's
+    ``writes``): a copy of the declaration with that input moved to the front, whose first
+    input the runner writes. It makes the same backward node, with the inputs in its order."""
+    n = op.n_in
+    i = op.index[writes]
+    order = [i] + [j for j in range(n) if j != i]
+    sig = inspect.signature(fwd)
+    ps = list(sig.parameters.values())
+
+    def moved(xp, *args, **kw):
+        back = [None] * n
+        for k, j in enumerate(order):
+            back[j] = args[k]
+        return fwd(xp, *back, *args[n:], **kw)
+    moved.__signature__ = sig.replace(parameters=[ps[0]] + [ps[1 + j] for j in order] + ps[1 + n:])
+    grads = tuple(grad) if isinstance(grad, (tuple, list)) else (grad,)
+    grads += (None,) * (n - len(grads))
+    first = OpDef(op.name, moved, tuple(grads[j] for j in order), op.kind, True, varargs,
+                  op.result, op.fill, node_name or _camel(op.name) + "Backward", keeps)
+    first.copy_out = op.copy_out
+    op.written_first = first
+    op.has_inplace = False   # op itself writes no input: its in-place form is first's
+    op.self_function = _make_function(first, False)
+    op.inplace_function = _make_function(first, True)
+    op.self_function.__name__ = op.self_function.__qualname__ = op.name
+    op.inplace_function.__name__ = op.inplace_function.__qualname__ = op.name + "_"
 
 
 def _reshape_back(old, attrs):

@@ -3,6 +3,12 @@
 Each view op's forward returns a view of its input array, so the same forward replays a view's
 chain on a gradient buffer (Note [Writing through a view]). ``reshape``/``flatten`` are views when
 the strides allow and copies otherwise, as in PyTorch; ``view`` refuses to copy.
+
+The view ops declared with an in-place form (``reshape_``, ``flatten_``, ``squeeze_``,
+``unsqueeze_``, ``t_``, ``swapaxes_``, ``as_strided_``; ``transpose_`` picks ``permute``'s or
+``swapaxes``' by its arguments, ops/argument_orders.py) change the tensor's own shape and
+strides and return it: Note [Metadata in place] in autograd/dispatch.py. ``undo`` gives the
+view step that takes the new geometry back to the old one, for the views made before the change.
 """
 from ..autograd.engine import RegionGrad
 from ..errors import ShapeError
@@ -39,8 +45,7 @@ def _back(g, x_shape):
     """The gradient of every reshape."""
     return g.reshape(x_shape)
 
-defop("reshape", _reshape, kind="view", varargs="shape", result="maybe_view", grad=_back,
-      inplace=False)
+defop("reshape", _reshape, kind="view", varargs="shape", result="maybe_view", grad=_back)
 defop("view", _view, kind="view", varargs="shape", grad=_back, inplace=False)
 
 
@@ -54,7 +59,7 @@ def _flatten(xp, x, start_axis=0, stop_axis=-1):
     return _reshape(xp, x, shape=x.shape[:a] + (n,) + x.shape[b + 1:])
 
 
-defop("flatten", _flatten, kind="view", result="maybe_view", grad=_back, inplace=False)
+defop("flatten", _flatten, kind="view", result="maybe_view", grad=_back)
 
 
 def _unflatten(xp, x, *, axis, shape):
@@ -71,8 +76,12 @@ def _unflatten(xp, x, *, axis, shape):
 
 
 defop("unflatten", _unflatten, kind="view", grad=_back, inplace=False)
+# the in-place form is ``transpose_(x, perm)``'s (Paddle), not published as ``permute_``
 defop("permute", lambda xp, x, *, perm: xp.transpose(x, perm), kind="view", varargs="perm",
-      inplace=False, grad=lambda g, perm, xp: xp.transpose(g, _inverse(perm, g.ndim)))
+      inplace="internal", inplace_name="transpose_",
+      undo=lambda old, attrs: (OPS["permute"], {"perm": tuple(_inverse(attrs["perm"],
+                                                                        old.ndim))}),
+      grad=lambda g, perm, xp: xp.transpose(g, _inverse(perm, g.ndim)))
 
 
 def _inverse(perm, n):
@@ -82,8 +91,10 @@ def _inverse(perm, n):
     return inv
 
 
+# ``swapaxes_`` (and ``swapdims_``) is PyTorch's ``transpose_(x, dim0, dim1)``: named so in messages
 defop("swapaxes", lambda xp, x, *, axis0, axis1: xp.swapaxes(x, axis0, axis1), kind="view",
-      inplace=False, grad=lambda g, axis0, axis1, xp: xp.swapaxes(g, axis0, axis1),
+      inplace_name="transpose_", undo=lambda old, attrs: (OPS["swapaxes"], attrs),
+      grad=lambda g, axis0, axis1, xp: xp.swapaxes(g, axis0, axis1),
       node_name="TransposeBackward")
 
 
@@ -93,7 +104,7 @@ def _t(xp, x):
     return x.T
 
 
-defop("t", _t, kind="view", inplace=False, grad=lambda g: g.T)
+defop("t", _t, kind="view", undo=lambda old, attrs: (OPS["t"], {}), grad=lambda g: g.T)
 
 
 def _squeeze(xp, x, axis=None):
@@ -113,8 +124,8 @@ def _unsqueeze(xp, x, *, axis):
     return x
 
 
-defop("squeeze", _squeeze, kind="view", grad=_back, inplace=False)
-defop("unsqueeze", _unsqueeze, kind="view", grad=_back, inplace=False)
+defop("squeeze", _squeeze, kind="view", grad=_back)
+defop("unsqueeze", _unsqueeze, kind="view", grad=_back)
 
 
 def _expand(xp, x, *, shape):
@@ -137,7 +148,8 @@ def _expand(xp, x, *, shape):
 
 
 defop("expand", _expand, kind="view", varargs="shape", grad=lambda g: g, inplace=False)
-defop("broadcast_to", _expand, kind="view", grad=lambda g: g, inplace=False, method=False)
+defop("broadcast_to", _expand, kind="view", varargs="shape", keywords={"size": "shape"},
+      grad=lambda g: g, inplace=False)
 
 
 def _narrow(xp, x, *, axis, start, length):
@@ -196,6 +208,7 @@ for _name, _fwd in (("narrow", _narrow), ("select", _select), ("diagonal", _diag
 def _as_strided(xp, x, *, size, stride, storage_offset=0):
     """Strides and offset in elements, relative to the first element of a contiguous ``x``."""
     size, stride = tuple(size), tuple(stride)
+    storage_offset = 0 if storage_offset is None else int(storage_offset)
     if len(size) != len(stride):
         raise ShapeError(f"as_strided: size {list(size)} and stride {list(stride)} differ in "
                          f"length")
@@ -220,7 +233,14 @@ def _as_strided_grad(g, x_shape, size, stride, storage_offset, xp):
     return z.reshape(x_shape)
 
 
-defop("as_strided", _as_strided, kind="view", inplace=False, grad=_as_strided_grad)
+def _as_strided_back(old, attrs):
+    """Views made before ``as_strided_`` replay from the old, contiguous geometry."""
+    return OPS["as_strided"], {"size": tuple(old.shape),
+                               "stride": tuple(s // old.itemsize for s in old.strides),
+                               "storage_offset": 0}
+
+
+defop("as_strided", _as_strided, kind="view", undo=_as_strided_back, grad=_as_strided_grad)
 
 
 def _unfold(xp, x, *, axis, size, step):
@@ -252,22 +272,6 @@ defop("unfold", _unfold, kind="view", inplace=False, grad=_unfold_grad)
 
 
 # ---- public helpers built on the view ops ---------------------------------------------------
-def transpose(x, *args, **kw):
-    """``transpose(x, perm)`` (Paddle) or ``transpose(x, dim0, dim1)`` (PyTorch)."""
-    perm = kw.pop("perm", None)
-    if perm is None and len(args) == 1:
-        perm = args[0]
-    if perm is not None:
-        return call(OPS["permute"], [x], {"perm": tuple(perm)})
-    if len(args) == 2:
-        d0, d1 = args
-    else:
-        d0, d1 = kw.get("dim0", kw.get("axis0")), kw.get("dim1", kw.get("axis1"))
-    if x.ndim == 0 and d0 in (0, -1) and d1 in (0, -1):   # PyTorch: a 0-d tensor has dim 0/-1
-        return call(OPS["permute"], [x], {"perm": ()})
-    return call(OPS["swapaxes"], [x], {"axis0": d0, "axis1": d1})
-
-
 def expand_as(x, y):
     """``x`` expanded to the shape of ``y`` (a view)."""
     return call(OPS["expand"], [x], {"shape": tuple(y.shape)})

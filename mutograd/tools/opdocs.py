@@ -9,7 +9,7 @@ import sys
 
 import mutograd as mg
 import mutograd.compat.tensor_ext  # registers set_value, listed too
-from mutograd.ops import ALIASES, FUNCTIONS, OPS, metadata
+from mutograd.ops import ALIASES, FUNCTIONS, OPS
 
 HEADER = """# Ops
 
@@ -96,7 +96,8 @@ COMPOSITES = {
     "max": "amax; argmax + values_at with an int axis; maximum with a tensor",
     "min": "amin; argmin + values_at with an int axis; minimum with a tensor",
     "var": "var", "std": "std", "softmax": "softmax", "log_softmax": "log_softmax",
-    "transpose": "permute or swapaxes", "expand_as": "expand", "broadcast_to": "expand",
+    "transpose": "permute or swapaxes; `transpose_` changes the tensor's metadata",
+    "expand_as": "expand",
     "split": "narrow (views)", "chunk": "narrow (views)", "unbind": "select (views)",
     "contiguous": "clone when not contiguous", "gather": "gather; index_select (Paddle order)",
     "take_along_axis": "gather", "index_select": "index_select", "where": "where",
@@ -158,8 +159,6 @@ def render():
               "| function | forms | built from |", "|---|---|---|"]
     for base in sorted({n.rstrip("_") for n in FUNCTIONS}):
         what = COMPOSITES.get(base) or (f"alias of {ALIASES[base]}" if base in ALIASES else "")
-        if base + "_" in metadata.FUNCTIONS:
-            what = (what + "; " if what else "") + f"`{base}_` changes the tensor's metadata"
         lines.append(f"| `{base}` | {_forms(base, None)} | {what} |")
     return "\n".join(lines) + "\n" + EXTREMAL
 

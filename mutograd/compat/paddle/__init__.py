@@ -18,6 +18,7 @@ import sys as _sys
 
 import mutograd as _mg
 
+from ...ops import argument_orders as _orders
 from ...ops import views as _views
 from ...ops.creation import shape_args as _shape_args
 from ...ops.registry import OPS as _OPS
@@ -90,7 +91,7 @@ def transpose(x, perm, name=None):
     if not isinstance(perm, (list, tuple)):
         raise TypeError(f"paddle.transpose(x, perm): perm must list every dimension, such as "
                         f"[1, 0], got {perm!r}")
-    return _views.transpose(x, list(perm))
+    return _orders.transpose(x, list(perm))
 
 
 def split(x, num_or_sections, axis=0, name=None):

@@ -16,7 +16,6 @@ import inspect
 import mutograd as _mg
 
 from ...autograd.grad_mode import no_grad
-from ...ops import metadata as _metadata
 from ...tensor import Tensor
 
 # Paddle's keyword -> the main namespace's, for functions that differ only in keyword names.
@@ -173,7 +172,7 @@ def cumsum_(x, axis=None, dtype=None, name=None):
         (True, [1.0, 2.0, 3.0, 4.0])
     """
     if axis is None:
-        _metadata.flatten_(x)
+        _mg.flatten_(x)
         axis = 0
     if dtype is not None:
         _mg.cast_(x, dtype)

@@ -2,7 +2,8 @@
 
 Everything here is built from declared ops (``mutograd.ops``: convolution, pooling,
 normalization, embedding, ...), so gradients, version checks and memory accounting come from the
-op table. ``inplace=True`` uses the op's in-place form (``relu_``, ...): the result is the input object, no new storage.
+op table. ``inplace=True`` uses the op's in-place form (``relu_``, ...): the result is the
+input object, no new storage.
 
     >>> import mutograd as mg
     >>> import mutograd.nn.functional as F

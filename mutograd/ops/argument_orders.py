@@ -1,10 +1,14 @@
 """Public functions that accept both PyTorch's and Paddle's argument orders.
 
-Where the two frameworks order or type the arguments of one op differently and the call itself
-tells which convention is meant (an ``int`` axis versus an index tensor in second position), the
-main namespace accepts both: ``gather(x, dim, index)`` and ``gather(x, index, axis)``,
-``index_select(x, dim, index)`` and ``index_select(x, index, axis)``. Each resolves to one declared
-op, so gradients and errors come from that op's declaration.
+Where the two frameworks order or type the arguments of one op differently and only the call
+itself tells which convention is meant (an ``int`` axis versus an index tensor in second
+position, a permutation versus two axes, tensor versus scalar bounds), the main namespace
+accepts both: ``gather(x, dim, index)`` and ``gather(x, index, axis)``, ``index_select``,
+``transpose(x, perm)`` and ``transpose(x, dim0, dim1)`` (and ``transpose_``), ``polygamma(n, x)``
+and ``polygamma(x, n)``, ``set_``'s positional shape or offset, ``clamp`` with tensor bounds,
+``where`` with the condition alone. Each resolves to a declared op, so gradients and errors come
+from that op's declaration. Conventions that do not depend on the call (keyword spellings,
+a shape as varargs or a list) are in the declarations themselves (``defop``).
 """
 from .. import dtypes
 from ..errors import IndexRangeError, ShapeError
@@ -133,14 +137,6 @@ def _no_kw(kw, what):
         raise TypeError(f"{what}() got an unexpected keyword argument '{next(iter(kw))}'")
 
 
-def broadcast_to(x, *shape, **kw):
-    """``x`` broadcast to ``shape`` (a view; no data is copied)."""
-    shape = kw.pop("shape", kw.pop("size", None)) if not shape else (
-        shape[0] if len(shape) == 1 and isinstance(shape[0], (list, tuple)) else shape)
-    _no_kw(kw, "broadcast_to")
-    return call(OPS["expand"], [x], {"shape": tuple(shape)})
-
-
 def _scalar_dtype(v):
     if isinstance(v, bool):
         return dtypes.bool.np
@@ -183,22 +179,9 @@ def where(condition, x=None, y=None, name=None):
     return call(OPS["where"], [condition, x, y], {})
 
 
-def _where_into(xp, x, cond, y, out=None):
-    r = xp.where(cond, x, y)
-    if out is None:
-        return r
-    out[...] = r
-    return out
-
-
-# Paddle's ``where_(condition, x, y)`` writes the result into ``x``: declared with ``x`` first so
-# that the registry's in-place machinery (leaf rule, version, overlap, rebase) applies to it
-defop("where_x", _where_into, node_name="WhereBackward", method=False,
-      grad=(lambda g, cond: g * cond, None, lambda g, cond: g * ~cond))
-
-
 def where_(condition, x, y, name=None):
-    """In-place :func:`where` into ``x`` (Paddle's ``where_``); returns ``x``.
+    """In-place :func:`where` into ``x`` (Paddle's ``where_``; the method is
+    ``x.where_(condition, y)``); returns ``x``.
 
     Example::
 
@@ -207,17 +190,7 @@ def where_(condition, x, y, name=None):
         >>> mg.where_(mg.tensor([True, False]), x, 0.0) is x, x.tolist()
         (True, [1.0, 0.0])
     """
-    if not isinstance(condition, Tensor):
-        from .creation import tensor
-        condition = tensor(condition)
-    if condition._data.dtype.kind != "b":
-        condition = call(OPS["ne"], [condition, 0], {})
-    return call_inplace(OPS["where_x"], [x, condition, y], {})
-
-
-def _where_method(self, condition, y):
-    """``x.where(condition, y)``: PyTorch's method form (``self`` is the value where true)."""
-    return where(condition, self, y)
+    return OPS["where"].inplace_function(x, condition, y)
 
 
 # ---- clamp/clip with tensor bounds --------------------------------------------------------
@@ -235,13 +208,6 @@ def _to_lo(g, x, lo, hi):
     hit = x < lo
     if hi is not None:
         hit = hit & (lo < hi)   # lo >= hi: the result is hi, whose gradient it is (PyTorch)
-    return g * hit
-
-
-def _to_hi(g, x, lo, hi):
-    hit = x > hi
-    if lo is not None:
-        hit = hit | (hi < lo)
     return g * hit
 
 
@@ -283,13 +249,104 @@ def clamp_(x, min=None, max=None, name=None):
     return call_inplace(*_clamp_args(x, min, max, "clamp_"))
 
 
+def _transpose_op(args, kw):
+    """The view op and attributes ``transpose``'s arguments name: a permutation (Paddle:
+    ``permute``) or two axes (PyTorch: ``swapaxes``); the call itself tells which."""
+    perm = kw.pop("perm", None)
+    if perm is None and len(args) == 1:
+        perm = args[0]
+    if perm is not None:
+        return OPS["permute"], {"perm": tuple(perm)}
+    if len(args) == 2:
+        d0, d1 = args
+    else:
+        d0, d1 = kw.pop("dim0", kw.pop("axis0", None)), kw.pop("dim1", kw.pop("axis1", None))
+    return OPS["swapaxes"], {"axis0": d0, "axis1": d1}
+
+
+def transpose(x, *args, **kw):
+    """``transpose(x, perm)`` (Paddle) or ``transpose(x, dim0, dim1)`` (PyTorch).
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> x = mg.zeros([2, 3, 4])
+        >>> mg.transpose(x, [2, 0, 1]).shape, mg.transpose(x, 0, 2).shape
+        ([4, 2, 3], [4, 3, 2])
+    """
+    op, attrs = _transpose_op(args, kw)
+    if op is OPS["swapaxes"] and x.ndim == 0 and attrs["axis0"] in (0, -1) and \
+            attrs["axis1"] in (0, -1):   # PyTorch: a 0-d tensor has dim 0/-1
+        return call(OPS["permute"], [x], {"perm": ()})
+    return call(op, [x], attrs)
+
+
+def transpose_(x, *args, **kw):
+    """In-place :func:`transpose`: ``transpose_(x, perm)`` (Paddle) or ``transpose_(x, dim0,
+    dim1)`` (PyTorch) gives ``x`` the transposed geometry; returns ``x``.
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> x = mg.zeros([2, 3])
+        >>> mg.transpose_(x, [1, 0]) is x, x.shape
+        (True, [3, 2])
+    """
+    op, attrs = _transpose_op(args, kw)
+    if op is OPS["permute"]:
+        perm = attrs["perm"]
+        if sorted(p % x.ndim for p in perm) != list(range(x.ndim)):
+            raise ShapeError(f"transpose_(): perm {list(perm)} is not a permutation of the "
+                             f"{x.ndim} axes")
+    elif None in attrs.values() or kw:
+        raise TypeError("transpose_() takes a permutation or two axes (dim0, dim1)")
+    return call_inplace(op, [x], attrs)
+
+
+def set_(x, source=None, *args, shape=None, stride=None, offset=None, storage_offset=None,
+         size=None, name=None):
+    """Make ``x`` look into ``source``'s storage (shape, stride, offset); returns ``x``
+    (the storage swap ``set`` of ops/storage.py).
+
+    ``offset`` is in bytes (Paddle), ``storage_offset`` in elements (PyTorch); a second
+    positional argument that is an int is PyTorch's ``storage_offset``, a list Paddle's shape.
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> src = mg.tensor([1.0, 2.0, 3.0, 4.0])
+        >>> mg.zeros(1).set_(src, 1, [2], [1]).tolist()
+        [2.0, 3.0]
+    """
+    if len(args) > 3:
+        raise TypeError(f"set_() takes at most 5 arguments ({len(args) + 2} given)")
+    given = dict(enumerate(args))
+    if args and isinstance(args[0], int):       # PyTorch: storage_offset, size, stride
+        storage_offset, size, stride = given[0], given.get(1, size), given.get(2, stride)
+    elif args:                                  # Paddle: shape, stride, offset
+        shape, stride, offset = given[0], given.get(1, stride), given.get(2, offset)
+    return call_inplace(OPS["set"], [x], {
+        "source": source, "shape": size if shape is None else shape, "stride": stride,
+        "offset": offset, "storage_offset": storage_offset})
+
+
+def polygamma(*args, **kw):
+    """The n-th derivative of digamma: ``polygamma(x, n)`` (Paddle) or ``polygamma(n, x)``
+    (PyTorch); the integer tells them apart. The method and ``polygamma_`` take ``(x, n)``.
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> x = mg.tensor([1.0])
+        >>> mg.polygamma(1, x).tolist() == mg.polygamma(x, 1).tolist()
+        True
+    """
+    if args and isinstance(args[0], int) and len(args) > 1 and isinstance(args[1], Tensor):
+        args = (args[1], args[0]) + args[2:]
+    return OPS["polygamma"].function(*args, **kw)
+
+
 FUNCTIONS = {"gather": gather, "take_along_axis": take_along_axis, "index_select": index_select,
-             "broadcast_to": broadcast_to, "where": where, "where_": where_, "clamp": clamp,
-             "clamp_": clamp_,
-             "clip": clamp, "clip_": clamp_}
-def _where_inplace_method(self, condition, y):
-    """``x.where_(condition, y)``: ``x`` keeps its values where ``condition`` holds, in place."""
-    return where_(condition, self, y)
-
-
-METHODS = {"where": _where_method, "where_": _where_inplace_method}
+             "where": where, "where_": where_, "clamp": clamp, "clamp_": clamp_, "clip": clamp,
+             "clip_": clamp_, "transpose": transpose, "transpose_": transpose_, "set_": set_,
+             "polygamma": polygamma}
