@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.special
+import scipy.special as sc
 
 
 class Sample(NamedTuple):
@@ -41,21 +42,43 @@ class OpInfo:
     torch_name: str | None = None  # name in PyTorch when it differs (None: same)
     kind: str = "elementwise"         # elementwise | reduction | scan | linalg | view | copy | nn
     variant: str = ""                 # test id suffix for an attribute variant
-    make: Callable | None = None   # rng -> Sample, for inputs that are not plain floats
+    make: Callable | None = None   # rng -> Sample (or the input arrays), for inputs that are
+                                   # not plain floats
     call: Callable | None = None   # (fn, *args, **kw) -> result, when not fn(*args, **kw)
     method: bool = True               # Tensor.<name> exists
     torch: object = True              # False: no PyTorch counterpart; or (torch, *args, **kw)
     float_out: bool = False           # result is floating for integer inputs (x_ on int raises)
     fd: bool = True                   # gradient checked by finite differences (not at a kink)
+    function: bool = True             # has an out-of-place mg.<name> (copy_ has none)
+    view_ok: bool = True              # its ``_`` form is also written through a view
+    workspace: bool | None = None     # in place, one temporary buffer is counted (and freed);
+                                      # None: a linalg row
+    torch_inplace: object = False     # compare the ``_`` form with PyTorch's instead of the
+                                      # function: True (its ``<name>_`` method on a non-leaf) or
+                                      # (torch, *tensors) -> the in-place result
+    copies_for_others: bool = False   # in place, x is copied when another input's gradient
+                                      # needs it (y's of mul_), even if x's does not
+    covers: tuple = ()                # registry ops the row runs besides ``name`` (coverage)
+
+    def __post_init__(self):
+        if self.workspace is None:
+            self.workspace = self.kind == "linalg"
 
     @property
     def id(self):
         return self.name + (f"-{self.variant}" if self.variant else "")
 
     def draw(self, rng):
-        """A Sample: the ``make`` function's, or float inputs of ``shapes`` from ``domain``."""
+        """A Sample: the ``make`` function's, or float inputs of ``shapes`` from ``domain``.
+
+        ``make`` may also give just the input arrays: then the attributes are the keywords and
+        every float array gets a gradient."""
         if self.make is not None:
-            return self.make(rng)
+            s = self.make(rng)
+            if isinstance(s, Sample):
+                return s
+            return Sample(list(s), dict(self.attrs),
+                          tuple(i for i, a in enumerate(s) if np.asarray(a).dtype.kind == "f"))
         lo, hi = self.domain
         arrays = []
         for shape in self.shapes[:self.nargs]:
@@ -277,12 +300,12 @@ def _unpool(shape, kernel, output_size, variant=""):
         return Sample([rng.uniform(-2, 2, shape), flat],
                       {"kernel_size": kernel, "output_size": output_size}, (0,))
     return OpInfo(name, _unpool_ref, nargs=2, shapes=(shape,), inplace=False, method=False,
-                  kind="nn", variant=variant, make=make,
+                  kind="nn", variant=variant, make=make, covers=("max_unpool",),
                   call=lambda fn, *a, **k: getattr(_nnf(), name)(*a, **k),
                   torch=lambda torch, *a, **k: getattr(torch.nn.functional, name)(*a, **k))
 
 
-OPS = [
+BASE = [
     # ---- unary ---------------------------------------------------------------------------
     _u("neg", np.negative),
     _u("abs", np.abs, saves="input", positive=True),
@@ -326,7 +349,7 @@ OPS = [
     _u("clip", lambda x: np.maximum(x, -0.5), attrs={"min": -0.5}, saves="input",
        positive=True, variant="min-only"),
     _u("exp2", np.exp2, saves="out"),
-    _b("fmod", np.fmod, positive=True, domain=(-5, 5)),
+    _b("fmod", np.fmod, positive=True, domain=(-5, 5), copies_for_others=True),
     _u("floor", np.floor, positive=True),
     _u("ceil", np.ceil, positive=True),
     _u("trunc", np.trunc, positive=True),
@@ -345,17 +368,18 @@ OPS = [
     _b("add", np.add),
     _b("add", lambda x, y, alpha: x + alpha * y, attrs={"alpha": 2.0}, variant="alpha"),
     _b("sub", np.subtract),
-    _b("mul", np.multiply, saves="other"),
-    _b("mul", np.multiply, saves="other", variant="same-shape", shapes=((3, 4), (3, 4))),
+    _b("mul", np.multiply, saves="other", copies_for_others=True),
+    _b("mul", np.multiply, saves="other", variant="same-shape", shapes=((3, 4), (3, 4)),
+       copies_for_others=True),
     _b("div", np.divide, positive=True, saves="out-copied", float_out=True),
     _b("floor_divide", np.floor_divide, positive=True, grad=False, domain=(0.5, 5)),
-    _b("remainder", np.remainder, positive=True, domain=(0.5, 5)),
+    _b("remainder", np.remainder, positive=True, domain=(0.5, 5), copies_for_others=True),
     _b("pow", np.power, domain=(0.5, 2), saves="input"),
     _b("maximum", np.maximum, saves="input"),
     _b("minimum", np.minimum, saves="input"),
     _b("atan2", np.arctan2, positive=True, saves="input", float_out=True),
     OpInfo("lerp", lambda x, y, w: x + w * (y - x), nargs=3, shapes=((3, 4), (4,), (3, 1)),
-           saves="other"),
+           saves="other", copies_for_others=True),
     OpInfo("lerp", lambda x, y, w: x + w * (y - x), variant="scalar-weight",
            make=_with(lambda rng: [0.3], shapes=((3, 4), (3, 4)), diff=(0, 1)),
            saves="nothing"),
@@ -365,6 +389,7 @@ OPS = [
            shapes=((3, 4), (4,), (3, 4)), attrs={"value": 0.5}, positive=True, saves="other"),
     OpInfo("clamp", lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi), nargs=3,
            shapes=((3, 4), (4,), (3, 1)), variant="tensor-bounds", saves="input",
+           covers=("clamp_tensor",),
            make=lambda rng: Sample([rng.uniform(-2, 2, (3, 4)), rng.uniform(-1.5, -0.1, (4,)),
                                     rng.uniform(0.1, 1.5, (3, 1))], {}, (0, 1, 2))),
     OpInfo("clamp", lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi), nargs=3,
@@ -416,10 +441,10 @@ OPS = [
     _r("prod", lambda x: np.prod(x, 1), variant="with-zero", attrs={"axis": 1},
        make=lambda rng: Sample([np.array([[0.0, 1.5, 2.0], [0.0, 0.0, 3.0], [1.0, 2.0, -1.0]])],
                                {"axis": 1}, (0,))),
-    _r("max", np.max, make=_distinct_make({})),
-    _r("max", _max, make=_distinct_make({"axis": 1}), variant="axis1"),
+    _r("max", np.max, make=_distinct_make({}), covers=("max_all",)),
+    _r("max", _max, make=_distinct_make({"axis": 1}), variant="axis1", covers=("values_at",)),
     _r("max", _max, make=_distinct_make({"axis": 0, "keepdim": True}), variant="keepdim"),
-    _r("min", np.min, make=_distinct_make({})),
+    _r("min", np.min, make=_distinct_make({}), covers=("min_all",)),
     _r("min", _min, make=_distinct_make({"axis": -1}), variant="axis-1"),
     _r("amax", np.amax, make=_distinct_make({})),
     _r("amax", lambda x, axis: np.amax(x, axis), make=_distinct_make({"axis": 1}),
@@ -477,7 +502,8 @@ OPS = [
     OpInfo("cumprod", lambda x, axis: np.cumprod(x, axis), kind="scan", attrs={"axis": 1},
            saves="input", positive=True),
     # ---- linear algebra --------------------------------------------------------------------
-    _b("matmul", np.matmul, shapes=((3, 4), (4, 4)), kind="linalg", saves="other"),
+    _b("matmul", np.matmul, shapes=((3, 4), (4, 4)), kind="linalg", saves="other",
+       copies_for_others=True),
     _b("matmul", np.matmul, shapes=((2, 3, 4), (4, 5)), kind="linalg", inplace=False,
        variant="batch-broadcast"),
     _b("matmul", np.matmul, shapes=((2, 1, 3, 4), (3, 4, 2)), kind="linalg", inplace=False,
@@ -614,7 +640,7 @@ OPS = [
     _c("masked_select", lambda x, m: np.broadcast_to(x, (3, 4))[np.broadcast_to(m, (3, 4))],
        variant="broadcast",
        make=lambda rng: Sample([rng.uniform(-2, 2, (4,)), _mask(rng)], {}, (0,))),
-    _c("getitem", lambda x: x[[2, 0, 2]], method=False, variant="int-array",
+    _c("getitem", lambda x: x[[2, 0, 2]], method=False, variant="int-array", covers=("index",),
        call=_getitem(np.array([2, 0, 2])), torch=lambda torch, x: x[[2, 0, 2]]),
     _c("getitem", lambda x: x[x > 0], method=False, variant="mask",
        call=lambda fn, x: x[x > 0], torch=lambda torch, x: x[x > 0]),
@@ -634,7 +660,8 @@ OPS = [
     _c("sort", _sort, make=_distinct_make({"axis": 1})),
     _c("sort", _sort, variant="descending-axis0",
        make=_distinct_make({"axis": 0, "descending": True})),
-    _c("topk", _topk, make=lambda rng: Sample([_distinct(rng, (3, 5)), 2], {"axis": 1}, (0,))),
+    _c("topk", _topk, make=lambda rng: Sample([_distinct(rng, (3, 5)), 2], {"axis": 1}, (0,)),
+       covers=("argtopk",)),
     _c("topk", _topk, variant="smallest-axis0",
        make=lambda rng: Sample([_distinct(rng, (4, 3)), 3], {"axis": 0, "largest": False},
                                (0,))),
@@ -674,4 +701,354 @@ OPS = [
     _unpool((1, 2, 2, 2, 3), 2, (4, 4, 6)),
 ]
 
+
+
+# ---- the rest of the in-place surface (docs/inplace_api.md) ---------------------------------
+# These rows are compared with PyTorch through their ``_`` form (``torch_inplace``): PyTorch's
+# in-place method on a non-leaf, or the row's own PyTorch form of the in-place result.
+_FLOAT_RESULT = {   # the ``_`` form refuses to write its float result into an integer tensor
+    "acos", "acosh", "asin", "asinh", "atan", "atanh", "celu", "copysign", "cosh", "deg2rad",
+    "digamma", "erf", "erfc", "erfinv", "float_power", "hardsigmoid", "hypot", "i0", "ldexp",
+    "lgamma", "logit", "mish", "multigammaln", "polygamma", "rad2deg", "selu", "sinc", "sinh",
+    "xlogy"}
+_SURFACE_KIND = {
+    **dict.fromkeys(("addmm", "addmv", "addr", "baddbmm", "addbmm"), "linalg"),
+    **dict.fromkeys(("scatter_reduce", "put_along_axis", "index_reduce"), "index"),
+    **dict.fromkeys(("embedding_renorm", "fill_diagonal", "fill_diagonal_tensor", "renorm"),
+                    "other")}
+
+
+def _placed(args):
+    """A ``call`` from ``args(tensors, attrs) -> (positional, keywords)``."""
+    def call(fn, *ts, **attrs):
+        pos, kw = args(list(ts), attrs)
+        return fn(*pos, **kw)
+    return call
+
+
+def _s(name, ref, sample=None, args=None, tref=None, **kw):
+    """A row of the in-place surface: ``sample(rng)`` gives its input arrays, ``args`` places
+    them, ``tref(torch, *tensors)`` is PyTorch's form of the in-place result."""
+    if sample is not None:
+        kw["make"] = sample
+    if args is not None:
+        kw["call"] = _placed(args)
+    plain = not (sample or args or kw.get("attrs")) and kw.get("torch_name") != ""
+    kw.setdefault("torch_inplace", tref or plain)
+    kw.setdefault("torch", False)
+    kw.setdefault("float_out", name in _FLOAT_RESULT)
+    kw.setdefault("kind", _SURFACE_KIND.get(name, "elementwise"))
+    return OpInfo(name, ref, **kw)
+
+
+def _su(name, ref, **kw):
+    return _s(name, ref, **kw)
+
+
+def _sb(name, ref, **kw):
+    kw.setdefault("shapes", ((3, 4), (4,)))
+    return _s(name, ref, nargs=2, **kw)
+
+
+def _sm(name, ref, shapes, **kw):
+    kw.setdefault("attrs", {"beta": 0.5, "alpha": 2.0})
+    return _s(name, ref, nargs=3, shapes=shapes, view_ok=False, workspace=True, **kw)
+
+
+def _mgl(x, p):
+    return p * (p - 1) / 4 * np.log(np.pi) + sum(sc.gammaln(x - i / 2) for i in range(p))
+
+
+def _renorm(x, p, axis, maxnorm):
+    others = tuple(i for i in range(x.ndim) if i != axis)
+    n = (np.abs(x) ** p).sum(axis=others, keepdims=True) ** (1 / p)
+    return x * np.where(n > maxnorm, maxnorm / (n + 1e-7), 1.0)
+
+
+def _celu(x, a):
+    return np.maximum(x, 0) + np.minimum(0, a * np.expm1(x / a))
+
+
+_SA, _SS = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+
+# ---- scatter family: inputs are (x, index, src) -------------------------------------------
+def _scatter_sample(rng):
+    x = rng.uniform(0.5, 2, (4, 3))
+    index = rng.integers(0, 4, (5, 3))
+    src = rng.uniform(0.5, 2, (5, 3))
+    return [x, index, src]
+
+
+def _scatter_ref(reduce, include_self=True):
+    def ref(x, index, src):
+        out = x.copy()
+        cols = np.broadcast_to(np.arange(x.shape[1]), index.shape)
+        groups = {}
+        for (i, j), k in np.ndenumerate(index):
+            groups.setdefault((k, cols[i, j]), []).append(src[i, j])
+        for pos, vals in groups.items():
+            vals = ([x[pos]] if include_self else []) + vals
+            out[pos] = {"sum": np.sum, "prod": np.prod, "mean": np.mean, "amax": np.max,
+                        "amin": np.min, "assign": lambda v: v[-1]}[reduce](vals)
+        return out
+    return ref
+
+
+def _scatter_args(ts, at):
+    return (ts[0], at["axis"], ts[1], ts[2], at["reduce"]), {
+        "include_self": at.get("include_self", True)}
+
+
+def _scatter_row(reduce, include_self=True):
+    name = "scatter_reduce"
+    return _s(
+        name, _scatter_ref(reduce, include_self), nargs=3, sample=_scatter_sample,
+        attrs={"axis": 0, "reduce": reduce, "include_self": include_self}, args=_scatter_args,
+        variant=reduce + ("" if include_self else "-exclude-self"),
+        saves="input", view_ok=False,
+        tref=None if reduce == "assign" else (lambda torch, x, i, s: torch.scatter_reduce(
+            x, 0, i, s, reduce, include_self=include_self)))
+
+
+def _index_reduce_sample(rng):
+    return [rng.uniform(0.5, 2, (4, 3)), rng.integers(0, 4, (5,)), rng.uniform(0.5, 2, (5, 3))]
+
+
+def _index_reduce_ref(reduce):
+    def ref(x, index, src):
+        full = np.broadcast_to(index[:, None], src.shape)
+        return _scatter_ref(reduce)(x, full, src)
+    return ref
+
+
+def _index_reduce_row(reduce):
+    return _s(
+        "index_reduce", _index_reduce_ref(reduce), nargs=3, sample=_index_reduce_sample,
+        attrs={"axis": 0}, saves="input", view_ok=False, variant=reduce,
+        args=lambda ts, at: ((ts[0], at["axis"], ts[1], ts[2], reduce), {}),
+        tref=lambda torch, x, i, s: x.index_reduce(0, i, s, reduce))
+
+
+def _emb_sample(rng):
+    return [rng.uniform(-1, 1, (5, 3)), np.array([0, 2, 2, 4])]
+
+
+def _emb_ref(w, idx):
+    out = w.copy()
+    for r in set(idx.tolist()):
+        n = np.linalg.norm(w[r])
+        if n > 0.8:
+            out[r] = w[r] * 0.8 / (n + 1e-7)
+    return out
+
+
+def _fill_diag_ref(x, v):
+    out = x.copy()
+    np.fill_diagonal(out, v)
+    return out
+
+
+def _fill_diag_tensor_ref(x, y):
+    out = x.copy()
+    out[np.arange(4), np.arange(4) + 1] = y
+    return out
+
+
+SURFACE = [
+    # inverse trig and hyperbolic: gradients through the output, no copy in place
+    _su("asin", np.arcsin, domain=(-0.9, 0.9), saves="out-copied"),
+    _su("acos", np.arccos, domain=(-0.9, 0.9), saves="out-copied"),
+    _su("atan", np.arctan, saves="out-copied"),
+    # PyTorch has no derivative for asinh_, acosh_, atanh_ in place: compare with its out-of-place
+    _su("asinh", np.arcsinh, saves="out-copied", tref=lambda torch, x: torch.asinh(x)),
+    _su("acosh", np.arccosh, domain=(1.2, 3), saves="out-copied",
+       tref=lambda torch, x: torch.acosh(x)),
+    _su("atanh", np.arctanh, domain=(-0.9, 0.9), saves="out-copied",
+       tref=lambda torch, x: torch.atanh(x)),
+    _su("sinh", np.sinh, saves="out-copied"),
+    _su("cosh", np.cosh, saves="input"),
+    _su("deg2rad", np.deg2rad),
+    _su("rad2deg", np.rad2deg),
+    _su("frac", lambda x: x - np.trunc(x)),
+    _su("sgn", np.sign, positive=True),
+    _su("nan_to_num", np.nan_to_num, saves="input"),
+    # activations
+    _su("hardtanh", lambda x: np.clip(x, -0.5, 0.5), attrs={"min": -0.5, "max": 0.5},
+       positive=True, saves="out-copied",
+       tref=lambda torch, x: torch.nn.functional.hardtanh(x, -0.5, 0.5)),
+    _su("celu", lambda x: _celu(x, 1.5), attrs={"alpha": 1.5}, positive=True, saves="out",
+       tref=lambda torch, x: torch.celu(x, 1.5)),
+    _su("selu", lambda x: _SS * np.where(x > 0, x, _SA * np.expm1(x)), positive=True,
+       saves="out", tref=lambda torch, x: torch.selu(x)),
+    _su("mish", lambda x: x * np.tanh(np.logaddexp(0, x)), saves="input",
+       tref=lambda torch, x: torch.nn.functional.mish(x)),
+    _su("hardsigmoid", lambda x: np.clip(x / 6 + 0.5, 0, 1), domain=(-4, 4), saves="out-copied",
+       tref=lambda torch, x: torch.nn.functional.hardsigmoid(x)),
+    _su("threshold", lambda x: np.where(x > 0.3, x, -1.0),
+       attrs={"threshold": 0.3, "value": -1.0}, saves="input",
+       tref=lambda torch, x: torch.threshold(x, 0.3, -1.0)),
+    _su("thresholded_relu", lambda x: np.where(x > 0.5, x, 0.0), attrs={"threshold": 0.5},
+       saves="input"),
+    _su("clamp_min", lambda x: np.maximum(x, 0.2), attrs={"min": 0.2}, saves="input",
+       tref=lambda torch, x: torch.clamp_min(x, 0.2)),
+    _su("clamp_max", lambda x: np.minimum(x, 0.2), attrs={"max": 0.2}, saves="input",
+       tref=lambda torch, x: torch.clamp_max(x, 0.2)),
+    # special functions (scipy.special)
+    _su("digamma", sc.digamma, domain=(0.5, 3), saves="input"),
+    _su("lgamma", sc.gammaln, domain=(0.5, 3), saves="input"),
+    _su("erf", sc.erf, saves="input"),
+    _su("erfc", sc.erfc, saves="input"),
+    _su("erfinv", sc.erfinv, domain=(-0.9, 0.9), saves="out-copied"),
+    _su("i0", sc.i0, saves="input"),
+    _su("sinc", np.sinc, saves="input"),
+    _su("polygamma", lambda x: sc.polygamma(2, x), attrs={"n": 2}, domain=(0.5, 3),
+       saves="input", tref=lambda torch, x: torch.polygamma(2, x)),
+    _su("multigammaln", lambda x: _mgl(x, 3), attrs={"p": 3}, domain=(1.5, 4), saves="input",
+       tref=lambda torch, x: torch.mvlgamma(x, 3)),
+    _su("logit", sc.logit, domain=(0.1, 0.9), saves="input"),
+    _su("logit", lambda x: sc.logit(np.clip(x, 0.2, 0.8)), attrs={"eps": 0.2}, domain=(0.05, 0.95),
+       saves="input", variant="eps", tref=lambda torch, x: torch.logit(x, 0.2)),
+    _sb("xlogy", sc.xlogy, domain=(0.2, 2), saves="input"),
+    # binary element-wise
+    _sb("copysign", np.copysign, positive=True, saves="input"),
+    _sb("hypot", np.hypot, positive=True, saves="input"),
+    _sb("ldexp", lambda x, y: x * np.exp2(y), saves="other"),
+    _sb("float_power", np.power, domain=(0.5, 2), saves="input"),
+    _sb("nextafter", np.nextafter),
+    # matrix updates: beta * x + alpha * product
+    _sm("addmm", lambda x, a, b: 0.5 * x + 2 * a @ b, ((3, 4), (3, 5), (5, 4)),
+       tref=lambda torch, x, a, b: torch.addmm(x, a, b, beta=0.5, alpha=2.0)),
+    _sm("addmv", lambda x, a, v: 0.5 * x + 2 * a @ v, ((3,), (3, 4), (4,)),
+       tref=lambda torch, x, a, v: torch.addmv(x, a, v, beta=0.5, alpha=2.0)),
+    _sm("addr", lambda x, a, b: 0.5 * x + 2 * np.outer(a, b), ((3, 4), (3,), (4,)),
+       tref=lambda torch, x, a, b: torch.addr(x, a, b, beta=0.5, alpha=2.0)),
+    _sm("baddbmm", lambda x, a, b: 0.5 * x + 2 * a @ b, ((2, 3, 4), (2, 3, 5), (2, 5, 4)),
+       tref=lambda torch, x, a, b: torch.baddbmm(x, a, b, beta=0.5, alpha=2.0)),
+    _sm("addbmm", lambda x, a, b: 0.5 * x + 2 * (a @ b).sum(0), ((3, 4), (2, 3, 5), (2, 5, 4)),
+       tref=lambda torch, x, a, b: torch.addbmm(x, a, b, beta=0.5, alpha=2.0)),
+    _su("renorm", lambda x: _renorm(x, 2, 0, 1.0), attrs={"p": 2, "axis": 0, "max_norm": 1.0},
+       saves="input", view_ok=False, tref=lambda torch, x: torch.renorm(x, 2, 0, 1.0)),
+    _su("renorm", lambda x: _renorm(x, 3, 1, 1.5), attrs={"p": 3, "axis": 1, "max_norm": 1.5},
+       saves="input", variant="p3-axis1", view_ok=False,
+       tref=lambda torch, x: torch.renorm(x, 3, 1, 1.5)),
+    _s("embedding_renorm", _emb_ref, nargs=2, sample=_emb_sample,
+                attrs={"max_norm": 0.8, "norm_type": 2.0}, saves="input", view_ok=False),
+    # writes of other tensors' values
+    _sb("copy", lambda x, y: np.broadcast_to(y, x.shape) + 0 * x, function=False, method=False,
+       tref=lambda torch, x, y: x.clone().copy_(y)),
+    _s("fill_diagonal", _fill_diag_ref, nargs=2, shapes=((4, 4), ()), view_ok=False,
+                torch_name=""),      # PyTorch's fill value is a number, not a tensor
+    _s("fill_diagonal_tensor", _fill_diag_tensor_ref, nargs=2, shapes=((4, 5), (4,)),
+                attrs={"offset": 1}, view_ok=False),
+    # reductions into x at indices
+    *[_scatter_row(r) for r in ("sum", "prod", "mean", "amax", "amin", "assign")],
+    _scatter_row("sum", include_self=False),
+    _scatter_row("mean", include_self=False),
+    _s("put_along_axis", _scatter_ref("assign"), nargs=3, sample=_scatter_sample,
+                attrs={"axis": 0}, args=lambda ts, at: ((ts[0], ts[1], ts[2], at["axis"]), {}),
+                saves="input", view_ok=False),
+    _s("put_along_axis", _scatter_ref("sum"), nargs=3, sample=_scatter_sample,
+                attrs={"axis": 0}, saves="input", view_ok=False,
+                args=lambda ts, at: ((ts[0], ts[1], ts[2], at["axis"], "add"), {}),
+                variant="add"),
+    *[_index_reduce_row(r) for r in ("prod", "mean", "amax", "amin")],
+]
+
+# Ops with no gradient: in place they keep the written tensor's dtype and give the old values a
+# zero gradient. (name, inputs after x, reference, input domain)
+NO_GRAD = [
+    ("eq", (0.5,), lambda x: x == 0.5), ("ne", (0.5,), lambda x: x != 0.5),
+    ("lt", (0.5,), lambda x: x < 0.5), ("le", (0.5,), lambda x: x <= 0.5),
+    ("gt", (0.5,), lambda x: x > 0.5), ("ge", (0.5,), lambda x: x >= 0.5),
+    ("equal", (0.5,), lambda x: x == 0.5), ("not_equal", (0.5,), lambda x: x != 0.5),
+    ("greater_than", (0.5,), lambda x: x > 0.5), ("greater_equal", (0.5,), lambda x: x >= 0.5),
+    ("less_than", (0.5,), lambda x: x < 0.5), ("less_equal", (0.5,), lambda x: x <= 0.5),
+    ("less", (0.5,), lambda x: x < 0.5),
+    ("logical_and", (1.0,), lambda x: np.logical_and(x, 1.0)),
+    ("logical_or", (0.0,), lambda x: np.logical_or(x, 0.0)),
+    ("logical_xor", (1.0,), lambda x: np.logical_xor(x, 1.0)),
+    ("logical_not", (), np.logical_not),
+    ("floor", (), np.floor), ("ceil", (), np.ceil), ("round", (), np.round),
+    ("trunc", (), np.trunc), ("sign", (), np.sign), ("sgn", (), np.sign),
+    ("heaviside", (0.5,), lambda x: np.heaviside(x, 0.5)),
+]
+
+# Integer-only ops: (name, x, y, reference)
+INT_OPS = [
+    ("gcd", np.gcd), ("lcm", np.lcm), ("bitwise_left_shift", np.left_shift),
+    ("bitwise_right_shift", np.right_shift), ("bitwise_and", np.bitwise_and),
+    ("bitwise_or", np.bitwise_or), ("bitwise_xor", np.bitwise_xor),
+]
+
+
+# ---- index writes, linear algebra and the rest of the registry ----------------------------------
+def _scatter_add_ref(x, axis, index, src):
+    out = x.copy()
+    np.add.at(out, (index, np.broadcast_to(np.arange(index.shape[1]), index.shape)), src)
+    return out
+
+
+def _index_add_ref(x, axis, index, src):
+    out = x.copy()
+    np.add.at(out, index, src)
+    return out
+
+
+def _index_fill_ref(x, axis, index, value):
+    out = x.copy()
+    out[:, index] = value
+    return out
+
+
+def _diag_embed_ref(x):
+    return np.stack([np.diag(r) for r in x])
+
+
+def _expm(x):
+    import scipy.linalg
+    return scipy.linalg.expm(x)
+
+
+def _square(rng, n=3):
+    return [rng.uniform(-0.5, 0.5, (n, n)) + 2 * np.eye(n)]     # well conditioned
+
+
+WRITES_AND_LINALG = [
+    _u("hardswish", lambda x: x * np.clip(x + 3, 0, 6) / 6, domain=(-2.5, 2.5), saves="input",
+       torch_name="nn.functional.hardswish"),
+    _u("conj_physical", lambda x: x.copy()),
+    _b("gammainc", sc.gammainc, domain=(0.5, 2.0), grad=False, float_out=True,
+       copies_for_others=True, torch_name="special.gammainc"),    # no x gradient; y's needs x
+    _b("gammaincc", sc.gammaincc, domain=(0.5, 2.0), grad=False, float_out=True,
+       copies_for_others=True, torch_name="special.gammaincc"),    # no x gradient; y's needs x
+    OpInfo("fill", lambda x, v: np.broadcast_to(v, x.shape) + 0 * x, nargs=2,
+           shapes=((3, 4), ()), function=False, method=False, torch=False),
+    OpInfo("zero", np.zeros_like, function=False, method=False, torch=False),
+    OpInfo("scatter_add", _scatter_add_ref, kind="index", view_ok=False, torch=False,
+           make=lambda rng: Sample([rng.uniform(-2, 2, (4, 3)), 0, rng.integers(0, 4, (5, 3)),
+                                    rng.uniform(-2, 2, (5, 3))], {}, (0, 3))),
+    OpInfo("index_add", _index_add_ref, kind="index", view_ok=False, torch=False,
+           make=lambda rng: Sample([rng.uniform(-2, 2, (4, 3)), 0, np.array([0, 2, 2, 3, 0]),
+                                    rng.uniform(-2, 2, (5, 3))], {}, (0, 3))),
+    OpInfo("index_fill", _index_fill_ref, kind="index", view_ok=False, torch=False,
+           make=lambda rng: Sample([rng.uniform(-2, 2, (3, 4)), 1, np.array([0, 2]), 0.5], {},
+                                   (0,))),
+    OpInfo("diag_embed", _diag_embed_ref, kind="copy", inplace=False, shapes=((2, 3),)),
+    OpInfo("matrix_exp", _expm, kind="linalg", inplace=False, make=_square, torch=False,
+           call=lambda fn, x: mg_linalg().matrix_exp(x)),
+    OpInfo("det", np.linalg.det, kind="linalg", inplace=False, make=_square, torch=False,
+           call=lambda fn, x: mg_linalg().det(x)),
+    OpInfo("inverse", np.linalg.inv, kind="linalg", inplace=False, make=_square, torch=False,
+           call=lambda fn, x: mg_linalg().inv(x)),
+]
+
+
+def mg_linalg():
+    import mutograd
+    return mutograd.linalg
+
+
+# ---- the one table -----------------------------------------------------------------------------
+OPS = BASE + SURFACE + WRITES_AND_LINALG
 IDS = [o.id for o in OPS]

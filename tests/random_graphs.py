@@ -31,7 +31,7 @@ import warnings
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from op_db import OPS
+from op_db import BASE as OPS
 
 import mutograd as mg
 from mutograd.errors import VersionError

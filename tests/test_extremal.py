@@ -1,6 +1,6 @@
 """Every row of the op table on extremal inputs, against PyTorch.
 
-The generic checks of test_ops.py and test_ops_surface.py draw well-behaved inputs. Here each row
+The generic checks of test_ops.py draw well-behaved inputs. Here each row
 runs again on inputs PyTorch has a defined answer for that such draws never produce:
 
 - ``special``: NaN, +inf, -inf, -0.0 and +0.0 mixed into otherwise normal float inputs, so that
@@ -19,9 +19,7 @@ compared with the row's NumPy reference instead. The few deliberate differences 
 import numpy as np
 import pytest
 import op_db
-import op_db_surface
 from helpers import ref_result
-from helpers import sample as _sample_shape
 
 import mutograd as mg
 from mutograd.errors import DTypeError, MutogradError
@@ -87,7 +85,8 @@ KNOWN = {case: why for why, cases in KNOWN_BUGS.items() for case in cases.split(
 # ---- the rows: one adapter over both tables ---------------------------------------------------
 
 class Row:
-    """One row of op_db.py or op_db_surface.py, called the same way in mutograd and PyTorch."""
+    """One row of op_db.py, called the same way in mutograd and PyTorch (``surface``: a row of
+    its in-place surface section, run through its ``_`` form)."""
 
     def __init__(self, info, surface, ident):
         self.info, self.surface, self.id = info, surface, ident
@@ -99,15 +98,11 @@ class Row:
     def draw(self, rng):
         """``(args, kwargs, diff)``: the row's sample as NumPy arrays and Python values."""
         info = self.info
+        s = info.draw(rng)
         if not self.surface:
-            s = info.draw(rng)
             return list(s.args), dict(s.kwargs), tuple(s.diff)
-        if info.sample is not None:
-            arrays = info.sample(rng)
-        else:
-            arrays = [_sample_shape(info, s, rng) for s in info.shapes[:info.nargs]]
-        diff = tuple(i for i, a in enumerate(arrays) if _is_float(a))
-        return list(arrays), dict(info.attrs), diff
+        diff = tuple(i for i, a in enumerate(s.args) if _is_float(a))
+        return list(s.args), dict(info.attrs), diff
 
     def dims(self, args, kwargs):
         """Where this call's dim is: ('kw', key), ('arg', position), or None."""
@@ -141,9 +136,9 @@ class Row:
                 return info.torch(torch, *tt, **kwargs)
             fn = _torch_fn(info)
             return info.call(fn, *tt, **kwargs) if info.call else fn(*tt, **kwargs)
-        if info.tref is not None:
-            return info.tref(torch, *tt)
-        if info.torch_name == "" or info.attrs or info.args or info.sample:
+        if callable(info.torch_inplace):
+            return info.torch_inplace(torch, *tt)
+        if not info.torch_inplace:
             return NotImplemented
         h = _writable(tt[0])
         return getattr(h, (info.torch_name or info.name) + "_")(*tt[1:])
@@ -162,8 +157,8 @@ def _writable(t):
 
 
 def _surface_args(info, ts, kwargs):
-    if info.args is not None:
-        return info.args(ts, kwargs)
+    if info.call is not None:
+        return info.call(lambda *pos, **kw: (pos, kw), *ts, **kwargs)
     return tuple(ts), dict(kwargs)
 
 
@@ -220,8 +215,8 @@ TORCH_EXTRA = {
     "embedding_renorm-46": lambda w, i: torch.embedding_renorm_(_writable(w), i, 0.8, 2.0),
 }
 
-ROWS = ([Row(o, False, o.id) for o in op_db.OPS]
-        + [Row(o, True, f"{o.name}-{i}") for i, o in enumerate(op_db_surface.OPS)])
+ROWS = ([Row(o, False, o.id) for o in op_db.BASE]
+        + [Row(o, True, f"{o.name}-{i}") for i, o in enumerate(op_db.SURFACE)])
 
 
 # ---- the extremal variants of a row's sample --------------------------------------------------

@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 import pytest
-from op_db import OPS
+from op_db import BASE as OPS
 
 import mutograd as mg
 from mutograd import memory
@@ -479,23 +479,19 @@ def test_memory_stats_of_a_gpu_include_the_pool(place):
 
 
 def _surface_rows():
-    from op_db_surface import OPS as SURFACE
+    from op_db import SURFACE
     return pytest.mark.parametrize("info", SURFACE,
                                    ids=[f"{o.name}-{i}" for i, o in enumerate(SURFACE)])
 
 
 def _surface_call(info, fn, ts):
-    pos, kw = info.args(ts, info.attrs) if info.args is not None else (tuple(ts),
-                                                                        dict(info.attrs))
-    return fn(*pos, **kw)
+    return info.call(fn, *ts, **info.attrs) if info.call else fn(*ts, **info.attrs)
 
 
 @_surface_rows()
 def test_inplace_surface_on_the_device_matches_the_cpu_with_zero_bytes(info, place):
-    from helpers import sample
     rng = np.random.default_rng(31)
-    arrays = info.sample(rng) if info.sample is not None else [
-        sample(info, s, rng) for s in info.shapes[:info.nargs]]
+    arrays = info.draw(rng).args
     cpu = [mg.tensor(a) for a in arrays]
     dev = [mg.tensor(a, device=place) for a in arrays]
     _surface_call(info, getattr(mg, info.name + "_"), cpu)

@@ -1,7 +1,7 @@
 """The in-place surface as a whole: every name of both frameworks exists, the generated table is
 current, no-gradient ops keep the written dtype, random fills are reproducible and follow their
-distributions, and the hand-written APIs (cast_, set_, resize_, apply_, where_, ...) keep the
-guarantees."""
+distributions, scatter_reduce_ at ties, and the hand-written APIs (cast_, set_, resize_, apply_,
+where_, ...) keep the guarantees. The generic checks of its ops' rows are in test_ops.py."""
 import math
 import os
 import subprocess
@@ -12,7 +12,7 @@ import pytest
 import scipy.special as sc
 import scipy.stats
 from helpers import counting, numeric_grad
-from op_db_surface import INT_OPS, NO_GRAD
+from op_db import INT_OPS, NO_GRAD
 
 import mutograd as mg
 from mutograd.ops import inplace_surface as surface
@@ -215,6 +215,42 @@ def test_fill_diagonal_errors_leave_data_unchanged():
     with pytest.raises(mg.ShapeError, match="does not fit the diagonal"):
         y.fill_diagonal_tensor_(mg.zeros(4))
     assert x.numpy().min() == 1 and y.numpy().min() == 1 and x._version == y._version == 0
+
+
+# ---- scatter_reduce_ at ties and zeros ------------------------------------------------------
+@pytest.mark.torch
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("seed", range(3))
+def test_scatter_reduce_with_ties_and_zeros_matches_pytorch(reduce, include_self, seed):
+    """Small integer values make ties (amax/amin share the gradient) and zeros (prod's
+    gradient is the product of the others, not a division)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-1, 3, (4, 3)).astype(np.float64)
+    index = rng.integers(0, 4, (6, 3))
+    src = rng.integers(-1, 3, (6, 3)).astype(np.float64)
+    w = rng.standard_normal((4, 3))
+    tx, ts = (torch.tensor(a, requires_grad=True) for a in (x, src))
+    tout = (tx * 1.0).scatter_reduce_(0, torch.tensor(index), ts, reduce,
+                                      include_self=include_self)
+    (tout * torch.tensor(w)).sum().backward()
+    mx, ms = mg.tensor(x, requires_grad=True), mg.tensor(src, requires_grad=True)
+    out = (mx * 1.0).scatter_reduce_(0, mg.tensor(index), ms, reduce, include_self=include_self)
+    (out * mg.tensor(w)).sum().backward()
+    np.testing.assert_allclose(out.numpy(), tout.detach().numpy())
+    np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), atol=1e-12)
+    if reduce in ("amax", "amin") and not include_self:
+        # PyTorch still counts an old value equal to the result among the ties although it
+        # takes no part (and gets no gradient), so its shares do not add up to the gradient.
+        # Ours are shared among the contributors only: per position they add up to w.
+        total = np.zeros_like(w)
+        np.add.at(total, (index, np.arange(3)[None, :].repeat(6, 0)), ms.grad.numpy())
+        hit = np.zeros(w.shape, bool)
+        hit[index, np.arange(3)[None, :].repeat(6, 0)] = True
+        np.testing.assert_allclose(total[hit], w[hit], atol=1e-12)
+        return
+    np.testing.assert_allclose(ms.grad.numpy(), ts.grad.numpy(), atol=1e-12)
 
 
 # ---- special functions: what the table cannot say ------------------------------------------

@@ -4,7 +4,7 @@ import gc
 import numpy as np
 import pytest
 from helpers import counting
-from op_db import OPS as TABLE
+from op_db import BASE as TABLE
 from test_ops import _function, _parts, _run, _tensors
 
 import mutograd as mg

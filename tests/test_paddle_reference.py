@@ -24,7 +24,7 @@ def _new_object(out, expected):
 def _first_row_only(out, expected):
     """Paddle 3.3.1's gammainc_/gammaincc_ with a y broadcast over rows compute the first row
     and leave 0 (gammainc) or 1 (gammaincc) in the others; ours agree on the first row and
-    equal SciPy everywhere (checked in test_ops_surface.py)."""
+    equal SciPy everywhere (checked in test_ops.py)."""
     np.testing.assert_allclose(out[0], expected[0], rtol=1e-6, atol=1e-8)
     assert not np.allclose(out[1:], expected[1:]) and len(np.unique(expected[1:])) == 1
 
