@@ -28,6 +28,7 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     torch_functions,
     views,
 )
+from . import signatures
 from .registry import OPS, binary, call, call_inplace, defop  # noqa: F401
 from .registry import _small_write as small_write
 
@@ -98,7 +99,7 @@ _NOT_METHODS = {"cat", "stack", "einsum", "where", "broadcast_to"}
 
 for _name, _fn in PUBLIC.items():
     if _name not in _NOT_METHODS and not hasattr(Tensor, _name):
-        setattr(Tensor, _name, _fn)
+        setattr(Tensor, _name, signatures.method(_fn))
 Tensor.where = conventions.METHODS["where"]
 Tensor.where_ = conventions.METHODS["where_"]
 Tensor.broadcast_to = lambda self, *shape: call(

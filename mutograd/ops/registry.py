@@ -294,6 +294,10 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
     # cache]); an op whose forward treats ``out`` as holding ``x`` already must set False.
     op.pool = (kind == "elementwise" and op.takes_out and inplace is True and not fill
                and result in (None, "float"))
+    from .signatures import attach   # what help() shows (signatures.py imports this module)
+    attach(op.function, op)
+    if op.inplace_function is not None:
+        attach(op.inplace_function, op, inplace=True)
     return op
 
 
@@ -323,7 +327,6 @@ def _make_function(op, inplace):
         if out is not None:
             return write_out(op, inputs, attrs, out)
         return write(op, inputs, attrs) if inplace else run(op, inputs, attrs)
-    fn.__doc__ = f"``{op.name}`` (declared in mutograd.ops; see docs/ops.md)."
     return fn
 
 

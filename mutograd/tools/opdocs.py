@@ -10,6 +10,7 @@ import sys
 import mutograd as mg
 import mutograd.compat.tensor_ext  # registers set_value, listed too
 from mutograd.ops import ALIASES, FUNCTIONS, OPS, metadata
+from mutograd.ops.signatures import saves as _saves
 
 HEADER = """# Ops
 
@@ -25,6 +26,11 @@ node: never version-checked, freed after backward), `copy of x in place` (the in
 copies the overwritten input first, one counted buffer, only when its gradient is needed), or
 nothing (shapes and attributes only).
 Ops without a gradient are marked `-`.
+
+`help(mg.add)` (or `help(x.add)`, `inspect.signature(mg.add)`) shows a generated op's
+signature, what its backward saves and an example whose output is printed; editors complete
+`mg.` and `x.` from the stub `mutograd/__init__.pyi`, which `python -m mutograd.tools.stubs`
+regenerates after an op is added or renamed (`tests/test_signatures.py` checks it is current).
 
 Linear algebra beyond products is in `mutograd.linalg` (`torch.linalg`): `norm`, `vector_norm`,
 `matrix_norm`, `inv`, `det`, `slogdet`, `solve`, `matrix_power`, `cross`, `vecdot`, each with
@@ -104,24 +110,6 @@ COMPOSITES = {
     "uniform": "uniform (in-place fill)", "normal": "normal (in-place fill)", "einsum": "einsum",
     "cat": "cat", "stack": "stack",
 }
-
-
-def _saves(op):
-    if op.variadic:
-        return "inputs" if op.saves_inputs else "nothing"
-    if not op.differentiable:
-        return "-"
-    names = set()
-    for uses in op.uses:
-        names |= uses
-    if not names:
-        return "nothing"
-    result = "result, copied if written" if op.copy_out else "result"
-    parts = [result if n == "out" else f"kept: {n}" if n in op.keeps else n
-             for n in sorted(names, key=lambda n: (n != "out", n in op.keeps, n))]
-    if op.has_inplace and op.takes_out and op.inputs and op.inputs[0] in names:
-        parts.append("copy of x in place")
-    return ", ".join(parts)
 
 
 def _forms(name, op):
