@@ -67,7 +67,7 @@ def test_signature_shapes():
     assert str(inspect.signature(mg.Tensor.add)) == "(self, y, alpha=1, *, out=None)"
     assert str(inspect.signature(mg.Tensor.add_)) == "(self, y, alpha=1)"
     assert str(inspect.signature(mg.tensor([1.0]).add)) == "(y, alpha=1, *, out=None)"
-    assert "``dim=`` for ``axis``" in mg.sum.__doc__
+    assert "``dim=``, ``dims=`` for ``axis``" in mg.sum.__doc__
 
 
 def test_help_shows_the_signature_and_an_example():

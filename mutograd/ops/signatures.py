@@ -225,10 +225,11 @@ def _arguments(op, inplace):
         lines.append(f"    {name}: {what}.")
     if op.takes_out and not inplace:
         lines.append("    out: a tensor to write the result into (returned).")
-    aliases = sorted(a for a, t in _KW_ALIASES.items() if t in op.attr_names)
+    aliases = [(t, _code(sorted(a + "=" for a, u in _KW_ALIASES.items() if u == t)))
+               for t in op.attr_names if t in _KW_ALIASES.values()]
     if aliases:
-        lines.append("    Also by keyword: " + ", ".join(
-            f"``{a}=`` for ``{_KW_ALIASES[a]}``" for a in aliases) + ".")
+        lines.append("    Also by keyword: " + "; ".join(f"{a} for ``{t}``" for t, a in aliases)
+                     + ".")
     return lines
 
 

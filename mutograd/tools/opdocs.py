@@ -8,6 +8,7 @@ import os
 import sys
 
 import mutograd as mg
+from mutograd.tools import write_main
 import mutograd.compat.tensor_ext  # registers set_value, listed too
 from mutograd.ops import ALIASES, FUNCTIONS, OPS, metadata
 from mutograd.ops.signatures import saves as _saves
@@ -153,16 +154,9 @@ def render():
 
 
 def main(argv=None):
-    import argparse   # (an option such as --help must not become the name of the file written)
-    p = argparse.ArgumentParser(prog="python -m mutograd.tools.opdocs",
-                                description="Write the op list generated from the registry.")
-    p.add_argument("path", nargs="?", default=os.path.join("docs", "ops.md"),
-                   help="the file to write (default docs/ops.md)")
-    path = p.parse_args(sys.argv[1:] if argv is None else argv).path
-    with open(path, "w") as f:
-        f.write(render())
-    print(f"wrote {path}")
-    return 0
+    return write_main(argv, "python -m mutograd.tools.opdocs",
+                      "Write the op list generated from the registry.",
+                      os.path.join("docs", "ops.md"), render)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ import textwrap
 import types
 
 import mutograd as mg
+from mutograd.tools import write_main
 import mutograd.compat.paddle  # noqa: F401  (the dialects add Tensor methods: all are declared)
 import mutograd.compat.torch  # noqa: F401
 
@@ -169,17 +170,9 @@ def _type_name(cls):
 
 
 def main(argv=None):
-    import argparse   # (an option such as --help must not become the name of the file written)
-    p = argparse.ArgumentParser(prog="python -m mutograd.tools.stubs",
-                                description="Write the editor stub mutograd/__init__.pyi.")
-    p.add_argument("path", nargs="?", default=os.path.join(os.path.dirname(mg.__file__),
-                                                           "__init__.pyi"),
-                   help="the file to write (default: mutograd/__init__.pyi)")
-    path = p.parse_args(sys.argv[1:] if argv is None else argv).path
-    with open(path, "w") as f:
-        f.write(render())
-    print(f"wrote {path}")
-    return 0
+    return write_main(argv, "python -m mutograd.tools.stubs",
+                      "Write the editor stub mutograd/__init__.pyi.",
+                      os.path.join(os.path.dirname(mg.__file__), "__init__.pyi"), render)
 
 
 if __name__ == "__main__":
