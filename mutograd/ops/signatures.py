@@ -135,6 +135,9 @@ def signature(op, inplace=False, first=None):
     return inspect.Signature(params, __validate_parameters__=False)
 
 
+_METHODS = {}
+
+
 def method(fn):
     """``fn`` as a ``Tensor`` method: a generated function gets a copy of itself (same code and
     closure, so no extra call) whose signature names its first input ``self``; any other
@@ -142,7 +145,9 @@ def method(fn):
     op = getattr(fn, "_op", None)
     if op is None:
         return fn
-    m = type(fn)(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    if fn in _METHODS:   # an alias names the same method (``Tensor.multiply is Tensor.mul``)
+        return _METHODS[fn]
+    m = _METHODS[fn] = type(fn)(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
     m.__dict__.update(fn.__dict__)
     m.__doc__ = fn.__doc__
     m.__qualname__ = "Tensor." + fn.__name__
