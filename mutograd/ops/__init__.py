@@ -41,6 +41,7 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     view_copies,
     views,
 )
+from . import signatures
 from .registry import OPS, binary, call, call_inplace, defop  # noqa: F401
 from .registry import _small_write as small_write
 
@@ -114,7 +115,7 @@ _NOT_METHODS = {"cat", "stack", "einsum", "where"}
 
 for _name, _fn in PUBLIC.items():
     if _name not in _NOT_METHODS and not hasattr(Tensor, _name):
-        setattr(Tensor, _name, _fn)
+        setattr(Tensor, _name, signatures.method(_fn))
 for _op in OPS.values():   # methods that take another input than the first as self (defop writes=)
     if _op.self_function is not None:
         setattr(Tensor, _op.name, _op.self_function)

@@ -298,8 +298,10 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
     if keywords:
         op.keywords = keywords
     OPS[name] = op
-    op.function = _variadic_function(op) if op.variadic else _make_function(op, False)
-    op.function.__name__ = op.function.__qualname__ = name
+    op.function = None   # a storage swap exists only in place
+    if kind != "storage":
+        op.function = _variadic_function(op) if op.variadic else _make_function(op, False)
+        op.function.__name__ = op.function.__qualname__ = name
     op.inplace_function = None
     if inplace and (op.takes_out or kind in ("view", "storage")):
         op.undo = undo or _reshape_back
@@ -314,6 +316,15 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
     # cache]); an op whose forward treats ``out`` as holding ``x`` already must set False.
     op.pool = (kind == "elementwise" and op.takes_out and inplace is True and not fill
                and result in (None, "float") and writes is None)
+    from .signatures import attach   # what help() shows (signatures.py imports this module)
+    if op.function is not None:
+        attach(op.function, op)
+    if op.written_first is not None:   # the in-place form runs the reordered declaration
+        first = op.written_first
+        first.method, first.doc, first.example, first.aliases = method, doc, None, aliases
+        attach(op.inplace_function, first, inplace=True)
+    elif op.inplace_function is not None:
+        attach(op.inplace_function, op, inplace=True)
     return op
 
 
@@ -372,7 +383,6 @@ def _make_function(op, inplace):
         if out is not None:
             return write_out(op, inputs, attrs, out)
         return write(op, inputs, attrs) if inplace else run(op, inputs, attrs)
-    fn.__doc__ = f"``{op.name}`` (declared in mutograd.ops; see docs/ops.md)."
     return fn
 
 

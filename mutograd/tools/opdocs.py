@@ -8,8 +8,10 @@ import os
 import sys
 
 import mutograd as mg
+from mutograd.tools import write_main
 import mutograd.compat.tensor_ext  # registers set_value, listed too
 from mutograd.ops import ALIASES, FUNCTIONS, OPS
+from mutograd.ops.signatures import saves as _saves
 
 HEADER = """# Ops
 
@@ -25,6 +27,11 @@ node: never version-checked, freed after backward), `copy of x in place` (the in
 copies the overwritten input first, one counted buffer, only when its gradient is needed), or
 nothing (shapes and attributes only).
 Ops without a gradient are marked `-`.
+
+`help(mg.add)` (or `help(x.add)`, `inspect.signature(mg.add)`) shows a generated op's
+signature, what its backward saves and an example whose output is printed; editors complete
+`mg.` and `x.` from the stub `mutograd/__init__.pyi`, which `python -m mutograd.tools.stubs`
+regenerates after an op is added or renamed (`tests/test_signatures.py` checks it is current).
 
 Linear algebra beyond products is in `mutograd.linalg` (`torch.linalg`): `norm`, `vector_norm`,
 `matrix_norm`, `inv`, `det`, `slogdet`, `solve`, `matrix_power`, `cross`, `vecdot`, each with
@@ -107,24 +114,6 @@ COMPOSITES = {
 }
 
 
-def _saves(op):
-    if op.variadic:
-        return "inputs" if op.saves_inputs else "nothing"
-    if not op.differentiable:
-        return "-"
-    names = set()
-    for uses in op.uses:
-        names |= uses
-    if not names:
-        return "nothing"
-    result = "result, copied if written" if op.copy_out else "result"
-    parts = [result if n == "out" else f"kept: {n}" if n in op.keeps else n
-             for n in sorted(names, key=lambda n: (n != "out", n in op.keeps, n))]
-    if op.has_inplace and op.takes_out and op.inputs and op.inputs[0] in names:
-        parts.append("copy of x in place")
-    return ", ".join(parts)
-
-
 def _forms(name, op):
     forms = []
     if hasattr(mg, name):
@@ -164,16 +153,9 @@ def render():
 
 
 def main(argv=None):
-    import argparse   # (an option such as --help must not become the name of the file written)
-    p = argparse.ArgumentParser(prog="python -m mutograd.tools.opdocs",
-                                description="Write the op list generated from the registry.")
-    p.add_argument("path", nargs="?", default=os.path.join("docs", "ops.md"),
-                   help="the file to write (default docs/ops.md)")
-    path = p.parse_args(sys.argv[1:] if argv is None else argv).path
-    with open(path, "w") as f:
-        f.write(render())
-    print(f"wrote {path}")
-    return 0
+    return write_main(argv, "python -m mutograd.tools.opdocs",
+                      "Write the op list generated from the registry.",
+                      os.path.join("docs", "ops.md"), render)
 
 
 if __name__ == "__main__":
