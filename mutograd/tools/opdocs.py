@@ -8,7 +8,7 @@ import os
 import sys
 
 import mutograd as mg
-import mutograd.compat.tensor_ext  # registers set_value, listed too
+import mutograd.compat.tensor_methods  # registers set_value, listed too
 from mutograd.ops import ALIASES, FUNCTIONS, OPS
 
 HEADER = """# Ops
