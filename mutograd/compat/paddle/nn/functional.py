@@ -410,25 +410,17 @@ def adaptive_avg_pool1d(x, output_size, name=None):
 
 def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
     """[N, C*r*r, H, W] -> [N, C, H*r, W*r]."""
-    n, c, h, w = x.shape
-    r = upscale_factor
-    return x.reshape([n, c // (r * r), r, r, h, w]).transpose([0, 1, 4, 2, 5, 3]).reshape(
-        [n, c // (r * r), h * r, w * r])
+    return _F.pixel_shuffle(x, upscale_factor)
 
 
 def pixel_unshuffle(x, downscale_factor, data_format="NCHW", name=None):
     """[N, C, H*r, W*r] -> [N, C*r*r, H, W]."""
-    n, c, h, w = x.shape
-    r = downscale_factor
-    return x.reshape([n, c, h // r, r, w // r, r]).transpose([0, 1, 3, 5, 2, 4]).reshape(
-        [n, c * r * r, h // r, w // r])
+    return _F.pixel_unshuffle(x, downscale_factor)
 
 
 def channel_shuffle(x, groups, data_format="NCHW", name=None):
     """Interleave the channels of ``groups`` groups."""
-    n, c, h, w = x.shape
-    return x.reshape([n, groups, c // groups, h, w]).transpose([0, 2, 1, 3, 4]).reshape(
-        [n, c, h, w])
+    return _F.channel_shuffle(x, groups)
 
 
 def zeropad2d(x, padding, data_format="NCHW", name=None):
