@@ -12,7 +12,7 @@ COMMANDS = {
              "train a small CNN twice, in place and out of place, and measure the saving"),
     "check": ("mutograd.check", "main",
               "run a script under strict and anomaly mode; report in-place misuse with its fix"),
-    "run": ("mutograd.compat.run", "main",
+    "run": ("mutograd.compat.import_alias", "main",
             "run an unmodified PyTorch or Paddle script on mutograd (--as torch|paddle)"),
 }
 # commands that run a user's (training) script: its DataLoader passes get progress bars

@@ -100,7 +100,7 @@ def main(argv):
         with set_strict(True), set_detect_anomaly(True), count_writes() as writes, \
                 logging_copies() as copies:
             if ns.framework:
-                from .compat.hook import run_script
+                from .compat import run_script
                 run_script(script, ns.framework, ns.args)
             else:
                 runpy.run_path(path, run_name="__main__")

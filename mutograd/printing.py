@@ -10,7 +10,7 @@ import numpy as np
 _options = {"style": "paddle", "precision": None, "threshold": 1000, "edgeitems": 3,
             "linewidth": 80, "sci_mode": None}
 
-# ``mutograd.compat.dialect.get_dialect`` once the compat package is imported (before that no
+# ``mutograd.compat.get_dialect`` once the compat package is imported (before that no
 # code can have asked for a dialect): which framework's layout the printing code's caller uses.
 dialect_of_caller = None
 

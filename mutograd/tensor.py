@@ -535,7 +535,7 @@ def _legacy_size(data):
         return True
     if type(data) is not int:
         return False
-    from .compat.dialect import get_dialect
+    from .compat import get_dialect
     return get_dialect() == "torch"
 
 

@@ -7,8 +7,9 @@ import pytest
 from mutograd import compat
 
 MODULES = [  # (module, the dialect its examples are written in)
-    ("mutograd.compat", "torch"), ("mutograd.compat.dialect", None), ("mutograd.compat.hook", None),
-    ("mutograd.compat.tensor_ext", "paddle"), ("mutograd.compat.torch", "torch"),
+    ("mutograd.compat", "torch"), ("mutograd.compat.dialect_scope", None),
+    ("mutograd.compat.import_alias", None), ("mutograd.compat.tensor_methods", "paddle"),
+    ("mutograd.compat.sampling", None), ("mutograd.compat.torch", "torch"),
     ("mutograd.compat.paddle", "paddle"), ("mutograd.compat.torch.nn.functional", "torch"),
     ("mutograd.compat.paddle.nn.functional", "paddle"), ("mutograd.compat.torch.cuda", "torch"),
 ]

@@ -17,7 +17,7 @@ MODULES = [ "functions", "base", "io", "metric", "tensor_ops", "framework", "_re
            "nn.initializer", "nn.rnn", "nn.generic", "optimizer.lr", "vision.transforms"]
 
 
-@pytest.mark.parametrize("name", MODULES + ["mutograd.compat.paddle_methods"])
+@pytest.mark.parametrize("name", MODULES + ["mutograd.compat.tensor_methods"])
 def test_docstring_examples(name):
     module = importlib.import_module(name if name.startswith("mutograd.") else
                                      "mutograd.compat.paddle." + name)

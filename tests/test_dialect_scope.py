@@ -122,7 +122,7 @@ def test_a_module_holding_nothing_of_mutograd_follows_its_caller(module):
 
 def test_get_dialect_answers_for_the_first_caller_outside_mutograd(module):
     # a Tensor method asks get_dialect() from inside mutograd, at any depth
-    inner = module("from mutograd.compat.dialect import get_dialect\n"
+    inner = module("from mutograd.compat import get_dialect\n"
                    "def deep(n):\n"
                    "    return get_dialect() if n == 0 else deep(n - 1)\n",
                    name="mutograd._dialect_probe_inner")

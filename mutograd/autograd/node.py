@@ -139,7 +139,7 @@ class Node:
         prints it (its overloads are numbered; ours are not, so it is always 0)."""
         n = type(self).__name__
         if n.endswith("Backward") and self.op_named:
-            from ..compat.dialect import get_dialect
+            from ..compat import get_dialect
             if get_dialect() == "torch":
                 return n + "0"
         return n

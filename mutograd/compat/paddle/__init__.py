@@ -25,7 +25,7 @@ from ...ops.registry import OPS as _OPS
 from ...ops.registry import call as _call
 from ...ops.registry import call_inplace as _call_inplace
 from ...tensor import Tensor
-from .._common import public_names as _public_names
+from ..namespace import public_names as _public_names
 
 globals().update(_public_names())
 dtype = _mg.dtypes.DType
@@ -82,7 +82,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         if t._data.dtype.kind in "fc":
             t.stop_gradient = False
         else:
-            t.__dict__["_int_stop_gradient"] = False   # methods.py: reads back False
+            t.__dict__["_int_stop_gradient"] = False   # tensor_methods.py: reads back False
     return t
 
 
@@ -200,7 +200,7 @@ randn, rand, zeros, ones, empty, full, standard_normal, uniform = (
                                       uniform))
 
 from . import autograd, base, device, io, metric, nn, optimizer, vision  # noqa: E402, F401
-from ..paddle_methods import install as _install_methods  # noqa: E402
+from ..tensor_methods import install_paddle_methods as _install_methods  # noqa: E402
 from . import tensor_ops as _tensor_ops  # noqa: E402
 from .tensor_ops import (  # noqa: E402, F401
     broadcast_shape, broadcast_shapes, crop, e, equal_all, gather_nd, index_sample, inf,
@@ -224,7 +224,7 @@ from .nn.initializer import ParamAttr  # noqa: E402, F401
 _install_methods()
 from .device import get_device, is_compiled_with_cuda, set_device  # noqa: E402, F401
 
-from .._common import refuse_missing as _refuse_missing  # noqa: E402
+from ..namespace import refuse_missing as _refuse_missing  # noqa: E402
 
 from . import distributed  # noqa: E402, F401  (paddle.distributed, over MPI)
 from .distributed import DataParallel  # noqa: E402, F401

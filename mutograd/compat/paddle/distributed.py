@@ -11,8 +11,8 @@ place like :mod:`mutograd.distributed` (docs/distributed.md).
     dist.all_reduce(t)
 """
 from ... import distributed as _dist
-from .._distributed import get_rank, get_world_size  # noqa: F401
-from .._distributed import world as _world
+from ..distributed_world import get_rank, get_world_size  # noqa: F401
+from ..distributed_world import world as _world
 from ...distributed import DistributedDataParallel as _DDP
 from ...data.sampler import BatchSampler as _BatchSampler
 from ...distributed import DistributedSampler as _Sampler

@@ -106,7 +106,7 @@ def bernoulli(x, p=None, name=None):
     of ``x``."""
     with no_grad():
         prob = x if p is None else _mg.full_like(x, p)
-        return (_mg.rand(list(x.shape), dtype=x.dtype) < prob).astype(x.dtype)
+        return (_mg.rand(list(x.shape), dtype=x.dtype, device=x.place) < prob).astype(x.dtype)
 
 
 def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):

@@ -15,6 +15,7 @@ import math
 import mutograd as _mg
 
 from ...tensor import Tensor
+from ..sampling import sample as _sample
 
 
 def _index_tuple(index):
@@ -496,31 +497,19 @@ def mode(x, axis=-1, keepdim=False, name=None):
     return values, idx
 
 
-def _sample(draw):
-    def sample(*args, **kw):
-        kw.pop("name", None)
-        return draw(_random_generator(), *args, **kw)
-    return sample
-
-
-def _random_generator():
-    from ... import random
-    return random.generator()
-
-
 def poisson(x, name=None):
     """Samples from Poisson(``x``), in the dtype of ``x``."""
-    return _mg.tensor(_random_generator().poisson(x.numpy()).astype(x._data.dtype))
+    return _sample("poisson", x)
 
 
 def binomial(count, prob, name=None):
     """Samples from Binomial(``count``, ``prob``) as int64."""
-    return _mg.tensor(_random_generator().binomial(count.numpy(), prob.numpy()).astype("int64"))
+    return _sample("binomial", count, prob, dtype="int64")
 
 
 def standard_gamma(x, name=None):
     """Samples from Gamma(``x``, 1), in the dtype of ``x``."""
-    return _mg.tensor(_random_generator().standard_gamma(x.numpy()).astype(x._data.dtype))
+    return _sample("standard_gamma", x)
 
 
 def log_normal(mean=1.0, std=2.0, shape=None, dtype=None, name=None):

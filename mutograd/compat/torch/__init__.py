@@ -23,7 +23,7 @@ from ...ops import argument_orders as _orders
 from ...ops import views as _views
 from ...ops.creation import shape_args as _shape_args
 from ...tensor import Tensor as _Tensor
-from .._common import public_names as _public_names
+from ..namespace import public_names as _public_names
 
 globals().update(_public_names())
 
@@ -269,7 +269,7 @@ from . import (  # noqa: E402, F401
 from .amp import GradScaler, autocast  # noqa: E402, F401
 
 ModuleDict, ParameterDict = nn.ModuleDict, nn.ParameterDict   # (PyTorch exports them too)
-from .._common import refuse_missing as _refuse_missing  # noqa: E402
+from ..namespace import refuse_missing as _refuse_missing  # noqa: E402
 from ._refusals import install_tensor_refusals as _install_tensor_refusals  # noqa: E402
 
 from . import distributed  # noqa: E402, F401  (torch.distributed, over MPI)

@@ -16,6 +16,7 @@ import mutograd as _mg
 from ...nn import functional as _F
 from ...nn import losses as _losses
 from ...tensor import Tensor as _Tensor
+from ..sampling import sample as _sample
 
 
 # ---- function forms of Tensor methods --------------------------------------------------------
@@ -193,17 +194,13 @@ from ...ops.sampling import bernoulli  # noqa: E402, F401 (also Tensor.bernoulli
 
 def poisson(input, generator=None):
     """Samples of Poisson distributions with the rates in ``input``."""
-    from ... import random
-    rng = random.generator(None, generator)
-    return _mg.tensor(rng.poisson(input.detach().numpy()).astype(input.dtype.np))
+    return _sample("poisson", input, generator=generator)
 
 
 def binomial(count, prob, generator=None):
     """Samples of binomial distributions (``count`` trials, probability ``prob``)."""
-    from ... import random
-    rng = random.generator(None, generator)
-    return _mg.tensor(rng.binomial(count.detach().numpy().astype(np.int64),
-                                   prob.detach().numpy()).astype(count.dtype.np))
+    return _sample("binomial", count.detach().astype(_mg.int64), prob, dtype=count._data.dtype,
+                   generator=generator)
 
 
 def get_rng_state():

@@ -14,8 +14,8 @@ or write parameters under ``no_grad()``.
 from types import SimpleNamespace
 
 from ... import distributed as _dist
-from .._distributed import get_rank, get_world_size  # noqa: F401
-from .._distributed import world as _world
+from ..distributed_world import get_rank, get_world_size  # noqa: F401
+from ..distributed_world import world as _world
 from ...autograd.grad_mode import _state
 from ...autograd.saved import before_write
 from ...distributed.comm import _check_tensor

@@ -9,7 +9,7 @@ directory functions work.
 import os
 
 from ...errors import MutogradError
-from .._common import refused_functions
+from ..namespace import refused_functions
 
 _WHY = ("torch.hub downloads a repository's code and runs it; mutograd neither downloads nor "
         "runs such code. Build the model from torch.nn here and load its weights from a local "

@@ -6,7 +6,7 @@ needs PyTorch's tracer and raises an error that says what to do instead.
     False
 """
 from ...errors import MutogradError
-from .._common import refused_functions
+from ..namespace import refused_functions
 
 _WHY = ("ONNX export traces a model through PyTorch's JIT, which mutograd does not have; save "
         "the weights with torch.save(model.state_dict(), path) (safetensors/.npz) and export "

@@ -11,6 +11,7 @@ import contextlib as _contextlib
 import mutograd as _mg
 
 from ....nn import functional as _F
+from ....nn.functional import dropouts as _dropouts
 from ....ops.registry import OPS as _OPS
 from ....ops.registry import call as _call
 
@@ -409,25 +410,17 @@ def adaptive_avg_pool1d(x, output_size, name=None):
 
 def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
     """[N, C*r*r, H, W] -> [N, C, H*r, W*r]."""
-    n, c, h, w = x.shape
-    r = upscale_factor
-    return x.reshape([n, c // (r * r), r, r, h, w]).transpose([0, 1, 4, 2, 5, 3]).reshape(
-        [n, c // (r * r), h * r, w * r])
+    return _F.pixel_shuffle(x, upscale_factor)
 
 
 def pixel_unshuffle(x, downscale_factor, data_format="NCHW", name=None):
     """[N, C, H*r, W*r] -> [N, C*r*r, H, W]."""
-    n, c, h, w = x.shape
-    r = downscale_factor
-    return x.reshape([n, c, h // r, r, w // r, r]).transpose([0, 1, 3, 5, 2, 4]).reshape(
-        [n, c * r * r, h // r, w // r])
+    return _F.pixel_unshuffle(x, downscale_factor)
 
 
 def channel_shuffle(x, groups, data_format="NCHW", name=None):
     """Interleave the channels of ``groups`` groups."""
-    n, c, h, w = x.shape
-    return x.reshape([n, groups, c // groups, h, w]).transpose([0, 2, 1, 3, 4]).reshape(
-        [n, c, h, w])
+    return _F.channel_shuffle(x, groups)
 
 
 def zeropad2d(x, padding, data_format="NCHW", name=None):
@@ -450,7 +443,7 @@ def sequence_mask(x, maxlen=None, dtype="int64", name=None):
 def gumbel_softmax(x, temperature=1.0, hard=False, axis=-1, name=None):
     """Softmax of ``(x + Gumbel noise) / temperature``; ``hard=True``: one-hot forward with the
     soft gradient."""
-    u = _mg.rand(list(x.shape), dtype=x.dtype).clip(min=1e-10, max=1 - 1e-7)
+    u = _mg.rand(list(x.shape), dtype=x.dtype, device=x.place).clip(min=1e-10, max=1 - 1e-7)
     y = softmax((x - (-u.log()).log()) / temperature, axis=axis)
     if not hard:
         return y
@@ -623,26 +616,15 @@ def bilinear(x1, x2, weight, bias=None, name=None):
     return out + bias if bias is not None else out
 
 
-_SELU_ALPHA = -1.7580993408473766     # -scale * alpha of SELU: where a dropped unit goes
-
-
-def _alpha_dropout(x, p, training, mask_shape):
-    if not training or p == 0:
-        return x
-    keep = (_mg.rand(mask_shape, dtype=x.dtype) >= p).astype(x.dtype)
-    a = ((1 - p) * (1 + p * _SELU_ALPHA ** 2)) ** -0.5
-    b = -a * _SELU_ALPHA * p
-    return (x * keep + _SELU_ALPHA * (1 - keep)) * a + b
-
-
 def alpha_dropout(x, p=0.5, training=True, name=None):
-    """Dropout that keeps SELU's mean and variance: dropped units go to SELU's negative limit."""
-    return _alpha_dropout(x, p, training, list(x.shape))
+    """Dropout that keeps SELU's mean and variance: dropped units go to SELU's negative limit
+    (mutograd's :func:`~mutograd.nn.functional.dropouts.alpha_dropout`, training by default)."""
+    return _dropouts.alpha_dropout(x, p, training)
 
 
 def feature_alpha_dropout(x, p=0.5, training=True, name=None):
     """:func:`alpha_dropout` of whole channels (axis 1)."""
-    return _alpha_dropout(x, p, training, list(x.shape[:2]) + [1] * (x.ndim - 2))
+    return _dropouts.feature_alpha_dropout(x, p, training)
 
 
 def multi_margin_loss(input, label, p=1, margin=1.0, weight=None, reduction="mean", name=None):

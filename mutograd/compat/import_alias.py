@@ -1,4 +1,5 @@
-"""Running unmodified scripts: ``import torch`` / ``import paddle`` resolve to a compat namespace.
+"""Running unmodified scripts: ``import torch`` / ``import paddle`` resolve to a compat namespace
+(also the ``python -m mutograd run --as torch script.py [args]`` command, :func:`main`).
 
 :func:`importing_as` puts the compat package and every one of its submodules into
 ``sys.modules`` under the framework's own names (``torch``, ``torch.nn``,
@@ -13,11 +14,15 @@ imported in the same process included).
     ...     print(paddle.__name__, F.__name__)
     mutograd.compat.paddle mutograd.compat.paddle.nn.functional
 """
+import argparse
 import contextlib
 import importlib
+import os
 import pkgutil
 import runpy
 import sys
+
+from .dialect_scope import DIALECTS, _program_enter, _program_exit
 
 
 def _modules(name):
@@ -55,7 +60,6 @@ class _Alias:
     """
 
     def __init__(self, name):
-        from .dialect import DIALECTS
         if name not in DIALECTS:
             raise ValueError(f"unknown dialect {name!r}; expected one of {DIALECTS}")
         self.name = name
@@ -63,7 +67,6 @@ class _Alias:
 
     def enter(self):
         """Put the namespace and its submodules into ``sys.modules``; returns the namespace."""
-        from .dialect import _program_enter
         name = self.name
         mods = _modules(name)
         self.saved = {k: v for k, v in sys.modules.items() if _under(k, name)}
@@ -81,7 +84,6 @@ class _Alias:
         nothing."""
         if not self.active:
             return
-        from .dialect import _program_exit
         self.active = False
         if self.refuser in sys.meta_path:
             sys.meta_path.remove(self.refuser)
@@ -142,3 +144,25 @@ def run_script(path, framework, argv=()):
             return runpy.run_path(str(path), run_name="__main__")
     finally:
         sys.argv = old_argv
+
+
+def main(argv=None):
+    """Parse ``--as FRAMEWORK script [args]`` and run the script as ``__main__``; returns 0."""
+    parser = argparse.ArgumentParser(
+        prog="python -m mutograd run",
+        description="Run an unmodified PyTorch or Paddle script on mutograd.")
+    parser.add_argument("--as", dest="framework", required=True,
+                        choices=[d for d in DIALECTS if d],
+                        help="the framework the script imports")
+    parser.add_argument("script", help="path of the script")
+    parser.add_argument("args", nargs=argparse.REMAINDER, help="the script's own arguments")
+    ns = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if not os.path.isfile(ns.script):
+        parser.error(f"no such script: {ns.script}")
+    # the script's folder first on sys.path, as `python script.py` does (local imports work)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(ns.script)))
+    try:
+        run_script(ns.script, ns.framework, ns.args)
+    finally:
+        sys.path.pop(0)
+    return 0

@@ -1,4 +1,6 @@
-"""What both compat namespaces start from: the main namespace's public names."""
+"""Building a compat namespace: what it starts from (the main namespace's public names) and how
+it refuses a name it lacks (an AttributeError naming the framework's spelling and, where one is
+recorded in the namespace's ``_refusals.py``, the reason)."""
 import mutograd as _mg
 
 _SKIP = {"compat", "ops", "tensor_methods", "walkthrough"}
