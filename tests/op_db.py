@@ -59,6 +59,7 @@ class OpInfo:
     copies_for_others: bool = False   # in place, x is copied when another input's gradient
                                       # needs it (y's of mul_), even if x's does not
     covers: tuple = ()                # registry ops the row runs besides ``name`` (coverage)
+    xfail: dict = field(default_factory=dict)  # check (test function name) -> the bug it shows
 
     def __post_init__(self):
         if self.workspace is None:
@@ -268,16 +269,18 @@ def _pool_ref(reduce):
 
 def _nn(name, ref, shapes, attrs=None, variant="", distinct=False, **kw):
     """A row of a function of mutograd.nn.functional (no mg.<name>, no method, no ``_`` form),
-    compared with torch.nn.functional.<name>."""
+    compared with torch.nn.functional.<name>; float inputs of ``shapes``, or the row's
+    ``make``."""
     def make(rng):
         xs = _floats(rng, *shapes)
         if distinct:            # max-pool: no ties inside a window
             xs[0] = _distinct(rng, shapes[0])
         return Sample(xs, dict(attrs or {}), tuple(range(len(shapes))))
+    kw.setdefault("make", make)
+    kw.setdefault("call", lambda fn, *a, **k: getattr(_nnf(), name)(*a, **k))
+    kw.setdefault("torch", lambda torch, *a, **k: getattr(torch.nn.functional, name)(*a, **k))
     return OpInfo(name, ref, nargs=len(shapes), shapes=shapes, inplace=False, method=False,
-                  kind="nn", variant=variant, make=make,
-                  call=lambda fn, *a, **k: getattr(_nnf(), name)(*a, **k),
-                  torch=lambda torch, *a, **k: getattr(torch.nn.functional, name)(*a, **k), **kw)
+                  kind="nn", variant=variant, **kw)
 
 
 def _unpool_ref(x, indices, kernel_size, output_size):
@@ -1014,6 +1017,93 @@ def _square(rng, n=3):
     return [rng.uniform(-0.5, 0.5, (n, n)) + 2 * np.eye(n)]     # well conditioned
 
 
+def _index_copy_ref(x, axis, index, src):
+    out = x.copy()
+    out[:, index] = src
+    return out
+
+
+def _masked_scatter_ref(x, mask, src):
+    out = x.copy()
+    m = np.broadcast_to(mask, x.shape)
+    out[m] = src.reshape(-1)[:m.sum()]
+    return out
+
+
+def _put_ref(x, index, src, accumulate=False):
+    out = x.copy()
+    flat = out.reshape(-1)              # a view of the copy
+    if accumulate:
+        np.add.at(flat, index, src.reshape(-1))
+    else:
+        flat[index] = src.reshape(-1)
+    return out
+
+
+def _scatter_at(reduce):
+    """scatter(x, 0, index, src): the surface rows' reference, with the axis argument."""
+    return lambda x, axis, index, src: _scatter_ref(reduce)(x, index, src)
+
+
+def _scatter_make(unique, lo=-2.0, hi=2.0):
+    """x (4, 3), then axis 0, an index and a src (3, 3); ``unique``: no row repeats in a
+    column, so every write is kept."""
+    def make(rng):
+        index = (np.stack([rng.permutation(4)[:3] for _ in range(3)], axis=1) if unique
+                 else rng.integers(0, 4, (3, 3)))
+        return Sample([rng.uniform(lo, hi, (4, 3)), 0, index, rng.uniform(lo, hi, (3, 3))],
+                      {}, (0, 3))
+    return make
+
+
+def _with_kwargs(make, **kwargs):
+    return lambda rng: make(rng)._replace(kwargs=kwargs)
+
+
+def _spd(rng, n=3):
+    b = rng.uniform(-1, 1, (n, n))
+    return [b @ b.T + n * np.eye(n)]                        # symmetric positive definite
+
+
+def _sym(a):
+    # Cholesky reads one triangle; on (a + a^T) / 2 its finite differences and its gradient
+    # (symmetric, as PyTorch's) agree
+    return (a + np.swapaxes(a, -1, -2)) / 2
+
+
+def _cholesky_ref(a, upper=False):
+    low = np.linalg.cholesky(_sym(a))
+    return low.T if upper else low
+
+
+def _full_rank(shape):
+    return lambda rng: [rng.uniform(-0.5, 0.5, shape) + 2 * np.eye(*shape)]
+
+
+def _solve_make(b_shape):
+    return lambda rng: Sample(_square(rng) + [rng.uniform(-2, 2, b_shape)], {}, (0, 1))
+
+
+def _solve_ref(a, b, left=True):
+    return np.linalg.solve(a, b) if left else np.linalg.solve(a.T, b.T).T
+
+
+def _solve_tri_ref(a, b, upper, left=True, unitriangular=False):
+    t = np.triu(a) if upper else np.tril(a)
+    if unitriangular:
+        np.fill_diagonal(t, 1.0)
+    return _solve_ref(t, b, left)
+
+
+def _negative_det(rng):
+    return [_square(rng)[0][[1, 0, 2]]]                    # rows swapped: det < 0
+
+
+def _paddle_write(rng):
+    import mutograd.compat.paddle  # noqa: F401  (declares Tensor.set_value)
+    return _floats(rng, (3, 4), (3, 4))
+
+
 WRITES_AND_LINALG = [
     _u("hardswish", lambda x: x * np.clip(x + 3, 0, 6) / 6, domain=(-2.5, 2.5), saves="input",
        torch_name="nn.functional.hardswish"),
@@ -1041,6 +1131,66 @@ WRITES_AND_LINALG = [
            call=lambda fn, x: mg_linalg().det(x)),
     OpInfo("inverse", np.linalg.inv, kind="linalg", inplace=False, make=_square, torch=False,
            call=lambda fn, x: mg_linalg().inv(x)),
+    # index writes: unique indices where a repeat would keep only one write
+    OpInfo("index_copy", _index_copy_ref, kind="index",
+           make=lambda rng: Sample([rng.uniform(-2, 2, (3, 4)), 1, np.array([3, 0]),
+                                    rng.uniform(-2, 2, (3, 2))], {}, (0, 3))),
+    OpInfo("masked_scatter", _masked_scatter_ref, kind="index",     # the mask broadcasts
+           make=lambda rng: Sample([rng.uniform(-2, 2, (3, 4)), _mask(rng, (4,)),
+                                    rng.uniform(-2, 2, (2, 6))], {}, (0, 2))),
+    OpInfo("put", _put_ref, kind="index",
+           make=lambda rng: Sample([rng.uniform(-2, 2, (3, 4)), np.array([5, -1, 0, 7]),
+                                    rng.uniform(-2, 2, (2, 2))], {}, (0, 2))),
+    OpInfo("put", _put_ref, kind="index", variant="accumulate",       # repeats add up
+           make=lambda rng: Sample([rng.uniform(-2, 2, (3, 4)), np.array([5, 5, 0, -1]),
+                                    rng.uniform(-2, 2, (4,))], {"accumulate": True}, (0, 2))),
+    OpInfo("scatter", _scatter_at("assign"), kind="index", make=_scatter_make(unique=True)),
+    OpInfo("scatter", _scatter_at("sum"), kind="index", variant="add",
+           make=_with_kwargs(_scatter_make(unique=False), reduce="add"),
+           torch=lambda torch, x, axis, index, src, reduce: torch.scatter_add(x, axis, index,
+                                                                              src)),
+    # x's gradient needs src, src's needs x (products commute: repeats are fine)
+    OpInfo("scatter", _scatter_at("prod"), kind="index", variant="multiply",
+           make=_with_kwargs(_scatter_make(unique=False, lo=0.5, hi=2.0), reduce="multiply"),
+           saves="other", copies_for_others=True, covers=("scatter_mul",),
+           torch=lambda torch, x, axis, index, src, reduce: torch.scatter_reduce(
+               x, axis, index, src, "prod")),
+    # Paddle's x.set_value(v): an in-place write with no ``_`` name and no function
+    OpInfo("set_value", lambda x, v: v + 0 * x, nargs=2, make=_paddle_write, function=False,
+           call=lambda fn, x, v: x.set_value(v), torch=False,
+           torch_inplace=lambda torch, x, v: (x * 1.0).copy_(v)),
+    # linear algebra on well-conditioned matrices
+    *[OpInfo("linalg_cholesky", _cholesky_ref, kind="linalg", inplace=False, method=False,
+             variant=v, make=_spd, attrs=attrs, saves="out",
+             call=lambda fn, a, **k: mg_linalg().cholesky((a + a.mT) / 2, **k),
+             torch=lambda torch, a, **k: torch.linalg.cholesky((a + a.mT) / 2, **k))
+      for v, attrs in (("", {}), ("upper", {"upper": True}))],
+    *[OpInfo("linalg_pinv", np.linalg.pinv, kind="linalg", inplace=False, method=False,
+             variant=v, make=_full_rank(shape), saves="out",
+             call=lambda fn, a: mg_linalg().pinv(a),
+             torch=lambda torch, a: torch.linalg.pinv(a))
+      for v, shape in (("", (3, 4)), ("tall", (4, 3)))],
+    *[OpInfo("solve", _solve_ref, kind="linalg", inplace=False, method=False, variant=v,
+             make=_with_kwargs(_solve_make(b_shape), **kwargs), saves="out",
+             call=lambda fn, a, b, **k: mg_linalg().solve(a, b, **k),
+             torch=lambda torch, a, b, **k: torch.linalg.solve(a, b, **k), xfail=xfail)
+      for v, b_shape, kwargs, xfail in (
+          ("", (3, 2), {}, {}), ("vector", (3,), {}, {}),
+          ("right", (2, 3), {"left": False}, {"test_non_view_result_has_its_own_storage": (
+              "linalg.solve(A, B, left=False) returns a transposed view (_base set, "
+              "TransposeBackward, strides (1, 2)) of a hidden result; PyTorch's is a "
+              "contiguous tensor of its own")}))],
+    *[OpInfo("solve_triangular", _solve_tri_ref, kind="linalg", inplace=False, method=False,
+             variant=v, make=_with_kwargs(_solve_make(b_shape), **kwargs), saves="out",
+             call=lambda fn, a, b, **k: mg_linalg().solve_triangular(a, b, **k),
+             torch=lambda torch, a, b, **k: torch.linalg.solve_triangular(a, b, **k))
+      for v, b_shape, kwargs in (
+          ("", (3, 2), {"upper": True}),
+          ("lower-unit-right", (2, 3), {"upper": False, "left": False, "unitriangular": True}))],
+    OpInfo("slogdet", np.linalg.slogdet, kind="linalg", inplace=False, make=_negative_det,
+           covers=("logabsdet",), xfail={"test_no_grad_records_nothing": (
+               "slogdet's sign of an input that requires grad has requires_grad=False; "
+               "PyTorch's sign requires grad (its gradient is zero)")}),
 ]
 
 
@@ -1049,6 +1199,81 @@ def mg_linalg():
     return mutograd.linalg
 
 
+# ---- normalisation, embedding, padding, adaptive pooling (mutograd.nn.functional) ------------
+def _adaptive_avg_pool2d_ref(x, output_size):
+    """The mean of bin i of n: input cells floor(i*n_in/n) to ceil((i+1)*n_in/n)."""
+    (h, w), (oh, ow) = x.shape[2:], _pair(output_size)
+    oh, ow = oh or h, ow or w
+    out = np.zeros(x.shape[:2] + (oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            out[:, :, i, j] = x[:, :, i * h // oh:-(-(i + 1) * h // oh),
+                                j * w // ow:-(-(j + 1) * w // ow)].mean(axis=(2, 3))
+    return out
+
+
+def _embedding_make(**kwargs):
+    return lambda rng: Sample([np.array([[0, 2, 4], [2, 2, 1]]), rng.uniform(-2, 2, (5, 3))],
+                              kwargs, (1,))
+
+
+def _standardized(x, axes, eps=1e-5):
+    return (x - x.mean(axes, keepdims=True)) / np.sqrt(x.var(axes, keepdims=True) + eps)
+
+
+def _layer_norm_ref(x, weight=None, bias=None, *, normalized_shape, eps=1e-5):
+    out = _standardized(x, tuple(range(x.ndim - len(normalized_shape), x.ndim)), eps)
+    return out * (1 if weight is None else weight) + (0 if bias is None else bias)
+
+
+def _layer_norm_call(fn, x, *weight_bias, normalized_shape, **kw):
+    return _nnf().layer_norm(x, normalized_shape, *weight_bias, **kw)
+
+
+def _layer_norm_torch(torch, x, *weight_bias, normalized_shape, **kw):
+    return torch.nn.functional.layer_norm(x, normalized_shape, *weight_bias, **kw)
+
+
+def _batch_norm_ref(x, weight, bias):
+    return _standardized(x, (0, 2)) * weight[:, None] + bias[:, None]
+
+
+def _pad_ref(x, pad, mode="constant", value=None):
+    """``pad`` is (left, right) of the last axis, then of the one before, ...; a negative size
+    crops (constant mode)."""
+    k = len(pad) // 2
+    widths = [(0, 0)] * (x.ndim - k) + [(pad[2 * i], pad[2 * i + 1]) for i in range(k)][::-1]
+    x = x[tuple(slice(max(-lo, 0), n - max(-hi, 0)) for (lo, hi), n in zip(widths, x.shape))]
+    widths = [(max(lo, 0), max(hi, 0)) for lo, hi in widths]
+    if mode == "constant":
+        return np.pad(x, widths, constant_values=value or 0.0)
+    return np.pad(x, widths, {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode])
+
+
+NN = [
+    _nn("adaptive_avg_pool2d", _adaptive_avg_pool2d_ref, ((2, 3, 5, 7),),
+        {"output_size": (2, 3)}),                                   # overlapping bins
+    _nn("adaptive_avg_pool2d", _adaptive_avg_pool2d_ref, ((1, 2, 3, 5),),
+        {"output_size": (4, None)}, variant="larger-and-kept"),
+    _nn("embedding", lambda idx, w: w[idx], ((2, 3), (5, 3)), make=_embedding_make()),
+    _nn("embedding", lambda idx, w: w[idx], ((2, 3), (5, 3)), variant="padding-idx", fd=False,
+        make=_embedding_make(padding_idx=2)),      # row 2 gets no gradient: PyTorch checks it
+    _nn("layer_norm", _layer_norm_ref, ((2, 3, 4), (3, 4), (3, 4)),
+        {"normalized_shape": (3, 4)}, call=_layer_norm_call, torch=_layer_norm_torch),
+    _nn("layer_norm", _layer_norm_ref, ((3, 4),), {"normalized_shape": (4,), "eps": 0.1},
+        variant="no-affine", saves="kept", call=_layer_norm_call, torch=_layer_norm_torch),
+    # batch norm in training: the registry's ``normalize`` over (N, L), then scale and shift
+    _nn("batch_norm", _batch_norm_ref, ((4, 3, 2), (3,), (3,)), covers=("normalize",),
+        saves="input",
+        call=lambda fn, x, w, b: _nnf().batch_norm(x, None, None, w, b, training=True),
+        torch=lambda torch, x, w, b: torch.nn.functional.batch_norm(x, None, None, w, b,
+                                                                    training=True)),
+    _nn("pad", _pad_ref, ((2, 3, 4),), {"pad": (1, 2, -1, 1), "value": 0.5}),
+    *[_nn("pad", _pad_ref, ((1, 2, 3, 4),), {"pad": (1, 2, 2, 1), "mode": mode}, variant=mode)
+      for mode in ("reflect", "replicate", "circular")],
+]
+
+
 # ---- the one table -----------------------------------------------------------------------------
-OPS = BASE + SURFACE + WRITES_AND_LINALG
+OPS = BASE + SURFACE + WRITES_AND_LINALG + NN
 IDS = [o.id for o in OPS]
