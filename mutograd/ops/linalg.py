@@ -227,21 +227,31 @@ defop("logabsdet", lambda xp, x: xp.linalg.slogdet(x)[1], kind="other", inplace=
       method=False, grad=lambda g, x, xp: g[..., None, None] * _inv_t(xp, x))
 
 
-def _solve(xp, a, b):
+def _solve(xp, a, b, *, left=True):
+    if not left:                      # X A = B is A^T X^T = B^T; X laid out as PyTorch's
+        return xp.ascontiguousarray(_swap(_solve(xp, _swap(a), _swap(b))))
     if b.ndim == a.ndim - 1:          # a batch of vectors
         return lapack("solve", xp.linalg.solve, a, b[..., None])[..., 0]
     return lapack("solve", xp.linalg.solve, a, b)
 
 
-def _solve_grad_a(g, a, out, xp):
-    gb = _solve(xp, _swap(a), g)
+def _solve_grad_b(g, a, left, xp):
+    if left:                          # A^-T g
+        return _solve(xp, _swap(a), g)
+    return _swap(_solve(xp, a, _swap(g)))   # g A^-T
+
+
+def _solve_grad_a(g, a, out, left, xp):
+    gb = _solve_grad_b(g, a, left, xp)
+    if not left:                      # X = B A^-1: -X^T g A^-T
+        return -(_swap(out) @ gb)
     if out.ndim == a.ndim - 1:
         return -gb[..., :, None] * out[..., None, :]
     return -(gb @ _swap(out))
 
 
 defop("solve", _solve, kind="other", inplace=False, method=False,
-      grad=(_solve_grad_a, lambda g, a, xp: _solve(xp, _swap(a), g)))
+      grad=(_solve_grad_a, _solve_grad_b))
 
 
 def slogdet(x):
@@ -292,10 +302,7 @@ def det(x):
 def solve(A, B, *, left=True, out=None):
     """``X`` with ``A @ X = B`` (``B`` a matrix, or a vector per matrix of ``A``);
     ``left=False``: ``X @ A = B``."""
-    if left:
-        return out_into(call(OPS["solve"], [A, B], {}), out)
-    return out_into(call(OPS["solve"], [A.transpose(-2, -1), B.transpose(-2, -1)], {})
-                .transpose(-2, -1), out)
+    return out_into(call(OPS["solve"], [A, B], {"left": left}), out)
 
 
 def inv_ex(A, check_errors=False):
