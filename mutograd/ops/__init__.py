@@ -8,10 +8,10 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     convolution,
     copying,
     creation,
-    decompositions,
     elementwise,
     elementwise_composed,
     embedding,
+    factorizations,
     fills,
     grids,
     indexing,
@@ -33,6 +33,7 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     softmax,
     sorting,
     special,
+    spectral,
     statistics,
     storage,
     torch_creation,
@@ -76,7 +77,7 @@ for _module in (reduction, shaping, indexing, softmax, scans, products, matrices
                 predicates, type_promotion, elementwise_composed, sampling, torch_creation,
                 view_copies):
     FUNCTIONS.update(_module.FUNCTIONS)
-FUNCTIONS.update({"slogdet": linalg.slogdet, "matrix_power": linalg.matrix_power})
+FUNCTIONS.update(linalg.FUNCTIONS)
 # mg.rrelu, mg.dropout_, ...: nn.functional's implementation (nn needs only the ops above)
 from ..nn.functional.dropouts import TOPLEVEL as _dropouts  # noqa: E402
 

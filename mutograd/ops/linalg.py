@@ -1,8 +1,9 @@
 """Linear algebra other than the decompositions: matrix products (matmul with broadcasting and
-1-D operands, mm, bmm, dot, outer, einsum, chains and powers), inverses, determinants, solves
-and norms. The declarations come first, then the public functions of ``mutograd.linalg`` built
-on them and on the decompositions (ops/decompositions.py). The ``beta * x + alpha * product``
-updates (addmm, ...) are in ops/matrix_updates.py.
+1-D operands, mm, bmm, dot, outer, einsum, chains), powers and the matrix exponential, inverses
+(and the pseudo-inverse), determinants, solves (triangular ones, and from the factors of
+factorizations.py) and norms. The declarations come first, then the public functions of
+``mutograd.linalg`` built on them and on the decompositions (factorizations.py, spectral.py).
+The ``beta * x + alpha * product`` updates (addmm, ...) are in ops/matrix_updates.py.
 """
 import math
 from collections import namedtuple
@@ -12,12 +13,14 @@ import numpy as np
 from .. import memory
 from ..errors import ShapeError
 from ..places import key_for
-from ..tensor import _wrap
+from ..tensor import Tensor, _wrap
 from .creation import eye, ones_like
-from .decompositions import (conj_transpose, eigvalsh, lapack, out_into, permutation_of, svdvals,
-                             with_info)
+from .factorizations import permutation_of
+from .linalg_shared import (check_matrices, check_square, lapack, mH, out_into,
+                            solve_triangular_arrays, with_info)
 from .registry import OPS, call, defop, defvar
 from .shaping import stack
+from .spectral import eigvalsh, svdvals
 
 
 def _swap(a):
@@ -244,6 +247,76 @@ defop("solve", _solve, kind="other", inplace=False, method=False,
       grad=(_solve_grad_a, lambda g, a, xp: _solve(xp, _swap(a), g)))
 
 
+def _solve_tri(xp, a, b, upper=True, left=True, unitriangular=False):
+    if a.ndim < 2 or b.ndim < 2:
+        raise ShapeError("linalg.solve_triangular: A and B must have at least 2 dimensions")
+    check_square("solve_triangular", a)
+    if (a.shape[-1] != b.shape[-2]) if left else (a.shape[-1] != b.shape[-1]):
+        raise ShapeError(f"linalg.solve_triangular: incompatible shapes of A "
+                         f"{list(a.shape)} and B {list(b.shape)}")
+    return solve_triangular_arrays(xp, a, b, upper, left, unitriangular)
+
+
+def _tri_grad_b(g, a, xp, upper=True, left=True, unitriangular=False):
+    return solve_triangular_arrays(xp, a, g, upper, left, unitriangular, adjoint=True)
+
+
+def _tri_grad_a(g, a, out, xp, upper=True, left=True, unitriangular=False):
+    gb = solve_triangular_arrays(xp, a, g, upper, left, unitriangular, adjoint=True)
+    ga = -(gb @ mH(out)) if left else -(mH(out) @ gb)
+    ga = xp.triu(ga, 1 if unitriangular else 0) if upper else xp.tril(
+        ga, -1 if unitriangular else 0)
+    return ga
+
+
+defop("solve_triangular", _solve_tri, grad=(_tri_grad_a, _tri_grad_b), kind="other",
+      inplace=False, method=False)
+
+
+# ---- pseudo-inverse, matrix exponential ------------------------------------------------------
+def _pinv(xp, x, rtol=None, hermitian=False):
+    check_matrices("pinv", x)
+    if rtol is None:
+        rtol = max(x.shape[-2:]) * np.finfo(x.dtype).eps if x.dtype.kind in "fc" else 1e-15
+    return xp.linalg.pinv(x, rcond=rtol, hermitian=hermitian)
+
+
+def _pinv_grad(g, x, out, xp, rtol=None, hermitian=False):
+    """For constant rank: ``-P^H G P^H + (I - A P)^... `` (Golub and Pereyra), with ``P`` the
+    pseudo-inverse and ``G`` its gradient."""
+    p, ph, gh = out, mH(out), mH(g)
+    m, n = x.shape[-2:]
+    left = xp.eye(m, dtype=x.dtype) - x @ p       # I - A P (m x m)
+    right = xp.eye(n, dtype=x.dtype) - p @ x      # I - P A (n x n)
+    return -(ph @ g @ ph) + left @ gh @ p @ ph + ph @ p @ gh @ right
+
+
+defop("linalg_pinv", _pinv, grad=_pinv_grad, kind="other", inplace=False, method=False)
+
+
+def _expm(xp, x):
+    check_square("matrix_exp", x)
+    if xp is np:
+        import scipy.linalg
+        return scipy.linalg.expm(x)
+    import cupyx.scipy.linalg
+    return cupyx.scipy.linalg.expm(x)
+
+
+def _expm_grad(g, x, xp):
+    """The upper-right block of ``exp([[A^H, G], [0, A^H]])`` (the Fréchet derivative)."""
+    n = x.shape[-1]
+    big = xp.zeros(np.broadcast_shapes(x.shape, g.shape)[:-2] + (2 * n, 2 * n),
+                   xp.result_type(x, g))
+    big[..., :n, :n] = mH(x)
+    big[..., n:, n:] = mH(x)
+    big[..., :n, n:] = g
+    return _expm(xp, big)[..., :n, n:]
+
+
+defop("matrix_exp", _expm, grad=_expm_grad, kind="other", inplace=False)
+
+
 def slogdet(x):
     """``(sign, log|det|)`` of square matrices; the gradient flows through ``log|det|``."""
     sign = _wrap(x._place.xp.linalg.slogdet(x._data)[0], x)
@@ -270,6 +343,11 @@ def matrix_power(x, n):
     return result
 
 
+def matrix_exp(A):
+    """The matrix exponential ``sum A^k / k!``."""
+    return call(OPS["matrix_exp"], [A], {})
+
+
 # ---- the public functions (mutograd.linalg) ----------------------------------------------
 InvExResult = namedtuple("InvExResult", ["inverse", "info"])
 
@@ -287,6 +365,11 @@ def inv(x):
 def det(x):
     """The determinant of square matrices."""
     return call(OPS["det"], [x], {})
+
+
+def logdet(input):
+    """``log(det(input))`` (NaN for a negative determinant, as PyTorch)."""
+    return OPS["det"].function(input).log()
 
 
 def solve(A, B, *, left=True, out=None):
@@ -356,7 +439,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
         # X P L U = B
         y = solve_triangular(up, B, upper=True, left=False)
         return solve_triangular(low, y, upper=False, left=False, unitriangular=True) @ pt
-    lh, uh = conj_transpose(low), conj_transpose(up)
+    lh, uh = low.mH, up.mH
     if left:          # U^H L^H P^T X = B
         y = solve_triangular(uh, B, upper=False)
         return p @ solve_triangular(lh, y, upper=True, unitriangular=True)
@@ -530,3 +613,7 @@ def cond(A, p=None):
         big, small = s[..., 0], s[..., -1]
         return big / small if p != -2 else small / big
     return matrix_norm(A, p) * matrix_norm(inv(A), p)
+
+
+Tensor.logdet = logdet
+FUNCTIONS = {f.__name__: f for f in (slogdet, matrix_power, logdet)}
