@@ -9,7 +9,6 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     copying,
     creation,
     elementwise,
-    elementwise_composed,
     embedding,
     factorizations,
     fills,
@@ -36,7 +35,6 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     spectral,
     statistics,
     storage,
-    torch_creation,
     type_promotion,
     unary_math,
     view_copies,
@@ -74,7 +72,7 @@ FUNCTIONS.update(searching.FUNCTIONS)
 FUNCTIONS.update(statistics.FUNCTIONS)
 FUNCTIONS.update(complex_views.FUNCTIONS)
 for _module in (reduction, shaping, indexing, softmax, scans, products, matrices, grids,
-                predicates, type_promotion, elementwise_composed, sampling, torch_creation,
+                predicates, type_promotion, binary_math, unary_math, sampling, creation,
                 view_copies):
     FUNCTIONS.update(_module.FUNCTIONS)
 FUNCTIONS.update(linalg.FUNCTIONS)
