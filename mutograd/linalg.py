@@ -17,9 +17,10 @@ from .ops.factorizations import (CholeskyExResult, LDLFactorExResult,  # noqa: F
                                  ldl_factor, ldl_factor_ex, lu, lu_factor, lu_factor_ex, qr)
 from .ops.linalg import (InvExResult, LstsqResult, SolveExResult, cholesky_inverse,  # noqa: F401
                          cholesky_solve, cond, det, inv, inv_ex, ldl_solve, lstsq, lu_solve,
-                         matmul, matrix_exp, matrix_norm, matrix_power, matrix_rank, multi_dot,
-                         norm, pinv, slogdet, solve, solve_ex, solve_triangular, tensorinv,
-                         tensorsolve, triangular_solve, vander, vecdot, vector_norm)
+                         matrix_exp, matrix_norm, matrix_power, matrix_rank, norm, pinv, slogdet,
+                         solve, solve_ex, solve_triangular, tensorinv, tensorsolve,
+                         triangular_solve, vander, vector_norm)
+from .ops.matmul import matmul, multi_dot, vecdot  # noqa: F401
 from .ops.spectral import (EighResult, EigResult, SVDResult, eig, eigh, eigvals,  # noqa: F401
                            eigvalsh, svd, svdvals)
 

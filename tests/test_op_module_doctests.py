@@ -6,9 +6,9 @@ import importlib
 import pytest
 
 MODULES = ["axes", "binary_math", "complex_views", "convolution", "creation", "embedding",
-           "factorizations", "grids", "indexing", "matrices", "memory_layout", "normalization",
-           "pooling", "predicates", "products", "reduction", "sampling", "scans", "scatter",
-           "scatter_reduce", "searching", "shaping", "softmax", "sorting", "spectral",
+           "factorizations", "grids", "indexing", "linalg", "matmul", "matrices", "memory_layout",
+           "normalization", "pooling", "predicates", "products", "reduction", "sampling", "scans",
+           "scatter", "scatter_reduce", "searching", "shaping", "softmax", "sorting", "spectral",
            "statistics", "type_promotion", "unary_math", "view_copies"]
 
 

@@ -1,5 +1,6 @@
-"""What the linear-algebra modules (linalg.py, factorizations.py, spectral.py) share: the
-conjugate transpose of an array (``mH``; a tensor's is ``x.mH``), the checks of matrix
+"""What the linear-algebra modules (linalg.py, matmul.py, factorizations.py, spectral.py) share:
+the transpose and the conjugate transpose of the last two axes of an array (``mT``, ``mH``; a
+tensor's are ``x.mT``, ``x.mH``), the checks of matrix
 arguments, LAPACK's errors raised as mutograd's, the triangular solve on arrays that the
 ``solve_triangular`` op and the factorisations' gradients run, the results of ``out=`` and
 ``info``, and the packing of a decomposition's several outputs into one result.
@@ -23,6 +24,11 @@ from ..autograd.grad_mode import no_grad
 from ..errors import LinAlgError, ShapeError
 from ..tensor import _wrap
 from .registry import OPS, call
+
+
+def mT(a):
+    """The transpose of the last two axes of an array (a view)."""
+    return a.swapaxes(-1, -2)
 
 
 def mH(a):
