@@ -83,7 +83,7 @@ from ..nn.functional.dropouts import TOPLEVEL as _dropouts  # noqa: E402
 FUNCTIONS.update(_dropouts)
 FUNCTIONS.update({f.__name__: f for f in (
     fills.cauchy_, fills.geometric_, fills.log_normal_, fills.random_, fills.fill_diagonal_,
-    matrix_updates.embedding_renorm_,
+    normalization.embedding_renorm_,
     scatter_reduce.scatter_reduce, scatter_reduce.scatter_reduce_,
     scatter_reduce.put_along_axis, scatter_reduce.put_along_axis_,
     scatter_reduce.index_reduce, scatter_reduce.index_reduce_)})
