@@ -1,6 +1,8 @@
 """``mutograd.linalg``: norms, inverse, determinants, solving, decompositions and powers of
 matrices, with gradients (``torch.linalg``'s names). This module only names them: the ops and
-functions are in ``mutograd/ops/linalg.py`` and ``mutograd/ops/decompositions.py``.
+functions are in ``mutograd/ops/``: ``linalg.py`` (inverses, determinants, solves, norms),
+``matmul.py`` (products), ``factorizations.py`` (Cholesky, QR, LU, LDL) and ``spectral.py``
+(eigenvalues, singular values).
 
     >>> import mutograd as mg
     >>> a = mg.tensor([[2.0, 0.0], [0.0, 4.0]])
@@ -11,17 +13,18 @@ functions are in ``mutograd/ops/linalg.py`` and ``mutograd/ops/decompositions.py
 """
 from .errors import LinAlgError
 from .ops import FUNCTIONS as _F
-from .ops.decompositions import (CholeskyExResult, EighResult, EigResult,  # noqa: F401
-                                 LDLFactorExResult, LDLFactorResult, LUFactorExResult,
-                                 LUFactorResult, LUResult, QRResult, SVDResult, cholesky,
-                                 cholesky_ex, eig, eigh, eigvals, eigvalsh, householder_product,
-                                 ldl_factor, ldl_factor_ex, lu, lu_factor, lu_factor_ex,
-                                 matrix_exp, qr, svd, svdvals)
+from .ops.factorizations import (CholeskyExResult, LDLFactorExResult,  # noqa: F401
+                                 LDLFactorResult, LUFactorExResult, LUFactorResult, LUResult,
+                                 QRResult, cholesky, cholesky_ex, householder_product,
+                                 ldl_factor, ldl_factor_ex, lu, lu_factor, lu_factor_ex, qr)
 from .ops.linalg import (InvExResult, LstsqResult, SolveExResult, cholesky_inverse,  # noqa: F401
                          cholesky_solve, cond, det, inv, inv_ex, ldl_solve, lstsq, lu_solve,
-                         matmul, matrix_norm, matrix_power, matrix_rank, multi_dot, norm, pinv,
-                         slogdet, solve, solve_ex, solve_triangular, tensorinv, tensorsolve,
-                         triangular_solve, vander, vecdot, vector_norm)
+                         matrix_exp, matrix_norm, matrix_power, matrix_rank, norm, pinv, slogdet,
+                         solve, solve_ex, solve_triangular, tensorinv, tensorsolve,
+                         triangular_solve, vander, vector_norm)
+from .ops.matmul import matmul, multi_dot, vecdot  # noqa: F401
+from .ops.spectral import (EighResult, EigResult, SVDResult, eig, eigh, eigvals,  # noqa: F401
+                           eigvalsh, svd, svdvals)
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig",
            "eigh", "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor",

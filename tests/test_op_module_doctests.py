@@ -5,11 +5,11 @@ import importlib
 
 import pytest
 
-MODULES = ["axes", "complex_views", "convolution", "elementwise_composed", "embedding", "grids",
-           "indexing", "matrices", "memory_layout", "normalization", "pooling", "predicates",
-           "products", "reduction", "sampling", "scans", "scatter", "scatter_reduce",
-           "searching", "shaping", "softmax", "sorting", "statistics", "torch_creation",
-           "type_promotion", "view_copies"]
+MODULES = ["axes", "binary_math", "complex_views", "convolution", "creation", "embedding",
+           "factorizations", "grids", "indexing", "linalg", "matmul", "matrices", "memory_layout",
+           "normalization", "pooling", "predicates", "products", "reduction", "sampling", "scans",
+           "scatter", "scatter_reduce", "searching", "shaping", "softmax", "sorting", "spectral",
+           "statistics", "type_promotion", "unary_math", "view_copies"]
 
 
 @pytest.mark.parametrize("name", MODULES)

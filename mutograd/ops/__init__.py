@@ -8,14 +8,14 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     convolution,
     copying,
     creation,
-    decompositions,
     elementwise,
-    elementwise_composed,
     embedding,
+    factorizations,
     fills,
     grids,
     indexing,
     linalg,
+    matmul,
     matrices,
     matrix_updates,
     memory_layout,
@@ -33,9 +33,9 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     softmax,
     sorting,
     special,
+    spectral,
     statistics,
     storage,
-    torch_creation,
     type_promotion,
     unary_math,
     view_copies,
@@ -74,17 +74,17 @@ FUNCTIONS.update(searching.FUNCTIONS)
 FUNCTIONS.update(statistics.FUNCTIONS)
 FUNCTIONS.update(complex_views.FUNCTIONS)
 for _module in (reduction, shaping, indexing, softmax, scans, products, matrices, grids,
-                predicates, type_promotion, elementwise_composed, sampling, torch_creation,
+                predicates, type_promotion, binary_math, unary_math, sampling, creation,
                 view_copies):
     FUNCTIONS.update(_module.FUNCTIONS)
-FUNCTIONS.update({"slogdet": linalg.slogdet, "matrix_power": linalg.matrix_power})
+FUNCTIONS.update(linalg.FUNCTIONS)
 # mg.rrelu, mg.dropout_, ...: nn.functional's implementation (nn needs only the ops above)
 from ..nn.functional.dropouts import TOPLEVEL as _dropouts  # noqa: E402
 
 FUNCTIONS.update(_dropouts)
 FUNCTIONS.update({f.__name__: f for f in (
     fills.cauchy_, fills.geometric_, fills.log_normal_, fills.random_, fills.fill_diagonal_,
-    matrix_updates.embedding_renorm_,
+    normalization.embedding_renorm_,
     scatter_reduce.scatter_reduce, scatter_reduce.scatter_reduce_,
     scatter_reduce.put_along_axis, scatter_reduce.put_along_axis_,
     scatter_reduce.index_reduce, scatter_reduce.index_reduce_)})

@@ -1,11 +1,13 @@
 """Activations beyond elementwise.py's (relu, gelu, silu, ...): hardtanh, celu, selu, mish,
 hardsigmoid, hardswish, threshold and thresholded_relu. One declaration each, as in
-elementwise.py.
+elementwise.py. The methods ``x.hardshrink()`` and ``x.prelu(w)`` run the ``nn.functional``
+activations.
 
 Where the math allows, gradients are written in terms of the output (``selu``, ``celu``,
 ``hardtanh``, ...), so the in-place form keeps no copy.
 """
 from .elementwise import _into, nonpositive
+from ..tensor import Tensor
 from .registry import defop
 
 
@@ -91,3 +93,9 @@ def _rrelu(xp, x, noise, out=None):
 # the slope is positive, so out >= 0 exactly where x >= 0: the output and the noise suffice
 defop("rrelu_with_noise", _rrelu, method=False,
       grad=(lambda g, out, noise, xp: g * xp.where(out >= 0, 1.0, noise), None))
+
+
+Tensor.hardshrink = lambda self, lambd=0.5: __import__(
+    "mutograd.nn.functional", fromlist=["hardshrink"]).hardshrink(self, lambd)
+Tensor.prelu = lambda self, weight: __import__(
+    "mutograd.nn.functional", fromlist=["prelu"]).prelu(self, weight)

@@ -1,12 +1,19 @@
 """Element-wise functions of two tensors beyond elementwise.py's: one-sided clamps, copysign,
-hypot, ldexp, float_power, heaviside, nextafter, and the integer ones (gcd, lcm, bit shifts).
-One declaration each, as in elementwise.py.
+hypot, ldexp, float_power, heaviside, nextafter, and the integer ones (gcd, lcm, bit shifts),
+one declaration each, as in elementwise.py; then those composed from declared ops (their
+gradients come from those): logaddexp, logaddexp2, and fmax and fmin (NaN-ignoring).
+
+    >>> import mutograd as mg
+    >>> round(mg.logaddexp(mg.tensor(0.0), mg.tensor(0.0)).item(), 4)     # log(2)
+    0.6931
+    >>> mg.fmax(mg.tensor([1.0, float("nan")]), mg.tensor([float("nan"), 2.0])).tolist()
+    [1.0, 2.0]
 """
 import math
 
 from .elementwise import _into, sign
 from .gradients import power_grad_exponent, zero_gradient
-from .registry import defop
+from .registry import OPS, defop
 
 
 def _clamp_min(xp, x, min, out=None):
@@ -53,3 +60,33 @@ defop("gcd", lambda xp, x, y, out=None: xp.gcd(x, y, out=out))
 defop("lcm", lambda xp, x, y, out=None: xp.lcm(x, y, out=out))
 defop("bitwise_left_shift", lambda xp, x, y, out=None: xp.left_shift(x, y, out=out))
 defop("bitwise_right_shift", lambda xp, x, y, out=None: xp.right_shift(x, y, out=out))
+
+
+# ---- composed from declared ops -----------------------------------------------------------------
+def logaddexp(input, other):
+    """``log(exp(input) + exp(other))`` without overflow."""
+    m = OPS["maximum"].function(input, other)
+    return m + (-(input - other).abs()).exp().log1p()
+
+
+def logaddexp2(input, other):
+    """``log2(2^input + 2^other)``."""
+    ln2 = math.log(2)
+    return logaddexp(input * ln2, other * ln2) / ln2
+
+
+def fmax(input, other):
+    """Element-wise maximum ignoring NaN (NaN only where both are)."""
+    where = OPS["where"].function
+    return where(other.isnan(), input, where(input.isnan(), other,
+                                             OPS["maximum"].function(input, other)))
+
+
+def fmin(input, other):
+    """Element-wise minimum ignoring NaN (NaN only where both are)."""
+    where = OPS["where"].function
+    return where(other.isnan(), input, where(input.isnan(), other,
+                                             OPS["minimum"].function(input, other)))
+
+
+FUNCTIONS = {f.__name__: f for f in (logaddexp, logaddexp2, fmax, fmin)}

@@ -1,217 +1,33 @@
-"""Linear algebra other than the decompositions: matrix products (matmul with broadcasting and
-1-D operands, mm, bmm, dot, outer, einsum, chains and powers), inverses, determinants, solves
-and norms. The declarations come first, then the public functions of ``mutograd.linalg`` built
-on them and on the decompositions (ops/decompositions.py). The ``beta * x + alpha * product``
-updates (addmm, ...) are in ops/matrix_updates.py.
+"""Linear algebra other than the products and the decompositions: inverses (and the
+pseudo-inverse), determinants, solves (triangular ones, and from the factors of
+factorizations.py), powers and the matrix exponential, and norms. The declarations come first,
+then the public functions of ``mutograd.linalg`` built on them and on the decompositions
+(factorizations.py, spectral.py). The matrix products (matmul, einsum, ...) are in matmul.py.
+
+    >>> import mutograd as mg
+    >>> a = mg.tensor([[2.0, 0.0], [0.0, 4.0]])
+    >>> mg.linalg.inv(a).tolist(), mg.logdet(a).exp().item()
+    ([[0.5, 0.0], [0.0, 0.25]], 8.0)
 """
 import math
 from collections import namedtuple
 
 import numpy as np
 
-from .. import memory
 from ..errors import ShapeError
-from ..places import key_for
-from ..tensor import _wrap
+from ..tensor import Tensor, _wrap
 from .creation import eye, ones_like
-from .decompositions import (conj_transpose, eigvalsh, lapack, out_into, permutation_of, svdvals,
-                             with_info)
-from .registry import OPS, call, defop, defvar
+from .factorizations import permutation_of
+from .linalg_shared import (check_matrices, check_square, lapack, mH, mT, out_into,
+                            solve_triangular_arrays, with_info)
+from .registry import OPS, call, defop
 from .shaping import stack
-
-
-def _swap(a):
-    return a.swapaxes(-1, -2)
-
-
-def _flat_matmul(xp, x, y):
-    """``x @ y`` for a stacked ``x`` (..., m, k) and a matrix ``y``: one (M, k) @ (k, n) product
-    (a single large BLAS call, as in a Linear layer over a batch of sequences) instead of NumPy's
-    loop of small ones; ``None`` when the shapes are not that case."""
-    if x.ndim > 2 and y.ndim == 2 and x.shape[-1] == y.shape[0]:
-        return _product(xp, x.reshape(-1, x.shape[-1]), y, x.shape[:-1] + y.shape[1:])
-    return None
-
-
-def _product(xp, a, b, shape=None):
-    """The product of two matrices into a new array of ``shape`` (default the product's), from
-    the buffer cache (Note [The buffer cache])."""
-    r = memory.empty(xp, shape or (a.shape[0], b.shape[1]), xp.result_type(a, b))
-    xp.matmul(a, b, out=r.reshape(a.shape[0], b.shape[1]))
-    return r
-
-
-def _stacked_product(xp, x, y):
-    """``x @ y``; for operands of 2 or more dimensions into a buffer from the cache."""
-    if x.ndim < 2 or y.ndim < 2 or x.shape[-1] != y.shape[-2]:
-        return xp.matmul(x, y)   # vectors, or the shape error NumPy words
-    if x.ndim == 2 and y.ndim == 2:   # the common case, without broadcast_shapes' cost
-        shape = (x.shape[0], y.shape[1])
-    else:
-        try:
-            lead = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
-        except ValueError:
-            return xp.matmul(x, y)
-        shape = lead + (x.shape[-2], y.shape[-1])
-    dt = x.dtype if x.dtype == y.dtype else xp.result_type(x, y)
-    return xp.matmul(x, y, out=memory.empty(xp, shape, dt))
-
-
-def _matmul(xp, x, y, out=None):
-    r = _flat_matmul(xp, x, y)
-    if r is None:
-        r = _stacked_product(xp, x, y)
-    if out is None:
-        return r
-    # in place: the product needs a workspace (counted) before it can replace x
-    work = memory.Storage(r.nbytes, key_for(xp, out))
-    if r.shape != out.shape:
-        raise ShapeError(f"matmul_(): the product has shape {list(r.shape)} but the tensor "
-                         f"written in place has shape {list(out.shape)}")
-    out[...] = r
-    del work
-    return out
-
-
-# A gradient is computed in the layout of its input: for ``x @ w.t()`` (nn.Linear) the gradient of
-# ``w.t()`` is the transpose of a C-ordered ``g.T @ x``, so the transpose's backward hands ``w`` a
-# C-ordered gradient without a copy, as BLAS computes either product at the same speed.
-
-
-def _matmul_grad_x(g, x_shape, x_transposed, y, xp):
-    y = y.conj() if y.dtype.kind == "c" else y     # Note [Complex gradients] in elementwise.py
-    if len(x_shape) == 1 and y.ndim == 1:
-        return g * y
-    if y.ndim == 1:
-        return xp.expand_dims(g, -1) * y                # x (..., m, k), g (..., m)
-    if len(x_shape) == 1:
-        return (y @ xp.expand_dims(g, -1))[..., 0]      # y (..., k, n), g (..., n)
-    if y.ndim == 2 and g.ndim > 2:
-        return _flat_matmul(xp, g, y.T)
-    if x_transposed and len(x_shape) == 2 and y.ndim == 2:
-        return _in_layout(xp, x_shape, y, _swap(g))
-    return _stacked_product(xp, g, _swap(y))
-
-
-def _matmul_grad_y(g, x, y_shape, y_transposed, xp):
-    x = x.conj() if x.dtype.kind == "c" else x
-    if x.ndim == 1 and len(y_shape) == 1:
-        return g * x
-    if x.ndim == 1:
-        return xp.expand_dims(x, -1) * xp.expand_dims(g, -2)   # (k,1)*(...,1,n)
-    if len(y_shape) == 1:
-        return (_swap(x) @ xp.expand_dims(g, -1))[..., 0]
-    if len(y_shape) == 2 and x.ndim > 2:
-        # the sum over the stacked dimensions as part of one product
-        x2, g2 = x.reshape(-1, x.shape[-1]), g.reshape(-1, g.shape[-1])
-        if y_transposed:   # y is w.t(): w's gradient comes out C-ordered
-            return _product(xp, g2.T, x2).T
-        return _product(xp, x2.T, g2)
-    if y_transposed and len(y_shape) == 2 and x.ndim == 2:
-        return _in_layout(xp, y_shape, _swap(g), x)
-    return _stacked_product(xp, _swap(x), g)
-
-
-def _in_layout(xp, shape, a, b):
-    """``(a @ b).T`` as a new F-ordered array of ``shape``: BLAS writes the product straight
-    into the transposed view, so the result owns its memory (no copy, no view of a temporary)."""
-    r = xp.empty(shape, xp.result_type(a, b), order="F")
-    xp.matmul(a, b, out=_swap(r))
-    return r
-
-
-defop("matmul", _matmul, kind="matmul", grad=(_matmul_grad_x, _matmul_grad_y))
-
-
-def _mm(xp, x, y, out=None):
-    if x.ndim != 2 or y.ndim != 2:
-        raise ShapeError(f"mm(): expected 2-D tensors, got {x.ndim}-D and {y.ndim}-D")
-    return _matmul(xp, x, y, out)
-
-
-def _bmm(xp, x, y, out=None):
-    if x.ndim != 3 or y.ndim != 3:
-        raise ShapeError(f"bmm(): expected 3-D tensors, got {x.ndim}-D and {y.ndim}-D")
-    return _matmul(xp, x, y, out)
-
-
-defop("mm", _mm, kind="matmul", inplace=False, grad=(_matmul_grad_x, _matmul_grad_y))
-defop("bmm", _bmm, kind="matmul", inplace=False, grad=(_matmul_grad_x, _matmul_grad_y))
-
-
-def _dot(xp, x, y):
-    if x.ndim != 1 or y.ndim != 1:
-        raise ShapeError(f"dot(): expected 1-D tensors, got {x.ndim}-D and {y.ndim}-D")
-    return xp.dot(x, y)
-
-
-defop("dot", _dot, kind="matmul", inplace=False, grad=(lambda g, y: g * y, lambda g, x: g * x))
-# Operands that are not 1-D are flattened (Paddle's and NumPy's outer); each gradient takes its
-# operand's shape back.
-defop("outer", lambda xp, x, y: xp.outer(x, y), kind="matmul", inplace=False,
-      grad=(lambda g, y, x_shape: (g @ y.reshape(-1)).reshape(x_shape),
-            lambda g, x, y_shape: (x.reshape(-1) @ g).reshape(y_shape)))
-
-
-def _parse(equation, n):
-    eq = equation.replace(" ", "")
-    if "..." in eq:
-        raise ValueError("einsum: ellipsis ('...') is not supported; name the dimensions")
-    ins, _, out = eq.partition("->")
-    subs = ins.split(",")
-    if len(subs) != n:
-        raise ValueError(f"einsum: the equation has {len(subs)} operands but {n} were given")
-    if not _:
-        letters = "".join(subs)
-        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
-    return subs, out
-
-
-def _einsum(xp, xs, equation):
-    subs = equation.replace(" ", "").partition("->")[0].split(",")
-    for k, (s, x) in enumerate(zip(subs, xs)):
-        sizes = {}
-        for c, n in zip(s, x.shape) if "." not in s else ():
-            if sizes.setdefault(c, n) != n:   # NumPy lets a size 0 pass
-                raise ShapeError(f"einsum(): subscript {c} is repeated for operand {k} but the "
-                                 f"sizes don't match, {sizes[c]} != {n}")
-    r = xp.einsum(equation, *xs)
-    # NumPy returns a view of the operand for pure diagonals/transposes ("ii->i"); einsum is a
-    # non-view op here, so its result must own its memory
-    if any(xp.may_share_memory(r, x) for x in xs):
-        r = r.copy()
-    return r
-
-
-def _einsum_grad(g, xs, equation, xp):
-    subs, out = _parse(equation, len(xs))
-    grads = []
-    for k, (s, x) in enumerate(zip(subs, xs)):
-        others = [o for j, o in enumerate(xs) if j != k]
-        other_subs = [t for j, t in enumerate(subs) if j != k]
-        uniq = "".join(dict.fromkeys(s))
-        avail = set(out).union(*other_subs) if other_subs else set(out)
-        target = "".join(c for c in uniq if c in avail)
-        part = xp.einsum(",".join([out] + other_subs) + "->" + target, g, *others)
-        # letters of x that appear nowhere else were summed: broadcast the gradient over them
-        shape = [x.shape[s.index(c)] for c in uniq]
-        part = part.reshape([shape[i] if c in target else 1 for i, c in enumerate(uniq)])
-        full = xp.broadcast_to(part, shape)
-        if uniq == s:
-            grads.append(xp.ascontiguousarray(full))
-        else:   # repeated letters (a diagonal): write into the diagonal view of zeros
-            z = xp.zeros(x.shape, g.dtype)
-            xp.einsum(s + "->" + uniq, z)[...] += full
-            grads.append(z)
-    return grads
-
-
-defvar("einsum", _einsum, grad=_einsum_grad, saves_inputs=True)
+from .spectral import eigvalsh, svdvals
 
 
 # ---- inverse, determinants, solving ----------------------------------------------------------
 def _inv_t(xp, a):
-    return _swap(xp.linalg.inv(a))
+    return mT(xp.linalg.inv(a))
 
 
 def _inverse(xp, x):
@@ -219,7 +35,7 @@ def _inverse(xp, x):
 
 
 defop("inverse", _inverse, kind="other", inplace=False,
-      grad=lambda g, out, xp: -(_swap(out) @ g @ _swap(out)))
+      grad=lambda g, out, xp: -(mT(out) @ g @ mT(out)))
 # d det(A) = det(A) tr(A^-1 dA): the gradient is g det(A) A^-T (A invertible)
 defop("det", lambda xp, x: xp.linalg.det(x), kind="other", inplace=False,
       grad=lambda g, x, out, xp: (g * out)[..., None, None] * _inv_t(xp, x))
@@ -229,7 +45,7 @@ defop("logabsdet", lambda xp, x: xp.linalg.slogdet(x)[1], kind="other", inplace=
 
 def _solve(xp, a, b, *, left=True):
     if not left:                      # X A = B is A^T X^T = B^T; X laid out as PyTorch's
-        return xp.ascontiguousarray(_swap(_solve(xp, _swap(a), _swap(b))))
+        return xp.ascontiguousarray(mT(_solve(xp, mT(a), mT(b))))
     if b.ndim == a.ndim - 1:          # a batch of vectors
         return lapack("solve", xp.linalg.solve, a, b[..., None])[..., 0]
     return lapack("solve", xp.linalg.solve, a, b)
@@ -237,21 +53,91 @@ def _solve(xp, a, b, *, left=True):
 
 def _solve_grad_b(g, a, left, xp):
     if left:                          # A^-T g
-        return _solve(xp, _swap(a), g)
-    return _swap(_solve(xp, a, _swap(g)))   # g A^-T
+        return _solve(xp, mT(a), g)
+    return mT(_solve(xp, a, mT(g)))   # g A^-T
 
 
 def _solve_grad_a(g, a, out, left, xp):
     gb = _solve_grad_b(g, a, left, xp)
     if not left:                      # X = B A^-1: -X^T g A^-T
-        return -(_swap(out) @ gb)
+        return -(mT(out) @ gb)
     if out.ndim == a.ndim - 1:
         return -gb[..., :, None] * out[..., None, :]
-    return -(gb @ _swap(out))
+    return -(gb @ mT(out))
 
 
 defop("solve", _solve, kind="other", inplace=False, method=False,
       grad=(_solve_grad_a, _solve_grad_b))
+
+
+def _solve_tri(xp, a, b, upper=True, left=True, unitriangular=False):
+    if a.ndim < 2 or b.ndim < 2:
+        raise ShapeError("linalg.solve_triangular: A and B must have at least 2 dimensions")
+    check_square("solve_triangular", a)
+    if (a.shape[-1] != b.shape[-2]) if left else (a.shape[-1] != b.shape[-1]):
+        raise ShapeError(f"linalg.solve_triangular: incompatible shapes of A "
+                         f"{list(a.shape)} and B {list(b.shape)}")
+    return solve_triangular_arrays(xp, a, b, upper, left, unitriangular)
+
+
+def _tri_grad_b(g, a, xp, upper=True, left=True, unitriangular=False):
+    return solve_triangular_arrays(xp, a, g, upper, left, unitriangular, adjoint=True)
+
+
+def _tri_grad_a(g, a, out, xp, upper=True, left=True, unitriangular=False):
+    gb = solve_triangular_arrays(xp, a, g, upper, left, unitriangular, adjoint=True)
+    ga = -(gb @ mH(out)) if left else -(mH(out) @ gb)
+    ga = xp.triu(ga, 1 if unitriangular else 0) if upper else xp.tril(
+        ga, -1 if unitriangular else 0)
+    return ga
+
+
+defop("solve_triangular", _solve_tri, grad=(_tri_grad_a, _tri_grad_b), kind="other",
+      inplace=False, method=False)
+
+
+# ---- pseudo-inverse, matrix exponential ------------------------------------------------------
+def _pinv(xp, x, rtol=None, hermitian=False):
+    check_matrices("pinv", x)
+    if rtol is None:
+        rtol = max(x.shape[-2:]) * np.finfo(x.dtype).eps if x.dtype.kind in "fc" else 1e-15
+    return xp.linalg.pinv(x, rcond=rtol, hermitian=hermitian)
+
+
+def _pinv_grad(g, x, out, xp, rtol=None, hermitian=False):
+    """For constant rank: ``-P^H G P^H + (I - A P)^... `` (Golub and Pereyra), with ``P`` the
+    pseudo-inverse and ``G`` its gradient."""
+    p, ph, gh = out, mH(out), mH(g)
+    m, n = x.shape[-2:]
+    left = xp.eye(m, dtype=x.dtype) - x @ p       # I - A P (m x m)
+    right = xp.eye(n, dtype=x.dtype) - p @ x      # I - P A (n x n)
+    return -(ph @ g @ ph) + left @ gh @ p @ ph + ph @ p @ gh @ right
+
+
+defop("linalg_pinv", _pinv, grad=_pinv_grad, kind="other", inplace=False, method=False)
+
+
+def _expm(xp, x):
+    check_square("matrix_exp", x)
+    if xp is np:
+        import scipy.linalg
+        return scipy.linalg.expm(x)
+    import cupyx.scipy.linalg
+    return cupyx.scipy.linalg.expm(x)
+
+
+def _expm_grad(g, x, xp):
+    """The upper-right block of ``exp([[A^H, G], [0, A^H]])`` (the Fréchet derivative)."""
+    n = x.shape[-1]
+    big = xp.zeros(np.broadcast_shapes(x.shape, g.shape)[:-2] + (2 * n, 2 * n),
+                   xp.result_type(x, g))
+    big[..., :n, :n] = mH(x)
+    big[..., n:, n:] = mH(x)
+    big[..., :n, n:] = g
+    return _expm(xp, big)[..., :n, n:]
+
+
+defop("matrix_exp", _expm, grad=_expm_grad, kind="other", inplace=False)
 
 
 def slogdet(x):
@@ -280,6 +166,11 @@ def matrix_power(x, n):
     return result
 
 
+def matrix_exp(A):
+    """The matrix exponential ``sum A^k / k!``."""
+    return call(OPS["matrix_exp"], [A], {})
+
+
 # ---- the public functions (mutograd.linalg) ----------------------------------------------
 InvExResult = namedtuple("InvExResult", ["inverse", "info"])
 
@@ -297,6 +188,11 @@ def inv(x):
 def det(x):
     """The determinant of square matrices."""
     return call(OPS["det"], [x], {})
+
+
+def logdet(input):
+    """``log(det(input))`` (NaN for a negative determinant, as PyTorch)."""
+    return OPS["det"].function(input).log()
 
 
 def solve(A, B, *, left=True, out=None):
@@ -363,7 +259,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
         # X P L U = B
         y = solve_triangular(up, B, upper=True, left=False)
         return solve_triangular(low, y, upper=False, left=False, unitriangular=True) @ pt
-    lh, uh = conj_transpose(low), conj_transpose(up)
+    lh, uh = low.mH, up.mH
     if left:          # U^H L^H P^T X = B
         y = solve_triangular(uh, B, upper=False)
         return p @ solve_triangular(lh, y, upper=True, unitriangular=True)
@@ -445,29 +341,6 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
 
 
-def matmul(input, other, *, out=None):
-    """``input @ other``."""
-    return out_into(input @ other, out)
-
-
-def multi_dot(tensors, *, out=None):
-    """The product of a chain of matrices; the first may be a row vector, the last a column
-    vector (1-D)."""
-    ts = list(tensors)
-    if len(ts) < 2:
-        raise ValueError("multi_dot(): expected at least 2 tensors but got "
-                         f"{len(ts)}")
-    result = ts[0]
-    for t in ts[1:]:
-        result = result @ t
-    return out_into(result, out)
-
-
-def vecdot(a, b, dim=-1):
-    """The dot product of vectors along ``dim`` (conjugating ``a`` for complex ones)."""
-    return (a.conj() * b).sum(axis=dim) if a.dtype.np.kind == "c" else (a * b).sum(axis=dim)
-
-
 def vander(x, *, N=None):
     """The Vandermonde matrix of ``x`` with increasing powers: ``[1, x, x^2, ...]`` along a new
     last dimension of size ``N`` (default ``x.shape[-1]``)."""
@@ -537,3 +410,7 @@ def cond(A, p=None):
         big, small = s[..., 0], s[..., -1]
         return big / small if p != -2 else small / big
     return matrix_norm(A, p) * matrix_norm(inv(A), p)
+
+
+Tensor.logdet = logdet
+FUNCTIONS = {f.__name__: f for f in (slogdet, matrix_power, logdet)}

@@ -1,6 +1,6 @@
 """Matrices built from tensors or read from them, composed from declared ops (their gradients
-come from those): the diagonal (trace, diag, diag_embed, diagflat), block_diag, vander, and
-logdet. The linear-algebra ops proper (det, inv, solve, ...) are in linalg.py.
+come from those): the diagonal (trace, diag, diag_embed, diagflat), block_diag and vander. The
+linear-algebra ops proper (det, logdet, inv, solve, ...) are in linalg.py.
 
     >>> import mutograd as mg
     >>> mg.diag(mg.tensor([1.0, 2.0])).tolist()
@@ -99,12 +99,5 @@ def vander(x, N=None, increasing=False):
     return shaping.stack([x ** p if p else x * 0 + 1 for p in powers], 1)
 
 
-def logdet(input):
-    """``log(det(input))`` (NaN for a negative determinant, as PyTorch)."""
-    return OPS["det"].function(input).log()
-
-
 Tensor.diag_embed = diag_embed
-Tensor.logdet = logdet
-FUNCTIONS = {f.__name__: f for f in (trace, diag, diag_embed, diagflat, block_diag, vander,
-                                     logdet)}
+FUNCTIONS = {f.__name__: f for f in (trace, diag, diag_embed, diagflat, block_diag, vander)}

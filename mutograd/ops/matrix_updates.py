@@ -1,4 +1,4 @@
-"""``beta * x + alpha * (product)`` updates (addmm, addmv, addr, baddbmm, addbmm) and renorm.
+"""``beta * x + alpha * (product)`` updates (addmm, addmv, addr, baddbmm, addbmm).
 
 In place, the product is computed into a workspace before ``x`` is written, so a shape that
 does not fit is refused with ``x`` unchanged. The gradients need the two factors only (never
@@ -7,12 +7,8 @@ does not fit is refused with ``x`` unchanged. The gradients need the two factors
 from .. import memory
 from ..places import key_for
 from ..errors import ShapeError
-from .axes import canon_dim
-from .registry import OPS, call_inplace, defop
-
-
-def _swap(a):
-    return a.swapaxes(-1, -2)
+from .linalg_shared import mT
+from .registry import defop
 
 
 def _check(name, a, nd, what):
@@ -84,108 +80,8 @@ defop("addr", _addr, kind="matmul",
       grad=(_beta, lambda g, vec2, alpha: alpha * (g @ vec2),
             lambda g, vec1, alpha: alpha * (g.T @ vec1)))
 defop("baddbmm", _baddbmm, kind="matmul",
-      grad=(_beta, lambda g, batch2, alpha: alpha * (g @ _swap(batch2)),
-            lambda g, batch1, alpha: alpha * (_swap(batch1) @ g)))
+      grad=(_beta, lambda g, batch2, alpha: alpha * (g @ mT(batch2)),
+            lambda g, batch1, alpha: alpha * (mT(batch1) @ g)))
 defop("addbmm", _addbmm, kind="matmul",
-      grad=(_beta, lambda g, batch2, alpha: alpha * (g[None] @ _swap(batch2)),
-            lambda g, batch1, alpha: alpha * (_swap(batch1) @ g[None])))
-
-
-# ---- renorm ------------------------------------------------------------------------------------
-_EPS = 1e-7   # both frameworks scale by max_norm / (norm + 1e-7)
-
-
-def _factor(xp, x, p, axis, max_norm, chosen=None):
-    """Norm of each sub-tensor ``x.select(axis, i)`` (keepdims), which ones are over the limit
-    (and ``chosen``, when given), and the factor each is scaled by."""
-    a = axis % x.ndim
-    others = tuple(i for i in range(x.ndim) if i != a)
-    if p == float("inf"):
-        n = xp.abs(x).max(axis=others, keepdims=True) if x.size else xp.zeros_like(x)
-    else:
-        n = (xp.abs(x) ** p).sum(axis=others, keepdims=True) ** (1.0 / p)
-    over = n > max_norm
-    if chosen is not None:
-        over = over & chosen
-    return n, over, xp.where(over, max_norm / (n + _EPS), 1.0)
-
-
-def _check_renorm(p, max_norm, what):
-    if p <= 0:
-        raise ValueError(f"{what}: p must be positive, got {p}")
-    if max_norm < 0:
-        raise ValueError(f"{what}: max_norm must be non-negative, got {max_norm}")
-
-
-def _renorm(xp, x, *, p, axis, max_norm, out=None):
-    _check_renorm(p, max_norm, "renorm")
-    if x.ndim < 2:
-        raise ShapeError(f"renorm: the tensor needs at least 2 dimensions, got {x.ndim}")
-    canon_dim(axis, x.ndim, "renorm")
-    _, _, f = _factor(xp, x, p, axis, max_norm)
-    return xp.multiply(x, f.astype(x.dtype, copy=False), out=out)
-
-
-def _renorm_grad(g, x, p, axis, max_norm, xp):
-    return _renorm_rows_grad(g, x, p, axis, max_norm, xp, None)
-
-
-def _renorm_rows_grad(g, x, p, axis, max_norm, xp, chosen):
-    """out = f(n) x on each sub-tensor over the limit: dx = f g + f'(n) <g, x> dn/dx."""
-    n, over, f = _factor(xp, x, p, axis, max_norm, chosen)
-    a = axis % x.ndim
-    others = tuple(i for i in range(x.ndim) if i != a)
-    dfdn = xp.where(over, -max_norm / (n + _EPS) ** 2, 0.0)
-    safe = xp.where(n == 0, 1, n)
-    if p == float("inf"):
-        dndx = xp.sign(x) * (xp.abs(x) == n)
-    else:
-        dndx = xp.sign(x) * xp.abs(x) ** (p - 1) / safe ** (p - 1)
-    gx = (g * x).sum(axis=others, keepdims=True)
-    return f * g + dfdn * gx * dndx
-
-
-defop("renorm", _renorm, kind="other", grad=_renorm_grad)
-
-
-def _chosen(xp, x, index):
-    """Rows of ``x`` that ``index`` names, as a mask shaped to broadcast against ``x``."""
-    if index.dtype.kind not in "iu":
-        raise TypeError(f"embedding_renorm_: the index must be an integer tensor, got "
-                        f"{index.dtype}")
-    n = x.shape[0]
-    if index.size and (index.min() < 0 or index.max() >= n):
-        raise IndexError(f"embedding_renorm_: an index is out of range for a weight with {n} "
-                         f"rows")
-    rows = xp.zeros(n, bool)
-    rows[index.reshape(-1)] = True
-    return rows.reshape((n,) + (1,) * (x.ndim - 1))
-
-
-def _embedding_renorm(xp, x, index, *, max_norm, norm_type=2.0, out=None):
-    """The rows of ``x`` named by ``index`` whose norm exceeds ``max_norm`` scaled down to it."""
-    _check_renorm(norm_type, max_norm, "embedding_renorm_")
-    if x.ndim != 2:
-        raise ShapeError(f"embedding_renorm_: the weight must be 2-D, got {x.ndim}-D")
-    _, _, f = _factor(xp, x, norm_type, 0, max_norm, _chosen(xp, x, index))
-    return xp.multiply(x, f.astype(x.dtype, copy=False), out=out)
-
-
-defop("embedding_renorm", _embedding_renorm, kind="other",
-      grad=(lambda g, x, index, max_norm, norm_type, xp: _renorm_rows_grad(
-          g, x, norm_type, 0, max_norm, xp, _chosen(xp, x, index)), None))
-
-
-def embedding_renorm_(weight, index, max_norm, norm_type=2.0):
-    """Scale the rows of ``weight`` that ``index`` names down to norm ``max_norm``; returns
-    ``weight``. PyTorch passes ``(weight, input)``, Paddle's functional form ``(x, weight)``:
-    the integer tensor is the index, so either order works."""
-    if _is_int(weight) and not _is_int(index):
-        weight, index = index, weight
-    return call_inplace(OPS["embedding_renorm"], [weight, index],
-                        {"max_norm": max_norm, "norm_type": norm_type})
-
-
-def _is_int(t):
-    dt = getattr(getattr(t, "_data", t), "dtype", None)
-    return dt is not None and dt.kind in "iu"
+      grad=(_beta, lambda g, batch2, alpha: alpha * (g[None] @ mT(batch2)),
+            lambda g, batch1, alpha: alpha * (mT(batch1) @ g[None])))

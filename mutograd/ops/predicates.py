@@ -1,7 +1,7 @@
 """Questions about values and dtypes answered with booleans (no gradient): the element-wise
-``isposinf``, ``isneginf``, ``isreal``, and the whole-tensor ``is_nonzero``, ``is_same_size``,
-``is_floating_point``, ``is_signed``, ``x.allclose(y)``. (``isnan``, ``isinf``, ``isfinite`` are
-declared with the element-wise ops; ``isclose`` and ``signbit`` are in searching.py.)
+``isposinf``, ``isneginf``, ``isreal``, ``isclose``, ``signbit``, and the whole-tensor
+``is_nonzero``, ``is_same_size``, ``is_floating_point``, ``is_signed``, ``x.allclose(y)``.
+(``isnan``, ``isinf``, ``isfinite`` are declared with the element-wise ops.)
 
     >>> import mutograd as mg
     >>> mg.isposinf(mg.tensor([1.0, float("inf"), -float("inf")])).tolist()
@@ -11,8 +11,9 @@ declared with the element-wise ops; ``isclose`` and ``signbit`` are in searching
 """
 import numpy as np
 
-from ..tensor import Tensor
+from ..tensor import Tensor, _wrap
 from . import creation
+from .searching import array_of, backend_of
 
 
 def isposinf(input):
@@ -28,6 +29,18 @@ def isreal(input):
     if input.is_complex():
         return input.imag == 0
     return creation.ones(*input.shape, dtype="bool", device=input.place)
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``|a - b| <= atol + rtol * |b|`` element-wise, as a bool tensor."""
+    xp = backend_of(a) if isinstance(a, Tensor) else backend_of(b)
+    return _wrap(xp.isclose(array_of(a), array_of(b), rtol=rtol, atol=atol, equal_nan=equal_nan),
+                 a if isinstance(a, Tensor) else b)
+
+
+def signbit(x):
+    """Whether each element's sign bit is set (true for -0.0 too)."""
+    return _wrap(backend_of(x).signbit(array_of(x)), x)
 
 
 def is_nonzero(input):
@@ -52,5 +65,5 @@ def is_signed(input):
 
 Tensor.allclose = lambda self, other, rtol=1e-05, atol=1e-08, equal_nan=False: bool(
     np.allclose(self.numpy(), other.numpy(), rtol, atol, equal_nan))
-FUNCTIONS = {f.__name__: f for f in (isposinf, isneginf, isreal, is_nonzero, is_same_size,
-                                     is_floating_point, is_signed)}
+FUNCTIONS = {f.__name__: f for f in (isposinf, isneginf, isreal, isclose, signbit, is_nonzero,
+                                     is_same_size, is_floating_point, is_signed)}

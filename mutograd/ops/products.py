@@ -1,6 +1,6 @@
 """Products of tensors and the distances built on them, composed from declared ops (their
 gradients come from those): einsum, tensordot, inner, vdot, kron, cross, ger, mv, cdist, dist.
-The declared ops they call (``einsum``, ``matmul``, ``outer``) are in linalg.py.
+The declared ops they call (``einsum``, ``matmul``, ``outer``) are in matmul.py.
 
     >>> import mutograd as mg
     >>> mg.einsum("ij,j->i", mg.eye(2), mg.tensor([3.0, 4.0])).tolist()

@@ -1,7 +1,7 @@
-"""Reductions, scans and normalisations over ``axis`` (alias ``dim``) with ``keepdim``: the
-declared ops (sum, mean, prod, amax/amin, argmax/argmin, all/any, var, std, norm, logsumexp,
-softmax, log_softmax, cumsum, cumprod) and the public functions composed from them (max, min,
-aminmax, sum_to_size).
+"""Reductions over ``axis`` (alias ``dim``) with ``keepdim``: the declared ops (sum, mean, prod,
+amax/amin, argmax/argmin, all/any, var, std, norm, logsumexp) and the public functions composed
+from them (max, min, aminmax, sum_to_size). Softmax is in softmax.py, the cumulative ops
+(cumsum, cumprod, ...) in scans.py.
 
     >>> import mutograd as mg
     >>> v, i = mg.max(mg.tensor([[1.0, 5.0], [7.0, 2.0]]), 1)
@@ -11,14 +11,12 @@ aminmax, sum_to_size).
     >>> lo.item(), hi.item()
     (-1.0, 3.0)
 """
-import builtins
 import math
 from collections import namedtuple
 
 import numpy as np
 
-from .. import memory
-from ..errors import DTypeError, ShapeError
+from ..errors import DTypeError
 from ..tensor import Tensor
 from .axes import canon_dim, canon_dims, keepdim_arg
 from .elementwise import sign
@@ -308,155 +306,6 @@ def _logsumexp(xp, x, axis=None, keepdim=False):
 defop("logsumexp", _logsumexp, kind="reduction", inplace=False, result="float",
       grad=lambda g, x, out, axis, keepdim, xp: expand_back(xp, g, x.shape, axis, keepdim)
       * xp.exp(x - expand_back(xp, out, x.shape, axis, keepdim)))
-
-
-# Note [Softmax shift]
-#     softmax subtracts a shift c before exp, so that no exp overflows; any c gives the same
-#     result up to rounding. Each slice's max is the usual c, but a max over short rows
-#     (attention's 64) is a slow NumPy reduction: 0.4 ms of a 1 ms softmax. When the finite
-#     values of the whole tensor span at most 16 (and 70% of the dtype's exponent range: 6.8 in
-#     float16), the tensor's max is a shift as good: every exp then lies in [e^-16, 1], a normal
-#     number, and a row below the max loses at most 16 units in the last place of its exponents,
-#     about 2e-6 relative in float32. Otherwise (a wide spread, an inf, a NaN) each slice's max
-#     is used. log_softmax always uses each slice's max: it returns x - c - log(sum) itself,
-#     whose absolute error a larger shift would raise.
-
-
-def _shift(xp, x, axis, bounds=None):
-    """The value to subtract before exp (Note [Softmax shift]); ``bounds``: known (min, max) of
-    the finite values, else they are computed."""
-    if x.size and x.dtype.kind == "f":
-        lo, hi = (x.min(), x.max()) if bounds is None else bounds
-        if hi - lo <= _span(x.dtype):
-            return hi
-    return _slice_max(xp, x, axis)
-
-
-def _slice_max(xp, x, axis):
-    """Each slice's max along ``axis`` (kept); an empty tensor's is -inf, not an error."""
-    if x.size:
-        return xp.amax(x, axis=axis, keepdims=True)
-    return xp.amax(x, axis=axis, keepdims=True, initial=-math.inf)
-
-
-def _span(dtype):
-    return builtins.min(16.0, -0.7 * math.log(np.finfo(dtype).tiny))   # (this module defines min)
-
-
-def _slice_sum(xp, x, axis):
-    """``x.sum(axis, keepdims=True)``; over the last axis of float32/float64 by einsum, which
-    is several times faster than NumPy's reduction over short rows."""
-    if x.ndim and axis in (-1, x.ndim - 1) and x.dtype.char in "fd":
-        return xp.einsum("...i->...", x)[..., None]
-    return x.sum(axis=axis, keepdims=True)
-
-
-def _softmax(xp, x, axis=-1, out=None):
-    return softmax_into(xp, x, axis, out)
-
-
-def softmax_into(xp, x, axis, out, bounds=None):
-    """softmax along ``axis``, into ``out`` (may be ``x``) or a new buffer; ``bounds`` as for
-    :func:`_shift`."""
-    m = _shift(xp, x, axis, bounds)
-    if out is None and x.dtype.kind == "f":
-        out = memory.empty_like(xp, x)
-    e = xp.subtract(x, m, out=out)
-    xp.exp(e, out=e)
-    e /= _slice_sum(xp, e, axis)
-    return e
-
-
-def _log_softmax(xp, x, axis=-1, out=None):
-    m = _slice_max(xp, x, axis)
-    s = xp.subtract(x, m, out=out)
-    s -= xp.log(_slice_sum(xp, xp.exp(s), axis))
-    return s
-
-
-defop("softmax", _softmax, kind="scan", result="float",
-      grad=lambda g, out, axis, xp: out * (g - _slice_sum(xp, g * out, axis)))
-defop("log_softmax", _log_softmax, kind="scan", result="float",
-      grad=lambda g, out, axis, xp: g - xp.exp(out) * _slice_sum(xp, g, axis))
-
-
-def _scan_axis(x, axis):
-    if axis is None:
-        raise TypeError("cumsum/cumprod need an axis (dim=)")
-    return axis
-
-
-def _flat_scan_into(x, out, name):
-    """A scan without an axis runs over the flattened tensor: in place only on 0-d/1-D ones."""
-    if out is not None and x.ndim > 1:
-        raise ShapeError(f"{name}_(): without an axis the result is flattened to "
-                         f"[{x.size}] and cannot be written into a tensor of shape "
-                         f"{list(x.shape)}; pass axis= (dim=)")
-    return 0 if out is not None else None
-
-
-def _scan(scan, xp, x, axis, out, dtype, name):
-    """``scan`` (the backend's cumsum or cumprod) along ``axis``; without one over the flattened
-    tensor; a 0-d tensor scans its one element and stays 0-d (ops/axes.py)."""
-    if axis is None and out is not None:
-        axis = _flat_scan_into(x, out, name)
-    if axis is None:
-        return scan(x.reshape(-1), dtype=dtype)
-    if x.ndim:
-        return scan(x, axis=axis, dtype=dtype, out=out)
-    canon_dim(axis, 0, name)
-    r = scan(x.reshape(1), dtype=dtype, out=None if out is None else out.reshape(1))
-    return r.reshape(()) if out is None else out
-
-
-def _cumsum(xp, x, axis=None, out=None, dtype=None):
-    r = _scan(xp.cumsum, xp, x, axis, out, dtype, "cumsum")
-    if r.dtype.kind in "fc":
-        r += 0   # PyTorch's sums start from +0.0, so a run of -0.0 sums to +0.0 (NumPy: -0.0)
-    return r
-
-
-def _cumsum_grad(g, x_shape, axis, xp):
-    if not x_shape:     # a 0-d tensor's scan is the identity
-        return g
-    if axis is None:
-        return xp.flip(xp.cumsum(xp.flip(g, 0), 0), 0).reshape(x_shape)
-    return xp.flip(xp.cumsum(xp.flip(g, axis), axis), axis)
-
-
-defop("cumsum", _cumsum, kind="scan", grad=_cumsum_grad)
-
-
-def _cumprod(xp, x, axis=None, out=None, dtype=None):
-    return _scan(xp.cumprod, xp, x, axis, out, dtype, "cumprod")
-
-
-def _cumprod_grad(g, x, out, axis, xp):
-    """d out_j / d x_i = prod_{k<=j, k!=i} x_k for j >= i; exact with zeros (Note [Products
-    with a zero factor])."""
-    flat = axis is None
-    if x.ndim == 0 or not x.size:   # the identity, or nothing to differentiate
-        return g.reshape(x.shape) if x.ndim == 0 else xp.zeros_like(x)
-    if flat:
-        x, g, out, axis = x.reshape(-1), g.reshape(-1), out.reshape(-1), 0
-    xm = xp.moveaxis(x, axis, -1)
-    gm = xp.moveaxis(g, axis, -1)
-    n = xm.shape[-1]
-    res = xp.zeros_like(xm)
-    prefix = xp.ones_like(xm[..., 0])     # prod_{k<i} x_k
-    for i in range(n):   # a loop over the scanned axis, not over elements
-        # prod_{i<k<=j} x_k for every j > i, times the prefix before i
-        rest = xm[..., i + 1:]
-        after = xp.cumprod(rest, axis=-1)
-        after[xp.cumsum(rest == 0, axis=-1) > 0] = 0
-        total = gm[..., i] + (gm[..., i + 1:] * after).sum(-1)
-        res[..., i] = xp.where(prefix == 0, 0, prefix * total)
-        prefix = xp.where(prefix == 0, 0, prefix * xm[..., i])
-    res = xp.moveaxis(res, -1, axis)
-    return res.reshape(-1) if flat else res
-
-
-defop("cumprod", _cumprod, kind="scan", grad=_cumprod_grad)
 
 
 FUNCTIONS = {"max": max, "min": min, "aminmax": aminmax}

@@ -1,6 +1,6 @@
-"""Cumulative ops along a dimension, composed from declared ops (their gradients come from
-those): logcumsumexp, cummax, cummin, diff, trapezoid (``trapz``), cumulative_trapezoid. The
-declared scans ``cumsum`` and ``cumprod`` are in reduction.py.
+"""Cumulative ops along a dimension: the declared scans ``cumsum`` and ``cumprod``, and those
+composed from declared ops (their gradients come from those): logcumsumexp, cummax, cummin,
+diff, trapezoid (``trapz``), cumulative_trapezoid.
 
     >>> import mutograd as mg
     >>> mg.diff(mg.tensor([1.0, 4.0, 9.0])).tolist()
@@ -13,11 +13,86 @@ declared scans ``cumsum`` and ``cumprod`` are in reduction.py.
 """
 import numpy as np
 
+from ..errors import ShapeError
 from ..tensor import Tensor, _wrap
 from . import creation
+from .axes import canon_dim
 from .reduction import ValuesIndices
-from .registry import OPS
+from .registry import OPS, defop
 from .shaping import cat
+
+
+def _flat_scan_into(x, out, name):
+    """A scan without an axis runs over the flattened tensor: in place only on 0-d/1-D ones."""
+    if out is not None and x.ndim > 1:
+        raise ShapeError(f"{name}_(): without an axis the result is flattened to "
+                         f"[{x.size}] and cannot be written into a tensor of shape "
+                         f"{list(x.shape)}; pass axis= (dim=)")
+    return 0 if out is not None else None
+
+
+def _scan(scan, xp, x, axis, out, dtype, name):
+    """``scan`` (the backend's cumsum or cumprod) along ``axis``; without one over the flattened
+    tensor; a 0-d tensor scans its one element and stays 0-d (ops/axes.py)."""
+    if axis is None and out is not None:
+        axis = _flat_scan_into(x, out, name)
+    if axis is None:
+        return scan(x.reshape(-1), dtype=dtype)
+    if x.ndim:
+        return scan(x, axis=axis, dtype=dtype, out=out)
+    canon_dim(axis, 0, name)
+    r = scan(x.reshape(1), dtype=dtype, out=None if out is None else out.reshape(1))
+    return r.reshape(()) if out is None else out
+
+
+def _cumsum(xp, x, axis=None, out=None, dtype=None):
+    r = _scan(xp.cumsum, xp, x, axis, out, dtype, "cumsum")
+    if r.dtype.kind in "fc":
+        r += 0   # PyTorch's sums start from +0.0, so a run of -0.0 sums to +0.0 (NumPy: -0.0)
+    return r
+
+
+def _cumsum_grad(g, x_shape, axis, xp):
+    if not x_shape:     # a 0-d tensor's scan is the identity
+        return g
+    if axis is None:
+        return xp.flip(xp.cumsum(xp.flip(g, 0), 0), 0).reshape(x_shape)
+    return xp.flip(xp.cumsum(xp.flip(g, axis), axis), axis)
+
+
+defop("cumsum", _cumsum, kind="scan", grad=_cumsum_grad)
+
+
+def _cumprod(xp, x, axis=None, out=None, dtype=None):
+    return _scan(xp.cumprod, xp, x, axis, out, dtype, "cumprod")
+
+
+def _cumprod_grad(g, x, out, axis, xp):
+    """d out_j / d x_i = prod_{k<=j, k!=i} x_k for j >= i; exact with zeros (Note [Products
+    with a zero factor] in reduction.py)."""
+    flat = axis is None
+    if x.ndim == 0 or not x.size:   # the identity, or nothing to differentiate
+        return g.reshape(x.shape) if x.ndim == 0 else xp.zeros_like(x)
+    if flat:
+        x, g, out, axis = x.reshape(-1), g.reshape(-1), out.reshape(-1), 0
+    xm = xp.moveaxis(x, axis, -1)
+    gm = xp.moveaxis(g, axis, -1)
+    n = xm.shape[-1]
+    res = xp.zeros_like(xm)
+    prefix = xp.ones_like(xm[..., 0])     # prod_{k<i} x_k
+    for i in range(n):   # a loop over the scanned axis, not over elements
+        # prod_{i<k<=j} x_k for every j > i, times the prefix before i
+        rest = xm[..., i + 1:]
+        after = xp.cumprod(rest, axis=-1)
+        after[xp.cumsum(rest == 0, axis=-1) > 0] = 0
+        total = gm[..., i] + (gm[..., i + 1:] * after).sum(-1)
+        res[..., i] = xp.where(prefix == 0, 0, prefix * total)
+        prefix = xp.where(prefix == 0, 0, prefix * xm[..., i])
+    res = xp.moveaxis(res, -1, axis)
+    return res.reshape(-1) if flat else res
+
+
+defop("cumprod", _cumprod, kind="scan", grad=_cumprod_grad)
 
 
 def logcumsumexp(input, dim):

@@ -1,5 +1,5 @@
-"""Reductions into a tensor at indices: ``scatter_reduce_``, ``put_along_axis_``,
-``index_reduce_``, and ``embedding_renorm_``.
+"""Reductions into a tensor at indices: ``scatter_reduce_``, ``put_along_axis_`` and
+``index_reduce_``.
 
 One declaration (``scatter_reduce``) does the work: the values of ``src`` are combined into ``x``
 at the positions that ``index`` names along ``axis`` (``x[..., index[i, j], ...] op= src[i, j]``)

@@ -1,6 +1,6 @@
 """Questions about values, answered with indices, counts or booleans (no gradient): nonzero,
-argwhere, count_nonzero, unique, bincount, searchsorted, bucketize, isin, histc, isclose,
-signbit. PyTorch's signatures, with ``axis`` accepted for ``dim``.
+argwhere, count_nonzero, unique, bincount, searchsorted, bucketize, isin, histc. PyTorch's
+signatures, with ``axis`` accepted for ``dim``.
 
     >>> import mutograd as mg
     >>> mg.nonzero(mg.tensor([[0, 1], [2, 0]])).tolist()
@@ -14,11 +14,13 @@ import numpy as np
 from ..tensor import Tensor, _wrap
 
 
-def _data(x):
+def array_of(x):
+    """The backend array of a tensor, or ``x`` as a NumPy array."""
     return x._data if isinstance(x, Tensor) else np.asarray(x)
 
 
-def _xp(x):
+def backend_of(x):
+    """The backend namespace of a tensor's place (NumPy for anything else)."""
     return x._place.xp if isinstance(x, Tensor) else np
 
 
@@ -29,7 +31,7 @@ def _dim(dim, axis):
 def nonzero(x, as_tuple=False):
     """The indices of the nonzero elements: an (n, ndim) int64 tensor, or one 1-D tensor per
     dimension with ``as_tuple=True``."""
-    xp, a = _xp(x), _data(x)
+    xp, a = backend_of(x), array_of(x)
     idx = xp.nonzero(a) if a.ndim else xp.nonzero(a.reshape(1))
     if as_tuple:
         return tuple(_wrap(i.astype(np.int64), x) for i in idx)
@@ -45,13 +47,14 @@ def argwhere(x):
 def count_nonzero(x, dim=None, axis=None):
     """How many elements are nonzero, over ``dim`` (an int or a tuple) or everywhere."""
     d = _dim(dim, axis)
-    return _wrap(_xp(x).asarray(_xp(x).count_nonzero(_data(x), axis=d)).astype(np.int64), x)
+    xp = backend_of(x)
+    return _wrap(xp.asarray(xp.count_nonzero(array_of(x), axis=d)).astype(np.int64), x)
 
 
 def unique(x, sorted=True, return_inverse=False, return_counts=False, dim=None, axis=None):
     """The distinct values (sorted), and optionally where each element went and how often
     each value occurs; with ``dim``, distinct slices along it."""
-    xp, a = _xp(x), _data(x)
+    xp, a = backend_of(x), array_of(x)
     d = _dim(dim, axis)
     r = xp.unique(a, return_inverse=True, return_counts=True, axis=d)
     values, inverse, counts = r
@@ -66,14 +69,14 @@ def unique(x, sorted=True, return_inverse=False, return_counts=False, dim=None, 
 def bincount(x, weights=None, minlength=0):
     """How often each value 0, 1, ... occurs in the 1-D non-negative integer ``x`` (summing
     ``weights`` instead of ones when given)."""
-    a = _data(x)
+    a = array_of(x)
     if a.ndim != 1 or a.dtype.kind not in "iu":
         raise ValueError(f"bincount only supports 1-d non-negative integral inputs, got shape "
                          f"{list(a.shape)} and dtype {a.dtype}")
     if a.size and a.min() < 0:
         raise ValueError("bincount only supports 1-d non-negative integral inputs")
-    w = None if weights is None else _data(weights)
-    r = _xp(x).bincount(a, weights=w, minlength=minlength)
+    w = None if weights is None else array_of(weights)
+    r = backend_of(x).bincount(a, weights=w, minlength=minlength)
     return _wrap(r if w is not None else r.astype(np.int64), x)
 
 
@@ -82,11 +85,11 @@ def searchsorted(sorted_sequence, values, out_int32=False, right=False, side=Non
     """Where ``values`` would go in ``sorted_sequence`` (the last axis, row by row for a
     batch of sequences) to keep it sorted: the leftmost place, or the rightmost with
     ``right=True`` / ``side='right'``."""
-    xp = _xp(sorted_sequence)
-    seq, v = _data(sorted_sequence), _data(values)
+    xp = backend_of(sorted_sequence)
+    seq, v = array_of(sorted_sequence), array_of(values)
     side = side or ("right" if right else "left")
     if sorter is not None:
-        seq = xp.take_along_axis(seq, _data(sorter), -1)
+        seq = xp.take_along_axis(seq, array_of(sorter), -1)
     dtype = np.int32 if out_int32 else np.int64
     if seq.ndim == 1:
         r = xp.searchsorted(seq, v, side=side)
@@ -110,8 +113,8 @@ def bucketize(input, boundaries, out_int32=False, right=False):
 
 def isin(elements, test_elements, assume_unique=False, invert=False):
     """Whether each element of ``elements`` is among ``test_elements``."""
-    xp = _xp(elements)
-    r = xp.isin(_data(elements), _data(test_elements), assume_unique=assume_unique,
+    xp = backend_of(elements)
+    r = xp.isin(array_of(elements), array_of(test_elements), assume_unique=assume_unique,
                 invert=invert)
     return _wrap(xp.asarray(r), elements if isinstance(elements, Tensor) else test_elements)
 
@@ -119,7 +122,7 @@ def isin(elements, test_elements, assume_unique=False, invert=False):
 def histc(x, bins=100, min=0, max=0):
     """A histogram of ``bins`` equal bins over [min, max] (the data's range when both are 0);
     elements outside are ignored."""
-    xp, a = _xp(x), _data(x)
+    xp, a = backend_of(x), array_of(x)
     lo, hi = float(min), float(max)
     if lo == hi == 0 and a.size:
         lo, hi = float(a.min()), float(a.max())
@@ -131,17 +134,5 @@ def histc(x, bins=100, min=0, max=0):
     return _wrap(counts.astype(a.dtype if a.dtype.kind == "f" else np.float32), x)
 
 
-def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """``|a - b| <= atol + rtol * |b|`` element-wise, as a bool tensor."""
-    xp = _xp(a) if isinstance(a, Tensor) else _xp(b)
-    return _wrap(xp.isclose(_data(a), _data(b), rtol=rtol, atol=atol, equal_nan=equal_nan),
-                 a if isinstance(a, Tensor) else b)
-
-
-def signbit(x):
-    """Whether each element's sign bit is set (true for -0.0 too)."""
-    return _wrap(_xp(x).signbit(_data(x)), x)
-
-
 FUNCTIONS = {f.__name__: f for f in (nonzero, argwhere, count_nonzero, unique, bincount,
-                                     searchsorted, bucketize, isin, histc, isclose, signbit)}
+                                     searchsorted, bucketize, isin, histc)}

@@ -1,12 +1,21 @@
 """Element-wise functions of one tensor beyond elementwise.py's: inverse trigonometric and
 hyperbolic functions, angle conversions, ``frac``, ``sgn``, ``conj_physical`` and
-``nan_to_num``. One declaration each, as in elementwise.py.
+``nan_to_num``, one declaration each, as in elementwise.py; and ``positive`` (``+x``) and
+``frexp`` (mantissa and exponent, no gradient).
 
 Where the math allows, gradients are written in terms of the output (``asin``, ``atan``,
 ``sinh``, ...), so the in-place form keeps no copy.
+
+    >>> import mutograd as mg
+    >>> mg.frexp(mg.tensor([8.0])).exponent.tolist()
+    [4]
 """
+import collections
 import math
 
+import numpy as np
+
+from . import creation
 from .elementwise import _into, sign
 from .gradients import zero_gradient
 from .registry import defop
@@ -58,5 +67,20 @@ def _nan_to_num(xp, x, nan=0.0, posinf=None, neginf=None, out=None):
 
 defop("nan_to_num", _nan_to_num, grad=lambda g, x, xp: g * xp.isfinite(x))
 
+
+
+def positive(x):
+    """``x`` itself (``+x``)."""
+    return x
+
+
+def frexp(input):
+    """``(mantissa, exponent)`` with ``input = mantissa * 2^exponent`` (no gradient)."""
+    m, e = np.frexp(input.detach().numpy())
+    return collections.namedtuple("frexp", ["mantissa", "exponent"])(
+        creation.tensor(m), creation.tensor(e.astype(np.int32)))
+
+
+FUNCTIONS = {f.__name__: f for f in (positive, frexp)}
 ALIASES = {"bitwise_invert": "bitwise_not", "arcsin": "asin", "arccos": "acos",
            "arctan": "atan", "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh"}

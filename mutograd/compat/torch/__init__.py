@@ -217,7 +217,7 @@ from . import _toplevel  # noqa: E402
 
 # the rest of PyTorch's top-level names (function forms, windows, switches, memory formats...)
 globals().update({_n: getattr(_toplevel, _n) for _n in _toplevel.NAMES if _n not in globals()})
-from ...ops.torch_creation import range_ as range  # noqa: E402, A001 (PyTorch's name)
+from ...ops.creation import range_ as range  # noqa: E402, A001 (PyTorch's name)
 from .serialization import load, save  # noqa: E402  (file objects too; a Module is refused)     # the out-of-place fill: a new tensor of ``value``s
 
 
