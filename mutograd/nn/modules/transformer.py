@@ -13,14 +13,17 @@ import math
 
 import numpy as np
 
-from ..errors import DTypeError, ShapeError
-from ..ops.creation import empty, zeros
-from ..tensor import _wrap
-from . import functional as F
-from . import init
-from .attention import scaled_dot_product_attention
-from .layers import Dropout, LayerNorm, Linear, ModuleList
-from .module import Module, Parameter
+from ...errors import DTypeError, ShapeError
+from ...ops.creation import empty, zeros
+from ...tensor import _wrap
+from .. import functional as F
+from .. import init
+from ..functional.attention import scaled_dot_product_attention
+from ..module import Module, Parameter
+from .containers import ModuleList
+from .dropout import Dropout
+from .linear import Linear
+from .normalization import LayerNorm
 
 
 def _additive(mask, like, name):
@@ -330,6 +333,6 @@ class Transformer(Module):
     def generate_square_subsequent_mask(sz, device=None, dtype=None):
         """A float (sz, sz) mask: -inf above the diagonal (a position sees only the earlier
         ones), 0 elsewhere."""
-        from ..ops.creation import tensor
+        from ...ops.creation import tensor
         m = np.triu(np.full((sz, sz), -np.inf), 1)
         return tensor(m, dtype=dtype or "float32", device=device)
