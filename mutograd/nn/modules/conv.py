@@ -8,13 +8,12 @@ constructor signatures, parameter shapes, initialisation and padding modes.
 """
 import math
 
-from ...ops.creation import empty
 from .. import functional as F
 from .. import init
 from ..functional.arguments import _single
 from ..functional.conv import check_padding_mode, output_padding_for, pad_by_mode
 from ..module import Module, Parameter
-from .linear import _uniform_bias
+from .linear import _uniform_bias, weight_and_bias
 
 
 def _pair(v):
@@ -36,12 +35,8 @@ class Conv2d(Module):
         self.stride, self.dilation = _pair(stride), _pair(dilation)
         self.padding = padding if isinstance(padding, str) else _pair(padding)
         self.groups = groups
-        self.weight = Parameter(empty([out_channels, in_channels // groups, *self.kernel_size],
-                                      dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty([out_channels], dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        weight_and_bias(self, [out_channels, in_channels // groups, *self.kernel_size], bias,
+                        out_channels, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -85,12 +80,8 @@ class ConvTranspose2d(Module):
         self.kernel_size, self.stride = _pair(kernel_size), _pair(stride)
         self.padding, self.output_padding = _pair(padding), _pair(output_padding)
         self.dilation, self.groups = _pair(dilation), groups
-        self.weight = Parameter(empty([in_channels, out_channels // groups, *self.kernel_size],
-                                      dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty([out_channels], dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        weight_and_bias(self, [in_channels, out_channels // groups, *self.kernel_size], bias,
+                        out_channels, dtype)
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         # PyTorch's fan_in of this weight: dimension 1 times the kernel
         _uniform_bias(self.bias, out_channels // groups * self.kernel_size[0]
@@ -166,11 +157,7 @@ class _ConvNd(Module):
             shape = [in_channels, out_channels // groups, *self.kernel_size]
         else:
             shape = [out_channels, in_channels // groups, *self.kernel_size]
-        self.weight = Parameter(empty(shape, dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty([out_channels], dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        weight_and_bias(self, shape, bias, out_channels, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):

@@ -21,17 +21,23 @@ def _uniform_bias(bias, fan_in):
         init.uniform_(bias, -bound, bound)
 
 
+def weight_and_bias(module, weight_shape, bias, out_features, dtype):
+    """Give ``module`` an uninitialised ``weight`` of ``weight_shape`` and, when ``bias``, a
+    ``bias`` of ``out_features`` (else ``bias`` is None), in that order."""
+    module.weight = Parameter(empty(list(weight_shape), dtype=dtype))
+    if bias:
+        module.bias = Parameter(empty([out_features], dtype=dtype))
+    else:
+        module.register_parameter("bias", None)
+
+
 class Linear(Module):
     """``y = x W^T + b`` with W of shape (out_features, in_features)."""
 
     def __init__(self, in_features, out_features, bias=True, dtype=None):
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
-        self.weight = Parameter(empty([out_features, in_features], dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty([out_features], dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        weight_and_bias(self, [out_features, in_features], bias, out_features, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -66,11 +72,8 @@ class Bilinear(Module):
         super().__init__()
         self.in1_features, self.in2_features = in1_features, in2_features
         self.out_features = out_features
-        self.weight = Parameter(empty([out_features, in1_features, in2_features], dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty([out_features], dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        weight_and_bias(self, [out_features, in1_features, in2_features], bias, out_features,
+                        dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
