@@ -151,6 +151,8 @@ class _Layer(Module):
     (``self_attn``, then ``multihead_attn``) and a feed-forward block, each with its own layer
     norm and dropout (``norm1``..., ``dropout1``...), registered in PyTorch's order."""
 
+    _ff_dropout = None      # the feed-forward block's dropout: the last one
+
     def __init__(self, attentions, d_model, nhead, dim_feedforward, dropout, activation,
                  layer_norm_eps, batch_first, norm_first, bias, dtype):
         super().__init__()
@@ -168,7 +170,6 @@ class _Layer(Module):
                                                 dtype=dtype))
         for i in blocks:
             setattr(self, f"dropout{i}", Dropout(dropout))
-        self._ff_dropout = f"dropout{attentions + 1}"
         self.activation = activation
 
     def _sa_block(self, x, mask, key_padding_mask, is_causal):
@@ -184,6 +185,8 @@ class _Layer(Module):
 class TransformerEncoderLayer(_Layer):
     """Self-attention and a feed-forward block, each with dropout, a residual connection and
     layer norm: after each block (``norm_first=False``, the default) or before it."""
+
+    _ff_dropout = "dropout2"
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
                  layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
@@ -222,6 +225,8 @@ class TransformerDecoderLayer(_Layer):
     """Self-attention over the target, attention over the encoder's output (``memory``) and a
     feed-forward block, each with dropout, a residual connection and layer norm (after each
     block, or before it with ``norm_first=True``); PyTorch's parameter names."""
+
+    _ff_dropout = "dropout3"
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
                  layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
