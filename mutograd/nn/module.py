@@ -402,3 +402,21 @@ def _zero_grad(p, set_to_none):
         with no_grad():
             p.grad.zero_()
 
+
+class _BufferMeta(type):
+    # Buffer(t) is a plain Tensor marked as a buffer, so ``isinstance`` asks for the mark
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Tensor) and getattr(obj, "_is_buffer", False)
+
+
+class Buffer(metaclass=_BufferMeta):
+    """A tensor that a module registers as a buffer when it is assigned as an attribute
+    (``persistent=False`` keeps it out of ``state_dict``); shares ``data``'s storage."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        from ..ops.creation import empty
+        data = empty([0]) if data is None else data
+        t = _alias(data, data._data)
+        t.requires_grad = data.requires_grad
+        t.persistent, t._is_buffer = persistent, True
+        return t

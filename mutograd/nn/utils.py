@@ -53,3 +53,25 @@ def clip_grad_value_(parameters, clip_value):
     with no_grad():
         for g in _grads(parameters):
             g.clamp_(min=-clip_value, max=clip_value)
+
+
+def factory_kwargs(kwargs):
+    """The ``device``, ``dtype`` and ``memory_format`` entries of ``kwargs`` (merged with its
+    ``factory_kwargs`` entry), as ``torch.nn.factory_kwargs``; any other key is an error.
+
+        >>> factory_kwargs({"dtype": "float64", "factory_kwargs": {"device": "cpu"}})
+        {'device': 'cpu', 'dtype': 'float64'}
+    """
+    if kwargs is None:
+        return {}
+    simple = ("device", "dtype", "memory_format")
+    unexpected = set(kwargs) - set(simple) - {"factory_kwargs"}
+    if unexpected:
+        raise TypeError(f"unexpected kwargs {unexpected}")
+    out = dict(kwargs.get("factory_kwargs", {}))
+    for key in simple:
+        if key in kwargs:
+            if key in out:
+                raise TypeError(f"{key} specified twice, in **kwargs and in factory_kwargs")
+            out[key] = kwargs[key]
+    return out

@@ -14,7 +14,7 @@ import mutograd.compat as compat
 import mutograd.compat.paddle as paddle
 import mutograd.compat.torch as torch
 from mutograd.errors import ShapeError
-from mutograd.nn.attention import scaled_dot_product_attention as sdpa
+from mutograd.nn.functional.attention import scaled_dot_product_attention as sdpa
 
 F = torch.nn.functional
 

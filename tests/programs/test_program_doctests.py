@@ -6,7 +6,7 @@ import pytest
 
 from mutograd import compat
 
-MODULES = [("mutograd.ops.sorting", None), ("mutograd.nn.attention", None),
+MODULES = [("mutograd.ops.sorting", None), ("mutograd.nn.functional.attention", None),
            ("mutograd.data.sampler", None), ("mutograd.compat.torch.backends", "torch"),
            ("mutograd.compat.torch.utils.data.dataloader", "torch"),
            ("mutograd.compat.torch.optim", "torch"), ("mutograd.compat.torch.amp", "torch"),

@@ -14,7 +14,7 @@ import numpy as np
 import mutograd as _mg
 
 from ...nn import functional as _F
-from ...nn import losses as _losses
+from ...nn import functional as _losses
 from ...tensor import Tensor as _Tensor
 from ..sampling import sample as _sample
 

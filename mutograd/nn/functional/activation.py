@@ -10,9 +10,14 @@ error before any write and the saving rules of every in-place op hold.
     >>> F.celu(x, inplace=True) is x
     True
 """
+import numpy as np
+
+from ... import random
+from ...errors import ShapeError
 from ...ops import OPS, call, call_inplace
 from ...ops.softmax import log_softmax as _log_softmax
 from ...ops.softmax import softmax as _softmax
+from ...tensor import _wrap
 
 
 def run_activation(name, input, inplace=False, **attrs):
@@ -176,3 +181,60 @@ def softshrink(x, lambd=0.5):
 def hardshrink(x, lambd=0.5):
     """``x`` where ``|x| > lambd``, else 0."""
     return call(OPS["where"], [x.abs() > lambd, x, 0.0], {})
+
+
+def glu(x, dim=-1):
+    """The gated linear unit: ``a * sigmoid(b)`` with ``a, b`` the halves of ``x`` along ``dim``."""
+    if x.shape[dim] % 2:
+        raise ValueError(f"glu: halving dimension {dim} of size {x.shape[dim]}, which is odd")
+    a, b = x.chunk(2, dim)
+    return a * b.sigmoid()
+
+
+def prelu(x, weight):
+    """``x`` where positive, else ``weight * x``; ``weight`` has one value or one per channel
+    (dimension 1)."""
+    if weight.numel() != 1:
+        if x.ndim < 2 or x.shape[1] != weight.numel():
+            raise ShapeError(f"prelu: {weight.numel()} weights for input of shape "
+                             f"{list(x.shape)}; expected 1 or one per channel")
+        weight = weight.reshape([1, -1] + [1] * (x.ndim - 2))
+    return call(OPS["where"], [x > 0, x, weight * x], {})
+
+
+def _implicit_dim(ndim):
+    # PyTorch's rule for a softmax called without ``dim`` (kept for old scripts)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """``softmax(-input)`` along ``dim``.
+
+        >>> import mutograd as mg
+        >>> softmin(mg.tensor([1., 1.]), dim=0).tolist()
+        [0.5, 0.5]
+    """
+    return softmax(-input, _implicit_dim(input.ndim) if dim is None else dim, dtype=dtype)
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """A sample of the Gumbel-softmax distribution: ``softmax((logits + g) / tau)`` with
+    Gumbel noise ``g`` from mutograd's generator; ``hard=True`` returns the one-hot of its
+    maximum in the forward pass and the soft sample's gradient (straight-through).
+
+        >>> import mutograd as mg
+        >>> y = gumbel_softmax(mg.zeros([2, 3]), hard=True)
+        >>> y.sum(-1).tolist()
+        [1.0, 1.0]
+    """
+    noise = -np.log(random.generator().exponential(size=tuple(logits.shape)))
+    xp = logits._place.xp       # the noise lives where the logits do
+    y_soft = softmax((logits + _wrap(xp.asarray(noise.astype(logits.dtype.np)), logits)) / tau,
+                       dim)
+    if not hard:
+        return y_soft
+    axis = dim % logits.ndim
+    idx = np.expand_dims(np.asarray(y_soft.numpy()).argmax(axis=axis), axis)
+    onehot = np.zeros(tuple(logits.shape), logits.dtype.np)
+    np.put_along_axis(onehot, idx, 1.0, axis=axis)
+    return _wrap(xp.asarray(onehot), logits) - y_soft.detach() + y_soft

@@ -230,7 +230,7 @@ def smooth_l1_loss(input, label, reduction="mean", delta=1.0, is_huber=True, nam
 
 
 # ---- the rest of Paddle's functional API, over mutograd's ops -------------------------------
-from ....nn.attention import scaled_dot_product_attention as _sdpa  # noqa: E402
+from ....nn.functional.attention import scaled_dot_product_attention as _sdpa  # noqa: E402
 
 log_sigmoid = logsigmoid = _F.logsigmoid
 softsign, tanhshrink = _F.softsign, _F.tanhshrink

@@ -38,7 +38,7 @@ from ....nn.functional import (  # noqa: F401
     smooth_l1_loss,
 )
 from ....nn import functional as _nf
-from ....nn.attention import scaled_dot_product_attention  # noqa: F401
+from ....nn.functional.attention import scaled_dot_product_attention  # noqa: F401
 
 # the rest of mutograd.nn.functional (its signatures are PyTorch's); the names below override
 globals().update({k: v for k, v in vars(_nf).items()

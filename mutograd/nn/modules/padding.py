@@ -5,8 +5,8 @@ two or three axes (PyTorch's ``nn.ConstantPad2d`` ...), all through ``F.pad``.
     >>> mg.nn.ReflectionPad1d((2, 1))(mg.tensor([[[1., 2., 3.]]])).tolist()
     [[[3.0, 2.0, 1.0, 2.0, 3.0, 2.0]]]
 """
-from . import functional as F
-from .module import Module
+from .. import functional as F
+from ..module import Module
 
 __all__ = []
 

@@ -1,7 +1,9 @@
-"""Convolutions and poolings over 1, 2 or 3 spatial dimensions, with PyTorch's signatures.
+"""Poolings over 1, 2 or 3 spatial dimensions (max, average, power-average, adaptive, fractional,
+and max unpooling), with PyTorch's signatures.
 
-They reuse the 2-D machinery of ``mutograd.ops.convolution`` and ``mutograd.ops.pooling`` (Note
-[Convolution as im2col + matrix products]) instead of a second copy of it:
+They, and the convolutions of ``conv.py``, reuse the 2-D machinery of ``mutograd.ops.convolution``
+and ``mutograd.ops.pooling`` (Note [Convolution as im2col + matrix products]) instead of a second
+copy of it:
 
 Note [N-d windows from the 2-D ops]
     A 1-D op is the 2-D op on a height-1 image. A 3-D convolution is one 2-D convolution: the
@@ -22,214 +24,25 @@ Note [Max pooling as argmax + gather]
     scatter-add into the argmax positions, is max pooling's. As in PyTorch the first maximum of
     a window wins, and a NaN beats every number (the last NaN, since each NaN replaces it). The
     2-D op ``max_pool2d`` (no indices, no ceil_mode) stays the fast path for that common case.
+
+    >>> import mutograd as mg
+    >>> import mutograd.nn.functional as F
+    >>> y, idx = F.max_pool1d(mg.tensor([[[1.0, 3.0, 2.0, 5.0]]]), 2, return_indices=True)
+    >>> y.tolist(), idx.tolist()
+    ([[[3.0, 5.0]]], [[[1, 3]]])
 """
 import functools
 import math
 
 import numpy as np
 
-from ..autograd.grad_mode import no_grad
-from ..errors import DTypeError, IndexRangeError, ShapeError
-from ..ops import OPS, call
-from ..ops.creation import rand, tensor, zeros
-from ..ops.shaping import stack
-from ..tensor import Tensor
-from . import functional as F
-
-__all__ = [
-    "adaptive_avg_pool1d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
-    "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices",
-    "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "avg_pool1d", "avg_pool3d",
-    "conv3d", "conv_transpose1d", "conv_transpose3d", "fractional_max_pool2d",
-    "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
-    "fractional_max_pool3d_with_indices", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_pool1d",
-    "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d",
-    "max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d",
-]
-
-
-def _tuple(v, n, name):
-    """``v`` (an int or a sequence of ``n`` ints) as a tuple of ``n`` ints."""
-    if isinstance(v, (int, np.integer)):
-        return (int(v),) * n
-    v = tuple(int(a) for a in v)
-    if len(v) == 1 and n > 1:
-        v = v * n
-    if len(v) != n:
-        raise ValueError(f"{name} must be an int or a sequence of {n} ints, got {v}")
-    return v
-
-
-def _batched(x, n, name):
-    """``x`` with a batch axis (an unbatched (C, *spatial) input gets one), and its undo."""
-    if x.ndim == n + 2:
-        return x, lambda y: y
-    if x.ndim == n + 1:
-        return x.unsqueeze(0), lambda y: y.squeeze(0)
-    dims = ", ".join("DHW"[3 - n:] if n > 1 else "L")
-    raise ShapeError(f"{name}: expected a {n + 1}-D (C, {dims}) or {n + 2}-D (N, C, {dims}) "
-                     f"input, got shape {list(x.shape)}")
-
-
-def _same_padding(padding, stride, dilation, kernel, name):
-    """Numeric padding for ``padding`` given as 'valid' or 'same' (per axis (left, right))."""
-    if padding == "valid":
-        return [(0, 0)] * len(kernel)
-    if padding != "same":
-        raise ValueError(f"{name}: padding must be an int, a tuple, 'valid' or 'same', got "
-                         f"{padding!r}")
-    if any(s != 1 for s in stride):
-        raise ValueError("padding='same' is not supported for strided convolutions")
-    # PyTorch puts the odd element of an even total on the right
-    return [(d * (k - 1) // 2, d * (k - 1) - d * (k - 1) // 2) for d, k in zip(dilation, kernel)]
-
-
-_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
-
-
-def check_padding_mode(padding_mode):
-    if padding_mode not in _PADDING_MODES:
-        raise ValueError(f"padding_mode must be one of {list(_PADDING_MODES)}, got "
-                         f"{padding_mode!r}")
-    return padding_mode
-
-
-def pad_by_mode(x, padding, padding_mode, kernel_size, dilation):
-    """A convolution module's input padded by ``padding_mode`` ('reflect', 'replicate',
-    'circular'; PyTorch's ``_reversed_padding_repeated_twice``), for a convolution with padding
-    0 after it."""
-    n = len(kernel_size)
-    if isinstance(padding, str):
-        pads = _same_padding(padding, (1,) * n, dilation, kernel_size, "conv")
-    else:
-        pads = [(p, p) for p in _tuple(padding, n, "padding")]
-    return F.pad(x, tuple(v for pair in reversed(pads) for v in pair), mode=padding_mode)
-
-
-# ---- convolutions --------------------------------------------------------------------------
-def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """3-D convolution (cross-correlation) of (N, C, D, H, W) with (O, C/groups, kd, kh, kw)
-    weights (Note [N-d windows from the 2-D ops]). ``padding``: an int, a triple, 'valid' or
-    'same'."""
-    x, undo = _batched(input, 3, "conv3d")
-    if weight.ndim != 5:
-        raise ShapeError(f"conv3d: weight must be 5-D (out, in/groups, kd, kh, kw), got shape "
-                         f"{list(weight.shape)}")
-    if groups < 1 or weight.shape[0] % groups:
-        raise ValueError(f"conv3d: out_channels {weight.shape[0]} must be divisible by "
-                         f"groups={groups}")
-    o, cg, kd, kh, kw = weight.shape
-    n, c, d = x.shape[:3]
-    if c != cg * groups:
-        raise ShapeError(f"conv3d: expected input with {cg * groups} channels (weight "
-                         f"{list(weight.shape)}, groups={groups}), got {c} channels")
-    stride, dilation = _tuple(stride, 3, "stride"), _tuple(dilation, 3, "dilation")
-    if isinstance(padding, str):
-        pads = _same_padding(padding, stride, dilation, (kd, kh, kw), "conv3d")
-    else:
-        pads = [(p, p) for p in _tuple(padding, 3, "padding")]
-    if any(left != right for left, right in pads[1:]):    # 'same' with an even kernel
-        x = F.pad(x, (pads[2][0], pads[2][1], pads[1][0], pads[1][1]))
-        pads = [pads[0], (0, 0), (0, 0)]
-    if pads[0] != (0, 0):
-        x = F.pad(x, (0, 0, 0, 0, *pads[0]))
-    sd, dd = stride[0], dilation[0]
-    dp = x.shape[2]
-    if dp < dd * (kd - 1) + 1:
-        raise ShapeError(f"conv3d: the (padded) input depth {dp} is smaller than the (dilated) "
-                         f"kernel depth {dd * (kd - 1) + 1}")
-    od = (dp - dd * (kd - 1) - 1) // sd + 1
-    h, w = x.shape[3:]
-    # (N, kd, C, OD, H, W): the depth slices each kernel depth offset reaches
-    cols = stack([x[:, :, i * dd:i * dd + sd * (od - 1) + 1:sd] for i in range(kd)], axis=1)
-    cols = cols.reshape([n, kd, groups, cg, od, h, w]).permute(0, 4, 2, 1, 3, 5, 6)
-    cols = cols.reshape([n * od, groups * kd * cg, h, w])
-    w2 = weight.permute(0, 2, 1, 3, 4).reshape([o, kd * cg, kh, kw])
-    out = F.conv2d(cols, w2, None, stride[1:], (pads[1][0], pads[2][0]), dilation[1:], groups)
-    out = out.reshape([n, od, o, *out.shape[2:]]).permute(0, 2, 1, 3, 4)
-    if bias is not None:
-        out = out + bias.reshape([1, o, 1, 1, 1])
-    return undo(out)
-
-
-def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
-                     dilation=1):
-    """The transposed 1-D convolution of (N, C_in, L) with (C_in, C_out/groups, k) weights: the
-    2-D one of height 1."""
-    x, undo = _batched(input, 1, "conv_transpose1d")
-    if weight.ndim != 3:
-        raise ShapeError(f"conv_transpose1d: weight must be 3-D (in, out/groups, k), got shape "
-                         f"{list(weight.shape)}")
-
-    def one(v, name):
-        return (1,) + _tuple(v, 1, name)
-    out = F.conv_transpose2d(x.unsqueeze(2), weight.unsqueeze(2), bias, one(stride, "stride"),
-                             (0,) + _tuple(padding, 1, "padding"),
-                             (0,) + _tuple(output_padding, 1, "output_padding"), groups,
-                             one(dilation, "dilation"))
-    return undo(out.squeeze(2))
-
-
-def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
-                     dilation=1):
-    """The transposed 3-D convolution of (N, C_in, D, H, W) with (C_in, C_out/groups, kd, kh,
-    kw) weights (Note [N-d windows from the 2-D ops])."""
-    x, undo = _batched(input, 3, "conv_transpose3d")
-    if weight.ndim != 5:
-        raise ShapeError(f"conv_transpose3d: weight must be 5-D (in, out/groups, kd, kh, kw), "
-                         f"got shape {list(weight.shape)}")
-    cin, og, kd, kh, kw = weight.shape
-    n, c, d, h, w = x.shape
-    if c != cin:
-        raise ShapeError(f"conv_transpose3d: expected input with {cin} channels (weight "
-                         f"{list(weight.shape)}), got {c} channels")
-    if groups < 1 or cin % groups:
-        raise ValueError(f"conv_transpose3d: in_channels {cin} must be divisible by "
-                         f"groups={groups}")
-    stride, padding = _tuple(stride, 3, "stride"), _tuple(padding, 3, "padding")
-    output_padding = _tuple(output_padding, 3, "output_padding")
-    dilation = _tuple(dilation, 3, "dilation")
-    if any(op >= max(s, dl) for op, s, dl in zip(output_padding, stride, dilation)):
-        raise ValueError(f"conv_transpose3d: output_padding {output_padding} must be smaller "
-                         f"than stride {stride} or dilation {dilation}")
-    # output channels (group, kd, out/groups): one transposed 2-D convolution for all offsets
-    w2 = weight.permute(0, 2, 1, 3, 4).reshape([cin, kd * og, kh, kw])
-    planes = x.permute(0, 2, 1, 3, 4).reshape([n * d, cin, h, w])
-    y = F.conv_transpose2d(planes, w2, None, stride[1:], padding[1:], output_padding[1:], groups,
-                           dilation[1:])
-    oh, ow = y.shape[2:]
-    y = y.reshape([n, d, groups, kd, og, oh, ow]).permute(3, 0, 2, 4, 1, 5, 6)
-    y = y.reshape([kd, n, groups * og, d, oh, ow])
-    sd, pd, dd = stride[0], padding[0], dilation[0]
-    full = (d - 1) * sd + dd * (kd - 1) + 1 + output_padding[0]
-    out = zeros([n, groups * og, full, oh, ow], dtype=y.dtype, place=y._place)
-    for i in range(kd):
-        view = out[:, :, i * dd:i * dd + sd * (d - 1) + 1:sd]
-        view += y[i]
-    out = out[:, :, pd:full - pd]
-    if bias is not None:
-        out = out + bias.reshape([1, -1, 1, 1, 1])
-    return undo(out)
-
-
-def output_padding_for(x, output_size, output_padding, stride, padding, dilation, kernel_size):
-    """The ``output_padding`` of a transposed convolution that gives ``output_size`` (PyTorch's
-    ``ConvTranspose*.forward(x, output_size)``): within a stride past the shortest output."""
-    if output_size is None:
-        return output_padding
-    n = len(stride)
-    size = [int(v) for v in output_size][-n:]
-    if len(size) != n:
-        raise ShapeError(f"output_size must have {n} or {n + 2} elements, got "
-                         f"{list(output_size)}")
-    least = [(i - 1) * s - 2 * p + d * (k - 1) + 1 for i, s, p, d, k in zip(
-        x.shape[-n:], stride, padding, dilation, kernel_size)]
-    for want, lo, s in zip(size, least, stride):
-        if not lo <= want < lo + s:
-            most = [a + b - 1 for a, b in zip(least, stride)]
-            raise ShapeError(f"requested an output size of {size}, but valid sizes range "
-                             f"from {least} to {most}")
-    return tuple(w - lo for w, lo in zip(size, least))
+from ...autograd.grad_mode import no_grad
+from ...errors import DTypeError, IndexRangeError, ShapeError
+from ...ops import OPS, call
+from ...ops.creation import rand, tensor
+from ...tensor import Tensor
+from .arguments import _batched, _tuple
+from .padding import pad
 
 
 # ---- window geometry -----------------------------------------------------------------------
@@ -569,7 +382,7 @@ def _axis_sum_pool(x, axis, length, k, s, p, ceil_mode, count_include_pad):
     right = max(0, (out - 1) * s + k - length - p)
     if p or right:
         pads = [0, 0] * (x.ndim - 1 - axis) + [p, right]
-        x = F.pad(x, tuple(pads))
+        x = pad(x, tuple(pads))
     index = [slice(None)] * x.ndim
     total = None
     for i in range(k):
@@ -636,7 +449,7 @@ def adaptive_avg_pool1d(input, output_size):
     """Mean over the bins that divide L into ``output_size``: the 2-D op on a height-1 input."""
     x, undo = _batched(input, 1, "adaptive_avg_pool1d")
     size = _adaptive_size(output_size, x, 1)
-    return undo(F.adaptive_avg_pool2d(x.unsqueeze(2), (1, size[0])).squeeze(2))
+    return undo(adaptive_avg_pool2d(x.unsqueeze(2), (1, size[0])).squeeze(2))
 
 
 def adaptive_avg_pool3d(input, output_size):
@@ -645,8 +458,8 @@ def adaptive_avg_pool3d(input, output_size):
     x, undo = _batched(input, 3, "adaptive_avg_pool3d")
     od, oh, ow = _adaptive_size(output_size, x, 3)
     n, c, d, h, w = x.shape
-    y = F.adaptive_avg_pool2d(x.reshape([n, c * d, h, w]), (oh, ow))
-    y = F.adaptive_avg_pool2d(y.reshape([n, c, d, oh * ow]), (od, oh * ow))
+    y = adaptive_avg_pool2d(x.reshape([n, c * d, h, w]), (oh, ow))
+    y = adaptive_avg_pool2d(y.reshape([n, c, d, oh * ow]), (od, oh * ow))
     return undo(y.reshape([n, c, od, oh, ow]))
 
 
@@ -675,3 +488,11 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """Power-average pooling over (N, C, D, H, W)."""
     return _lp_pool(3, "lp_pool3d", input, norm_type, kernel_size, stride, ceil_mode)
 
+
+def adaptive_avg_pool2d(x, output_size):
+    """Mean over the bins that divide H and W into ``output_size`` (None keeps a size)."""
+    x, undo = _batched(x, 2, "adaptive_avg_pool2d")
+    if isinstance(output_size, int):
+        output_size = (output_size, output_size)
+    size = tuple(x.shape[2 + i] if s is None else int(s) for i, s in enumerate(output_size))
+    return undo(call(OPS["adaptive_avg_pool2d"], [x], {"output_size": size}))

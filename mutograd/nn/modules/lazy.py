@@ -9,12 +9,20 @@ class (``LazyLinear`` -> ``Linear``), as PyTorch's. Until then its parameters ar
     >>> type(lin).__name__, lin.weight.shape, lin.in_features
     ('Linear', [3, 5], 5)
 """
-from ..errors import MutogradError
-from ..ops.creation import empty
-from ..tensor import Tensor
-from .layers import BatchNorm1d, BatchNorm2d, Conv1d, Conv2d, ConvTranspose2d, Linear
-from .module import Module, Parameter
-from .normalization import BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
+from ...errors import MutogradError
+from ...ops.creation import empty
+from ...tensor import Tensor
+from ..module import Module, Parameter
+from .batchnorm import (
+    BatchNorm1d,
+    BatchNorm2d,
+    BatchNorm3d,
+    InstanceNorm1d,
+    InstanceNorm2d,
+    InstanceNorm3d,
+)
+from .conv import Conv1d, Conv2d, ConvTranspose2d
+from .linear import Linear
 
 __all__ = ["LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyConv1d", "LazyConv2d",
            "LazyConvTranspose2d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",

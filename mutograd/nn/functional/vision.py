@@ -1,25 +1,23 @@
-"""Vision layers: pixel (un)shuffle and channel shuffle (reshapes and permutes), fold/unfold
-(col2im / im2col as one index selection or one index sum), affine grids and grid sampling,
-and the ``upsample`` spellings of ``interpolate``. Every function is composed of differentiable
-ops, so gradients reach the input (and the grid of :func:`grid_sample`).
+"""Vision ops: pixel (un)shuffle and channel shuffle (reshapes and permutes), fold/unfold
+(col2im / im2col as one index selection or one index sum), affine grids and grid sampling.
+Every function is composed of differentiable ops, so gradients reach the input (and the grid of
+:func:`grid_sample`).
 
     >>> import mutograd as mg
-    >>> mg.nn.PixelShuffle(2)(mg.randn([1, 8, 3, 3])).shape
+    >>> import mutograd.nn.functional as F
+    >>> F.pixel_shuffle(mg.randn([1, 8, 3, 3]), 2).shape
     [1, 2, 6, 6]
 """
 import itertools
 
 import numpy as np
 
-from ..errors import ShapeError
-from ..ops import OPS, call
-from ..ops.creation import zeros
-from ..tensor import _wrap
-from . import functional as F
-from .module import Module
-
-__all__ = ["ChannelShuffle", "Fold", "PixelShuffle", "PixelUnshuffle", "Unfold",
-           "UpsamplingBilinear2d", "UpsamplingNearest2d"]
+from ...errors import ShapeError
+from ...ops import OPS, call
+from ...ops.creation import zeros
+from ...tensor import _wrap
+from .arguments import _pair
+from .padding import pad
 
 
 # ---- shuffles --------------------------------------------------------------------------------
@@ -77,54 +75,12 @@ def channel_shuffle(input, groups):
 native_channel_shuffle = channel_shuffle
 
 
-class PixelShuffle(Module):
-    """:func:`pixel_shuffle` as a layer."""
-
-    def __init__(self, upscale_factor):
-        super().__init__()
-        self.upscale_factor = upscale_factor
-
-    def forward(self, x):
-        return pixel_shuffle(x, self.upscale_factor)
-
-    def extra_repr(self):
-        return f"upscale_factor={self.upscale_factor}"
-
-
-class PixelUnshuffle(Module):
-    """:func:`pixel_unshuffle` as a layer."""
-
-    def __init__(self, downscale_factor):
-        super().__init__()
-        self.downscale_factor = downscale_factor
-
-    def forward(self, x):
-        return pixel_unshuffle(x, self.downscale_factor)
-
-    def extra_repr(self):
-        return f"downscale_factor={self.downscale_factor}"
-
-
-class ChannelShuffle(Module):
-    """:func:`channel_shuffle` as a layer."""
-
-    def __init__(self, groups):
-        super().__init__()
-        self.groups = groups
-
-    def forward(self, x):
-        return channel_shuffle(x, self.groups)
-
-    def extra_repr(self):
-        return f"groups={self.groups}"
-
-
 # ---- fold / unfold ---------------------------------------------------------------------------
 def _patch_index(size, kernel_size, dilation, padding, stride, name):
     """Flat positions in the padded (H + 2 ph, W + 2 pw) image of every kernel offset (rows)
     and every sliding position (columns), and the padded size."""
-    (kh, kw), (dh, dw) = F._pair(kernel_size, "kernel_size"), F._pair(dilation, "dilation")
-    (ph, pw), (sh, sw) = F._pair(padding, "padding"), F._pair(stride, "stride")
+    (kh, kw), (dh, dw) = _pair(kernel_size, "kernel_size"), _pair(dilation, "dilation")
+    (ph, pw), (sh, sw) = _pair(padding, "padding"), _pair(stride, "stride")
     hp, wp = size[0] + 2 * ph, size[1] + 2 * pw
     oh, ow = (hp - dh * (kh - 1) - 1) // sh + 1, (wp - dw * (kw - 1) - 1) // sw + 1
     if oh <= 0 or ow <= 0:
@@ -150,7 +106,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     idx, (hp, wp), (ph, pw) = _patch_index((h, w), kernel_size, dilation, padding, stride,
                                            "unfold")
     if ph or pw:
-        x = F.pad(x, (pw, pw, ph, ph))
+        x = pad(x, (pw, pw, ph, ph))
     cols = call(OPS["index_select"], [x.reshape(n, c, hp * wp), _wrap(idx.reshape(-1))],
                 {"axis": 2})
     out = cols.reshape(n, c * idx.shape[0], idx.shape[1])
@@ -169,7 +125,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
         raise ShapeError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are "
                          f"supported (got {input.ndim}D)")
     x = input if input.ndim == 3 else input.unsqueeze(0)
-    h, w = F._pair(output_size, "output_size")
+    h, w = _pair(output_size, "output_size")
     idx, (hp, wp), (ph, pw) = _patch_index((h, w), kernel_size, dilation, padding, stride,
                                            "fold")
     n, ck, length = x.shape
@@ -183,37 +139,6 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
                {"axis": 2, "alpha": 1})
     out = out.reshape(n, c, hp, wp)[:, :, ph:ph + h, pw:pw + w]
     return out if input.ndim == 3 else out.squeeze(0)
-
-
-class Unfold(Module):
-    """:func:`unfold` as a layer."""
-
-    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
-        super().__init__()
-        self.kernel_size, self.dilation = kernel_size, dilation
-        self.padding, self.stride = padding, stride
-
-    def forward(self, x):
-        return unfold(x, self.kernel_size, self.dilation, self.padding, self.stride)
-
-    def extra_repr(self):
-        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, "
-                f"padding={self.padding}, stride={self.stride}")
-
-
-class Fold(Unfold):
-    """:func:`fold` as a layer."""
-
-    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
-        super().__init__(kernel_size, dilation, padding, stride)
-        self.output_size = output_size
-
-    def forward(self, x):
-        return fold(x, self.output_size, self.kernel_size, self.dilation, self.padding,
-                    self.stride)
-
-    def extra_repr(self):
-        return f"output_size={self.output_size}, " + super().extra_repr()
 
 
 # ---- affine grids and grid sampling ----------------------------------------------------------
@@ -332,40 +257,3 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             term = vals * w.unsqueeze(1)
             out = term if out is None else out + term
     return out.reshape(n, c, *out_spatial)
-
-
-# ---- upsampling --------------------------------------------------------------------------
-def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
-    """The old name of ``interpolate``."""
-    return F.interpolate(input, size, scale_factor, mode, align_corners)
-
-
-def upsample_nearest(input, size=None, scale_factor=None):
-    """``interpolate`` with mode 'nearest'."""
-    return F.interpolate(input, size, scale_factor, mode="nearest")
-
-
-def upsample_bilinear(input, size=None, scale_factor=None):
-    """``interpolate`` with mode 'bilinear' and ``align_corners=True``."""
-    return F.interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
-
-
-class UpsamplingNearest2d(Module):
-    """2-D nearest-neighbour upsampling to ``size`` or by ``scale_factor``."""
-    _fn = staticmethod(upsample_nearest)
-
-    def __init__(self, size=None, scale_factor=None):
-        super().__init__()
-        self.size, self.scale_factor = size, scale_factor
-
-    def forward(self, x):
-        return self._fn(x, self.size, self.scale_factor)
-
-    def extra_repr(self):
-        return (f"size={self.size}" if self.size is not None
-                else f"scale_factor={self.scale_factor}")
-
-
-class UpsamplingBilinear2d(UpsamplingNearest2d):
-    """2-D bilinear upsampling (``align_corners=True``)."""
-    _fn = staticmethod(upsample_bilinear)

@@ -12,11 +12,11 @@ input-to-hidden products of a whole sequence are one matrix product per layer an
 """
 import math
 
-from ..ops import FUNCTIONS
-from ..ops.creation import empty, zeros
-from . import functional as F
-from . import init
-from .module import Module, Parameter
+from ...ops import FUNCTIONS
+from ...ops.creation import empty, zeros
+from .. import functional as F
+from .. import init
+from ..module import Module, Parameter
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 

@@ -12,13 +12,14 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..errors import ShapeError
-from ..ops.creation import zeros
-from ..ops.shaping import cat
-from ..tensor import Tensor, _wrap
-from . import functional as F
-from .layers import Linear, ModuleList, Sequential
-from .module import Module
+from ...errors import ShapeError
+from ...ops.creation import zeros
+from ...ops.shaping import cat
+from ...tensor import Tensor, _wrap
+from .. import functional as F
+from ..module import Module
+from .containers import ModuleList, Sequential
+from .linear import Linear
 
 __all__ = ["AdaptiveLogSoftmaxWithLoss"]
 

@@ -13,14 +13,17 @@ import math
 
 import numpy as np
 
-from ..errors import DTypeError, ShapeError
-from ..ops.creation import empty, zeros
-from ..tensor import _wrap
-from . import functional as F
-from . import init
-from .attention import scaled_dot_product_attention
-from .layers import Dropout, LayerNorm, Linear, ModuleList
-from .module import Module, Parameter
+from ...errors import DTypeError, ShapeError
+from ...ops.creation import empty, zeros
+from ...tensor import _wrap
+from .. import functional as F
+from .. import init
+from ..functional.attention import scaled_dot_product_attention
+from ..module import Module, Parameter
+from .containers import ModuleList
+from .dropout import Dropout
+from .linear import Linear
+from .normalization import LayerNorm
 
 
 def _additive(mask, like, name):
@@ -143,25 +146,53 @@ def _activation(activation):
     return _ACTIVATIONS[activation]
 
 
-class TransformerEncoderLayer(Module):
-    """Self-attention and a feed-forward block, each with dropout, a residual connection and
-    layer norm: after each block (``norm_first=False``, the default) or before it."""
+class _Layer(Module):
+    """What the encoder and decoder layers share: ``attentions`` attention blocks
+    (``self_attn``, then ``multihead_attn``) and a feed-forward block, each with its own layer
+    norm and dropout (``norm1``..., ``dropout1``...), registered in PyTorch's order."""
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
-                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
-                 dtype=None):
+    _ff_dropout = None      # the feed-forward block's dropout: the last one
+
+    def __init__(self, attentions, d_model, nhead, dim_feedforward, dropout, activation,
+                 layer_norm_eps, batch_first, norm_first, bias, dtype):
         super().__init__()
         activation = _activation(activation)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                            batch_first=batch_first, dtype=dtype)
+        for name in ("self_attn", "multihead_attn")[:attentions]:
+            setattr(self, name, MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                                   batch_first=batch_first, dtype=dtype))
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1, self.dropout2 = Dropout(dropout), Dropout(dropout)
+        blocks = range(1, attentions + 2)
+        for i in blocks:
+            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias,
+                                                dtype=dtype))
+        for i in blocks:
+            setattr(self, f"dropout{i}", Dropout(dropout))
         self.activation = activation
+
+    def _sa_block(self, x, mask, key_padding_mask, is_causal):
+        out = self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=key_padding_mask,
+                             need_weights=False, is_causal=bool(is_causal))[0]
+        return self.dropout1(out)
+
+    def _ff_block(self, x):
+        out = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        return getattr(self, self._ff_dropout)(out)
+
+
+class TransformerEncoderLayer(_Layer):
+    """Self-attention and a feed-forward block, each with dropout, a residual connection and
+    layer norm: after each block (``norm_first=False``, the default) or before it."""
+
+    _ff_dropout = "dropout2"
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
+                 dtype=None):
+        super().__init__(1, d_model, nhead, dim_feedforward, dropout, activation,
+                         layer_norm_eps, batch_first, norm_first, bias, dtype)
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
         x = src
@@ -171,13 +202,6 @@ class TransformerEncoderLayer(Module):
         x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
         return self.norm2(x + self._ff_block(x))
 
-    def _sa_block(self, x, mask, key_padding_mask, is_causal):
-        out = self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=key_padding_mask,
-                             need_weights=False, is_causal=is_causal)[0]
-        return self.dropout1(out)
-
-    def _ff_block(self, x):
-        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
 
 
 class TransformerEncoder(Module):
@@ -197,30 +221,18 @@ class TransformerEncoder(Module):
         return x if self.norm is None else self.norm(x)
 
 
-class TransformerDecoderLayer(Module):
+class TransformerDecoderLayer(_Layer):
     """Self-attention over the target, attention over the encoder's output (``memory``) and a
     feed-forward block, each with dropout, a residual connection and layer norm (after each
     block, or before it with ``norm_first=True``); PyTorch's parameter names."""
 
+    _ff_dropout = "dropout3"
+
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
                  layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
                  dtype=None):
-        super().__init__()
-        activation = _activation(activation)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                            batch_first=batch_first, dtype=dtype)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                                 batch_first=batch_first, dtype=dtype)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1, self.dropout2 = Dropout(dropout), Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        self.activation = activation
+        super().__init__(2, d_model, nhead, dim_feedforward, dropout, activation,
+                         layer_norm_eps, batch_first, norm_first, bias, dtype)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
@@ -235,18 +247,11 @@ class TransformerDecoderLayer(Module):
                                            memory_is_causal))
         return self.norm3(x + self._ff_block(x))
 
-    def _sa_block(self, x, mask, key_padding_mask, is_causal):
-        out = self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=key_padding_mask,
-                             need_weights=False, is_causal=bool(is_causal))[0]
-        return self.dropout1(out)
 
     def _mha_block(self, x, mem, mask, key_padding_mask, is_causal):
         out = self.multihead_attn(x, mem, mem, attn_mask=mask, key_padding_mask=key_padding_mask,
                                   need_weights=False, is_causal=bool(is_causal))[0]
         return self.dropout2(out)
-
-    def _ff_block(self, x):
-        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
 
 
 class TransformerDecoder(Module):
@@ -330,6 +335,6 @@ class Transformer(Module):
     def generate_square_subsequent_mask(sz, device=None, dtype=None):
         """A float (sz, sz) mask: -inf above the diagonal (a position sees only the earlier
         ones), 0 elsewhere."""
-        from ..ops.creation import tensor
+        from ...ops.creation import tensor
         m = np.triu(np.full((sz, sz), -np.inf), 1)
         return tensor(m, dtype=dtype or "float32", device=device)

@@ -1,7 +1,7 @@
 """Scaled dot-product attention, composed from declared ops (its gradient comes from theirs).
 
     >>> import mutograd as mg
-    >>> from mutograd.nn.attention import scaled_dot_product_attention
+    >>> from mutograd.nn.functional.attention import scaled_dot_product_attention
     >>> q = mg.randn([2, 4, 8])
     >>> scaled_dot_product_attention(q, q, q, is_causal=True).shape
     [2, 4, 8]
@@ -10,10 +10,10 @@ import math
 
 import numpy as np
 
-from ..errors import DTypeError, ShapeError
-from ..ops.registry import OPS, call
-from ..tensor import Tensor, _wrap
-from .functional import dropout
+from ...errors import DTypeError, ShapeError
+from ...ops.registry import OPS, call
+from ...tensor import Tensor, _wrap
+from .dropouts import dropout
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,

@@ -1,0 +1,298 @@
+"""Classification and regression losses: negative log-likelihood, cross-entropy (also of a
+linear layer's logits), binary cross-entropy, L1, MSE, smooth L1, Huber, KL divergence, Poisson
+and Gaussian negative log-likelihood, with PyTorch's ``reduction=`` (and its legacy
+``size_average``/``reduce``).
+
+    >>> import mutograd as mg
+    >>> import mutograd.nn.functional as F
+    >>> F.mse_loss(mg.tensor([1.0, 3.0]), mg.tensor([1.0, 1.0])).item()
+    2.0
+"""
+import math
+
+from ...errors import ShapeError
+from ...ops import OPS, call
+from ...ops.softmax import log_softmax as _log_softmax
+from ...tensor import Tensor, _wrap
+from .dense import linear
+
+
+def kl_div(input, target, reduction="mean", log_target=False):
+    """KL divergence with ``input`` as log-probabilities: ``target * (log target - input)``
+    pointwise (0 where target is 0), or with ``log_target=True`` ``exp(target) * (target -
+    input)``; reduced by 'mean' (over elements), 'batchmean' (sum / batch size), 'sum' or
+    'none'."""
+    if reduction not in ("mean", "batchmean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_target:
+        pointwise = target.exp() * (target - input)
+    else:
+        logt = call(OPS["where"], [target > 0, target.clamp(min=1e-300).log(), 0.0], {})
+        pointwise = target * (logt - input)
+    if reduction == "none":
+        return pointwise
+    if reduction == "batchmean":
+        return pointwise.sum() / (input.shape[0] if input.ndim else 1)
+    return pointwise.sum() if reduction == "sum" else pointwise.mean()
+
+
+def huber_loss(x, target, reduction="mean", delta=1.0):
+    """``0.5 d^2`` where ``|d| <= delta``, else ``delta (|d| - 0.5 delta)``."""
+    _check_same_shape(x, target, "huber_loss")
+    if delta <= 0:
+        raise ValueError(f"huber_loss: delta must be positive, got {delta}")
+    a = call(OPS["abs"], [x - target], {})
+    quad = call(OPS["clamp"], [a], {"min": None, "max": delta})
+    return _reduce(quad * quad * 0.5 + (a - quad) * delta, reduction)
+
+
+# ---- losses --------------------------------------------------------------------------------
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _reduce(loss, reduction):
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction!r} is not a valid value for reduction; use one of "
+                         f"{', '.join(_REDUCTIONS)}")
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
+
+
+def _check_same_shape(x, target, name):
+    if tuple(x.shape) != tuple(target.shape):
+        raise ShapeError(f"{name}: target size {list(target.shape)} is different from the "
+                         f"input size {list(x.shape)}")
+
+
+def _classes_last(x):
+    """(N, C, d1, ...) as (N*d1*..., C), and the batch shape (N, d1, ...)."""
+    if x.ndim == 1:
+        return call(OPS["unsqueeze"], [x], {"axis": 0}), ()
+    if x.ndim == 2:
+        return x, (x.shape[0],)
+    perm = (0,) + tuple(range(2, x.ndim)) + (1,)
+    moved = call(OPS["permute"], [x], {"perm": perm})
+    batch = (x.shape[0],) + tuple(x.shape[2:])
+    return call(OPS["reshape"], [moved], {"shape": (-1, x.shape[1])}), batch
+
+
+def nll_loss(logp, target, weight=None, ignore_index=-100, reduction="mean"):
+    """Negative log-likelihood of class indices ``target`` under log-probabilities ``logp``
+    (N, C, ...); ``weight`` per class; targets equal to ``ignore_index`` count for nothing."""
+    return _nll(logp, target, weight, ignore_index, reduction, 0.0)
+
+
+def _nll(logp, target, weight, ignore_index, reduction, smoothing):
+    flat, batch = _classes_last(logp)
+    m, c = flat.shape
+    xp = logp._place.xp
+    t = (target._data if isinstance(target, Tensor) else xp.asarray(target)).reshape(-1)
+    if t.dtype.kind not in "iu":
+        raise TypeError(f"expected target of integer class indices, got dtype {t.dtype}")
+    if t.shape[0] != m:
+        raise ShapeError(f"Expected input batch_size ({m}) to match target batch_size "
+                         f"({t.shape[0]})")
+    valid = t != ignore_index
+    safe = xp.where(valid, t, 0)
+    if safe.size and (safe.min() < 0 or safe.max() >= c):
+        raise IndexError(f"Target {int(t[valid & ((t < 0) | (t >= c))][0])} is out of bounds "
+                         f"for {c} classes")
+    wc = xp.ones(c, flat._data.dtype) if weight is None else weight._data.astype(
+        flat._data.dtype)
+    wt = wc[safe] * valid               # the weight of each sample's target (0 when ignored)
+    picked = call(OPS["index"], [flat], {"index": (xp.arange(m), safe)})
+    loss = picked * _wrap(-wt, flat)
+    if smoothing:
+        smooth = call(OPS["sum"], [flat * _wrap(wc, flat)], {"axis": -1, "keepdim": False})
+        smooth = smooth * _wrap(-valid.astype(wt.dtype), flat)
+        loss = loss * (1 - smoothing) + smooth * (smoothing / c)
+    if reduction == "none":
+        return call(OPS["reshape"], [loss], {"shape": batch})
+    total = loss.sum()
+    if reduction == "sum":
+        return total
+    if reduction != "mean":
+        _reduce(loss, reduction)
+    return total / float(wt.sum())
+
+
+def cross_entropy(x, target, weight=None, ignore_index=-100, reduction="mean",
+                  label_smoothing=0.0):
+    """Cross-entropy of logits ``x`` (N, C, ...) against class indices, or against class
+    probabilities of ``x``'s shape; with ``label_smoothing`` in [0, 1]."""
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"label_smoothing must be between 0.0 and 1.0, got {label_smoothing}")
+    logp = _log_softmax(x, axis=1 if x.ndim > 1 else 0)
+    if isinstance(target, Tensor) and target._data.dtype.kind == "f":
+        _check_same_shape(x, target, "cross_entropy")
+        c = x.shape[1] if x.ndim > 1 else x.shape[0]
+        prob = target
+        if label_smoothing:
+            prob = target * (1 - label_smoothing) + label_smoothing / c
+        if weight is not None:
+            shape = (1, -1) + (1,) * (x.ndim - 2) if x.ndim > 1 else (-1,)
+            prob = prob * call(OPS["reshape"], [weight], {"shape": shape})
+        loss = -call(OPS["sum"], [logp * prob], {"axis": 1 if x.ndim > 1 else 0,
+                                                  "keepdim": False})
+        return _reduce(loss, reduction)
+    return _nll(logp, target, weight, ignore_index, reduction, label_smoothing)
+
+
+def mse_loss(x, target, reduction="mean"):
+    """Mean squared error."""
+    _check_same_shape(x, target, "mse_loss")
+    d = x - target
+    return _reduce(d * d, reduction)
+
+
+def l1_loss(x, target, reduction="mean"):
+    """Mean absolute error."""
+    _check_same_shape(x, target, "l1_loss")
+    return _reduce(call(OPS["abs"], [x - target], {}), reduction)
+
+
+def smooth_l1_loss(x, target, reduction="mean", beta=1.0):
+    """Huber-like loss: ``0.5 d^2 / beta`` where ``|d| < beta``, ``|d| - 0.5 beta`` elsewhere."""
+    _check_same_shape(x, target, "smooth_l1_loss")
+    if beta < 0:
+        raise ValueError(f"smooth_l1_loss: beta must be non-negative, got {beta}")
+    a = call(OPS["abs"], [x - target], {})
+    if beta == 0:
+        return _reduce(a, reduction)
+    # with q = min(|d|, beta) both branches are 0.5 q^2 / beta + (|d| - q)
+    quad = call(OPS["clamp"], [a], {"min": None, "max": beta})
+    return _reduce(quad * quad * (0.5 / beta) + (a - quad), reduction)
+
+
+def binary_cross_entropy(p, target, weight=None, reduction="mean"):
+    """Binary cross-entropy of probabilities ``p`` (logs clamped at -100, as PyTorch)."""
+    _check_same_shape(p, target, "binary_cross_entropy")
+    pd = p._data
+    if pd.size and (pd.min() < 0 or pd.max() > 1):
+        raise ValueError("binary_cross_entropy: all elements of input should be between 0 "
+                         "and 1")
+    log_p = call(OPS["clamp"], [call(OPS["log"], [p], {})], {"min": -100.0, "max": None})
+    log_q = call(OPS["clamp"], [call(OPS["log"], [1 - p], {})], {"min": -100.0, "max": None})
+    loss = -(target * log_p + (1 - target) * log_q)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(x, target, weight=None, reduction="mean", pos_weight=None):
+    """Sigmoid + binary cross-entropy in one stable formula:
+    ``(1 - t) x + (1 + (pw - 1) t) * (log1p(exp(-|x|)) + relu(-x))``."""
+    _check_same_shape(x, target, "binary_cross_entropy_with_logits")
+    sp = call(OPS["log1p"], [call(OPS["exp"], [-call(OPS["abs"], [x], {})], {})], {}) + call(
+        OPS["relu"], [-x], {})     # softplus(-x) = -log(sigmoid(x))
+    if pos_weight is None:
+        loss = (1 - target) * x + sp
+    else:
+        loss = (1 - target) * x + (1 + (pos_weight - 1) * target) * sp
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def _legacy(size_average, reduce, reduction):
+    """PyTorch's deprecated ``size_average``/``reduce`` arguments as a ``reduction``: either
+    given decides (``reduce=False``: none; else ``size_average=False``: sum; else mean)."""
+    if size_average is None and reduce is None:
+        return reduction
+    if reduce is False:
+        return "none"
+    return "sum" if size_average is False else "mean"
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
+    """Negative log-likelihood of a Poisson ``target`` with rate ``exp(input)`` (``log_input``)
+    or ``input``; ``full`` adds Stirling's approximation of ``log(target!)`` for targets > 1."""
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        t = target.detach()
+        safe = _where(t > 1, t, t * 0 + 1)
+        stirling = safe * safe.log() - safe + 0.5 * (2 * math.pi * safe).log()
+        loss = loss + _where(t > 1, stirling, stirling * 0)
+    return _reduce(loss, _legacy(size_average, reduce, reduction))
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """``0.5 * (log(var) + (input - target) ** 2 / var)`` (+ ``0.5 log(2 pi)`` with ``full``);
+    ``var`` (clamped to ``eps`` without changing its gradient's path) may lack the last
+    dimension or have size 1 there."""
+    if isinstance(var, (int, float)):
+        var = input.detach() * 0 + var
+    if var.shape != input.shape:
+        if list(input.shape[:-1]) == list(var.shape):
+            var = var.unsqueeze(-1)
+        elif not (list(input.shape[:-1]) == list(var.shape[:-1]) and var.shape[-1] == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(reduction + " is not valid")
+    if bool((var.detach() < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    var = var.clamp(min=eps) if not var.requires_grad else var + (
+        var.detach().clamp(min=eps) - var.detach())
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
+                         reduction="mean", ignore_index=None, label_smoothing=0.0,
+                         options=None):
+    """``cross_entropy(input @ linear_weight^T + linear_bias, target, ...)`` with the classes on
+    ``linear_weight``'s first axis and any ``out_features`` after them.
+
+        >>> import mutograd as mg
+        >>> linear_cross_entropy(mg.zeros([2, 3]), mg.zeros([4, 3]), mg.tensor([0, 3])).item()
+        1.3862943649291992
+    """
+    if input.ndim not in (1, 2):
+        raise ShapeError(f"expected input with dimensionality 1 or 2, got {input.ndim}")
+    if linear_weight.ndim < 2:
+        raise ShapeError(f"expected linear_weight with dimensionality at least 2, got "
+                         f"{linear_weight.ndim}")
+    in_features = input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise ShapeError(f"expected equal input and linear_weight last dimensions "
+                         f"(in_features), got {in_features} and {linear_weight.shape[-1]}, "
+                         f"respectively")
+    num_classes, out_features = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (num_classes, *out_features):
+        raise ShapeError(f"expected linear_bias shape {(num_classes, *out_features)}, got "
+                         f"{tuple(linear_bias.shape)}")
+    batch = tuple(input.shape[:-1])
+    if out_features and not batch:
+        raise ShapeError(f"K-dimensional loss defined by linear_weight shape "
+                         f"{tuple(linear_weight.shape)} requires batched input, (N, "
+                         f"{in_features}), got unbatched input with shape {tuple(input.shape)}")
+    flat_w = linear_weight.reshape(-1, in_features)
+    flat_b = None if linear_bias is None else linear_bias.reshape(-1)
+    logits = linear(input, flat_w, flat_b).reshape(*batch, num_classes, *out_features)
+    probs = isinstance(target, Tensor) and tuple(target.shape) == tuple(logits.shape)
+    if probs and ignore_index is not None:
+        raise ValueError("ignore_index cannot be specified when target contains probabilities")
+    return cross_entropy(logits, target, weight, -100 if ignore_index is None else ignore_index,
+                           reduction, label_smoothing)
+
+
+def _zeros_like(x):
+    return x * 0
+
+
+def _full_like(t, value):
+    """A constant of ``t``'s shape and dtype (``t * 0 + value`` would turn infinities into
+    NaN)."""
+    return _wrap(t._place.xp.full(tuple(t.shape), value, t._data.dtype), t)
+
+
+def _where(condition, a, b):
+    from ...ops import PUBLIC
+    return PUBLIC["where"](condition, a, b)

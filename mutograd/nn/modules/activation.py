@@ -1,0 +1,255 @@
+"""Activation layers: ReLU and its relatives (with PyTorch's ``inplace=`` flag), sigmoid,
+tanh, softmax and log-softmax, softplus, the shrinks, PReLU, GLU, RReLU, Threshold, Softmin and
+Softmax2d; each a thin shell over ``nn.functional``.
+
+    >>> import mutograd as mg
+    >>> x = mg.tensor([-1.0, 2.0])
+    >>> mg.nn.ReLU(inplace=True)(x) is x, mg.nn.Softmin(dim=0)(mg.tensor([0., 0.])).tolist()
+    (True, [0.5, 0.5])
+"""
+import inspect
+
+from ...ops.creation import ones
+from .. import functional as F
+from ..functional import dropouts as _dropouts
+from ..module import Module, Parameter
+
+
+# ---- activations ---------------------------------------------------------------------------
+class _Activation(Module):
+    """A module over an ``inplace=`` activation ``fn(x, *settings, inplace=...)`` of
+    nn.functional: ``settings`` names the attributes passed before ``inplace``."""
+    fn = None
+    settings = ()
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, x):
+        return type(self).fn(x, *[getattr(self, s) for s in self.settings], inplace=self.inplace)
+
+
+def _inplace_repr(self):
+    return "inplace=True" if self.inplace else ""
+
+
+class ReLU(_Activation):
+    """``max(x, 0)``; ``inplace=True`` writes into the input (ReLU saves its output, so the
+    in-place form keeps no extra memory)."""
+    fn = staticmethod(F.relu)
+    extra_repr = _inplace_repr
+
+
+class ReLU6(_Activation):
+    """``min(max(x, 0), 6)``."""
+    fn = staticmethod(F.relu6)
+    extra_repr = _inplace_repr
+
+
+class SiLU(_Activation):
+    """``x * sigmoid(x)`` (in place it keeps a copy of the input for backward)."""
+    fn = staticmethod(F.silu)
+    extra_repr = _inplace_repr
+
+
+class LeakyReLU(_Activation):
+    fn, settings = staticmethod(F.leaky_relu), ("negative_slope",)
+
+    def __init__(self, negative_slope=0.01, inplace=False):
+        super().__init__(inplace)
+        self.negative_slope = negative_slope
+
+
+class ELU(_Activation):
+    fn, settings = staticmethod(F.elu), ("alpha",)
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__(inplace)
+        self.alpha = alpha
+
+
+class GELU(Module):
+    def __init__(self, approximate="none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, x):
+        return F.gelu(x, self.approximate)
+
+
+class Sigmoid(Module):
+    def forward(self, x):
+        return F.sigmoid(x)
+
+
+class Tanh(Module):
+    def forward(self, x):
+        return F.tanh(x)
+
+
+class Softmax(Module):
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        return F.softmax(x, self.dim)
+
+
+class LogSoftmax(Softmax):
+    def forward(self, x):
+        return F.log_softmax(x, self.dim)
+
+
+# ---- losses --------------------------------------------------------------------------------
+class Softplus(Module):
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, x):
+        return F.softplus(x, self.beta, self.threshold)
+
+
+class Hardtanh(_Activation):
+    fn, settings = staticmethod(F.hardtanh), ("min_val", "max_val")
+
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__(inplace)
+        self.min_val, self.max_val = min_val, max_val
+
+
+class CELU(_Activation):
+    fn, settings = staticmethod(F.celu), ("alpha",)
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__(inplace)
+        self.alpha = alpha
+
+
+class _Shrink(Module):
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+
+class Softshrink(_Shrink):
+    def forward(self, x):
+        return F.softshrink(x, self.lambd)
+
+
+class Hardshrink(_Shrink):
+    def forward(self, x):
+        return F.hardshrink(x, self.lambd)
+
+
+def _simple(name, fn, doc):
+    """A parameterless activation module over ``fn``: an ``inplace=`` activation is an
+    :class:`_Activation`."""
+    if "inplace" in inspect.signature(fn).parameters:
+        return type(name, (_Activation,), {"fn": staticmethod(fn), "__doc__": doc})
+
+    def __init__(self, inplace=False):
+        Module.__init__(self)
+        self.inplace = inplace
+
+    def forward(self, x):
+        return fn(x)
+    return type(name, (Module,), {"__init__": __init__, "forward": forward, "__doc__": doc})
+
+
+Mish = _simple("Mish", F.mish, "``x * tanh(softplus(x))``.")
+
+
+Hardswish = _simple("Hardswish", F.hardswish, "``x * relu6(x + 3) / 6``.")
+
+
+Hardsigmoid = _simple("Hardsigmoid", F.hardsigmoid, "``relu6(x + 3) / 6``.")
+
+
+SELU = _simple("SELU", F.selu, "Scaled ELU.")
+
+
+Softsign = _simple("Softsign", F.softsign, "``x / (1 + |x|)``.")
+
+
+Tanhshrink = _simple("Tanhshrink", F.tanhshrink, "``x - tanh(x)``.")
+
+
+LogSigmoid = _simple("LogSigmoid", F.logsigmoid, "``log(sigmoid(x))``.")
+
+
+class PReLU(Module):
+    """``x`` where positive, else a learned slope times ``x`` (one, or one per channel)."""
+
+    def __init__(self, num_parameters=1, init=0.25, dtype=None):
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.weight = Parameter(ones([num_parameters], dtype=dtype) * init)
+
+    def forward(self, x):
+        return F.prelu(x, self.weight)
+
+
+class Softmin(Module):
+    """``softmax(-x)`` along ``dim``."""
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        return F.softmin(x, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class Softmax2d(Module):
+    """Softmax over the channels of (N, C, H, W) or (C, H, W)."""
+
+    def forward(self, x):
+        if x.ndim not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input of 3 or 4 dimensions, got {x.ndim}")
+        return F.softmax(x, -3)
+
+
+class Threshold(_Activation):
+    """``x`` where ``x > threshold``, else ``value``."""
+    fn, settings = staticmethod(F.threshold), ("threshold", "value")
+
+    def __init__(self, threshold, value, inplace=False):
+        super().__init__(inplace)
+        self.threshold, self.value = threshold, value
+
+    def extra_repr(self):
+        return f"threshold={self.threshold}, value={self.value}" + (
+            ", inplace=True" if self.inplace else "")
+
+
+class GLU(Module):
+    """The gated linear unit along ``dim``: ``a * sigmoid(b)`` of the two halves."""
+
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        return F.glu(x, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class RReLU(_Activation):
+    """Leaky ReLU with a slope drawn from U(lower, upper) in training, their mean in eval."""
+    fn, settings = staticmethod(_dropouts.rrelu), ("lower", "upper", "training")
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__(inplace)
+        self.lower, self.upper = lower, upper
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}" + (
+            ", inplace=True" if self.inplace else "")

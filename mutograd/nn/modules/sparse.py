@@ -1,0 +1,98 @@
+"""Embedding layers: ``Embedding`` (a lookup table of rows) and ``EmbeddingBag`` (sums, means or
+maxima of bags of rows).
+
+    >>> import mutograd as mg
+    >>> bag = mg.nn.EmbeddingBag(10, 3, mode="sum")
+    >>> bag(mg.tensor([1, 2, 4, 5]), mg.tensor([0, 2])).shape
+    [2, 3]
+"""
+
+
+from ...autograd.grad_mode import no_grad
+from ...errors import ShapeError
+from ...ops.creation import empty
+from .. import functional as F
+from .. import init
+from ..functional.sparse import _BAG_MODES
+from ..module import Module, Parameter
+
+
+class EmbeddingBag(Module):
+    """A table of ``num_embeddings`` vectors whose bags are reduced by ``mode`` ('sum',
+    'mean' or 'max'); ``forward(input, offsets=None, per_sample_weights=None)``."""
+
+    def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0,
+                 scale_grad_by_freq=False, mode="mean", sparse=False, _weight=None,
+                 include_last_offset=False, padding_idx=None, device=None, dtype=None):
+        super().__init__()
+        if mode not in _BAG_MODES:
+            raise ValueError(f"mode has to be one of sum, mean or max, got {mode!r}")
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise ValueError("padding_idx must be within num_embeddings")
+            padding_idx %= num_embeddings
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.mode, self.sparse = scale_grad_by_freq, mode, sparse
+        self.include_last_offset, self.padding_idx = include_last_offset, padding_idx
+        if _weight is None:
+            self.weight = Parameter(empty([num_embeddings, embedding_dim], dtype=dtype))
+            self.reset_parameters()
+        else:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise ShapeError("Shape of weight does not match num_embeddings and "
+                                 "embedding_dim")
+            self.weight = Parameter(_weight)
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx] = 0.0
+
+    def forward(self, input, offsets=None, per_sample_weights=None):
+        return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
+                             self.scale_grad_by_freq, self.mode, self.sparse, per_sample_weights,
+                             self.include_last_offset, self.padding_idx)
+
+    def extra_repr(self):
+        s = f"{self.num_embeddings}, {self.embedding_dim}, mode={self.mode!r}"
+        return s + (f", padding_idx={self.padding_idx}" if self.padding_idx is not None else "")
+
+
+class Embedding(Module):
+    """A lookup table of ``num_embeddings`` vectors of size ``embedding_dim``."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
+                 norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
+                 _freeze=False, device=None, dtype=None):
+        super().__init__()
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise ValueError("padding_idx must be within num_embeddings")
+            padding_idx %= num_embeddings
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.padding_idx = padding_idx
+        if _weight is not None:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise ShapeError("Shape of weight does not match num_embeddings and "
+                                 "embedding_dim")
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+            return
+        self.weight = Parameter(empty([num_embeddings, embedding_dim], dtype=dtype),
+                                requires_grad=not _freeze)
+        init.normal_(self.weight)
+        if padding_idx is not None:
+            with no_grad():
+                self.weight[padding_idx] = 0.0
+
+    def forward(self, indices):
+        return F.embedding(indices, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq, self.sparse)
+
+    def extra_repr(self):
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        s += f", padding_idx={self.padding_idx}" if self.padding_idx is not None else ""
+        return s + (f", max_norm={self.max_norm}" if self.max_norm is not None else "")

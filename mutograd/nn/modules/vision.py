@@ -1,0 +1,122 @@
+"""Vision layers: pixel (un)shuffle, channel shuffle, fold/unfold and upsampling, each a thin
+shell over ``nn.functional``.
+
+    >>> import mutograd as mg
+    >>> mg.nn.PixelShuffle(2)(mg.randn([1, 8, 3, 3])).shape
+    [1, 2, 6, 6]
+"""
+
+
+from .. import functional as F
+from ..module import Module
+
+
+class Upsample(Module):
+    """``F.interpolate`` as a module."""
+
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                 recompute_scale_factor=None):
+        super().__init__()
+        self.size, self.scale_factor, self.mode = size, scale_factor, mode
+        self.align_corners, self.recompute_scale_factor = align_corners, recompute_scale_factor
+
+    def forward(self, x):
+        return F.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners,
+                             self.recompute_scale_factor)
+
+    def extra_repr(self):
+        return f"size={self.size}, scale_factor={self.scale_factor}, mode={self.mode!r}"
+
+
+class PixelShuffle(Module):
+    """:func:`pixel_shuffle` as a layer."""
+
+    def __init__(self, upscale_factor):
+        super().__init__()
+        self.upscale_factor = upscale_factor
+
+    def forward(self, x):
+        return F.pixel_shuffle(x, self.upscale_factor)
+
+    def extra_repr(self):
+        return f"upscale_factor={self.upscale_factor}"
+
+
+class PixelUnshuffle(Module):
+    """:func:`pixel_unshuffle` as a layer."""
+
+    def __init__(self, downscale_factor):
+        super().__init__()
+        self.downscale_factor = downscale_factor
+
+    def forward(self, x):
+        return F.pixel_unshuffle(x, self.downscale_factor)
+
+    def extra_repr(self):
+        return f"downscale_factor={self.downscale_factor}"
+
+
+class ChannelShuffle(Module):
+    """:func:`channel_shuffle` as a layer."""
+
+    def __init__(self, groups):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, x):
+        return F.channel_shuffle(x, self.groups)
+
+    def extra_repr(self):
+        return f"groups={self.groups}"
+
+
+class Unfold(Module):
+    """:func:`unfold` as a layer."""
+
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.kernel_size, self.dilation = kernel_size, dilation
+        self.padding, self.stride = padding, stride
+
+    def forward(self, x):
+        return F.unfold(x, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, "
+                f"padding={self.padding}, stride={self.stride}")
+
+
+class Fold(Unfold):
+    """:func:`fold` as a layer."""
+
+    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__(kernel_size, dilation, padding, stride)
+        self.output_size = output_size
+
+    def forward(self, x):
+        return F.fold(x, self.output_size, self.kernel_size, self.dilation, self.padding,
+                    self.stride)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}, " + super().extra_repr()
+
+
+class UpsamplingNearest2d(Module):
+    """2-D nearest-neighbour upsampling to ``size`` or by ``scale_factor``."""
+    _fn = staticmethod(F.upsample_nearest)
+
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__()
+        self.size, self.scale_factor = size, scale_factor
+
+    def forward(self, x):
+        return self._fn(x, self.size, self.scale_factor)
+
+    def extra_repr(self):
+        return (f"size={self.size}" if self.size is not None
+                else f"scale_factor={self.scale_factor}")
+
+
+class UpsamplingBilinear2d(UpsamplingNearest2d):
+    """2-D bilinear upsampling (``align_corners=True``)."""
+    _fn = staticmethod(F.upsample_bilinear)
