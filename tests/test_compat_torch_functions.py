@@ -1,4 +1,4 @@
-"""PyTorch functions composed from declared ops (mutograd/ops/torch_functions.py) through
+"""PyTorch functions composed from declared ops (mutograd/ops/, by concern) through
 ``mutograd.compat.torch`` and real PyTorch: values, dtypes and the gradients of every floating
 input must agree."""
 import numpy as np

@@ -1,5 +1,5 @@
-"""PyTorch's remaining losses, distances and simple layers (mutograd/nn/losses.py and
-the modules of mutograd/nn) through ``mutograd.compat.torch`` and real PyTorch on the same data:
+"""PyTorch's remaining losses, distances and simple layers (mutograd/nn/functional/ and
+mutograd/nn/modules/) through ``mutograd.compat.torch`` and real PyTorch on the same data:
 values and the gradients of every floating input must agree."""
 import numpy as np
 import pytest

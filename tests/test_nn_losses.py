@@ -1,6 +1,6 @@
 """The margin, embedding, ranking, count, Gaussian and CTC losses and the distances
-(mutograd/nn/losses.py): one table; values and gradients against PyTorch, gradients against
-float64 finite differences, for each reduction."""
+(mutograd/nn/functional/margin_loss.py, ctc.py): one table; values and gradients against
+PyTorch, gradients against float64 finite differences, for each reduction."""
 import numpy as np
 import pytest
 from helpers import numeric_grad

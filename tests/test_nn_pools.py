@@ -1,6 +1,6 @@
-"""Convolutions and poolings over 1, 2 and 3 spatial dimensions (nn/pooling.py): values against
-window-by-window references and PyTorch, gradients against finite differences and PyTorch,
-indices equal to PyTorch's, and the modules' parameters and arguments."""
+"""Convolutions and poolings over 1, 2 and 3 spatial dimensions (nn/functional/pooling.py):
+values against window-by-window references and PyTorch, gradients against finite differences
+and PyTorch, indices equal to PyTorch's, and the modules' parameters and arguments."""
 import itertools
 import math
 

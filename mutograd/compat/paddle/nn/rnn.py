@@ -1,4 +1,4 @@
-"""Paddle's recurrent layers over ``mutograd.nn.recurrent`` (the same math and gate order):
+"""Paddle's recurrent layers over ``mutograd.nn.modules.recurrent`` (the same math and gate order):
 ``LSTM``, ``GRU``, ``SimpleRNN`` and their cells, with Paddle's signature (``direction=``,
 ``time_major=``, ``weight_ih_attr=`` ...), parameter names (``weight_ih_l0``,
 ``weight_hh_l0_reverse``, ...) and layout: batch first unless ``time_major=True``.
