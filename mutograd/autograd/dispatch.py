@@ -300,7 +300,7 @@ def _pooled_buffer(op, inputs, arrays, dead, rg):
                     shape = np.broadcast_shapes(shape, a.shape)
                 except ValueError:
                     return None, None   # the forward raises the error
-        elif type(a) not in (int, float, bool):
+        elif type(a) not in (int, float, bool) and a is not None:   # None: clamp's open bound
             return None, None
     if dead is not None and shape == xa.shape and temporaries.reusable(op, dead, inputs, xa, rg):
         return xa, None            # Note [Dead temporaries]

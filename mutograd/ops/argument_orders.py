@@ -2,20 +2,20 @@
 
 Where the two frameworks order or type the arguments of one op differently and only the call
 itself tells which convention is meant (an ``int`` axis versus an index tensor in second
-position, a permutation versus two axes, tensor versus scalar bounds), the main namespace
+position, a permutation versus two axes), the main namespace
 accepts both: ``gather(x, dim, index)`` and ``gather(x, index, axis)``, ``index_select``,
 ``transpose(x, perm)`` and ``transpose(x, dim0, dim1)`` (and ``transpose_``), ``polygamma(n, x)``
-and ``polygamma(x, n)``, ``set_``'s positional shape or offset, ``clamp`` with tensor bounds,
-``where`` with the condition alone. Each resolves to a declared op, so gradients and errors come
-from that op's declaration. Conventions that do not depend on the call (keyword spellings,
-a shape as varargs or a list) are in the declarations themselves (``defop``).
+and ``polygamma(x, n)``, ``set_``'s positional shape or offset, ``where`` with the condition
+alone; ``clamp``'s bounds, of which one may be missing but not both. Each resolves to a
+declared op, so gradients and errors come from that op's declaration. Conventions that do not
+depend on the call (keyword spellings, a shape as varargs or a list) are in the declarations
+themselves (``defop``).
 """
 from .. import dtypes
 from ..errors import IndexRangeError, ShapeError
 from ..tensor import Tensor
 from .axes import canon_dim, lift_0d
-from .elementwise import _clamp, _clamp_grad
-from .registry import OPS, call, call_inplace, defop
+from .registry import OPS, call, call_inplace
 
 
 def _axis(axis, dim, default=None):
@@ -193,43 +193,11 @@ def where_(condition, x, y, name=None):
     return OPS["where"].inplace_function(x, condition, y)
 
 
-# ---- clamp/clip with tensor bounds --------------------------------------------------------
-# The same forward and x-gradient as clamp with scalar bounds; here the bounds are inputs
-# (named lo, hi: the gradient's parameter names are the save contract).
-def _clamp_t(xp, x, lo, hi, out=None):
-    return _clamp(xp, x, out=out, min=lo, max=hi)
-
-
-def _keep_x(g, x, lo, hi):
-    return _clamp_grad(g, x, lo, hi)
-
-
-def _to_lo(g, x, lo, hi):
-    hit = x < lo
-    if hi is not None:
-        hit = hit & (lo < hi)   # lo >= hi: the result is hi, whose gradient it is (PyTorch)
-    return g * hit
-
-
-def _to_hi(g, x, lo, hi):
-    # the result is hi where x is above it, and everywhere when the bounds cross (lo > hi)
-    hit = x > hi
-    if lo is not None:
-        hit = hit | (lo > hi)
-    return g * hit
-
-
-defop("clamp_tensor", _clamp_t, node_name="ClampBackward", method=False,
-      grad=(_keep_x, _to_lo, _to_hi))
-
-
-def _clamp_args(x, min, max, what):
+def _bounds(x, min, max, what):
+    """clamp's inputs: the bounds are optional, but not both."""
     if min is None and max is None:
         raise ValueError(f"{what}(): at least one of 'min' and 'max' must be given")
-    tensors = isinstance(min, Tensor) or isinstance(max, Tensor)
-    if tensors:
-        return OPS["clamp_tensor"], [x, min, max], {}
-    return OPS["clamp"], [x], {"min": min, "max": max}
+    return [x, min, max]
 
 
 def clamp(x, min=None, max=None, name=None):
@@ -241,12 +209,12 @@ def clamp(x, min=None, max=None, name=None):
         >>> mg.clamp(mg.tensor([-2., 0.5, 3.]), -1, mg.tensor(1.)).tolist()
         [-1.0, 0.5, 1.0]
     """
-    return call(*_clamp_args(x, min, max, "clamp"))
+    return call(OPS["clamp"], _bounds(x, min, max, "clamp"), {})
 
 
 def clamp_(x, min=None, max=None, name=None):
     """In-place :func:`clamp`; returns ``x``."""
-    return call_inplace(*_clamp_args(x, min, max, "clamp_"))
+    return call_inplace(OPS["clamp"], _bounds(x, min, max, "clamp_"), {})
 
 
 def _transpose_op(args, kw):

@@ -269,7 +269,7 @@ def _camel(name):
 def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, result=None,
           fill=False, method=True, node_name=None, aliases=(), keeps=(), copy_out=False,
           doc=None, example=None, ufunc=None, saves_inputs=False, undo=None, inplace_name=None,
-          keywords=None, writes=None):
+          keywords=None, writes=None, promotes=None):
     """Declare an op; returns the OpDef. See the module docstring.
 
     ``doc``: the one-line summary ``help()`` shows; ``example``: a runnable expression using
@@ -285,7 +285,9 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
     and ignored. ``kind="storage"`` declares a storage swap (Note [Storage-changing writes] in
     autograd/dispatch.py). ``writes``: the input the in-place form writes when it is not the
     first: ``where(condition, x, y)`` with ``writes="x"`` gives ``x.where_(condition, y)``, and
-    the method ``x.where(condition, y)`` (``op.self_function``) takes that input as ``self``."""
+    the method ``x.where(condition, y)`` (``op.self_function``) takes that input as ``self``.
+    ``promotes=False``: the runner leaves Note [0-d tensors and Python floats in promotion] to
+    the forward (an element-wise op with several inputs has it applied before its forward)."""
     op = OpDef(name, fwd, grad, kind, inplace, varargs, result, fill, node_name, keeps,
                saves_inputs)
     op.doc = doc
@@ -297,6 +299,8 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
         op.iname = inplace_name
     if keywords:
         op.keywords = keywords
+    if promotes is not None:
+        op.promotes = promotes
     OPS[name] = op
     op.function = _variadic_function(op) if op.variadic else _make_function(op, False)
     op.function.__name__ = op.function.__qualname__ = name

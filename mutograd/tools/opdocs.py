@@ -101,7 +101,7 @@ COMPOSITES = {
     "split": "narrow (views)", "chunk": "narrow (views)", "unbind": "select (views)",
     "contiguous": "clone when not contiguous", "gather": "gather; index_select (Paddle order)",
     "take_along_axis": "gather", "index_select": "index_select", "where": "where",
-    "clamp": "clamp; clamp_tensor with tensor bounds", "index_put": "index_put",
+    "clamp": "clamp", "index_put": "index_put",
     "uniform": "uniform (in-place fill)", "normal": "normal (in-place fill)", "einsum": "einsum",
     "cat": "cat", "stack": "stack",
 }
