@@ -247,8 +247,8 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 def _logaddexp(*terms):
     """``log(sum(exp(terms)))`` that stays ``-inf`` (with a zero gradient) where every term is
     ``-inf``."""
-    from ..ops import FUNCTIONS
-    stacked = FUNCTIONS["stack"](list(terms), 0)
+    from ..ops.shaping import stack
+    stacked = stack(list(terms), 0)
     top = stacked.detach().amax(0)
     dead = _wrap(np.isneginf(top.numpy()), top)
     shift = _where(dead, _full_like(top, 0.0), top)

@@ -114,23 +114,21 @@ class OpDef:
         self.result = result
         self.fill = fill
         params = list(inspect.signature(fwd).parameters.values())[1:]
-        if kind == "variadic":   # fwd(xp, arrays, **attrs); grad(g, xs, xp, **attrs) -> list
-            self._init_variadic(params, grad, saves_inputs, node_name)
-            return
         self.inputs, self.attrs = [], []
         self.takes_out = False
-        for p in params:
-            if p.name == "out":
-                self.takes_out = True
-            elif p.name == "keep":
-                if not self.keeps:
-                    raise TypeError(f"{name}: a forward taking keep= needs defop(keeps=...)")
-            elif (p.kind == p.POSITIONAL_OR_KEYWORD and p.default is _EMPTY
-                  and not self.attrs and not self.takes_out):
-                self.inputs.append(p.name)
-            elif p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-                self.attrs.append((p.name, p.default))
+        if kind == "variadic":   # fwd(xp, arrays, **attrs); its one input is the list
+            self.inputs = ["tensors"]
+            self.attrs = [(p.name, p.default) for p in params[1:]]
+        else:
+            self._read_parameters(params)
         self.n_in = len(self.inputs)
+        self.index = {n: i for i, n in enumerate(self.inputs)}
+        self.attr_names = [a for a, _ in self.attrs]
+        self.defaults = {a: d for a, d in self.attrs if d is not _EMPTY}
+        self.required = [a for a, d in self.attrs if d is _EMPTY]
+        if kind == "variadic":   # grad(g, xs, xp, **attrs) -> a list, xs the inputs or shapes
+            self._init_variadic(grad, saves_inputs, node_name)
+            return
         if kind == "storage":   # Note [Storage-changing writes] in autograd/dispatch.py
             self.runner = swap_storage
         # Note [0-d tensors and Python floats in promotion]: which ops it applies to
@@ -138,10 +136,6 @@ class OpDef:
         self.float_result = result == "float"
         if self.float_result:   # Note [Float results of integer inputs]
             self.fwd = fwd = _in_default_float(fwd, self.n_in)
-        self.index = {n: i for i, n in enumerate(self.inputs)}
-        self.attr_names = [a for a, _ in self.attrs]
-        self.defaults = {a: d for a, d in self.attrs if d is not _EMPTY}
-        self.required = [a for a, d in self.attrs if d is _EMPTY]
         if grad is not None and not isinstance(grad, (tuple, list)):
             grad = (grad,)
         self.differentiable = grad is not None
@@ -167,8 +161,26 @@ class OpDef:
         # whether some gradient may need the value an in-place form overwrites
         self.saves_x = bool(self.inputs) and any(self.inputs[0] in u for u in self.uses)
         self.plans = {}
-        self.node_cls = type(node_name or _camel(name) + "Backward", (OpNode,),
-                             {"__slots__": (), "op": self})
+        self.node_cls = self._node_class(OpNode, node_name)
+
+    def _node_class(self, base, node_name):
+        return type(node_name or _camel(self.name) + "Backward", (base,),
+                    {"__slots__": (), "op": self})
+
+    def _read_parameters(self, params):
+        """Inputs, attributes and ``out`` from the forward's parameters (module docstring)."""
+        for p in params:
+            if p.name == "out":
+                self.takes_out = True
+            elif p.name == "keep":
+                if not self.keeps:
+                    raise TypeError(f"{self.name}: a forward taking keep= needs "
+                                    f"defop(keeps=...)")
+            elif (p.kind == p.POSITIONAL_OR_KEYWORD and p.default is _EMPTY
+                  and not self.attrs and not self.takes_out):
+                self.inputs.append(p.name)
+            elif p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                self.attrs.append((p.name, p.default))
 
     def _source(self, p):
         if p == "out" or p in self.index or p in self.keeps:
@@ -236,21 +248,14 @@ class OpDef:
                 raise TypeError(f"{self.name}() missing required argument '{a}'")
         return inputs, attrs
 
-    def _init_variadic(self, params, grad, saves_inputs, node_name):
+    def _init_variadic(self, grad, saves_inputs, node_name):
         self.variadic = True
         self.runner = run_variadic
         self.grad = grad
         self.saves_inputs = saves_inputs   # else the gradient gets the inputs' shapes
-        self.inputs, self.n_in, self.takes_out, self.promotes, self.float_result = [], 0, False, \
-            False, False
-        self.attrs = [(p.name, p.default) for p in params[1:]]
-        self.attr_names = [a for a, _ in self.attrs]
-        self.defaults = {a: d for a, d in self.attrs if d is not _EMPTY}
-        self.required = [a for a, d in self.attrs if d is _EMPTY]
+        self.promotes = self.float_result = False
         self.differentiable = grad is not None
-        self.node_cls = type(node_name or _camel(self.name) + "Backward", (VarNode,),
-                             {"__slots__": (), "op": self})
-
+        self.node_cls = self._node_class(VarNode, node_name)
 
 
 _MISSING = object()
@@ -269,7 +274,7 @@ def _camel(name):
 def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, result=None,
           fill=False, method=True, node_name=None, aliases=(), keeps=(), copy_out=False,
           doc=None, example=None, ufunc=None, saves_inputs=False, undo=None, inplace_name=None,
-          keywords=None, writes=None, promotes=None):
+          keywords=None, writes=None, promotes=None, leading=()):
     """Declare an op; returns the OpDef. See the module docstring.
 
     ``doc``: the one-line summary ``help()`` shows; ``example``: a runnable expression using
@@ -287,7 +292,13 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
     first: ``where(condition, x, y)`` with ``writes="x"`` gives ``x.where_(condition, y)``, and
     the method ``x.where(condition, y)`` (``op.self_function``) takes that input as ``self``.
     ``promotes=False``: the runner leaves Note [0-d tensors and Python floats in promotion] to
-    the forward (an element-wise op with several inputs has it applied before its forward)."""
+    the forward (an element-wise op with several inputs has it applied before its forward).
+
+    ``kind="variadic"`` declares an op over a list of tensors, ``fwd(xp, arrays, **attrs)`` with
+    ``grad(g, xs, xp, **attrs)`` returning one gradient per input (``xs``: the inputs when
+    ``saves_inputs``, else their shapes): ``cat(tensors, axis=0)``. ``leading``: attributes its
+    function takes before the tensors, which then come one by one or as one list
+    (``einsum(equation, *operands)``)."""
     op = OpDef(name, fwd, grad, kind, inplace, varargs, result, fill, node_name, keeps,
                saves_inputs)
     op.doc = doc
@@ -302,6 +313,7 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
     if promotes is not None:
         op.promotes = promotes
     OPS[name] = op
+    op.leading = tuple(leading)
     op.function = _variadic_function(op) if op.variadic else _make_function(op, False)
     op.function.__name__ = op.function.__qualname__ = name
     op.inplace_function = None
@@ -382,23 +394,26 @@ def _make_function(op, inplace):
 
 
 def _variadic_function(op):
-    """The public function of an op over a list of tensors: ``cat(tensors, axis=0)``."""
-    def fn(tensors, *args, **kw):
-        attrs = dict(op.defaults)
-        attrs.update(zip(op.attr_names, args))
-        for k, v in kw.items():
-            k = k if k in op.attr_names else _KW_ALIASES.get(k, k)
-            if k not in op.attr_names:
-                raise TypeError(f"{op.name}() got an unexpected keyword argument '{k}'")
-            attrs[k] = v
-        return run(op, list(tensors), attrs)
+    """The public function of an op over a list of tensors: ``cat(tensors, axis=0)``, or
+    ``einsum(equation, *operands)`` with ``leading`` attributes (defop)."""
+    k = len(op.leading)
+    defaults = op.defaults
+
+    def fn(*args, **kw):
+        if k:
+            kw.update(zip(op.leading, args[:k]))
+            rest = args[k:]
+            args = (rest[0] if len(rest) == 1 and isinstance(rest[0], (list, tuple)) else rest,)
+        elif len(args) == 1 and not kw:
+            return run(op, list(args[0]), defaults)
+        inputs, attrs = op.bind(args, kw)
+        return run(op, list(inputs[0]), attrs)
     return fn
 
 
 def defvar(name, fwd, grad, saves_inputs=False):
-    """Declare an op over a list of tensors (``kind="variadic"``)."""
-    return defop(name, fwd, grad, kind="variadic", inplace=False, method=False,
-                 saves_inputs=saves_inputs)
+    """``defop(name, fwd, grad, kind="variadic")``, as linalg.py's einsum still declares it."""
+    return defop(name, fwd, grad, kind="variadic", method=False, saves_inputs=saves_inputs)
 
 
 # the runner's names as the op modules knew them
