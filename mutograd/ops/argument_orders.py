@@ -2,19 +2,19 @@
 
 Where the two frameworks order or type the arguments of one op differently and only the call
 itself tells which convention is meant (an ``int`` axis versus an index tensor in second
-position, a permutation versus two axes), the main namespace
+position, a permutation versus two axes, a bool in the axis position), the main namespace
 accepts both: ``gather(x, dim, index)`` and ``gather(x, index, axis)``, ``index_select``,
 ``transpose(x, perm)`` and ``transpose(x, dim0, dim1)`` (and ``transpose_``), ``polygamma(n, x)``
-and ``polygamma(x, n)``, ``set_``'s positional shape or offset, ``where`` with the condition
-alone; ``clamp``'s bounds, of which one may be missing but not both. Each resolves to a
-declared op, so gradients and errors come from that op's declaration. Conventions that do not
-depend on the call (keyword spellings, a shape as varargs or a list) are in the declarations
-themselves (``defop``).
+and ``polygamma(x, n)``, ``set_``'s positional shape or offset, ``var(x, unbiased)`` and
+``std(x, unbiased)``, ``where`` with the condition alone; and ``clamp``, whose bounds may each
+be missing, but not both. Each resolves to a declared op, so gradients and errors come from
+that op's declaration. Conventions that do not depend on the call (keyword spellings, a shape
+as varargs or a list) are in the declarations themselves (``defop``).
 """
 from .. import dtypes
 from ..errors import IndexRangeError, ShapeError
 from ..tensor import Tensor
-from .axes import canon_dim, lift_0d
+from .axes import canon_dim, keepdim_arg, lift_0d
 from .registry import OPS, call, call_inplace
 
 
@@ -298,6 +298,41 @@ def set_(x, source=None, *args, shape=None, stride=None, offset=None, storage_of
         "offset": offset, "storage_offset": storage_offset})
 
 
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased in (None, True) else 0
+
+
+def _spread(name, x, axis, unbiased, keepdim, dim, correction, keepdims):
+    if isinstance(axis, bool):   # PyTorch's ``var(x, unbiased)`` overload: no axis
+        axis, unbiased = None, axis
+    return call(OPS[name], [x], {"axis": axis if dim is None else dim,
+                                 "keepdim": keepdim_arg(keepdim, keepdims),
+                                 "correction": _correction(unbiased, correction)})
+
+
+def var(x, axis=None, unbiased=None, keepdim=False, dim=None, correction=None, keepdims=None,
+        name=None):
+    """Variance (unbiased by default, as both frameworks); ``var(x, unbiased)`` (PyTorch: a bool
+    in the axis position) reduces over every axis.
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> x = mg.tensor([1.0, 2.0, 3.0])
+        >>> mg.var(x).item(), mg.var(x, False).item() == mg.var(x, correction=0).item()
+        (1.0, True)
+    """
+    return _spread("var", x, axis, unbiased, keepdim, dim, correction, keepdims)
+
+
+def std(x, axis=None, unbiased=None, keepdim=False, dim=None, correction=None, keepdims=None,
+        name=None):
+    """Standard deviation (unbiased by default; ``std(x, unbiased)`` as for :func:`var`)."""
+    return _spread("std", x, axis, unbiased, keepdim, dim, correction, keepdims)
+
+
 def polygamma(*args, **kw):
     """The n-th derivative of digamma: ``polygamma(x, n)`` (Paddle) or ``polygamma(n, x)``
     (PyTorch); the integer tells them apart. The method and ``polygamma_`` take ``(x, n)``.
@@ -317,4 +352,4 @@ def polygamma(*args, **kw):
 FUNCTIONS = {"gather": gather, "take_along_axis": take_along_axis, "index_select": index_select,
              "where": where, "where_": where_, "clamp": clamp, "clamp_": clamp_, "clip": clamp,
              "clip_": clamp_, "transpose": transpose, "transpose_": transpose_, "set_": set_,
-             "polygamma": polygamma}
+             "polygamma": polygamma, "var": var, "std": std}
