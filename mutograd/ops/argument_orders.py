@@ -11,11 +11,14 @@ be missing, but not both. Each resolves to a declared op, so gradients and error
 that op's declaration. Conventions that do not depend on the call (keyword spellings, a shape
 as varargs or a list) are in the declarations themselves (``defop``).
 """
+import numpy as np
+
 from .. import dtypes
 from ..errors import IndexRangeError, ShapeError
 from ..tensor import Tensor
 from .axes import canon_dim, keepdim_arg, lift_0d
 from .registry import OPS, call, call_inplace
+from .scatter import _check_reduce
 
 
 def _axis(axis, dim, default=None):
@@ -59,7 +62,7 @@ def gather(x, *args, axis=None, dim=None, index=None, **kw):
         >>> mg.gather(x, mg.tensor([1]), axis=0).tolist()
         [[3.0, 4.0]]
     """
-    _no_kw(kw, "gather")
+    _no_kw(kw, "gather", ("sparse_grad",))
     paddle = args and not _is_int(args[0]) or (not args and index is not None and dim is None
                                                 and axis is not None)
     if paddle:
@@ -104,7 +107,7 @@ def index_select(x, *args, axis=None, dim=None, index=None, **kw):
         >>> mg.index_select(x, mg.tensor([2, 0]), axis=1).tolist()
         [[3.0, 1.0]]
     """
-    _no_kw(kw, "index_select")
+    _no_kw(kw, "index_select", ("sparse_grad",))
     if args and _is_int(args[0]):
         a = args[0]
         index = args[1] if len(args) > 1 else index
@@ -130,9 +133,11 @@ def _is_int(v):
         v, "__len__")
 
 
-def _no_kw(kw, what):
+def _no_kw(kw, what, ignored=()):
+    """Refuse keywords left in ``kw`` but ``name`` and the ``ignored`` ones."""
     kw.pop("name", None)
-    kw.pop("sparse_grad", None)
+    for k in ignored:
+        kw.pop(k, None)
     if kw:
         raise TypeError(f"{what}() got an unexpected keyword argument '{next(iter(kw))}'")
 
@@ -349,7 +354,147 @@ def polygamma(*args, **kw):
     return OPS["polygamma"].function(*args, **kw)
 
 
+# ---- the scatter family: index_add, index_copy, index_fill, scatter, scatter_add, masked_scatter,
+# put (declared in scatter.py) -------------------------------------------------------------------
+def _pick(kw, *names, default=None):
+    for n in names:
+        if n in kw:
+            return kw.pop(n)
+    return default
+
+
+def _axis_form(name, source_names):
+    """(dim, index, source) as PyTorch, or (index, axis, source) as Paddle, or keywords."""
+    def parse(x, args, kw):
+        args = list(args)
+        if args and _is_int(args[0]):                    # PyTorch order
+            axis, rest = args[0], args[1:]
+        elif len(args) >= 2 and _is_int(args[1]):        # Paddle order
+            axis, rest = args[1], args[:1] + args[2:]
+        else:
+            axis, rest = _pick(kw, "dim", "axis", default=0), args
+        index = rest.pop(0) if rest else _pick(kw, "index")
+        source = rest.pop(0) if rest else _pick(kw, *source_names)
+        if index is None or source is None:
+            raise TypeError(f"{name}() missing required argument(s): index, "
+                            f"{source_names[0]}")
+        attrs = {"axis": axis}
+        if name == "index_add":
+            attrs["alpha"] = rest.pop(0) if rest else _pick(kw, "alpha", default=1)
+        if rest:
+            raise TypeError(f"{name}() got too many positional arguments")
+        _no_kw(kw, name)
+        return name, [x, _index_array(index), source], attrs
+    return parse
+
+
+def _index_array(index):
+    if isinstance(index, Tensor):
+        return index
+    return np.asarray(index)
+
+
+def _parse_scatter(name):
+    def parse(x, args, kw):
+        args = list(args)
+        if args and not _is_int(args[0]) and not isinstance(args[0], Tensor):
+            raise TypeError(f"{name}(): expected dim (an int) first, got "
+                            f"{type(args[0]).__name__}")
+        axis = args.pop(0) if args and _is_int(args[0]) else _pick(kw, "dim", "axis")
+        index = args.pop(0) if args else _pick(kw, "index")
+        src = args.pop(0) if args else _pick(kw, "src", "value", "values", "source")
+        if axis is None or index is None or src is None:
+            raise TypeError(f"{name}() missing required argument(s): dim, index, src")
+        attrs, op = {"axis": axis}, name
+        if name == "scatter":
+            how = _check_reduce(args.pop(0) if args else _pick(kw, "reduce"))
+            if how == "multiply":
+                op = "scatter_mul"
+            else:
+                attrs["reduce"] = how
+        if args:
+            raise TypeError(f"{name}() got too many positional arguments")
+        _no_kw(kw, name)
+        return op, [x, _index_array(index), src], attrs
+    return parse
+
+
+def _parse_masked_scatter(x, args, kw):
+    args = list(args)
+    mask = args.pop(0) if args else _pick(kw, "mask")
+    source = args.pop(0) if args else _pick(kw, "source", "value")
+    if mask is None or source is None or args:
+        raise TypeError("masked_scatter() takes a mask and a source")
+    _no_kw(kw, "masked_scatter")
+    return "masked_scatter", [x, mask, source], {}
+
+
+def _parse_put(x, args, kw):
+    args = list(args)
+    index = args.pop(0) if args else _pick(kw, "index")
+    source = args.pop(0) if args else _pick(kw, "source")
+    accumulate = args.pop(0) if args else _pick(kw, "accumulate", default=False)
+    if index is None or source is None or args:
+        raise TypeError("put() takes index, source and accumulate=False")
+    _no_kw(kw, "put")
+    return "put", [x, _index_array(index), source], {"accumulate": bool(accumulate)}
+
+
+def _forms(name, parse):
+    def function(x, *args, **kw):
+        op, inputs, attrs = parse(x, args, kw)
+        return call(OPS[op], inputs, attrs)
+
+    def inplace(x, *args, **kw):
+        op, inputs, attrs = parse(x, args, kw)
+        return call_inplace(OPS[op], inputs, attrs)
+
+    function.__name__ = function.__qualname__ = name
+    inplace.__name__ = inplace.__qualname__ = name + "_"
+    function, inplace = lift_0d(function), lift_0d(inplace)
+    function.__doc__ = f"``{name}`` out of place (see the docstring of mutograd.ops.scatter)."
+    inplace.__doc__ = f"``{name}`` written into its first argument, which is returned."
+    return {name: function, name + "_": inplace}
+
+
+def _paddle_scatter(fill):
+    """Paddle's ``scatter(x, index, updates, overwrite=True)``: rows along axis 0."""
+    def scatter(x, *args, **kw):
+        if args and _is_int(args[0]) or "dim" in kw:
+            return fill[0](x, *args, **kw)
+        args = list(args)
+        index = args.pop(0) if args else _pick(kw, "index")
+        updates = args.pop(0) if args else _pick(kw, "updates")
+        overwrite = args.pop(0) if args else _pick(kw, "overwrite", default=True)
+        _no_kw(kw, "scatter")
+        index = _index_array(index)
+        if overwrite:
+            return fill[1](OPS["index_copy"], [x, index, updates], {"axis": 0})
+        # Paddle: the rows written are first zeroed, then every update is added
+        x = fill[1](OPS["index_fill"], [x, index, 0.0], {"axis": 0})
+        return fill[1](OPS["index_add"], [x, index, updates], {"axis": 0, "alpha": 1})
+    return scatter
+
+
+_SCATTERS = {}
+for _name, _parse in (("index_add", _axis_form("index_add", ("source", "value", "tensor"))),
+                      ("index_copy", _axis_form("index_copy", ("source", "value", "tensor"))),
+                      ("index_fill", _axis_form("index_fill", ("value", "fill_value"))),
+                      ("scatter", _parse_scatter("scatter")),
+                      ("scatter_add", _parse_scatter("scatter_add")),
+                      ("masked_scatter", _parse_masked_scatter),
+                      ("put", _parse_put)):
+    _SCATTERS.update(_forms(_name, _parse))
+_SCATTERS["scatter"] = _paddle_scatter((_SCATTERS["scatter"], call))
+_SCATTERS["scatter_"] = _paddle_scatter((_SCATTERS["scatter_"], call_inplace))
+_SCATTERS["scatter"].__doc__ = "``x.scatter(dim, index, src, reduce=None)`` (PyTorch) or " \
+    "``scatter(x, index, updates, overwrite=True)`` (Paddle)."
+_SCATTERS["scatter_"].__doc__ = "In-place ``scatter`` (both conventions)."
+_SCATTERS["scatter"].__name__, _SCATTERS["scatter_"].__name__ = "scatter", "scatter_"
+
+
 FUNCTIONS = {"gather": gather, "take_along_axis": take_along_axis, "index_select": index_select,
              "where": where, "where_": where_, "clamp": clamp, "clamp_": clamp_, "clip": clamp,
              "clip_": clamp_, "transpose": transpose, "transpose_": transpose_, "set_": set_,
              "polygamma": polygamma, "var": var, "std": std}
+FUNCTIONS.update(_SCATTERS)
