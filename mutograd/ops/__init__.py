@@ -42,7 +42,7 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     views,
 )
 from .registry import OPS, binary, call, call_inplace, defop  # noqa: F401
-from .registry import _small_write as small_write
+from ..autograd.dispatch import small_write
 
 # Public names that differ from the op's declared name
 ALIASES = {

@@ -15,14 +15,14 @@ import numpy as np
 from ..errors import ShapeError
 from ..tensor import _wrap
 from .complex_views import conj
-from .registry import OPS, call, call_var
+from .registry import OPS, call
 
 
 def einsum(equation, *operands):
     """Einstein summation, with gradients for every operand."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = operands[0]
-    return call_var(OPS["einsum"], list(operands), {"equation": equation})
+    return call(OPS["einsum"], list(operands), {"equation": equation})
 
 
 def _dims(v):

@@ -57,36 +57,16 @@ Note [Ufunc fast path]
 """
 import inspect
 
-from ..autograd import temporaries
-from ..autograd.dispatch import run, run_variadic, swap_storage, write, write_out
-from ..autograd.dispatch import small_write as _small_write
+from ..autograd.arguments import bind
+from ..autograd.dispatch import run, run_variadic, swap_storage, write
+from ..autograd.op_functions import _make_function, _variadic_function
 from ..autograd.op_node import OpNode, VarNode
-from .. import dtypes
-from ..tensor import Tensor
+from ..autograd.promotion import _in_default_float
 from .gradients import zero_gradient
 
 _EMPTY = inspect.Parameter.empty
-_KW_ALIASES = {"dim": "axis", "keepdims": "keepdim", "keep_dim": "keepdim",
-               "start_dim": "start_axis", "end_dim": "stop_axis",
-               "dims": "axis", "dim1": "axis1", "dim2": "axis2"}   # flip/roll, diagonal
-_INPUT_ALIASES = ("input", "other")
-_getrc = temporaries._getrc
 
 OPS = {}
-
-
-def _in_default_float(fwd, n):
-    """``fwd`` with integer and bool inputs cast to the default float dtype when none of its
-    ``n`` inputs is a float (Note [Float results of integer inputs])."""
-    def run(xp, *args, **kw):
-        arrays = args[:n]
-        if not any(getattr(a, "dtype", None) is not None and a.dtype.kind not in "biu"
-                   for a in arrays) and any(hasattr(a, "dtype") for a in arrays):
-            f = dtypes.default_float.np
-            args = tuple(a.astype(f) if hasattr(a, "dtype") else a for a in arrays) + args[n:]
-        return fwd(xp, *args, **kw)
-    run.__wrapped__ = fwd
-    return run
 
 
 class OpDef:
@@ -210,43 +190,7 @@ class OpDef:
             names = self.plans[mask] = tuple(sorted(names))
         return names
 
-    def bind(self, args, kw):
-        """Inputs and attributes from a call's arguments (the slow path: attrs or keywords)."""
-        n = self.n_in
-        inputs = list(args[:n])
-        extra = args[n:]
-        attrs = dict(self.defaults)
-        if extra:
-            if self.varargs:
-                attrs[self.varargs] = (tuple(extra[0]) if len(extra) == 1
-                                       and isinstance(extra[0], (list, tuple)) else tuple(extra))
-            else:
-                if len(extra) > len(self.attrs):
-                    raise TypeError(f"{self.name}() takes at most {n + len(self.attrs)} "
-                                    f"arguments ({len(args)} given)")
-                attrs.update(zip(self.attr_names, extra))
-        for k, v in kw.items():
-            if k not in attrs and k not in self.required:   # an op's own name wins
-                k = self.keywords[k] if k in self.keywords else _KW_ALIASES.get(k, k)
-                if k is None:   # a keyword the op accepts and ignores
-                    continue
-            if k in self.index:
-                _put_input(self, inputs, self.index[k], v)
-            elif k in _INPUT_ALIASES and _INPUT_ALIASES.index(k) < n:
-                _put_input(self, inputs, _INPUT_ALIASES.index(k), v)
-            elif k in attrs or k in self.required:
-                attrs[k] = v
-            elif k == "name":
-                continue
-            else:
-                raise TypeError(f"{self.name}() got an unexpected keyword argument '{k}'")
-        if len(inputs) < n or any(i is _MISSING for i in inputs):
-            raise TypeError(f"{self.name}() missing required argument(s): "
-                            f"{', '.join(self.inputs[len(args):])}")
-        for a in self.required:
-            if a not in attrs:
-                raise TypeError(f"{self.name}() missing required argument '{a}'")
-        return inputs, attrs
+    bind = bind   # inputs and attributes from a call's arguments (autograd/arguments.py)
 
     def _init_variadic(self, grad, saves_inputs, node_name):
         self.variadic = True
@@ -256,15 +200,6 @@ class OpDef:
         self.promotes = self.float_result = False
         self.differentiable = grad is not None
         self.node_cls = self._node_class(VarNode, node_name)
-
-
-_MISSING = object()
-
-
-def _put_input(op, inputs, i, v):
-    while len(inputs) <= i:
-        inputs.append(_MISSING)
-    inputs[i] = v
 
 
 def _camel(name):
@@ -366,51 +301,6 @@ def _reshape_back(old, attrs):
     return OPS["view"], {"shape": old.shape}
 
 
-def _make_function(op, inplace):
-    """The public function of ``op`` (``inplace``: its ``op_`` form, writing its first input)."""
-    n = op.n_in
-    defaults = op.defaults
-    small = inplace and n == 2 and op.kind == "elementwise"
-
-    def fn(*args, **kw):
-        if len(args) == n and not kw:
-            if inplace:
-                x = args[0]
-                if small and type(x) is Tensor and not x._rg and _small_write(op, x, args[1]):
-                    return x
-                return write(op, args, defaults)
-            if (_getrc(args[0]) == temporaries.DEAD_ARGS - 1 and op.pool
-                    and temporaries.unshared(args[0], temporaries.DEAD_ARGS)):
-                return run(op, args, defaults, None, args[0])   # Note [Dead temporaries]
-            return run(op, args, defaults)
-        out = kw.pop("out", None) if op.takes_out and not inplace else None
-        inputs, attrs = op.bind(args, kw)
-        if out is not None:
-            return write_out(op, inputs, attrs, out)
-        return write(op, inputs, attrs) if inplace else run(op, inputs, attrs)
-    fn.__doc__ = f"``{op.name}`` (declared in mutograd.ops; see docs/ops.md)."
-    return fn
-
-
-
-def _variadic_function(op):
-    """The public function of an op over a list of tensors: ``cat(tensors, axis=0)``, or
-    ``einsum(equation, *operands)`` with ``leading`` attributes (defop)."""
-    k = len(op.leading)
-    defaults = op.defaults
-
-    def fn(*args, **kw):
-        if k:
-            kw.update(zip(op.leading, args[:k]))
-            rest = args[k:]
-            args = (rest[0] if len(rest) == 1 and isinstance(rest[0], (list, tuple)) else rest,)
-        elif len(args) == 1 and not kw:
-            return run(op, list(args[0]), defaults)
-        inputs, attrs = op.bind(args, kw)
-        return run(op, list(inputs[0]), attrs)
-    return fn
-
-
 def defvar(name, fwd, grad, saves_inputs=False):
     """``defop(name, fwd, grad, kind="variadic")``, as linalg.py's einsum still declares it."""
     return defop(name, fwd, grad, kind="variadic", method=False, saves_inputs=saves_inputs)
@@ -420,5 +310,5 @@ def defvar(name, fwd, grad, saves_inputs=False):
 from ..autograd.dispatch import _record, _refresh, binary  # noqa: E402, F401
 from ..autograd.inplace import check_leaf, check_writable  # noqa: E402, F401
 from ..autograd.op_node import fit, unbroadcast  # noqa: E402, F401
-call = call_var = run
+call = run
 call_inplace = write
