@@ -12,7 +12,7 @@ from .. import memory
 from ..backends.special import BLOCK, blockwise, erf, normal_cdf_block
 from ..errors import DTypeError
 from ..parallel import ufunc   # large arrays on all cores (Note [Splitting a ufunc ...])
-from ..autograd.dispatch import _promote
+from ..autograd.promotion import _promote
 from .gradients import power_grad_exponent, zero_gradient
 from .registry import defop
 
