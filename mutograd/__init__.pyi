@@ -305,10 +305,8 @@ def cast(x, dtype) -> Tensor:
     """The ``astype`` op on ``x``."""
 def cast_(x, dtype) -> Tensor:
     """``cast`` written into ``x`` itself, which is returned (same object, version bumped)."""
-def cat(tensors, axis=0, dim=None, out=None):
-    """Join tensors along an existing axis; empty 1-D tensors (shape [0]) are skipped next to
-    tensors of more dimensions, as in PyTorch.
-    """
+def cat(tensors, axis=0) -> Tensor:
+    """``cat`` of a list of tensors."""
 def cauchy_(x, loc=None, scale=None, *, median=None, sigma=None, generator=None, name=None):
     """Fill ``x`` with Cauchy samples (Paddle ``loc``/``scale``, PyTorch ``median``/``sigma``)."""
 def cdist(x1, x2, p=2.0):
@@ -349,14 +347,10 @@ def combinations(input, r=2, with_replacement=False):
     """The length-``r`` combinations of the elements of a 1-D tensor, as rows."""
 def complex(x, y) -> Tensor:
     """The ``complex`` op on ``x``, ``y``."""
-def concat(tensors, axis=0, dim=None, out=None):
-    """Join tensors along an existing axis; empty 1-D tensors (shape [0]) are skipped next to
-    tensors of more dimensions, as in PyTorch.
-    """
-def concatenate(tensors, axis=0, dim=None, out=None):
-    """Join tensors along an existing axis; empty 1-D tensors (shape [0]) are skipped next to
-    tensors of more dimensions, as in PyTorch.
-    """
+def concat(tensors, axis=0) -> Tensor:
+    """``cat`` of a list of tensors."""
+def concatenate(tensors, axis=0) -> Tensor:
+    """``cat`` of a list of tensors."""
 def conj(input):
     """The complex conjugate; ``input`` itself for a real tensor (as PyTorch)."""
 def conj_physical(x, *, out=None) -> Tensor:
@@ -451,7 +445,7 @@ def dsplit(input, indices_or_sections):
     """``tensor_split`` along dimension d (PyTorch's ``dsplit``)."""
 def dstack(tensors):
     """Join along dimension 2 (tensors made at least 3-D as (1, N, 1) / (M, N, 1))."""
-def einsum(equation, *operands):
+def einsum(equation, *operands) -> Tensor:
     """Einstein summation, with gradients for every operand."""
 def elu(x, alpha=1.0, *, out=None) -> Tensor:
     """``elu`` of each element of ``x``, in a new tensor."""
@@ -1403,8 +1397,8 @@ def squeeze_(x, axis=None) -> Tensor:
     """``squeeze`` written into ``x`` itself, which is returned (same object, version bumped)."""
 def squeeze_copy(*args, **kw):
     """A copy (new storage) of the view ``squeeze`` gives."""
-def stack(tensors, axis=0, dim=None, out=None):
-    """Join tensors along a new axis."""
+def stack(tensors, axis=0) -> Tensor:
+    """``stack`` of a list of tensors."""
 def std(
     x,
     axis=None,
@@ -1415,7 +1409,7 @@ def std(
     keepdims=None,
     name=None,
 ):
-    """Standard deviation (unbiased by default)."""
+    """Standard deviation (unbiased by default; ``std(x, unbiased)`` as for :func:`var`)."""
 def std_mean(x, dim=None, unbiased=None, keepdim=False, correction=None, axis=None):
     """``(std(x), mean(x))`` over ``dim``."""
 def sub(x, y, alpha=1, *, out=None) -> Tensor:
@@ -1576,7 +1570,9 @@ def var(
     keepdims=None,
     name=None,
 ):
-    """Variance (unbiased by default, as both frameworks)."""
+    """Variance (unbiased by default, as both frameworks); ``var(x, unbiased)`` (PyTorch: a bool in
+    the axis position) reduces over every axis.
+    """
 def var_mean(x, dim=None, unbiased=None, keepdim=False, correction=None, axis=None):
     """``(var(x), mean(x))`` over ``dim``."""
 def vdot(input, other):
@@ -1966,14 +1962,10 @@ class Tensor:
         """A copy of the tensor as complex128 (Paddle's ``x.complex128()``)."""
     def complex64(self):
         """A copy of the tensor as complex64 (Paddle's ``x.complex64()``)."""
-    def concat(tensors, axis=0, dim=None, out=None):
-        """Join tensors along an existing axis; empty 1-D tensors (shape [0]) are skipped next to
-        tensors of more dimensions, as in PyTorch.
-        """
-    def concatenate(tensors, axis=0, dim=None, out=None):
-        """Join tensors along an existing axis; empty 1-D tensors (shape [0]) are skipped next to
-        tensors of more dimensions, as in PyTorch.
-        """
+    def concat(self, axis=0) -> Tensor:
+        """``cat`` of a list of tensors."""
+    def concatenate(self, axis=0) -> Tensor:
+        """``cat`` of a list of tensors."""
     def cond(self, p=None): ...
     def conj(input):
         """The complex conjugate; ``input`` itself for a real tensor (as PyTorch)."""
@@ -3282,7 +3274,7 @@ class Tensor:
         keepdims=None,
         name=None,
     ):
-        """Standard deviation (unbiased by default)."""
+        """Standard deviation (unbiased by default; ``std(x, unbiased)`` as for :func:`var`)."""
     def std_mean(x, dim=None, unbiased=None, keepdim=False, correction=None, axis=None):
         """``(std(x), mean(x))`` over ``dim``."""
     @property
@@ -3506,7 +3498,9 @@ class Tensor:
         keepdims=None,
         name=None,
     ):
-        """Variance (unbiased by default, as both frameworks)."""
+        """Variance (unbiased by default, as both frameworks); ``var(x, unbiased)`` (PyTorch: a bool
+        in the axis position) reduces over every axis.
+        """
     def var_mean(x, dim=None, unbiased=None, keepdim=False, correction=None, axis=None):
         """``(var(x), mean(x))`` over ``dim``."""
     def vdot(input, other):

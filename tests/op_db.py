@@ -392,7 +392,6 @@ BASE = [
            shapes=((3, 4), (4,), (3, 4)), attrs={"value": 0.5}, positive=True, saves="other"),
     OpInfo("clamp", lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi), nargs=3,
            shapes=((3, 4), (4,), (3, 1)), variant="tensor-bounds", saves="input",
-           covers=("clamp_tensor",),
            make=lambda rng: Sample([rng.uniform(-2, 2, (3, 4)), rng.uniform(-1.5, -0.1, (4,)),
                                     rng.uniform(0.1, 1.5, (3, 1))], {}, (0, 1, 2))),
     OpInfo("clamp", lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi), nargs=3,

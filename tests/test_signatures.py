@@ -12,7 +12,7 @@ import pytest
 
 import mutograd as mg
 from mutograd.ops import OPS
-from mutograd.ops.registry import _KW_ALIASES
+from mutograd.autograd.arguments import _KW_ALIASES
 from mutograd.tools import stubs
 from op_db import OPS as ROWS
 

@@ -11,7 +11,7 @@ of tensors and storage swaps have paths of their own (``op.runner``).
 """
 import numpy as np
 
-from .. import dtypes, memory, parallel
+from .. import memory, parallel
 from ..errors import DTypeError, IndexRangeError, InplaceError, MutogradError, ShapeError
 from ..memory import Storage as _Storage
 from ..memory import _cache
@@ -20,6 +20,7 @@ from ..tensor import Tensor, _alias, _wrap
 from . import temporaries
 from .grad_mode import _state
 from .inplace import check_leaf, check_no_grad, prepare_write
+from .promotion import _promote
 from .node import VersionCounter as _VersionCounter
 from .node import save, save_copy
 from .saved import before_write, save_output
@@ -300,7 +301,7 @@ def _pooled_buffer(op, inputs, arrays, dead, rg):
                     shape = np.broadcast_shapes(shape, a.shape)
                 except ValueError:
                     return None, None   # the forward raises the error
-        elif type(a) not in (int, float, bool):
+        elif type(a) not in (int, float, bool) and a is not None:   # None: clamp's open bound
             return None, None
     if dead is not None and shape == xa.shape and temporaries.reusable(op, dead, inputs, xa, rg):
         return xa, None            # Note [Dead temporaries]
@@ -339,41 +340,6 @@ def _refresh(t):
     """Bring a view's grad_fn up to date after a write to its base (see tensor.py)."""
     if t._base is not None and t._view_version != t._counter.value:
         t._refresh_view()
-
-
-def _promote(arrays):
-    """Note [0-d tensors and Python floats in promotion]
-    NumPy's promotion (NEP 50) treats a 0-d array like any other array and gives float64 for an
-    integer array times a Python float. PyTorch and Paddle let neither decide a result's size:
-    ``float32 tensor * float64 0-d tensor`` is float32 and ``int tensor * 2.5`` is the default
-    float dtype. So a 0-d float operand takes the float dtype of the tensors with dimensions,
-    and integer tensors meeting a Python float become the default float dtype, before the
-    forward runs. Returns ``arrays`` itself when nothing changes (the common case)."""
-    zero = ints = scalar = False
-    for a in arrays:
-        if type(a) is float:
-            scalar = True
-        elif getattr(a, "ndim", None) is not None:
-            kind = a.dtype.kind
-            if not a.ndim:
-                zero = zero or kind == "f"
-            elif kind in "iu":
-                ints = True
-    if zero:   # the float dtype the operands with dimensions give, if any
-        nd = [a.dtype for a in arrays
-              if getattr(a, "ndim", None) and a.dtype.kind == "f"]
-        if not nd:
-            return arrays
-        target = np.result_type(*nd)
-    elif ints and scalar:
-        if any(getattr(a, "ndim", None) and a.dtype.kind in "fc" for a in arrays):
-            return arrays
-        target = dtypes.default_float.np
-    else:
-        return arrays
-    return [a.astype(target) if getattr(a, "dtype", None) is not None and a.dtype != target and
-            (a.ndim == 0 and a.dtype.kind == "f" or a.ndim and a.dtype.kind in "iu") else a
-            for a in arrays]
 
 
 def _one_place(op, inputs, arrays, target):

@@ -43,7 +43,7 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
 )
 from . import signatures
 from .registry import OPS, binary, call, call_inplace, defop  # noqa: F401
-from .registry import _small_write as small_write
+from ..autograd.dispatch import small_write
 
 # Public names that differ from the op's declared name
 ALIASES = {
@@ -51,16 +51,15 @@ ALIASES = {
     "true_divide": "div", "mod": "remainder", "floor_mod": "remainder", "greater_than": "gt",
     "greater_equal": "ge", "less_than": "lt", "less_equal": "le", "equal": "eq",
     "not_equal": "ne", "negative": "neg", "absolute": "abs", "arctan2": "atan2", "concat": "cat",
-    "swapdims": "swapaxes", "moveaxis": None, "cast": "astype", "expand_dims": "unsqueeze",
-    "greater": "gt", "less": "lt", "fix": "trunc",
+    "concatenate": "cat", "swapdims": "swapaxes", "moveaxis": None, "cast": "astype",
+    "expand_dims": "unsqueeze", "greater": "gt", "less": "lt", "fix": "trunc",
 }
 ALIASES = {k: v for k, v in ALIASES.items() if v is not None}
 
 # Functions the registry does not make (composites and helpers), by public name
 FUNCTIONS = {
     "expand_as": views.expand_as, "split": views.split,
-    "chunk": views.chunk, "unbind": views.unbind, "cat": shaping.cat, "stack": shaping.stack,
-    "contiguous": shaping.contiguous,
+    "chunk": views.chunk, "unbind": views.unbind, "contiguous": shaping.contiguous,
     "uniform_": fills.uniform_,
     "normal_": fills.normal_,
     **argument_orders.FUNCTIONS, **scatter.FUNCTIONS, **sorting.FUNCTIONS,

@@ -2,20 +2,23 @@
 
 Where the two frameworks order or type the arguments of one op differently and only the call
 itself tells which convention is meant (an ``int`` axis versus an index tensor in second
-position, a permutation versus two axes, tensor versus scalar bounds), the main namespace
+position, a permutation versus two axes, a bool in the axis position), the main namespace
 accepts both: ``gather(x, dim, index)`` and ``gather(x, index, axis)``, ``index_select``,
 ``transpose(x, perm)`` and ``transpose(x, dim0, dim1)`` (and ``transpose_``), ``polygamma(n, x)``
-and ``polygamma(x, n)``, ``set_``'s positional shape or offset, ``clamp`` with tensor bounds,
-``where`` with the condition alone. Each resolves to a declared op, so gradients and errors come
-from that op's declaration. Conventions that do not depend on the call (keyword spellings,
-a shape as varargs or a list) are in the declarations themselves (``defop``).
+and ``polygamma(x, n)``, ``set_``'s positional shape or offset, ``var(x, unbiased)`` and
+``std(x, unbiased)``, ``where`` with the condition alone; and ``clamp``, whose bounds may each
+be missing, but not both. Each resolves to a declared op, so gradients and errors come from
+that op's declaration. Conventions that do not depend on the call (keyword spellings, a shape
+as varargs or a list) are in the declarations themselves (``defop``).
 """
+import numpy as np
+
 from .. import dtypes
 from ..errors import IndexRangeError, ShapeError
 from ..tensor import Tensor
-from .axes import canon_dim, lift_0d
-from .elementwise import _clamp, _clamp_grad
-from .registry import OPS, call, call_inplace, defop
+from .axes import canon_dim, keepdim_arg, lift_0d
+from .registry import OPS, call, call_inplace
+from .scatter import _check_reduce
 
 
 def _axis(axis, dim, default=None):
@@ -59,7 +62,7 @@ def gather(x, *args, axis=None, dim=None, index=None, **kw):
         >>> mg.gather(x, mg.tensor([1]), axis=0).tolist()
         [[3.0, 4.0]]
     """
-    _no_kw(kw, "gather")
+    _no_kw(kw, "gather", ("sparse_grad",))
     paddle = args and not _is_int(args[0]) or (not args and index is not None and dim is None
                                                 and axis is not None)
     if paddle:
@@ -104,7 +107,7 @@ def index_select(x, *args, axis=None, dim=None, index=None, **kw):
         >>> mg.index_select(x, mg.tensor([2, 0]), axis=1).tolist()
         [[3.0, 1.0]]
     """
-    _no_kw(kw, "index_select")
+    _no_kw(kw, "index_select", ("sparse_grad",))
     if args and _is_int(args[0]):
         a = args[0]
         index = args[1] if len(args) > 1 else index
@@ -130,9 +133,11 @@ def _is_int(v):
         v, "__len__")
 
 
-def _no_kw(kw, what):
+def _no_kw(kw, what, ignored=()):
+    """Refuse keywords left in ``kw`` but ``name`` and the ``ignored`` ones."""
     kw.pop("name", None)
-    kw.pop("sparse_grad", None)
+    for k in ignored:
+        kw.pop(k, None)
     if kw:
         raise TypeError(f"{what}() got an unexpected keyword argument '{next(iter(kw))}'")
 
@@ -193,43 +198,11 @@ def where_(condition, x, y, name=None):
     return OPS["where"].inplace_function(x, condition, y)
 
 
-# ---- clamp/clip with tensor bounds --------------------------------------------------------
-# The same forward and x-gradient as clamp with scalar bounds; here the bounds are inputs
-# (named lo, hi: the gradient's parameter names are the save contract).
-def _clamp_t(xp, x, lo, hi, out=None):
-    return _clamp(xp, x, out=out, min=lo, max=hi)
-
-
-def _keep_x(g, x, lo, hi):
-    return _clamp_grad(g, x, lo, hi)
-
-
-def _to_lo(g, x, lo, hi):
-    hit = x < lo
-    if hi is not None:
-        hit = hit & (lo < hi)   # lo >= hi: the result is hi, whose gradient it is (PyTorch)
-    return g * hit
-
-
-def _to_hi(g, x, lo, hi):
-    # the result is hi where x is above it, and everywhere when the bounds cross (lo > hi)
-    hit = x > hi
-    if lo is not None:
-        hit = hit | (lo > hi)
-    return g * hit
-
-
-defop("clamp_tensor", _clamp_t, node_name="ClampBackward", method=False,
-      grad=(_keep_x, _to_lo, _to_hi))
-
-
-def _clamp_args(x, min, max, what):
+def _bounds(x, min, max, what):
+    """clamp's inputs: the bounds are optional, but not both."""
     if min is None and max is None:
         raise ValueError(f"{what}(): at least one of 'min' and 'max' must be given")
-    tensors = isinstance(min, Tensor) or isinstance(max, Tensor)
-    if tensors:
-        return OPS["clamp_tensor"], [x, min, max], {}
-    return OPS["clamp"], [x], {"min": min, "max": max}
+    return [x, min, max]
 
 
 def clamp(x, min=None, max=None, name=None):
@@ -241,12 +214,12 @@ def clamp(x, min=None, max=None, name=None):
         >>> mg.clamp(mg.tensor([-2., 0.5, 3.]), -1, mg.tensor(1.)).tolist()
         [-1.0, 0.5, 1.0]
     """
-    return call(*_clamp_args(x, min, max, "clamp"))
+    return call(OPS["clamp"], _bounds(x, min, max, "clamp"), {})
 
 
 def clamp_(x, min=None, max=None, name=None):
     """In-place :func:`clamp`; returns ``x``."""
-    return call_inplace(*_clamp_args(x, min, max, "clamp_"))
+    return call_inplace(OPS["clamp"], _bounds(x, min, max, "clamp_"), {})
 
 
 def _transpose_op(args, kw):
@@ -330,6 +303,41 @@ def set_(x, source=None, *args, shape=None, stride=None, offset=None, storage_of
         "offset": offset, "storage_offset": storage_offset})
 
 
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased in (None, True) else 0
+
+
+def _spread(name, x, axis, unbiased, keepdim, dim, correction, keepdims):
+    if isinstance(axis, bool):   # PyTorch's ``var(x, unbiased)`` overload: no axis
+        axis, unbiased = None, axis
+    return call(OPS[name], [x], {"axis": axis if dim is None else dim,
+                                 "keepdim": keepdim_arg(keepdim, keepdims),
+                                 "correction": _correction(unbiased, correction)})
+
+
+def var(x, axis=None, unbiased=None, keepdim=False, dim=None, correction=None, keepdims=None,
+        name=None):
+    """Variance (unbiased by default, as both frameworks); ``var(x, unbiased)`` (PyTorch: a bool
+    in the axis position) reduces over every axis.
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> x = mg.tensor([1.0, 2.0, 3.0])
+        >>> mg.var(x).item(), mg.var(x, False).item() == mg.var(x, correction=0).item()
+        (1.0, True)
+    """
+    return _spread("var", x, axis, unbiased, keepdim, dim, correction, keepdims)
+
+
+def std(x, axis=None, unbiased=None, keepdim=False, dim=None, correction=None, keepdims=None,
+        name=None):
+    """Standard deviation (unbiased by default; ``std(x, unbiased)`` as for :func:`var`)."""
+    return _spread("std", x, axis, unbiased, keepdim, dim, correction, keepdims)
+
+
 def polygamma(*args, **kw):
     """The n-th derivative of digamma: ``polygamma(x, n)`` (Paddle) or ``polygamma(n, x)``
     (PyTorch); the integer tells them apart. The method and ``polygamma_`` take ``(x, n)``.
@@ -346,7 +354,147 @@ def polygamma(*args, **kw):
     return OPS["polygamma"].function(*args, **kw)
 
 
+# ---- the scatter family: index_add, index_copy, index_fill, scatter, scatter_add, masked_scatter,
+# put (declared in scatter.py) -------------------------------------------------------------------
+def _pick(kw, *names, default=None):
+    for n in names:
+        if n in kw:
+            return kw.pop(n)
+    return default
+
+
+def _axis_form(name, source_names):
+    """(dim, index, source) as PyTorch, or (index, axis, source) as Paddle, or keywords."""
+    def parse(x, args, kw):
+        args = list(args)
+        if args and _is_int(args[0]):                    # PyTorch order
+            axis, rest = args[0], args[1:]
+        elif len(args) >= 2 and _is_int(args[1]):        # Paddle order
+            axis, rest = args[1], args[:1] + args[2:]
+        else:
+            axis, rest = _pick(kw, "dim", "axis", default=0), args
+        index = rest.pop(0) if rest else _pick(kw, "index")
+        source = rest.pop(0) if rest else _pick(kw, *source_names)
+        if index is None or source is None:
+            raise TypeError(f"{name}() missing required argument(s): index, "
+                            f"{source_names[0]}")
+        attrs = {"axis": axis}
+        if name == "index_add":
+            attrs["alpha"] = rest.pop(0) if rest else _pick(kw, "alpha", default=1)
+        if rest:
+            raise TypeError(f"{name}() got too many positional arguments")
+        _no_kw(kw, name)
+        return name, [x, _index_array(index), source], attrs
+    return parse
+
+
+def _index_array(index):
+    if isinstance(index, Tensor):
+        return index
+    return np.asarray(index)
+
+
+def _parse_scatter(name):
+    def parse(x, args, kw):
+        args = list(args)
+        if args and not _is_int(args[0]) and not isinstance(args[0], Tensor):
+            raise TypeError(f"{name}(): expected dim (an int) first, got "
+                            f"{type(args[0]).__name__}")
+        axis = args.pop(0) if args and _is_int(args[0]) else _pick(kw, "dim", "axis")
+        index = args.pop(0) if args else _pick(kw, "index")
+        src = args.pop(0) if args else _pick(kw, "src", "value", "values", "source")
+        if axis is None or index is None or src is None:
+            raise TypeError(f"{name}() missing required argument(s): dim, index, src")
+        attrs, op = {"axis": axis}, name
+        if name == "scatter":
+            how = _check_reduce(args.pop(0) if args else _pick(kw, "reduce"))
+            if how == "multiply":
+                op = "scatter_mul"
+            else:
+                attrs["reduce"] = how
+        if args:
+            raise TypeError(f"{name}() got too many positional arguments")
+        _no_kw(kw, name)
+        return op, [x, _index_array(index), src], attrs
+    return parse
+
+
+def _parse_masked_scatter(x, args, kw):
+    args = list(args)
+    mask = args.pop(0) if args else _pick(kw, "mask")
+    source = args.pop(0) if args else _pick(kw, "source", "value")
+    if mask is None or source is None or args:
+        raise TypeError("masked_scatter() takes a mask and a source")
+    _no_kw(kw, "masked_scatter")
+    return "masked_scatter", [x, mask, source], {}
+
+
+def _parse_put(x, args, kw):
+    args = list(args)
+    index = args.pop(0) if args else _pick(kw, "index")
+    source = args.pop(0) if args else _pick(kw, "source")
+    accumulate = args.pop(0) if args else _pick(kw, "accumulate", default=False)
+    if index is None or source is None or args:
+        raise TypeError("put() takes index, source and accumulate=False")
+    _no_kw(kw, "put")
+    return "put", [x, _index_array(index), source], {"accumulate": bool(accumulate)}
+
+
+def _forms(name, parse):
+    def function(x, *args, **kw):
+        op, inputs, attrs = parse(x, args, kw)
+        return call(OPS[op], inputs, attrs)
+
+    def inplace(x, *args, **kw):
+        op, inputs, attrs = parse(x, args, kw)
+        return call_inplace(OPS[op], inputs, attrs)
+
+    function.__name__ = function.__qualname__ = name
+    inplace.__name__ = inplace.__qualname__ = name + "_"
+    function, inplace = lift_0d(function), lift_0d(inplace)
+    function.__doc__ = f"``{name}`` out of place (see the docstring of mutograd.ops.scatter)."
+    inplace.__doc__ = f"``{name}`` written into its first argument, which is returned."
+    return {name: function, name + "_": inplace}
+
+
+def _paddle_scatter(fill):
+    """Paddle's ``scatter(x, index, updates, overwrite=True)``: rows along axis 0."""
+    def scatter(x, *args, **kw):
+        if args and _is_int(args[0]) or "dim" in kw:
+            return fill[0](x, *args, **kw)
+        args = list(args)
+        index = args.pop(0) if args else _pick(kw, "index")
+        updates = args.pop(0) if args else _pick(kw, "updates")
+        overwrite = args.pop(0) if args else _pick(kw, "overwrite", default=True)
+        _no_kw(kw, "scatter")
+        index = _index_array(index)
+        if overwrite:
+            return fill[1](OPS["index_copy"], [x, index, updates], {"axis": 0})
+        # Paddle: the rows written are first zeroed, then every update is added
+        x = fill[1](OPS["index_fill"], [x, index, 0.0], {"axis": 0})
+        return fill[1](OPS["index_add"], [x, index, updates], {"axis": 0, "alpha": 1})
+    return scatter
+
+
+_SCATTERS = {}
+for _name, _parse in (("index_add", _axis_form("index_add", ("source", "value", "tensor"))),
+                      ("index_copy", _axis_form("index_copy", ("source", "value", "tensor"))),
+                      ("index_fill", _axis_form("index_fill", ("value", "fill_value"))),
+                      ("scatter", _parse_scatter("scatter")),
+                      ("scatter_add", _parse_scatter("scatter_add")),
+                      ("masked_scatter", _parse_masked_scatter),
+                      ("put", _parse_put)):
+    _SCATTERS.update(_forms(_name, _parse))
+_SCATTERS["scatter"] = _paddle_scatter((_SCATTERS["scatter"], call))
+_SCATTERS["scatter_"] = _paddle_scatter((_SCATTERS["scatter_"], call_inplace))
+_SCATTERS["scatter"].__doc__ = "``x.scatter(dim, index, src, reduce=None)`` (PyTorch) or " \
+    "``scatter(x, index, updates, overwrite=True)`` (Paddle)."
+_SCATTERS["scatter_"].__doc__ = "In-place ``scatter`` (both conventions)."
+_SCATTERS["scatter"].__name__, _SCATTERS["scatter_"].__name__ = "scatter", "scatter_"
+
+
 FUNCTIONS = {"gather": gather, "take_along_axis": take_along_axis, "index_select": index_select,
              "where": where, "where_": where_, "clamp": clamp, "clamp_": clamp_, "clip": clamp,
              "clip_": clamp_, "transpose": transpose, "transpose_": transpose_, "set_": set_,
-             "polygamma": polygamma}
+             "polygamma": polygamma, "var": var, "std": std}
+FUNCTIONS.update(_SCATTERS)

@@ -12,6 +12,7 @@ from .. import memory
 from ..backends.special import BLOCK, blockwise, erf, normal_cdf_block
 from ..errors import DTypeError
 from ..parallel import ufunc   # large arrays on all cores (Note [Splitting a ufunc ...])
+from ..autograd.promotion import _promote
 from .gradients import power_grad_exponent, zero_gradient
 from .registry import defop
 
@@ -280,9 +281,13 @@ defop("softplus", _softplus, result="float",
           x * beta > threshold, 1.0, _sigmoid(xp, x * beta)))
 
 
-def _clamp(xp, x, out=None, min=None, max=None):
-    if min is None and max is None:
-        raise ValueError("clamp: at least one of 'min' and 'max' must be given")
+# clamp: the bounds are inputs, each a tensor (whose gradient is where it binds), a scalar or
+# None (named min, max: the gradients' parameter names are the save contract).
+def _clamp(xp, x, min, max, out=None):
+    if out is None and (isinstance(min, xp.ndarray) or isinstance(max, xp.ndarray)):
+        # Note [0-d tensors and Python floats in promotion] with a tensor bound only: a scalar
+        # bound keeps NumPy's promotion (an integer tensor and a float bound give float64)
+        x, min, max = _promote([x, min, max])
     if min is None:
         return ufunc(xp.minimum, x, max, out=out)
     if max is None:
@@ -299,7 +304,22 @@ def _clamp_grad(g, x, min, max):
     return g * keep
 
 
-defop("clamp", _clamp, grad=_clamp_grad)
+def _clamp_min_grad(g, x, min, max):
+    hit = x < min
+    if max is not None:
+        hit = hit & (min < max)   # min >= max: the result is max, whose gradient it is (PyTorch)
+    return g * hit
+
+
+def _clamp_max_grad(g, x, min, max):
+    # the result is max where x is above it, and everywhere when the bounds cross (min > max)
+    hit = x > max
+    if min is not None:
+        hit = hit | (min > max)
+    return g * hit
+
+
+defop("clamp", _clamp, grad=(_clamp_grad, _clamp_min_grad, _clamp_max_grad), promotes=False)
 defop("floor", lambda xp, x, out=None: ufunc(xp.floor, x, out=out), grad=zero_gradient)
 defop("ceil", lambda xp, x, out=None: ufunc(xp.ceil, x, out=out), grad=zero_gradient)
 defop("trunc", lambda xp, x, out=None: ufunc(xp.trunc, x, out=out), grad=zero_gradient)

@@ -135,7 +135,8 @@ _HAND = {
 _METADATA = ("reshape_", "flatten_", "squeeze_", "unsqueeze_", "t_", "transpose_", "swapaxes_",
              "swapdims_")
 _HAND.update({n: ("nothing (only the shape changes: the history is rebased onto the view op)",
-                  "none (no data moves; the version is not bumped)") for n in _METADATA})
+                  "none (no data moves; the version goes up by one, as for every write)")
+              for n in _METADATA})
 _VIA = {"where_": "where",
         "cauchy_": "cauchy", "geometric_": "geometric", "log_normal_": "log_normal",
         "random_": "random", "scatter_reduce_": "scatter_reduce",

@@ -16,7 +16,7 @@ from .. import memory
 from ..errors import ShapeError
 from ..places import key_for
 from .linalg_shared import mT, out_into
-from .registry import defop, defvar
+from .registry import defop
 
 
 def _flat_matmul(xp, x, y):
@@ -201,7 +201,11 @@ def _einsum_grad(g, xs, equation, xp):
     return grads
 
 
-defvar("einsum", _einsum, grad=_einsum_grad, saves_inputs=True)
+defop("einsum", _einsum, grad=_einsum_grad, kind="variadic", saves_inputs=True,
+      leading=("equation",), doc="Einstein summation, with gradients for every operand.",
+      example=">>> import mutograd as mg\n"
+              ">>> mg.einsum('ij,j->i', mg.eye(2), mg.tensor([3.0, 4.0])).tolist()\n"
+              "[3.0, 4.0]\n")
 
 
 # ---- the public functions (mutograd.linalg) ----------------------------------------------

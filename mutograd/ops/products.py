@@ -15,14 +15,9 @@ import numpy as np
 from ..errors import ShapeError
 from ..tensor import _wrap
 from .complex_views import conj
-from .registry import OPS, call, call_var
+from .registry import OPS, call
 
-
-def einsum(equation, *operands):
-    """Einstein summation, with gradients for every operand."""
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = operands[0]
-    return call_var(OPS["einsum"], list(operands), {"equation": equation})
+einsum = OPS["einsum"].function   # declared in matmul.py
 
 
 def _dims(v):
@@ -97,6 +92,6 @@ def dist(a, b, p=2):
     return (a - b).norm(p)
 
 
-FUNCTIONS = {f.__name__: f for f in (einsum, tensordot, inner, vdot, kron, cross, cdist, dist)}
+FUNCTIONS = {f.__name__: f for f in (tensordot, inner, vdot, kron, cross, cdist, dist)}
 FUNCTIONS.update({"ger": lambda input, vec2: OPS["outer"].function(input, vec2),
                   "mv": lambda input, vec: OPS["matmul"].function(input, vec)})

@@ -57,36 +57,16 @@ Note [Ufunc fast path]
 """
 import inspect
 
-from ..autograd import temporaries
-from ..autograd.dispatch import run, run_variadic, swap_storage, write, write_out
-from ..autograd.dispatch import small_write as _small_write
+from ..autograd.arguments import bind
+from ..autograd.dispatch import run, run_variadic, swap_storage, write
+from ..autograd.op_functions import _make_function, _variadic_function
 from ..autograd.op_node import OpNode, VarNode
-from .. import dtypes
-from ..tensor import Tensor
+from ..autograd.promotion import _in_default_float
 from .gradients import zero_gradient
 
 _EMPTY = inspect.Parameter.empty
-_KW_ALIASES = {"dim": "axis", "keepdims": "keepdim", "keep_dim": "keepdim",
-               "start_dim": "start_axis", "end_dim": "stop_axis",
-               "dims": "axis", "dim1": "axis1", "dim2": "axis2"}   # flip/roll, diagonal
-_INPUT_ALIASES = ("input", "other")
-_getrc = temporaries._getrc
 
 OPS = {}
-
-
-def _in_default_float(fwd, n):
-    """``fwd`` with integer and bool inputs cast to the default float dtype when none of its
-    ``n`` inputs is a float (Note [Float results of integer inputs])."""
-    def run(xp, *args, **kw):
-        arrays = args[:n]
-        if not any(getattr(a, "dtype", None) is not None and a.dtype.kind not in "biu"
-                   for a in arrays) and any(hasattr(a, "dtype") for a in arrays):
-            f = dtypes.default_float.np
-            args = tuple(a.astype(f) if hasattr(a, "dtype") else a for a in arrays) + args[n:]
-        return fwd(xp, *args, **kw)
-    run.__wrapped__ = fwd
-    return run
 
 
 class OpDef:
@@ -98,6 +78,7 @@ class OpDef:
     copy_out = False  # set by defop: a later write into the saved output copies it first
 
     variadic = False   # an op over a list of tensors (cat, stack, einsum): kind="variadic"
+    leading = ()       # set by defop: attributes a variadic op takes before its tensors
     runner = None      # the path of an op kind that does not go through run()'s own
     keywords = {}      # set by defop: the op's own other spellings of its keyword arguments
     written_first = None   # defop(writes=...): the declaration with the written input first
@@ -114,23 +95,21 @@ class OpDef:
         self.result = result
         self.fill = fill
         params = list(inspect.signature(fwd).parameters.values())[1:]
-        if kind == "variadic":   # fwd(xp, arrays, **attrs); grad(g, xs, xp, **attrs) -> list
-            self._init_variadic(params, grad, saves_inputs, node_name)
-            return
         self.inputs, self.attrs = [], []
         self.takes_out = False
-        for p in params:
-            if p.name == "out":
-                self.takes_out = True
-            elif p.name == "keep":
-                if not self.keeps:
-                    raise TypeError(f"{name}: a forward taking keep= needs defop(keeps=...)")
-            elif (p.kind == p.POSITIONAL_OR_KEYWORD and p.default is _EMPTY
-                  and not self.attrs and not self.takes_out):
-                self.inputs.append(p.name)
-            elif p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-                self.attrs.append((p.name, p.default))
+        if kind == "variadic":   # fwd(xp, arrays, **attrs); its one input is the list
+            self.inputs = ["tensors"]
+            self.attrs = [(p.name, p.default) for p in params[1:]]
+        else:
+            self._read_parameters(params)
         self.n_in = len(self.inputs)
+        self.index = {n: i for i, n in enumerate(self.inputs)}
+        self.attr_names = [a for a, _ in self.attrs]
+        self.defaults = {a: d for a, d in self.attrs if d is not _EMPTY}
+        self.required = [a for a, d in self.attrs if d is _EMPTY]
+        if kind == "variadic":   # grad(g, xs, xp, **attrs) -> a list, xs the inputs or shapes
+            self._init_variadic(grad, saves_inputs, node_name)
+            return
         if kind == "storage":   # Note [Storage-changing writes] in autograd/dispatch.py
             self.runner = swap_storage
         # Note [0-d tensors and Python floats in promotion]: which ops it applies to
@@ -138,10 +117,6 @@ class OpDef:
         self.float_result = result == "float"
         if self.float_result:   # Note [Float results of integer inputs]
             self.fwd = fwd = _in_default_float(fwd, self.n_in)
-        self.index = {n: i for i, n in enumerate(self.inputs)}
-        self.attr_names = [a for a, _ in self.attrs]
-        self.defaults = {a: d for a, d in self.attrs if d is not _EMPTY}
-        self.required = [a for a, d in self.attrs if d is _EMPTY]
         if grad is not None and not isinstance(grad, (tuple, list)):
             grad = (grad,)
         self.differentiable = grad is not None
@@ -167,8 +142,26 @@ class OpDef:
         # whether some gradient may need the value an in-place form overwrites
         self.saves_x = bool(self.inputs) and any(self.inputs[0] in u for u in self.uses)
         self.plans = {}
-        self.node_cls = type(node_name or _camel(name) + "Backward", (OpNode,),
-                             {"__slots__": (), "op": self})
+        self.node_cls = self._node_class(OpNode, node_name)
+
+    def _node_class(self, base, node_name):
+        return type(node_name or _camel(self.name) + "Backward", (base,),
+                    {"__slots__": (), "op": self})
+
+    def _read_parameters(self, params):
+        """Inputs, attributes and ``out`` from the forward's parameters (module docstring)."""
+        for p in params:
+            if p.name == "out":
+                self.takes_out = True
+            elif p.name == "keep":
+                if not self.keeps:
+                    raise TypeError(f"{self.name}: a forward taking keep= needs "
+                                    f"defop(keeps=...)")
+            elif (p.kind == p.POSITIONAL_OR_KEYWORD and p.default is _EMPTY
+                  and not self.attrs and not self.takes_out):
+                self.inputs.append(p.name)
+            elif p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                self.attrs.append((p.name, p.default))
 
     def _source(self, p):
         if p == "out" or p in self.index or p in self.keeps:
@@ -198,68 +191,16 @@ class OpDef:
             names = self.plans[mask] = tuple(sorted(names))
         return names
 
-    def bind(self, args, kw):
-        """Inputs and attributes from a call's arguments (the slow path: attrs or keywords)."""
-        n = self.n_in
-        inputs = list(args[:n])
-        extra = args[n:]
-        attrs = dict(self.defaults)
-        if extra:
-            if self.varargs:
-                attrs[self.varargs] = (tuple(extra[0]) if len(extra) == 1
-                                       and isinstance(extra[0], (list, tuple)) else tuple(extra))
-            else:
-                if len(extra) > len(self.attrs):
-                    raise TypeError(f"{self.name}() takes at most {n + len(self.attrs)} "
-                                    f"arguments ({len(args)} given)")
-                attrs.update(zip(self.attr_names, extra))
-        for k, v in kw.items():
-            if k not in attrs and k not in self.required:   # an op's own name wins
-                k = self.keywords[k] if k in self.keywords else _KW_ALIASES.get(k, k)
-                if k is None:   # a keyword the op accepts and ignores
-                    continue
-            if k in self.index:
-                _put_input(self, inputs, self.index[k], v)
-            elif k in _INPUT_ALIASES and _INPUT_ALIASES.index(k) < n:
-                _put_input(self, inputs, _INPUT_ALIASES.index(k), v)
-            elif k in attrs or k in self.required:
-                attrs[k] = v
-            elif k == "name":
-                continue
-            else:
-                raise TypeError(f"{self.name}() got an unexpected keyword argument '{k}'")
-        if len(inputs) < n or any(i is _MISSING for i in inputs):
-            raise TypeError(f"{self.name}() missing required argument(s): "
-                            f"{', '.join(self.inputs[len(args):])}")
-        for a in self.required:
-            if a not in attrs:
-                raise TypeError(f"{self.name}() missing required argument '{a}'")
-        return inputs, attrs
+    bind = bind   # inputs and attributes from a call's arguments (autograd/arguments.py)
 
-    def _init_variadic(self, params, grad, saves_inputs, node_name):
+    def _init_variadic(self, grad, saves_inputs, node_name):
         self.variadic = True
         self.runner = run_variadic
         self.grad = grad
         self.saves_inputs = saves_inputs   # else the gradient gets the inputs' shapes
-        self.inputs, self.n_in, self.takes_out, self.promotes, self.float_result = [], 0, False, \
-            False, False
-        self.attrs = [(p.name, p.default) for p in params[1:]]
-        self.attr_names = [a for a, _ in self.attrs]
-        self.defaults = {a: d for a, d in self.attrs if d is not _EMPTY}
-        self.required = [a for a, d in self.attrs if d is _EMPTY]
+        self.promotes = self.float_result = False
         self.differentiable = grad is not None
-        self.node_cls = type(node_name or _camel(self.name) + "Backward", (VarNode,),
-                             {"__slots__": (), "op": self})
-
-
-
-_MISSING = object()
-
-
-def _put_input(op, inputs, i, v):
-    while len(inputs) <= i:
-        inputs.append(_MISSING)
-    inputs[i] = v
+        self.node_cls = self._node_class(VarNode, node_name)
 
 
 def _camel(name):
@@ -269,7 +210,7 @@ def _camel(name):
 def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, result=None,
           fill=False, method=True, node_name=None, aliases=(), keeps=(), copy_out=False,
           doc=None, example=None, ufunc=None, saves_inputs=False, undo=None, inplace_name=None,
-          keywords=None, writes=None):
+          keywords=None, writes=None, promotes=None, leading=()):
     """Declare an op; returns the OpDef. See the module docstring.
 
     ``doc``: the one-line summary ``help()`` shows; ``example``: a runnable expression using
@@ -285,7 +226,15 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
     and ignored. ``kind="storage"`` declares a storage swap (Note [Storage-changing writes] in
     autograd/dispatch.py). ``writes``: the input the in-place form writes when it is not the
     first: ``where(condition, x, y)`` with ``writes="x"`` gives ``x.where_(condition, y)``, and
-    the method ``x.where(condition, y)`` (``op.self_function``) takes that input as ``self``."""
+    the method ``x.where(condition, y)`` (``op.self_function``) takes that input as ``self``.
+    ``promotes=False``: the runner leaves Note [0-d tensors and Python floats in promotion] to
+    the forward (an element-wise op with several inputs has it applied before its forward).
+
+    ``kind="variadic"`` declares an op over a list of tensors, ``fwd(xp, arrays, **attrs)`` with
+    ``grad(g, xs, xp, **attrs)`` returning one gradient per input (``xs``: the inputs when
+    ``saves_inputs``, else their shapes): ``cat(tensors, axis=0)``. ``leading``: attributes its
+    function takes before the tensors, which then come one by one or as one list
+    (``einsum(equation, *operands)``)."""
     op = OpDef(name, fwd, grad, kind, inplace, varargs, result, fill, node_name, keeps,
                saves_inputs)
     op.doc = doc
@@ -297,7 +246,10 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
         op.iname = inplace_name
     if keywords:
         op.keywords = keywords
+    if promotes is not None:
+        op.promotes = promotes
     OPS[name] = op
+    op.leading = tuple(leading)
     op.function = None   # a storage swap exists only in place
     if kind != "storage":
         op.function = _variadic_function(op) if op.variadic else _make_function(op, False)
@@ -361,55 +313,9 @@ def _reshape_back(old, attrs):
     return OPS["view"], {"shape": old.shape}
 
 
-def _make_function(op, inplace):
-    """The public function of ``op`` (``inplace``: its ``op_`` form, writing its first input)."""
-    n = op.n_in
-    defaults = op.defaults
-    small = inplace and n == 2 and op.kind == "elementwise"
-
-    def fn(*args, **kw):
-        if len(args) == n and not kw:
-            if inplace:
-                x = args[0]
-                if small and type(x) is Tensor and not x._rg and _small_write(op, x, args[1]):
-                    return x
-                return write(op, args, defaults)
-            if (_getrc(args[0]) == temporaries.DEAD_ARGS - 1 and op.pool
-                    and temporaries.unshared(args[0], temporaries.DEAD_ARGS)):
-                return run(op, args, defaults, None, args[0])   # Note [Dead temporaries]
-            return run(op, args, defaults)
-        out = kw.pop("out", None) if op.takes_out and not inplace else None
-        inputs, attrs = op.bind(args, kw)
-        if out is not None:
-            return write_out(op, inputs, attrs, out)
-        return write(op, inputs, attrs) if inplace else run(op, inputs, attrs)
-    return fn
-
-
-
-def _variadic_function(op):
-    """The public function of an op over a list of tensors: ``cat(tensors, axis=0)``."""
-    def fn(tensors, *args, **kw):
-        attrs = dict(op.defaults)
-        attrs.update(zip(op.attr_names, args))
-        for k, v in kw.items():
-            k = k if k in op.attr_names else _KW_ALIASES.get(k, k)
-            if k not in op.attr_names:
-                raise TypeError(f"{op.name}() got an unexpected keyword argument '{k}'")
-            attrs[k] = v
-        return run(op, list(tensors), attrs)
-    return fn
-
-
-def defvar(name, fwd, grad, saves_inputs=False):
-    """Declare an op over a list of tensors (``kind="variadic"``)."""
-    return defop(name, fwd, grad, kind="variadic", inplace=False, method=False,
-                 saves_inputs=saves_inputs)
-
-
 # the runner's names as the op modules knew them
 from ..autograd.dispatch import _record, _refresh, binary  # noqa: E402, F401
 from ..autograd.inplace import check_leaf, check_writable  # noqa: E402, F401
 from ..autograd.op_node import fit, unbroadcast  # noqa: E402, F401
-call = call_var = run
+call = run
 call_inplace = write

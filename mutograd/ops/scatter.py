@@ -5,7 +5,8 @@ a copy: select_scatter, slice_scatter, diagonal_scatter.
 
 Each is one ``defop`` declaration, so it gets an out-of-place function, an in-place ``op_`` form,
 a backward node and the in-place machinery (leaf rule, version bump, writes through views). The
-public functions below only read both calling conventions and pass the declared op its inputs:
+public functions (in argument_orders.py) only read both calling conventions and pass the declared
+op its inputs:
 
     x.index_add_(0, index, source, alpha=2)      # PyTorch: (dim, index, source)
     mg.index_add(x, index, 0, source)             # Paddle: (index, axis, value)
@@ -27,9 +28,8 @@ receives a gradient.
 import numpy as np
 
 from ..errors import IndexRangeError, ShapeError
-from ..tensor import Tensor
-from .axes import canon_dim, lift_0d
-from .registry import OPS, call, call_inplace, defop
+from .axes import canon_dim
+from .registry import defop
 from .shaping import _full_index
 
 
@@ -306,152 +306,7 @@ defop("put", _put, kind="index", result="same", method=False,
           g, _positions(xp, g.shape, index, "put")), None, _put_grad_source))
 
 
-# ---- the public functions: both calling conventions -----------------------------------------
-def _is_int(a):
-    return isinstance(a, (int, np.integer)) and not isinstance(a, bool)
-
-
-def _pick(kw, *names, default=None):
-    for n in names:
-        if n in kw:
-            return kw.pop(n)
-    return default
-
-
-def _done(kw, name):
-    kw.pop("name", None)
-    if kw:
-        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
-
-
-def _axis_form(name, source_names):
-    """(dim, index, source) as PyTorch, or (index, axis, source) as Paddle, or keywords."""
-    def parse(x, args, kw):
-        args = list(args)
-        if args and _is_int(args[0]):                    # PyTorch order
-            axis, rest = args[0], args[1:]
-        elif len(args) >= 2 and _is_int(args[1]):        # Paddle order
-            axis, rest = args[1], args[:1] + args[2:]
-        else:
-            axis, rest = _pick(kw, "dim", "axis", default=0), args
-        index = rest.pop(0) if rest else _pick(kw, "index")
-        source = rest.pop(0) if rest else _pick(kw, *source_names)
-        if index is None or source is None:
-            raise TypeError(f"{name}() missing required argument(s): index, "
-                            f"{source_names[0]}")
-        attrs = {"axis": axis}
-        if name == "index_add":
-            attrs["alpha"] = rest.pop(0) if rest else _pick(kw, "alpha", default=1)
-        if rest:
-            raise TypeError(f"{name}() got too many positional arguments")
-        _done(kw, name)
-        return name, [x, _index_array(index), source], attrs
-    return parse
-
-
-def _index_array(index):
-    if isinstance(index, Tensor):
-        return index
-    return np.asarray(index)
-
-
-def _parse_scatter(name):
-    def parse(x, args, kw):
-        args = list(args)
-        if args and not _is_int(args[0]) and not isinstance(args[0], Tensor):
-            raise TypeError(f"{name}(): expected dim (an int) first, got "
-                            f"{type(args[0]).__name__}")
-        axis = args.pop(0) if args and _is_int(args[0]) else _pick(kw, "dim", "axis")
-        index = args.pop(0) if args else _pick(kw, "index")
-        src = args.pop(0) if args else _pick(kw, "src", "value", "values", "source")
-        if axis is None or index is None or src is None:
-            raise TypeError(f"{name}() missing required argument(s): dim, index, src")
-        attrs, op = {"axis": axis}, name
-        if name == "scatter":
-            how = _check_reduce(args.pop(0) if args else _pick(kw, "reduce"))
-            if how == "multiply":
-                op = "scatter_mul"
-            else:
-                attrs["reduce"] = how
-        if args:
-            raise TypeError(f"{name}() got too many positional arguments")
-        _done(kw, name)
-        return op, [x, _index_array(index), src], attrs
-    return parse
-
-
-def _parse_masked_scatter(x, args, kw):
-    args = list(args)
-    mask = args.pop(0) if args else _pick(kw, "mask")
-    source = args.pop(0) if args else _pick(kw, "source", "value")
-    if mask is None or source is None or args:
-        raise TypeError("masked_scatter() takes a mask and a source")
-    _done(kw, "masked_scatter")
-    return "masked_scatter", [x, mask, source], {}
-
-
-def _parse_put(x, args, kw):
-    args = list(args)
-    index = args.pop(0) if args else _pick(kw, "index")
-    source = args.pop(0) if args else _pick(kw, "source")
-    accumulate = args.pop(0) if args else _pick(kw, "accumulate", default=False)
-    if index is None or source is None or args:
-        raise TypeError("put() takes index, source and accumulate=False")
-    _done(kw, "put")
-    return "put", [x, _index_array(index), source], {"accumulate": bool(accumulate)}
-
-
-def _forms(name, parse):
-    def function(x, *args, **kw):
-        op, inputs, attrs = parse(x, args, kw)
-        return call(OPS[op], inputs, attrs)
-
-    def inplace(x, *args, **kw):
-        op, inputs, attrs = parse(x, args, kw)
-        return call_inplace(OPS[op], inputs, attrs)
-
-    function.__name__ = function.__qualname__ = name
-    inplace.__name__ = inplace.__qualname__ = name + "_"
-    function, inplace = lift_0d(function), lift_0d(inplace)
-    function.__doc__ = f"``{name}`` out of place (see the docstring of mutograd.ops.scatter)."
-    inplace.__doc__ = f"``{name}`` written into its first argument, which is returned."
-    return {name: function, name + "_": inplace}
-
-
-def _paddle_scatter(fill):
-    """Paddle's ``scatter(x, index, updates, overwrite=True)``: rows along axis 0."""
-    def scatter(x, *args, **kw):
-        if args and _is_int(args[0]) or "dim" in kw:
-            return fill[0](x, *args, **kw)
-        args = list(args)
-        index = args.pop(0) if args else _pick(kw, "index")
-        updates = args.pop(0) if args else _pick(kw, "updates")
-        overwrite = args.pop(0) if args else _pick(kw, "overwrite", default=True)
-        _done(kw, "scatter")
-        index = _index_array(index)
-        if overwrite:
-            return fill[1](OPS["index_copy"], [x, index, updates], {"axis": 0})
-        # Paddle: the rows written are first zeroed, then every update is added
-        x = fill[1](OPS["index_fill"], [x, index, 0.0], {"axis": 0})
-        return fill[1](OPS["index_add"], [x, index, updates], {"axis": 0, "alpha": 1})
-    return scatter
-
-
 FUNCTIONS = {}
-for _name, _parse in (("index_add", _axis_form("index_add", ("source", "value", "tensor"))),
-                      ("index_copy", _axis_form("index_copy", ("source", "value", "tensor"))),
-                      ("index_fill", _axis_form("index_fill", ("value", "fill_value"))),
-                      ("scatter", _parse_scatter("scatter")),
-                      ("scatter_add", _parse_scatter("scatter_add")),
-                      ("masked_scatter", _parse_masked_scatter),
-                      ("put", _parse_put)):
-    FUNCTIONS.update(_forms(_name, _parse))
-FUNCTIONS["scatter"] = _paddle_scatter((FUNCTIONS["scatter"], call))
-FUNCTIONS["scatter_"] = _paddle_scatter((FUNCTIONS["scatter_"], call_inplace))
-FUNCTIONS["scatter"].__doc__ = "``x.scatter(dim, index, src, reduce=None)`` (PyTorch) or " \
-    "``scatter(x, index, updates, overwrite=True)`` (Paddle)."
-FUNCTIONS["scatter_"].__doc__ = "In-place ``scatter`` (both conventions)."
-FUNCTIONS["scatter"].__name__, FUNCTIONS["scatter_"].__name__ = "scatter", "scatter_"
 
 
 # ---- writes of a region into a copy --------------------------------------------------------

@@ -18,13 +18,25 @@ import numpy as np
 from ..errors import ShapeError
 from ..tensor import Size, Tensor
 from .axes import real_dim
-from .registry import OPS, call, call_var, defop, defvar
+from .registry import OPS, call, defop
 
 
 def _cat(xp, xs, axis=0):
     if not xs:
         raise ValueError("cat(): expected a non-empty list of tensors")
+    skip = _skipped([a.shape for a in xs])
+    if skip:
+        xs = [a for i, a in enumerate(xs) if i not in skip]
     return _c_order(xp, xp.concatenate(xs, axis=axis))
+
+
+def _skipped(shapes):
+    """The inputs ``cat`` leaves out: empty 1-D tensors (shape [0]) next to tensors of more
+    dimensions, as in PyTorch (all but the first when every input is one)."""
+    if all(len(s) == 1 for s in shapes):
+        return ()
+    skip = {i for i, s in enumerate(shapes) if s == (0,)}
+    return skip - {0} if len(skip) == len(shapes) else skip
 
 
 def _c_order(xp, r):
@@ -35,14 +47,18 @@ def _c_order(xp, r):
 
 def _cat_grad(g, shapes, xp, axis=0):
     a = axis % g.ndim
+    skip = _skipped(shapes)
+    kept = [i for i in range(len(shapes)) if i not in skip]
     bounds, start = [], 0
-    for s in shapes:
+    for i in kept:
         bounds.append(start)
-        start += s[a]
-    return xp.split(g, bounds[1:], axis=a)
+        start += shapes[i][a]
+    parts = dict(zip(kept, xp.split(g, bounds[1:], axis=a)))
+    return [parts.get(i) for i in range(len(shapes))]   # None: a skipped input has no gradient
 
 
-defvar("cat", _cat, grad=_cat_grad)
+# ``out=`` is accepted and ignored, as it was by the hand-written function these replace
+cat = defop("cat", _cat, grad=_cat_grad, kind="variadic", keywords={"out": None}).function
 
 
 def _stack(xp, xs, axis=0):
@@ -51,21 +67,8 @@ def _stack(xp, xs, axis=0):
     return _c_order(xp, xp.stack(xs, axis=axis))
 
 
-defvar("stack", _stack, grad=lambda g, shapes, xp, axis=0: list(xp.moveaxis(g, axis, 0)))
-
-
-def cat(tensors, axis=0, dim=None, out=None):
-    """Join tensors along an existing axis; empty 1-D tensors (shape [0]) are skipped next to
-    tensors of more dimensions, as in PyTorch."""
-    tensors = list(tensors)
-    if any(getattr(t, "ndim", 1) != 1 for t in tensors):
-        tensors = [t for t in tensors if tuple(getattr(t, "shape", (1,))) != (0,)] or tensors[:1]
-    return call_var(OPS["cat"], tensors, {"axis": axis if dim is None else dim})
-
-
-def stack(tensors, axis=0, dim=None, out=None):
-    """Join tensors along a new axis."""
-    return call_var(OPS["stack"], list(tensors), {"axis": axis if dim is None else dim})
+stack = defop("stack", _stack, grad=lambda g, shapes, xp, axis=0: list(xp.moveaxis(g, axis, 0)),
+              kind="variadic", keywords={"out": None}).function
 
 
 def _flip(xp, x, *, axis):
@@ -399,5 +402,5 @@ Tensor.flipud = lambda self: self.flip(0)
 FUNCTIONS = {f.__name__: f for f in (
     hstack, vstack, dstack, column_stack, tensor_split, hsplit, vsplit, dsplit, atleast_1d,
     atleast_2d, atleast_3d, movedim, ravel, broadcast_tensors, broadcast_shapes, rot90)}
-FUNCTIONS.update({"row_stack": vstack, "concatenate": cat, "moveaxis": movedim,
+FUNCTIONS.update({"row_stack": vstack, "moveaxis": movedim,
                   "fliplr": Tensor.fliplr, "flipud": Tensor.flipud})

@@ -25,7 +25,7 @@ import sys
 
 import numpy as np
 
-from .registry import _KW_ALIASES
+from ..autograd.arguments import _KW_ALIASES
 
 _P = inspect.Parameter
 _EMPTY = inspect.Parameter.empty
@@ -132,13 +132,18 @@ def signature(op, inplace=False, first=None):
     renames the first input (``self`` for a method)."""
     kw_only = False
     params = []
-    for name in (["tensors"] if op.variadic else op.inputs):
+    leading = op.leading
+    if leading:   # einsum(equation, *operands)
+        params = [_P(name, _P.POSITIONAL_OR_KEYWORD) for name in leading]
+        params.append(_P("operands", _P.VAR_POSITIONAL))
+        kw_only = True
+    for name in ([] if leading else ["tensors"] if op.variadic else op.inputs):
         params.append(_P(name, _P.POSITIONAL_OR_KEYWORD))
     if op.varargs:
         params.append(_P(op.varargs, _P.VAR_POSITIONAL))
         kw_only = True
     for name, default in op.attrs:
-        if name != op.varargs:
+        if name != op.varargs and name not in leading:
             params.append(_P(name, _P.KEYWORD_ONLY if kw_only else _P.POSITIONAL_OR_KEYWORD,
                              default=default))
     if op.takes_out and not inplace:
@@ -230,7 +235,9 @@ def summary(op, inplace=False):
 def _arguments(op, inplace):
     lines = []
     ins = op.inputs or ["tensors"]
-    if op.variadic:
+    if op.leading:
+        lines.append("    operands: the tensors (or one list or tuple of them).")
+    elif op.variadic:
         lines.append("    tensors: a list or tuple of tensors.")
     elif len(ins) == 1:
         lines.append(f"    {ins[0]}: the input tensor" + (", written." if inplace else "."))

@@ -13,37 +13,11 @@ var_mean, std_mean), order statistics (kthvalue, median, quantile), NaN-aware re
 import numpy as np
 
 from ..tensor import Tensor
-from .axes import keepdim_arg
+from .argument_orders import std, var
 from .complex_views import conj
 from .reduction import ValuesIndices
 from .registry import OPS, call
 from .sorting import sort
-
-
-def _correction(unbiased, correction):
-    if correction is not None:
-        return correction
-    return 1 if unbiased in (None, True) else 0
-
-
-def _spread(name, x, axis, unbiased, keepdim, dim, correction, keepdims):
-    if isinstance(axis, bool):   # PyTorch's ``var(x, unbiased)`` overload: no axis
-        axis, unbiased = None, axis
-    return call(OPS[name], [x], {"axis": axis if dim is None else dim,
-                                 "keepdim": keepdim_arg(keepdim, keepdims),
-                                 "correction": _correction(unbiased, correction)})
-
-
-def var(x, axis=None, unbiased=None, keepdim=False, dim=None, correction=None, keepdims=None,
-        name=None):
-    """Variance (unbiased by default, as both frameworks)."""
-    return _spread("var", x, axis, unbiased, keepdim, dim, correction, keepdims)
-
-
-def std(x, axis=None, unbiased=None, keepdim=False, dim=None, correction=None, keepdims=None,
-        name=None):
-    """Standard deviation (unbiased by default)."""
-    return _spread("std", x, axis, unbiased, keepdim, dim, correction, keepdims)
 
 
 def _kth_indices(x, k, axis):
@@ -183,5 +157,5 @@ def corrcoef(input):
     return (c / d.unsqueeze(1) / d.unsqueeze(0)).clamp(-1, 1)
 
 
-FUNCTIONS = {f.__name__: f for f in (var, std, kthvalue, median, quantile, nansum, nanmean,
+FUNCTIONS = {f.__name__: f for f in (kthvalue, median, quantile, nansum, nanmean,
                                      var_mean, std_mean, cov, corrcoef)}

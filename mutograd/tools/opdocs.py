@@ -52,7 +52,7 @@ Python scalars are weak (`float32 tensor + 1.5` stays float32, `int32 tensor + 1
 an integer tensor meeting a Python float gives the default float dtype (`int64 tensor * 2.5` is
 float32), a 0-d float tensor takes the float dtype of the tensors with dimensions (`float32
 tensor * float64 0-d tensor` is float32; Note [0-d tensors and Python floats in promotion] in
-`mutograd/ops/registry.py`), and two Python scalars given to `where` take the default dtypes
+`mutograd/autograd/promotion.py`), and two Python scalars given to `where` take the default dtypes
 (float32, int64). Also PyTorch's and Paddle's rule: an op whose result is a float (`exp`,
 `log`, `sqrt`, `sin`, `sigmoid`, `softmax`, `reciprocal`, `/`, ...) given only integer or bool
 tensors computes in the default float dtype (float32 unless `set_default_dtype` changed it), so
@@ -108,7 +108,7 @@ COMPOSITES = {
     "split": "narrow (views)", "chunk": "narrow (views)", "unbind": "select (views)",
     "contiguous": "clone when not contiguous", "gather": "gather; index_select (Paddle order)",
     "take_along_axis": "gather", "index_select": "index_select", "where": "where",
-    "clamp": "clamp; clamp_tensor with tensor bounds", "index_put": "index_put",
+    "clamp": "clamp", "index_put": "index_put",
     "uniform": "uniform (in-place fill)", "normal": "normal (in-place fill)", "einsum": "einsum",
     "cat": "cat", "stack": "stack",
 }

@@ -18,8 +18,8 @@ from .loss import _full_like, _reduce, _where
 def _logaddexp(*terms):
     """``log(sum(exp(terms)))`` that stays ``-inf`` (with a zero gradient) where every term is
     ``-inf``."""
-    from ...ops import FUNCTIONS
-    stacked = FUNCTIONS["stack"](list(terms), 0)
+    from ...ops.shaping import stack
+    stacked = stack(list(terms), 0)
     top = stacked.detach().amax(0)
     dead = _wrap(np.isneginf(top.numpy()), top)
     shift = _where(dead, _full_like(top, 0.0), top)

@@ -42,7 +42,7 @@ def huber_loss(x, target, reduction="mean", delta=1.0):
     if delta <= 0:
         raise ValueError(f"huber_loss: delta must be positive, got {delta}")
     a = call(OPS["abs"], [x - target], {})
-    quad = call(OPS["clamp"], [a], {"min": None, "max": delta})
+    quad = call(OPS["clamp"], [a, None, delta], {})
     return _reduce(quad * quad * 0.5 + (a - quad) * delta, reduction)
 
 
@@ -161,7 +161,7 @@ def smooth_l1_loss(x, target, reduction="mean", beta=1.0):
     if beta == 0:
         return _reduce(a, reduction)
     # with q = min(|d|, beta) both branches are 0.5 q^2 / beta + (|d| - q)
-    quad = call(OPS["clamp"], [a], {"min": None, "max": beta})
+    quad = call(OPS["clamp"], [a, None, beta], {})
     return _reduce(quad * quad * (0.5 / beta) + (a - quad), reduction)
 
 
@@ -172,8 +172,8 @@ def binary_cross_entropy(p, target, weight=None, reduction="mean"):
     if pd.size and (pd.min() < 0 or pd.max() > 1):
         raise ValueError("binary_cross_entropy: all elements of input should be between 0 "
                          "and 1")
-    log_p = call(OPS["clamp"], [call(OPS["log"], [p], {})], {"min": -100.0, "max": None})
-    log_q = call(OPS["clamp"], [call(OPS["log"], [1 - p], {})], {"min": -100.0, "max": None})
+    log_p = call(OPS["clamp"], [call(OPS["log"], [p], {}), -100.0, None], {})
+    log_q = call(OPS["clamp"], [call(OPS["log"], [1 - p], {}), -100.0, None], {})
     loss = -(target * log_p + (1 - target) * log_q)
     if weight is not None:
         loss = loss * weight

@@ -12,7 +12,7 @@ input-to-hidden products of a whole sequence are one matrix product per layer an
 """
 import math
 
-from ...ops import FUNCTIONS
+from ...ops.shaping import cat, stack
 from ...ops.creation import empty, zeros
 from .. import functional as F
 from .. import init
@@ -228,11 +228,11 @@ class _RNNBase(RNNBase):
 
 
 def _stack(ts):
-    return FUNCTIONS["stack"](ts, 0)
+    return stack(ts, 0)
 
 
 def _cat(ts, axis):
-    return FUNCTIONS["cat"](ts, axis)
+    return cat(ts, axis)
 
 
 class RNN(_RNNBase):
