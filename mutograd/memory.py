@@ -210,7 +210,7 @@ class _Cache:
         """Recompute the limits the per-op path reads as plain attributes after a change:
         ``min_bytes``, the smallest result taken from the cache (none when it is off), and
         ``small_bytes``, below which inputs take the operator path (Note [The operator path] in
-        autograd/temporaries.py): below the cache and ``_SMALL`` both."""
+        autograd/dispatch.py): below the cache and ``_SMALL`` both."""
         self.min_bytes = self.threshold if self.enabled else _NEVER
         self.small_bytes = min(self.min_bytes, _SMALL)
 

@@ -89,8 +89,8 @@ and +0.0 mixed into normal inputs, on empty tensors ((0,), (0, 3), (3, 0)), on 0
   `threshold` pass a NaN through with its gradient. A descending sort puts NaN first and keeps
   equal elements in order.
 
-Deliberate differences: an integer tensor meeting a Python float (`x * 2.5`, `clamp(x, -0.5)`)
-is float64 (NumPy's promotion, above), not float32; `cat` and `roll` check the dim of an empty
+Deliberate differences: an integer tensor clamped by a Python float (`clamp(x, -0.5)`) is
+float64 (NumPy's promotion), not float32; `cat` and `roll` check the dim of an empty
 1-D tensor, which PyTorch skips; `take_along_axis` takes a 0-d tensor as `gather` does
 (PyTorch's `take_along_dim` refuses one); `addcmul` of integer tensors refuses a non-integral
 `value`, which PyTorch truncates; an in-place op never resizes an empty tensor (PyTorch's `addr_`
