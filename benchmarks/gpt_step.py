@@ -121,6 +121,8 @@ def _round(contestant, tiny, batch, threads, steps, warmup, clock, state_path):
     env = dict(os.environ)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         env[var] = str(threads)
+    # this checkout's mutograd, not whichever one is installed
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     if r.returncode:
         raise RuntimeError(f"the {contestant} round failed:\n{r.stderr}")
