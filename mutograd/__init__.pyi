@@ -1364,7 +1364,9 @@ def slice_copy(*args, **kw):
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     """A copy of ``input`` with ``src`` written into ``[start:end:step]`` of ``dim``."""
 def slogdet(x):
-    """``(sign, log|det|)`` of square matrices; the gradient flows through ``log|det|``."""
+    """``(sign, log|det|)`` of square matrices; the gradient flows through ``log|det|`` (the sign's
+    is zero).
+    """
 def softmax(x, axis=-1, dtype=None, dim=None):
     """``exp(x) / sum(exp(x))`` along ``axis`` (default the last)."""
 def softmax_(x, axis=-1) -> Tensor:
@@ -3204,7 +3206,9 @@ class Tensor:
     def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
         """A copy of ``input`` with ``src`` written into ``[start:end:step]`` of ``dim``."""
     def slogdet(x):
-        """``(sign, log|det|)`` of square matrices; the gradient flows through ``log|det|``."""
+        """``(sign, log|det|)`` of square matrices; the gradient flows through ``log|det|`` (the
+        sign's is zero).
+        """
     def smm(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """

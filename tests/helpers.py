@@ -68,3 +68,18 @@ def ref_result(info, args, kwargs):
     if any(p.kind == p.VAR_KEYWORD for p in params.values()):
         return info.ref(*args, **kwargs)
     return info.ref(*args, **{k: v for k, v in kwargs.items() if k in params})
+
+
+def seeded_draw(f, a, where, differentiable):
+    """A random function ``f`` of the tensor ``a`` made on ``where``, after ``mg.seed(5)``: its
+    result as a host array, and the gradient it sends back to its input (None when not
+    ``differentiable``); the tests of drawing on a device compare these for two places."""
+    x = mg.tensor(a, device=where, requires_grad=True)
+    mg.seed(5)
+    out = f(x)
+    assert str(out.place) == where
+    if not differentiable:
+        return out.cpu().numpy(), None
+    weights = np.arange(out.numel(), dtype=np.float64).reshape(out.shape) % 7
+    (out * mg.tensor(weights, device=where)).sum().backward()
+    return out.detach().cpu().numpy(), x.grad.cpu().numpy()

@@ -1184,9 +1184,7 @@ WRITES_AND_LINALG = [
           ("", (3, 2), {"upper": True}),
           ("lower-unit-right", (2, 3), {"upper": False, "left": False, "unitriangular": True}))],
     OpInfo("slogdet", np.linalg.slogdet, kind="linalg", inplace=False, make=_negative_det,
-           covers=("logabsdet",), xfail={"test_no_grad_records_nothing": (
-               "slogdet's sign of an input that requires grad has requires_grad=False; "
-               "PyTorch's sign requires grad (its gradient is zero)")}),
+           covers=("logabsdet", "slogdet_sign")),
 ]
 
 

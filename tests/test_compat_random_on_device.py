@@ -4,8 +4,8 @@ device generator seeded alike draws the same stream). tests/test_dropout_on_devi
 same for the main namespace's dropouts and the torch dialect's."""
 import numpy as np
 import pytest
+from helpers import seeded_draw
 
-import mutograd as mg
 import mutograd.compat.paddle as paddle
 import mutograd.compat.paddle.nn.functional as PF
 import mutograd.compat.torch as torch
@@ -41,24 +41,11 @@ CASES = {
 }
 
 
-def _draw(f, a, where, differentiable):
-    """``f``'s result on ``where`` after seeding, and the gradient it sends back to its input."""
-    x = mg.tensor(a, device=where, requires_grad=True)
-    mg.seed(5)
-    out = f(x)
-    assert str(out.place) == where
-    if not differentiable:
-        return out.cpu().numpy(), None
-    weights = np.arange(out.numel(), dtype=np.float64).reshape(out.shape) % 7
-    (out * mg.tensor(weights, device=where)).sum().backward()
-    return out.detach().cpu().numpy(), x.grad.cpu().numpy()
-
-
 @pytest.mark.parametrize("name", list(CASES))
 def test_dialect_random_functions_run_on_a_device_and_equal_the_cpus(name, fake_gpu):
     ndim, f, differentiable = CASES[name]
     a = np.random.default_rng(1).uniform(-1.5, 1.5, SHAPE[:ndim])
-    (cpu_out, cpu_grad), (dev_out, dev_grad) = (_draw(f, a, where, differentiable)
+    (cpu_out, cpu_grad), (dev_out, dev_grad) = (seeded_draw(f, a, where, differentiable)
                                                 for where in ("cpu", "gpu:0"))
     np.testing.assert_array_equal(cpu_out, dev_out)
     np.testing.assert_array_equal(cpu_grad, dev_grad)

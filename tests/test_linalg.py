@@ -172,6 +172,24 @@ def test_eig_gradient_matches_pytorch_through_gauge_free_gradients():
         np.testing.assert_allclose(a.grad.numpy(), q.grad.numpy(), rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.torch
+def test_slogdet_sign_is_recorded_with_a_zero_gradient_as_pytorchs():
+    torch = pytest.importorskip("torch")
+    a, q = mg.tensor(SQ2, requires_grad=True), torch.tensor(SQ2, requires_grad=True)
+    (sign, logabs), (tsign, tlogabs) = mg.linalg.slogdet(a), torch.linalg.slogdet(q)
+    assert sign.requires_grad == tsign.requires_grad is True
+    assert sign.grad_fn is not None and tsign.grad_fn is not None
+    (sign * 3 + logabs).sum().backward()
+    (tsign * 3 + tlogabs).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), q.grad.numpy(), rtol=1e-10)
+    a.grad = None
+    sign.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), np.zeros(SQ2.shape))
+    with mg.no_grad():
+        sign, _ = mg.linalg.slogdet(a)
+    assert not sign.requires_grad and sign.grad_fn is None
+
+
 def test_errors_name_the_problem():
     with pytest.raises(mg.linalg.LinAlgError, match="not positive-definite.*order 2"):
         mg.linalg.cholesky(mg.tensor([[1.0, 2.0], [2.0, 1.0]]))

@@ -41,6 +41,9 @@ defop("det", lambda xp, x: xp.linalg.det(x), kind="other", inplace=False,
       grad=lambda g, x, out, xp: (g * out)[..., None, None] * _inv_t(xp, x))
 defop("logabsdet", lambda xp, x: xp.linalg.slogdet(x)[1], kind="other", inplace=False,
       method=False, grad=lambda g, x, xp: g[..., None, None] * _inv_t(xp, x))
+# the sign of det(A) is piecewise constant: a zero gradient, yet it is recorded as PyTorch's is
+defop("slogdet_sign", lambda xp, x: xp.linalg.slogdet(x)[0], kind="other", inplace=False,
+      method=False, grad=lambda g, x_shape, xp: xp.zeros(x_shape, g.dtype))
 
 
 def _solve(xp, a, b, *, left=True):
@@ -141,9 +144,9 @@ defop("matrix_exp", _expm, grad=_expm_grad, kind="other", inplace=False)
 
 
 def slogdet(x):
-    """``(sign, log|det|)`` of square matrices; the gradient flows through ``log|det|``."""
-    sign = _wrap(x._place.xp.linalg.slogdet(x._data)[0], x)
-    return sign, call(OPS["logabsdet"], [x], {})
+    """``(sign, log|det|)`` of square matrices; the gradient flows through ``log|det|`` (the
+    sign's is zero)."""
+    return call(OPS["slogdet_sign"], [x], {}), call(OPS["logabsdet"], [x], {})
 
 
 def matrix_power(x, n):

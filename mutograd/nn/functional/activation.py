@@ -10,7 +10,6 @@ error before any write and the saving rules of every in-place op hold.
     >>> F.celu(x, inplace=True) is x
     True
 """
-import numpy as np
 
 from ... import random
 from ...errors import ShapeError
@@ -227,14 +226,14 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
         >>> y.sum(-1).tolist()
         [1.0, 1.0]
     """
-    noise = -np.log(random.generator().exponential(size=tuple(logits.shape)))
-    xp = logits._place.xp       # the noise lives where the logits do
-    y_soft = softmax((logits + _wrap(xp.asarray(noise.astype(logits.dtype.np)), logits)) / tau,
-                       dim)
+    xp = logits._place.xp       # the noise is drawn where the logits live
+    noise = -xp.log(random.generator(logits._place).exponential(size=tuple(logits.shape)))
+    y_soft = softmax((logits + _wrap(noise.astype(logits.dtype.np), logits)) / tau, dim)
     if not hard:
         return y_soft
     axis = dim % logits.ndim
-    idx = np.expand_dims(np.asarray(y_soft.numpy()).argmax(axis=axis), axis)
-    onehot = np.zeros(tuple(logits.shape), logits.dtype.np)
-    np.put_along_axis(onehot, idx, 1.0, axis=axis)
-    return _wrap(xp.asarray(onehot), logits) - y_soft.detach() + y_soft
+    idx = xp.expand_dims(y_soft._data.argmax(axis=axis), axis)
+    categories = xp.arange(logits.shape[axis]).reshape(
+        [-1 if a == axis else 1 for a in range(logits.ndim)])
+    onehot = (idx == categories).astype(logits.dtype.np)
+    return _wrap(onehot, logits) - y_soft.detach() + y_soft
