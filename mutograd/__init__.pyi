@@ -1635,156 +1635,82 @@ class Tensor:
     def H(self) -> Any: ...
     @property
     def T(self) -> Any: ...
-    def abs(self, *, out=None) -> Tensor:
-        """``abs`` of each element of ``x``, in a new tensor."""
-    def abs_(self) -> Tensor:
-        """``abs`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def absolute(self, *, out=None) -> Tensor:
-        """``abs`` of each element of ``x``, in a new tensor."""
-    def absolute_(self) -> Tensor:
-        """``abs`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def acos(self, *, out=None) -> Tensor:
-        """``acos`` of each element of ``x``, in a new tensor."""
-    def acos_(self) -> Tensor:
-        """``acos`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def acosh(self, *, out=None) -> Tensor:
-        """``acosh`` of each element of ``x``, in a new tensor."""
-    def acosh_(self) -> Tensor:
-        """``acosh`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def add(self, y, alpha=1, *, out=None) -> Tensor:
-        """``add`` of ``x``, ``y``, element by element (broadcast together), in a new tensor."""
-    def add_(self, y, alpha=1) -> Tensor:
-        """``add`` written into ``x`` itself, which is returned (same object, version bumped)."""
+    def abs(self, *, out=None) -> Tensor: ...
+    def abs_(self) -> Tensor: ...
+    def absolute(self, *, out=None) -> Tensor: ...
+    def absolute_(self) -> Tensor: ...
+    def acos(self, *, out=None) -> Tensor: ...
+    def acos_(self) -> Tensor: ...
+    def acosh(self, *, out=None) -> Tensor: ...
+    def acosh_(self) -> Tensor: ...
+    def add(self, y, alpha=1, *, out=None) -> Tensor: ...
+    def add_(self, y, alpha=1) -> Tensor: ...
     def add_n(x, name=None): ...
-    def addbmm(self, batch1, batch2, beta=1, alpha=1, *, out=None) -> Tensor:
-        """The matrix product ``addbmm`` of ``x``, ``batch1``, ``batch2``."""
-    def addbmm_(self, batch1, batch2, beta=1, alpha=1) -> Tensor:
-        """``addbmm`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def addcdiv(self, t1, t2, value=1, *, out=None) -> Tensor:
-        """``addcdiv`` of ``x``, ``t1``, ``t2``, element by element (broadcast together), in a new
-        tensor.
-        """
-    def addcdiv_(self, t1, t2, value=1) -> Tensor:
-        """``addcdiv`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def addcmul(self, t1, t2, value=1, *, out=None) -> Tensor:
-        """``addcmul`` of ``x``, ``t1``, ``t2``, element by element (broadcast together), in a new
-        tensor.
-        """
-    def addcmul_(self, t1, t2, value=1) -> Tensor:
-        """``addcmul`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def addmm(self, mat1, mat2, beta=1, alpha=1, *, out=None) -> Tensor:
-        """The matrix product ``addmm`` of ``x``, ``mat1``, ``mat2``."""
-    def addmm_(self, mat1, mat2, beta=1, alpha=1) -> Tensor:
-        """``addmm`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def addmv(self, mat, vec, beta=1, alpha=1, *, out=None) -> Tensor:
-        """The matrix product ``addmv`` of ``x``, ``mat``, ``vec``."""
-    def addmv_(self, mat, vec, beta=1, alpha=1) -> Tensor:
-        """``addmv`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def addr(self, vec1, vec2, beta=1, alpha=1, *, out=None) -> Tensor:
-        """The matrix product ``addr`` of ``x``, ``vec1``, ``vec2``."""
-    def addr_(self, vec1, vec2, beta=1, alpha=1) -> Tensor:
-        """``addr`` written into ``x`` itself, which is returned (same object, version bumped)."""
+    def addbmm(self, batch1, batch2, beta=1, alpha=1, *, out=None) -> Tensor: ...
+    def addbmm_(self, batch1, batch2, beta=1, alpha=1) -> Tensor: ...
+    def addcdiv(self, t1, t2, value=1, *, out=None) -> Tensor: ...
+    def addcdiv_(self, t1, t2, value=1) -> Tensor: ...
+    def addcmul(self, t1, t2, value=1, *, out=None) -> Tensor: ...
+    def addcmul_(self, t1, t2, value=1) -> Tensor: ...
+    def addmm(self, mat1, mat2, beta=1, alpha=1, *, out=None) -> Tensor: ...
+    def addmm_(self, mat1, mat2, beta=1, alpha=1) -> Tensor: ...
+    def addmv(self, mat, vec, beta=1, alpha=1, *, out=None) -> Tensor: ...
+    def addmv_(self, mat, vec, beta=1, alpha=1) -> Tensor: ...
+    def addr(self, vec1, vec2, beta=1, alpha=1, *, out=None) -> Tensor: ...
+    def addr_(self, vec1, vec2, beta=1, alpha=1) -> Tensor: ...
     def adjoint(self): ...
-    def alias_copy(self, /, *args, **kw):
-        """A copy (new storage) of the view ``alias`` gives."""
-    def all(self, axis=None, keepdim=False) -> Tensor:
-        """``all`` of ``x`` over ``axis`` (every element when None)."""
+    def alias_copy(self, /, *args, **kw): ...
+    def all(self, axis=None, keepdim=False) -> Tensor: ...
     def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False): ...
-    def alpha_dropout_(input, p=0.5, train=False):
-        """In-place :func:`alpha_dropout`; returns ``input``."""
-    def amax(self, axis=None, keepdim=False) -> Tensor:
-        """``amax`` of ``x`` over ``axis`` (every element when None)."""
-    def amin(self, axis=None, keepdim=False) -> Tensor:
-        """``amin`` of ``x`` over ``axis`` (every element when None)."""
-    def aminmax(input, *, dim=None, keepdim=False):
-        """``(min, max)`` over ``dim`` (every element when None)."""
-    def angle(input):
-        """The argument: ``atan2(imag, real)`` of a complex tensor; pi for negative reals, else 0.
-        """
-    def any(self, axis=None, keepdim=False) -> Tensor:
-        """``any`` of ``x`` over ``axis`` (every element when None)."""
+    def alpha_dropout_(input, p=0.5, train=False): ...
+    def amax(self, axis=None, keepdim=False) -> Tensor: ...
+    def amin(self, axis=None, keepdim=False) -> Tensor: ...
+    def aminmax(input, *, dim=None, keepdim=False): ...
+    def angle(input): ...
+    def any(self, axis=None, keepdim=False) -> Tensor: ...
     def apply(self, func):
         """``func(self)`` as a new tensor, computed without recording (Paddle's ``Tensor.apply``);
         refused on a tensor that requires grad, as Paddle does.
         """
-    def apply_(x, func):
-        """Replace ``x``'s values by ``func``'s result, in place; returns ``x``."""
-    def arccos(self, *, out=None) -> Tensor:
-        """``acos`` of each element of ``x``, in a new tensor."""
-    def arccos_(self) -> Tensor:
-        """``acos`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def arccosh(self, *, out=None) -> Tensor:
-        """``acosh`` of each element of ``x``, in a new tensor."""
-    def arccosh_(self) -> Tensor:
-        """``acosh`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def arcsin(self, *, out=None) -> Tensor:
-        """``asin`` of each element of ``x``, in a new tensor."""
-    def arcsin_(self) -> Tensor:
-        """``asin`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def arcsinh(self, *, out=None) -> Tensor:
-        """``asinh`` of each element of ``x``, in a new tensor."""
-    def arcsinh_(self) -> Tensor:
-        """``asinh`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def arctan(self, *, out=None) -> Tensor:
-        """``atan`` of each element of ``x``, in a new tensor."""
-    def arctan2(self, y, *, out=None) -> Tensor:
-        """``atan2`` of ``x``, ``y``, element by element (broadcast together), in a new tensor."""
-    def arctan2_(self, y) -> Tensor:
-        """``atan2`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def arctan_(self) -> Tensor:
-        """``atan`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def arctanh(self, *, out=None) -> Tensor:
-        """``atanh`` of each element of ``x``, in a new tensor."""
-    def arctanh_(self) -> Tensor:
-        """``atanh`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def argmax(self, axis=None, keepdim=False) -> Tensor:
-        """``argmax`` of ``x`` over ``axis`` (every element when None)."""
-    def argmin(self, axis=None, keepdim=False) -> Tensor:
-        """``argmin`` of ``x`` over ``axis`` (every element when None)."""
-    def argsort(self, axis=-1, descending=False, stable=False) -> Tensor:
-        """The ``argsort`` op on ``x``."""
-    def argwhere(x):
-        """``nonzero(x)``: the indices of the nonzero elements, one row each."""
-    def as_strided(self, size, stride, storage_offset=0) -> Tensor:
-        """``as_strided``: a view of ``x`` that shares its storage and version."""
-    def as_strided_(self, size, stride, storage_offset=0) -> Tensor:
-        """``as_strided`` written into ``x`` itself, which is returned (same object, version
-        bumped).
-        """
-    def as_strided_copy(self, /, *args, **kw):
-        """A copy (new storage) of the view ``as_strided`` gives."""
+    def apply_(x, func): ...
+    def arccos(self, *, out=None) -> Tensor: ...
+    def arccos_(self) -> Tensor: ...
+    def arccosh(self, *, out=None) -> Tensor: ...
+    def arccosh_(self) -> Tensor: ...
+    def arcsin(self, *, out=None) -> Tensor: ...
+    def arcsin_(self) -> Tensor: ...
+    def arcsinh(self, *, out=None) -> Tensor: ...
+    def arcsinh_(self) -> Tensor: ...
+    def arctan(self, *, out=None) -> Tensor: ...
+    def arctan2(self, y, *, out=None) -> Tensor: ...
+    def arctan2_(self, y) -> Tensor: ...
+    def arctan_(self) -> Tensor: ...
+    def arctanh(self, *, out=None) -> Tensor: ...
+    def arctanh_(self) -> Tensor: ...
+    def argmax(self, axis=None, keepdim=False) -> Tensor: ...
+    def argmin(self, axis=None, keepdim=False) -> Tensor: ...
+    def argsort(self, axis=-1, descending=False, stable=False) -> Tensor: ...
+    def argwhere(x): ...
+    def as_strided(self, size, stride, storage_offset=0) -> Tensor: ...
+    def as_strided_(self, size, stride, storage_offset=0) -> Tensor: ...
+    def as_strided_copy(self, /, *args, **kw): ...
     def as_subclass(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
-    def asin(self, *, out=None) -> Tensor:
-        """``asin`` of each element of ``x``, in a new tensor."""
-    def asin_(self) -> Tensor:
-        """``asin`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def asinh(self, *, out=None) -> Tensor:
-        """``asinh`` of each element of ``x``, in a new tensor."""
-    def asinh_(self) -> Tensor:
-        """``asinh`` written into ``x`` itself, which is returned (same object, version bumped)."""
+    def asin(self, *, out=None) -> Tensor: ...
+    def asin_(self) -> Tensor: ...
+    def asinh(self, *, out=None) -> Tensor: ...
+    def asinh_(self) -> Tensor: ...
     def astype(self, dtype): ...
-    def atan(self, *, out=None) -> Tensor:
-        """``atan`` of each element of ``x``, in a new tensor."""
-    def atan2(self, y, *, out=None) -> Tensor:
-        """``atan2`` of ``x``, ``y``, element by element (broadcast together), in a new tensor."""
-    def atan2_(self, y) -> Tensor:
-        """``atan2`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def atan_(self) -> Tensor:
-        """``atan`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def atanh(self, *, out=None) -> Tensor:
-        """``atanh`` of each element of ``x``, in a new tensor."""
-    def atanh_(self) -> Tensor:
-        """``atanh`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def atleast_1d(self, /, *tensors):
-        """Each tensor with at least one dimension (a 0-d one as shape [1])."""
-    def atleast_2d(self, /, *tensors):
-        """Each tensor with at least two dimensions (leading ones added)."""
-    def atleast_3d(self, /, *tensors):
-        """At least three dimensions: a vector (n,) becomes (1, n, 1), a matrix (m, n) (m, n, 1)."""
+    def atan(self, *, out=None) -> Tensor: ...
+    def atan2(self, y, *, out=None) -> Tensor: ...
+    def atan2_(self, y) -> Tensor: ...
+    def atan_(self) -> Tensor: ...
+    def atanh(self, *, out=None) -> Tensor: ...
+    def atanh_(self) -> Tensor: ...
+    def atleast_1d(self, /, *tensors): ...
+    def atleast_2d(self, /, *tensors): ...
+    def atleast_3d(self, /, *tensors): ...
     def backward(
         self,
         gradient=None,
@@ -1796,118 +1722,54 @@ class Tensor:
         """Accumulate gradients into the leaves. A non-scalar output without ``gradient`` gets ones,
         except in the torch dialect, which requires a scalar output (as PyTorch).
         """
-    def baddbmm(self, batch1, batch2, beta=1, alpha=1, *, out=None) -> Tensor:
-        """The matrix product ``baddbmm`` of ``x``, ``batch1``, ``batch2``."""
-    def baddbmm_(self, batch1, batch2, beta=1, alpha=1) -> Tensor:
-        """``baddbmm`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
+    def baddbmm(self, batch1, batch2, beta=1, alpha=1, *, out=None) -> Tensor: ...
+    def baddbmm_(self, batch1, batch2, beta=1, alpha=1) -> Tensor: ...
     def bernoulli(input, p=None, *, generator=None, out=None):
         """0/1 samples, 1 with the probability in ``input`` (or ``p``); a new tensor."""
-    def bernoulli_(self, p=0.5, generator=None) -> Tensor:
-        """``bernoulli`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
+    def bernoulli_(self, p=0.5, generator=None) -> Tensor: ...
     def bfloat16(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
-    def bincount(x, weights=None, minlength=0):
-        """How often each value 0, 1, ... occurs in the 1-D non-negative integer ``x`` (summing
-        ``weights`` instead of ones when given).
-        """
-    def bitwise_and(self, y, *, out=None) -> Tensor:
-        """``bitwise_and`` of ``x``, ``y``, element by element (broadcast together), in a new
-        tensor.
-        """
-    def bitwise_and_(self, y) -> Tensor:
-        """``bitwise_and`` written into ``x`` itself, which is returned (same object, version
-        bumped).
-        """
-    def bitwise_invert(self, *, out=None) -> Tensor:
-        """``bitwise_not`` of each element of ``x``, in a new tensor."""
-    def bitwise_invert_(self) -> Tensor:
-        """``bitwise_not`` written into ``x`` itself, which is returned (same object, version
-        bumped).
-        """
-    def bitwise_left_shift(self, y, *, out=None) -> Tensor:
-        """``bitwise_left_shift`` of ``x``, ``y``, element by element (broadcast together), in a new
-        tensor.
-        """
-    def bitwise_left_shift_(self, y) -> Tensor:
-        """``bitwise_left_shift`` written into ``x`` itself, which is returned (same object, version
-        bumped).
-        """
-    def bitwise_not(self, *, out=None) -> Tensor:
-        """``bitwise_not`` of each element of ``x``, in a new tensor."""
-    def bitwise_not_(self) -> Tensor:
-        """``bitwise_not`` written into ``x`` itself, which is returned (same object, version
-        bumped).
-        """
-    def bitwise_or(self, y, *, out=None) -> Tensor:
-        """``bitwise_or`` of ``x``, ``y``, element by element (broadcast together), in a new tensor.
-        """
-    def bitwise_or_(self, y) -> Tensor:
-        """``bitwise_or`` written into ``x`` itself, which is returned (same object, version
-        bumped).
-        """
-    def bitwise_right_shift(self, y, *, out=None) -> Tensor:
-        """``bitwise_right_shift`` of ``x``, ``y``, element by element (broadcast together), in a
-        new tensor.
-        """
-    def bitwise_right_shift_(self, y) -> Tensor:
-        """``bitwise_right_shift`` written into ``x`` itself, which is returned (same object,
-        version bumped).
-        """
-    def bitwise_xor(self, y, *, out=None) -> Tensor:
-        """``bitwise_xor`` of ``x``, ``y``, element by element (broadcast together), in a new
-        tensor.
-        """
-    def bitwise_xor_(self, y) -> Tensor:
-        """``bitwise_xor`` written into ``x`` itself, which is returned (same object, version
-        bumped).
-        """
-    def block_diag(self, /, *tensors):
-        """A block-diagonal matrix of the (at most 2-D) tensors."""
-    def bmm(self, y, *, out=None) -> Tensor:
-        """The matrix product ``bmm`` of ``x``, ``y``."""
+    def bincount(x, weights=None, minlength=0): ...
+    def bitwise_and(self, y, *, out=None) -> Tensor: ...
+    def bitwise_and_(self, y) -> Tensor: ...
+    def bitwise_invert(self, *, out=None) -> Tensor: ...
+    def bitwise_invert_(self) -> Tensor: ...
+    def bitwise_left_shift(self, y, *, out=None) -> Tensor: ...
+    def bitwise_left_shift_(self, y) -> Tensor: ...
+    def bitwise_not(self, *, out=None) -> Tensor: ...
+    def bitwise_not_(self) -> Tensor: ...
+    def bitwise_or(self, y, *, out=None) -> Tensor: ...
+    def bitwise_or_(self, y) -> Tensor: ...
+    def bitwise_right_shift(self, y, *, out=None) -> Tensor: ...
+    def bitwise_right_shift_(self, y) -> Tensor: ...
+    def bitwise_xor(self, y, *, out=None) -> Tensor: ...
+    def bitwise_xor_(self, y) -> Tensor: ...
+    def block_diag(self, /, *tensors): ...
+    def bmm(self, y, *, out=None) -> Tensor: ...
     def bool(self, memory_format=None): ...
     def broadcast_shape(x_shape, y_shape):
         """The broadcast of two shapes, as a list."""
-    def broadcast_shapes(self, /, *shapes):
-        """The shape the given shapes broadcast to."""
-    def broadcast_tensors(self, /, *tensors):
-        """The tensors expanded (as views) to their common broadcast shape."""
+    def broadcast_shapes(self, /, *shapes): ...
+    def broadcast_tensors(self, /, *tensors): ...
     def broadcast_to(self, *args, **kw):
         """``broadcast_to``: a view of ``x`` that shares its storage and version."""
-    def bucketize(input, boundaries, out_int32=False, right=False):
-        """The bucket of each element among the 1-D sorted ``boundaries``: ``searchsorted`` with the
-        roles of ``right`` as in PyTorch (``right=False``: boundaries[i-1] < x <= boundaries[i]).
-        """
+    def bucketize(input, boundaries, out_int32=False, right=False): ...
     def byte(self, memory_format=None): ...
-    def can_cast(from_, to):
-        """Whether a value of dtype ``from_`` may be cast to ``to`` (PyTorch's same-kind rule)."""
-    def cartesian_prod(self, /, *tensors):
-        """All combinations of one element of each 1-D tensor, as rows."""
+    def can_cast(from_, to): ...
+    def cartesian_prod(self, /, *tensors): ...
     def cast(self, dtype): ...
-    def cast_(self, dtype) -> Tensor:
-        """``cast`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def cauchy_(x, loc=None, scale=None, *, median=None, sigma=None, generator=None, name=None):
-        """Fill ``x`` with Cauchy samples (Paddle ``loc``/``scale``, PyTorch ``median``/``sigma``).
-        """
+    def cast_(self, dtype) -> Tensor: ...
+    def cauchy_(x, loc=None, scale=None, *, median=None, sigma=None, generator=None, name=None): ...
     def ccol_indices(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
-    def cdist(x1, x2, p=2.0):
-        """The ``p``-norm distance between each row of ``x1`` (..., P, M) and of ``x2`` (..., R, M):
-        shape (..., P, R).
-        """
+    def cdist(x1, x2, p=2.0): ...
     def cdouble(self): ...
-    def ceil(self, *, out=None) -> Tensor:
-        """``ceil`` of each element of ``x``, in a new tensor."""
-    def ceil_(self) -> Tensor:
-        """``ceil`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def celu(self, alpha=1.0, *, out=None) -> Tensor:
-        """``celu`` of each element of ``x``, in a new tensor."""
-    def celu_(self, alpha=1.0) -> Tensor:
-        """``celu`` written into ``x`` itself, which is returned (same object, version bumped)."""
+    def ceil(self, *, out=None) -> Tensor: ...
+    def ceil_(self) -> Tensor: ...
+    def celu(self, alpha=1.0, *, out=None) -> Tensor: ...
+    def celu_(self, alpha=1.0) -> Tensor: ...
     def cfloat(self): ...
     def chalf(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
@@ -1918,170 +1780,103 @@ class Tensor:
         """The inverse of ``A`` from its Cholesky factor ``self``."""
     def cholesky_solve(self, L, upper=False):
         """``X`` with ``A X = self``, ``A = L L^H`` (``upper``: ``U^H U``) given the factor."""
-    def chunk(x, chunks, axis=0, dim=None):
-        """``chunks`` views of (nearly) equal size along ``axis``."""
-    def clamp(x, min=None, max=None, name=None):
-        """``x`` limited to ``[min, max]``; bounds are scalars or tensors (then with gradients)."""
-    def clamp_(x, min=None, max=None, name=None):
-        """In-place :func:`clamp`; returns ``x``."""
-    def clamp_max(self, max, *, out=None) -> Tensor:
-        """``clamp_max`` of ``x``, ``max``, element by element (broadcast together), in a new
-        tensor.
-        """
-    def clamp_max_(self, max) -> Tensor:
-        """``clamp_max`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def clamp_min(self, min, *, out=None) -> Tensor:
-        """``clamp_min`` of ``x``, ``min``, element by element (broadcast together), in a new
-        tensor.
-        """
-    def clamp_min_(self, min) -> Tensor:
-        """``clamp_min`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
+    def chunk(x, chunks, axis=0, dim=None): ...
+    def clamp(x, min=None, max=None, name=None): ...
+    def clamp_(x, min=None, max=None, name=None): ...
+    def clamp_max(self, max, *, out=None) -> Tensor: ...
+    def clamp_max_(self, max) -> Tensor: ...
+    def clamp_min(self, min, *, out=None) -> Tensor: ...
+    def clamp_min_(self, min) -> Tensor: ...
     def clear_grad(self, set_to_zero=False):
         """Drop ``.grad`` (Paddle's ``clear_grad``; ``set_to_zero`` keeps a zeroed buffer)."""
     def clear_gradient(self, set_to_zero=False):
         """Drop ``.grad`` (Paddle's ``clear_grad``; ``set_to_zero`` keeps a zeroed buffer)."""
-    def clip(x, min=None, max=None, name=None):
-        """``x`` limited to ``[min, max]``; bounds are scalars or tensors (then with gradients)."""
-    def clip_(x, min=None, max=None, name=None):
-        """In-place :func:`clamp`; returns ``x``."""
-    def clone(self, memory_format=None) -> Tensor:
-        """The ``clone`` op on ``x``."""
+    def clip(x, min=None, max=None, name=None): ...
+    def clip_(x, min=None, max=None, name=None): ...
+    def clone(self, memory_format=None) -> Tensor: ...
     def coalesce(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
     def col_indices(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
-    def column_stack(tensors):
-        """Join as columns: 0-D and 1-D tensors become (N, 1)."""
-    def combinations(input, r=2, with_replacement=False):
-        """The length-``r`` combinations of the elements of a 1-D tensor, as rows."""
-    def complex(self, y) -> Tensor:
-        """The ``complex`` op on ``x``, ``y``."""
+    def column_stack(tensors): ...
+    def combinations(input, r=2, with_replacement=False): ...
+    def complex(self, y) -> Tensor: ...
     def complex128(self):
         """A copy of the tensor as complex128 (Paddle's ``x.complex128()``)."""
     def complex64(self):
         """A copy of the tensor as complex64 (Paddle's ``x.complex64()``)."""
-    def concat(self, axis=0) -> Tensor:
-        """``cat`` of a list of tensors."""
-    def concatenate(self, axis=0) -> Tensor:
-        """``cat`` of a list of tensors."""
+    def concat(self, axis=0) -> Tensor: ...
+    def concatenate(self, axis=0) -> Tensor: ...
     def cond(self, p=None): ...
-    def conj(input):
-        """The complex conjugate; ``input`` itself for a real tensor (as PyTorch)."""
-    def conj_physical(self, *, out=None) -> Tensor:
-        """``conj_physical`` of each element of ``x``, in a new tensor."""
-    def conj_physical_(self) -> Tensor:
-        """``conj_physical`` written into ``x`` itself, which is returned (same object, version
-        bumped).
-        """
+    def conj(input): ...
+    def conj_physical(self, *, out=None) -> Tensor: ...
+    def conj_physical_(self) -> Tensor: ...
     def const_data_ptr(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
-    def contiguous(x, memory_format=None):
-        """``x`` itself when already contiguous, else a contiguous copy."""
-    def copy_(self, src, non_blocking=False, blocking=True) -> Tensor:
-        """``copy`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def copysign(self, y, *, out=None) -> Tensor:
-        """``copysign`` of ``x``, ``y``, element by element (broadcast together), in a new tensor.
-        """
-    def copysign_(self, y) -> Tensor:
-        """``copysign`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def corrcoef(input):
-        """Pearson correlation coefficients of the rows of ``input``."""
-    def cos(self, *, out=None) -> Tensor:
-        """``cos`` of each element of ``x``, in a new tensor."""
-    def cos_(self) -> Tensor:
-        """``cos`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def cosh(self, *, out=None) -> Tensor:
-        """``cosh`` of each element of ``x``, in a new tensor."""
-    def cosh_(self) -> Tensor:
-        """``cosh`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def count_nonzero(x, dim=None, axis=None):
-        """How many elements are nonzero, over ``dim`` (an int or a tuple) or everywhere."""
-    def cov(input, *, correction=1, fweights=None, aweights=None):
-        """The covariance of the variables in the rows of ``input`` (observations in columns)."""
+    def contiguous(x, memory_format=None): ...
+    def copy_(self, src, non_blocking=False, blocking=True) -> Tensor: ...
+    def copysign(self, y, *, out=None) -> Tensor: ...
+    def copysign_(self, y) -> Tensor: ...
+    def corrcoef(input): ...
+    def cos(self, *, out=None) -> Tensor: ...
+    def cos_(self) -> Tensor: ...
+    def cosh(self, *, out=None) -> Tensor: ...
+    def cosh_(self) -> Tensor: ...
+    def count_nonzero(x, dim=None, axis=None): ...
+    def cov(input, *, correction=1, fweights=None, aweights=None): ...
     def cpu(self): ...
-    def cross(a, b, dim=None):
-        """The cross product of 3-vectors along ``dim`` (the first of size 3 when None)."""
+    def cross(a, b, dim=None): ...
     def crow_indices(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
     def cuda(self, device=None, non_blocking=False):
         """This tensor on GPU ``device`` (default: the current GPU)."""
-    def cummax(input, dim):
-        """``(values, indices)`` of the running maximum along ``dim``."""
-    def cummin(input, dim):
-        """``(values, indices)`` of the running minimum along ``dim``."""
-    def cumprod(self, axis=None, dtype=None, *, out=None) -> Tensor:
-        """``cumprod`` of ``x`` along an axis; the result has its shape."""
-    def cumprod_(self, axis=None, dtype=None) -> Tensor:
-        """``cumprod`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def cumsum(self, axis=None, dtype=None, *, out=None) -> Tensor:
-        """``cumsum`` of ``x`` along an axis; the result has its shape."""
+    def cummax(input, dim): ...
+    def cummin(input, dim): ...
+    def cumprod(self, axis=None, dtype=None, *, out=None) -> Tensor: ...
+    def cumprod_(self, axis=None, dtype=None) -> Tensor: ...
+    def cumsum(self, axis=None, dtype=None, *, out=None) -> Tensor: ...
     def cumsum_(self, axis=None, dtype=None, name=None, **kw):
         """Cumulative sum in place along ``axis``; in the 'paddle' dialect without an axis ``x`` is
         flattened in place first (Paddle), and ``x`` is returned.
         """
-    def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
-        """The running trapezoidal integral along ``dim``."""
+    def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1): ...
     @property
     def data(self) -> Any: ...
     @data.setter
     def data(self, value: Any) -> None: ...
     def data_ptr(self): ...
-    def deg2rad(self, *, out=None) -> Tensor:
-        """``deg2rad`` of each element of ``x``, in a new tensor."""
-    def deg2rad_(self) -> Tensor:
-        """``deg2rad`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
+    def deg2rad(self, *, out=None) -> Tensor: ...
+    def deg2rad_(self) -> Tensor: ...
     def dense_dim(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
     def dequantize(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
-    def det(self) -> Tensor:
-        """The ``det`` op on ``x``."""
+    def det(self) -> Tensor: ...
     def detach(self):
         """A tensor sharing storage and version counter, outside the graph (DESIGN.md rule 7)."""
     def detach_(self): ...
-    def detach_copy(self, /, *args, **kw):
-        """A copy (new storage) of the view ``detach`` gives."""
+    def detach_copy(self, /, *args, **kw): ...
     @property
     def device(self) -> Any: ...
-    def diag(x, diagonal=0):
-        """A vector's square diagonal matrix (the vector on diagonal ``diagonal``), or a matrix's
-        diagonal as a new vector.
-        """
-    def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-        """Matrices with the last dimension of ``input`` on their ``offset`` diagonal (in the
-        dimensions ``dim1``, ``dim2`` of the result).
-        """
-    def diagflat(input, offset=0):
-        """A matrix with ``input`` flattened on its ``offset`` diagonal."""
-    def diagonal(self, offset=0, axis1=0, axis2=1) -> Tensor:
-        """``diagonal``: a view of ``x`` that shares its storage and version."""
-    def diagonal_copy(self, /, *args, **kw):
-        """A copy (new storage) of the view ``diagonal`` gives."""
-    def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
-        """A copy of ``input`` with ``src`` written onto a diagonal."""
-    def diff(x, n=1, dim=-1, prepend=None, append=None, axis=None):
-        """The ``n``-th forward difference along ``dim``, after joining ``prepend``/``append``."""
-    def digamma(self, *, out=None) -> Tensor:
-        """``digamma`` of each element of ``x``, in a new tensor."""
-    def digamma_(self) -> Tensor:
-        """``digamma`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
+    def diag(x, diagonal=0): ...
+    def diag_embed(input, offset=0, dim1=-2, dim2=-1): ...
+    def diagflat(input, offset=0): ...
+    def diagonal(self, offset=0, axis1=0, axis2=1) -> Tensor: ...
+    def diagonal_copy(self, /, *args, **kw): ...
+    def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1): ...
+    def diff(x, n=1, dim=-1, prepend=None, append=None, axis=None): ...
+    def digamma(self, *, out=None) -> Tensor: ...
+    def digamma_(self) -> Tensor: ...
     def dim(self): ...
     def dim_order(self):
         """The dimensions from the outermost to the innermost in memory (by decreasing stride)."""
-    def dist(a, b, p=2):
-        """The ``p``-norm of ``a - b``."""
+    def dist(a, b, p=2): ...
     def div(self, other, *, rounding_mode=None):
         """``div(other, rounding_mode=None)``: see :func:`div`."""
     def div_(self, other, *, rounding_mode=None):
@@ -2090,108 +1885,59 @@ class Tensor:
         """``div(other, rounding_mode=None)``: see :func:`div`."""
     def divide_(self, other, *, rounding_mode=None):
         """``div_(other, rounding_mode=None)``: see :func:`div`."""
-    def dot(self, y) -> Tensor:
-        """The matrix product ``dot`` of ``x``, ``y``."""
+    def dot(self, y) -> Tensor: ...
     def double(self, memory_format=None): ...
-    def dropout_(input, p=0.5, train=True):
-        """In-place :func:`dropout`; returns ``input``."""
-    def dsplit(input, indices_or_sections):
-        """``tensor_split`` along dimension d (PyTorch's ``dsplit``)."""
-    def dstack(tensors):
-        """Join along dimension 2 (tensors made at least 3-D as (1, N, 1) / (M, N, 1))."""
+    def dropout_(input, p=0.5, train=True): ...
+    def dsplit(input, indices_or_sections): ...
+    def dstack(tensors): ...
     @property
     def dtype(self) -> Any: ...
     def eig(self): ...
     def eigvals(self): ...
     def eigvalsh(self, UPLO='L'): ...
     def element_size(self): ...
-    def elu(self, alpha=1.0, *, out=None) -> Tensor:
-        """``elu`` of each element of ``x``, in a new tensor."""
-    def elu_(self, alpha=1.0) -> Tensor:
-        """``elu`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def embedding_renorm(self, index, max_norm, norm_type=2.0, *, out=None) -> Tensor:
-        """The ``embedding_renorm`` op on ``x``, ``index``."""
-    def embedding_renorm_(weight, index, max_norm, norm_type=2.0):
-        """Scale the rows of ``weight`` that ``index`` names down to norm ``max_norm``; returns
-        ``weight``. PyTorch passes ``(weight, input)``, Paddle's functional form ``(x, weight)``:
-        the integer tensor is the index, so either order works.
-        """
-    def eq(self, y, *, out=None) -> Tensor:
-        """``eq`` of ``x``, ``y``, element by element (broadcast together), as a bool tensor."""
-    def eq_(self, y) -> Tensor:
-        """``eq`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def equal(self, y, *, out=None) -> Tensor:
-        """``eq`` of ``x``, ``y``, element by element (broadcast together), as a bool tensor."""
-    def equal_(self, y) -> Tensor:
-        """``eq`` written into ``x`` itself, which is returned (same object, version bumped)."""
+    def elu(self, alpha=1.0, *, out=None) -> Tensor: ...
+    def elu_(self, alpha=1.0) -> Tensor: ...
+    def embedding_renorm(self, index, max_norm, norm_type=2.0, *, out=None) -> Tensor: ...
+    def embedding_renorm_(weight, index, max_norm, norm_type=2.0): ...
+    def eq(self, y, *, out=None) -> Tensor: ...
+    def eq_(self, y) -> Tensor: ...
+    def equal(self, y, *, out=None) -> Tensor: ...
+    def equal_(self, y) -> Tensor: ...
     def equal_all(x, y, name=None):
         """Whether ``x`` and ``y`` have the same shape and elements, as a bool 0-d tensor."""
-    def erf(self, *, out=None) -> Tensor:
-        """``erf`` of each element of ``x``, in a new tensor."""
-    def erf_(self) -> Tensor:
-        """``erf`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def erfc(self, *, out=None) -> Tensor:
-        """``erfc`` of each element of ``x``, in a new tensor."""
-    def erfc_(self) -> Tensor:
-        """``erfc`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def erfinv(self, *, out=None) -> Tensor:
-        """``erfinv`` of each element of ``x``, in a new tensor."""
-    def erfinv_(self) -> Tensor:
-        """``erfinv`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def exp(self, *, out=None) -> Tensor:
-        """``exp`` of each element of ``x``, in a new tensor."""
-    def exp2(self, *, out=None) -> Tensor:
-        """``exp2`` of each element of ``x``, in a new tensor."""
-    def exp2_(self) -> Tensor:
-        """``exp2`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def exp_(self) -> Tensor:
-        """``exp`` written into ``x`` itself, which is returned (same object, version bumped)."""
+    def erf(self, *, out=None) -> Tensor: ...
+    def erf_(self) -> Tensor: ...
+    def erfc(self, *, out=None) -> Tensor: ...
+    def erfc_(self) -> Tensor: ...
+    def erfinv(self, *, out=None) -> Tensor: ...
+    def erfinv_(self) -> Tensor: ...
+    def exp(self, *, out=None) -> Tensor: ...
+    def exp2(self, *, out=None) -> Tensor: ...
+    def exp2_(self) -> Tensor: ...
+    def exp_(self) -> Tensor: ...
     def expand(self, *args, **kw):
         """``expand``: a view of ``x`` that shares its storage and version."""
     def expand_as(self, *args, **kw):
         """``x`` expanded to the shape of ``y`` (a view)."""
-    def expand_copy(self, /, *args, **kw):
-        """A copy (new storage) of the view ``expand`` gives."""
-    def expand_dims(self, axis) -> Tensor:
-        """``unsqueeze``: a view of ``x`` that shares its storage and version."""
-    def expand_dims_(self, axis) -> Tensor:
-        """``unsqueeze`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def expm1(self, *, out=None) -> Tensor:
-        """``expm1`` of each element of ``x``, in a new tensor."""
-    def expm1_(self) -> Tensor:
-        """``expm1`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def exponential_(self, lambd=1.0, generator=None) -> Tensor:
-        """``exponential`` written into ``x`` itself, which is returned (same object, version
-        bumped).
-        """
-    def feature_alpha_dropout_(input, p=0.5, train=False):
-        """In-place :func:`feature_alpha_dropout`; returns ``input``."""
-    def feature_dropout_(input, p=0.5, train=True):
-        """In-place channel dropout of a batched input; returns ``input``."""
-    def fill_(self, value) -> Tensor:
-        """``fill`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def fill_diagonal(self, value, offset=0, wrap=False, *, out=None) -> Tensor:
-        """The ``fill_diagonal`` op on ``x``, ``value``."""
-    def fill_diagonal_(x, value=None, offset=0, wrap=False, *, fill_value=None, name=None):
-        """Fill the diagonal of ``x`` with ``value`` in place; returns ``x``."""
-    def fill_diagonal_tensor(self, y, offset=0, dim1=0, dim2=1, *, out=None) -> Tensor:
-        """The ``fill_diagonal_tensor`` op on ``x``, ``y``."""
-    def fill_diagonal_tensor_(self, y, offset=0, dim1=0, dim2=1) -> Tensor:
-        """``fill_diagonal_tensor`` written into ``x`` itself, which is returned (same object,
-        version bumped).
-        """
-    def fix(self, *, out=None) -> Tensor:
-        """``trunc`` of each element of ``x``, in a new tensor."""
-    def fix_(self) -> Tensor:
-        """``trunc`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def flatten(self, start_axis=0, stop_axis=-1) -> Tensor:
-        """``flatten``: a view of ``x`` that shares its storage and version."""
-    def flatten_(self, start_axis=0, stop_axis=-1) -> Tensor:
-        """``flatten`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def flip(self, *axis) -> Tensor:
-        """The ``flip`` op on ``x``."""
+    def expand_copy(self, /, *args, **kw): ...
+    def expand_dims(self, axis) -> Tensor: ...
+    def expand_dims_(self, axis) -> Tensor: ...
+    def expm1(self, *, out=None) -> Tensor: ...
+    def expm1_(self) -> Tensor: ...
+    def exponential_(self, lambd=1.0, generator=None) -> Tensor: ...
+    def feature_alpha_dropout_(input, p=0.5, train=False): ...
+    def feature_dropout_(input, p=0.5, train=True): ...
+    def fill_(self, value) -> Tensor: ...
+    def fill_diagonal(self, value, offset=0, wrap=False, *, out=None) -> Tensor: ...
+    def fill_diagonal_(x, value=None, offset=0, wrap=False, *, fill_value=None, name=None): ...
+    def fill_diagonal_tensor(self, y, offset=0, dim1=0, dim2=1, *, out=None) -> Tensor: ...
+    def fill_diagonal_tensor_(self, y, offset=0, dim1=0, dim2=1) -> Tensor: ...
+    def fix(self, *, out=None) -> Tensor: ...
+    def fix_(self) -> Tensor: ...
+    def flatten(self, start_axis=0, stop_axis=-1) -> Tensor: ...
+    def flatten_(self, start_axis=0, stop_axis=-1) -> Tensor: ...
+    def flip(self, *axis) -> Tensor: ...
     def fliplr(self): ...
     def flipud(self): ...
     def float(self, memory_format=None): ...
@@ -2201,80 +1947,37 @@ class Tensor:
         """A copy of the tensor as float32 (Paddle's ``x.float32()``)."""
     def float64(self):
         """A copy of the tensor as float64 (Paddle's ``x.float64()``)."""
-    def float_power(self, y, *, out=None) -> Tensor:
-        """``float_power`` of ``x``, ``y``, element by element (broadcast together), in a new
-        tensor.
-        """
-    def float_power_(self, y) -> Tensor:
-        """``float_power`` written into ``x`` itself, which is returned (same object, version
-        bumped).
-        """
-    def floor(self, *, out=None) -> Tensor:
-        """``floor`` of each element of ``x``, in a new tensor."""
-    def floor_(self) -> Tensor:
-        """``floor`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def floor_divide(self, y, *, out=None) -> Tensor:
-        """``floor_divide`` of ``x``, ``y``, element by element (broadcast together), in a new
-        tensor.
-        """
-    def floor_divide_(self, y) -> Tensor:
-        """``floor_divide`` written into ``x`` itself, which is returned (same object, version
-        bumped).
-        """
-    def floor_mod(self, y, *, out=None) -> Tensor:
-        """``remainder`` of ``x``, ``y``, element by element (broadcast together), in a new tensor.
-        """
-    def floor_mod_(self, y) -> Tensor:
-        """``remainder`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def fmax(input, other):
-        """Element-wise maximum ignoring NaN (NaN only where both are)."""
-    def fmin(input, other):
-        """Element-wise minimum ignoring NaN (NaN only where both are)."""
-    def fmod(self, y, *, out=None) -> Tensor:
-        """``fmod`` of ``x``, ``y``, element by element (broadcast together), in a new tensor."""
-    def fmod_(self, y) -> Tensor:
-        """``fmod`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def frac(self, *, out=None) -> Tensor:
-        """``frac`` of each element of ``x``, in a new tensor."""
-    def frac_(self) -> Tensor:
-        """``frac`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def frexp(input):
-        """``(mantissa, exponent)`` with ``input = mantissa * 2^exponent`` (no gradient)."""
-    def gammainc(self, y, *, out=None) -> Tensor:
-        """``gammainc`` of ``x``, ``y``, element by element (broadcast together), in a new tensor.
-        """
-    def gammainc_(self, y) -> Tensor:
-        """``gammainc`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def gammaincc(self, y, *, out=None) -> Tensor:
-        """``gammaincc`` of ``x``, ``y``, element by element (broadcast together), in a new tensor.
-        """
-    def gammaincc_(self, y) -> Tensor:
-        """``gammaincc`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def gammaln(self, *, out=None) -> Tensor:
-        """``lgamma`` of each element of ``x``, in a new tensor."""
-    def gammaln_(self) -> Tensor:
-        """``lgamma`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def gather(x, *args, axis=None, dim=None, index=None, **kw):
-        """Values of ``x`` picked along an axis by an index tensor."""
+    def float_power(self, y, *, out=None) -> Tensor: ...
+    def float_power_(self, y) -> Tensor: ...
+    def floor(self, *, out=None) -> Tensor: ...
+    def floor_(self) -> Tensor: ...
+    def floor_divide(self, y, *, out=None) -> Tensor: ...
+    def floor_divide_(self, y) -> Tensor: ...
+    def floor_mod(self, y, *, out=None) -> Tensor: ...
+    def floor_mod_(self, y) -> Tensor: ...
+    def fmax(input, other): ...
+    def fmin(input, other): ...
+    def fmod(self, y, *, out=None) -> Tensor: ...
+    def fmod_(self, y) -> Tensor: ...
+    def frac(self, *, out=None) -> Tensor: ...
+    def frac_(self) -> Tensor: ...
+    def frexp(input): ...
+    def gammainc(self, y, *, out=None) -> Tensor: ...
+    def gammainc_(self, y) -> Tensor: ...
+    def gammaincc(self, y, *, out=None) -> Tensor: ...
+    def gammaincc_(self, y) -> Tensor: ...
+    def gammaln(self, *, out=None) -> Tensor: ...
+    def gammaln_(self) -> Tensor: ...
+    def gather(x, *args, axis=None, dim=None, index=None, **kw): ...
     def gather_nd(x, index, name=None):
         """``out[i] = x[index[i]]``: the last axis of ``index`` indexes the first axes of ``x``."""
-    def gcd(self, y, *, out=None) -> Tensor:
-        """``gcd`` of ``x``, ``y``, element by element (broadcast together), in a new tensor."""
-    def gcd_(self, y) -> Tensor:
-        """``gcd`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def ge(self, y, *, out=None) -> Tensor:
-        """``ge`` of ``x``, ``y``, element by element (broadcast together), as a bool tensor."""
-    def ge_(self, y) -> Tensor:
-        """``ge`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def gelu(self, approximate='none', *, out=None) -> Tensor:
-        """``gelu`` of each element of ``x``, in a new tensor."""
-    def gelu_(self, approximate='none') -> Tensor:
-        """``gelu`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def geometric_(x, probs=None, *, p=None, generator=None, name=None):
-        """Fill ``x`` with geometric samples (trials to the first success; ``probs`` or ``p``)."""
+    def gcd(self, y, *, out=None) -> Tensor: ...
+    def gcd_(self, y) -> Tensor: ...
+    def ge(self, y, *, out=None) -> Tensor: ...
+    def ge_(self, y) -> Tensor: ...
+    def gelu(self, approximate='none', *, out=None) -> Tensor: ...
+    def gelu_(self, approximate='none') -> Tensor: ...
+    def geometric_(x, probs=None, *, p=None, generator=None, name=None): ...
     def ger(input, vec2): ...
     def get_device(self): ...
     def get_strides(self): ...
@@ -2292,98 +1995,51 @@ class Tensor:
     def grad_fn(self, *args, **kwargs): ...
     def gradient(self):
         """The gradient as a NumPy array, or None (Paddle's ``Tensor.gradient()``)."""
-    def greater(self, y, *, out=None) -> Tensor:
-        """``gt`` of ``x``, ``y``, element by element (broadcast together), as a bool tensor."""
-    def greater_(self, y) -> Tensor:
-        """``gt`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def greater_equal(self, y, *, out=None) -> Tensor:
-        """``ge`` of ``x``, ``y``, element by element (broadcast together), as a bool tensor."""
-    def greater_equal_(self, y) -> Tensor:
-        """``ge`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def greater_than(self, y, *, out=None) -> Tensor:
-        """``gt`` of ``x``, ``y``, element by element (broadcast together), as a bool tensor."""
-    def greater_than_(self, y) -> Tensor:
-        """``gt`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def gt(self, y, *, out=None) -> Tensor:
-        """``gt`` of ``x``, ``y``, element by element (broadcast together), as a bool tensor."""
-    def gt_(self, y) -> Tensor:
-        """``gt`` written into ``x`` itself, which is returned (same object, version bumped)."""
+    def greater(self, y, *, out=None) -> Tensor: ...
+    def greater_(self, y) -> Tensor: ...
+    def greater_equal(self, y, *, out=None) -> Tensor: ...
+    def greater_equal_(self, y) -> Tensor: ...
+    def greater_than(self, y, *, out=None) -> Tensor: ...
+    def greater_than_(self, y) -> Tensor: ...
+    def gt(self, y, *, out=None) -> Tensor: ...
+    def gt_(self, y) -> Tensor: ...
     def half(self, memory_format=None): ...
     def hardshrink(self, lambd=0.5): ...
-    def hardsigmoid(self, slope=0.16666666666666666, offset=0.5, *, out=None) -> Tensor:
-        """``hardsigmoid`` of each element of ``x``, in a new tensor."""
-    def hardsigmoid_(self, slope=0.16666666666666666, offset=0.5) -> Tensor:
-        """``hardsigmoid`` written into ``x`` itself, which is returned (same object, version
-        bumped).
-        """
-    def hardswish(self, *, out=None) -> Tensor:
-        """``hardswish`` of each element of ``x``, in a new tensor."""
-    def hardswish_(self) -> Tensor:
-        """``hardswish`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def hardtanh(self, min=-1.0, max=1.0, *, out=None) -> Tensor:
-        """``hardtanh`` of each element of ``x``, in a new tensor."""
-    def hardtanh_(self, min=-1.0, max=1.0) -> Tensor:
-        """``hardtanh`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def heaviside(self, y, *, out=None) -> Tensor:
-        """``heaviside`` of ``x``, ``y``, element by element (broadcast together), in a new tensor.
-        """
-    def heaviside_(self, y) -> Tensor:
-        """``heaviside`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def histc(x, bins=100, min=0, max=0):
-        """A histogram of ``bins`` equal bins over [min, max] (the data's range when both are 0);
-        elements outside are ignored.
-        """
+    def hardsigmoid(self, slope=0.16666666666666666, offset=0.5, *, out=None) -> Tensor: ...
+    def hardsigmoid_(self, slope=0.16666666666666666, offset=0.5) -> Tensor: ...
+    def hardswish(self, *, out=None) -> Tensor: ...
+    def hardswish_(self) -> Tensor: ...
+    def hardtanh(self, min=-1.0, max=1.0, *, out=None) -> Tensor: ...
+    def hardtanh_(self, min=-1.0, max=1.0) -> Tensor: ...
+    def heaviside(self, y, *, out=None) -> Tensor: ...
+    def heaviside_(self, y) -> Tensor: ...
+    def histc(x, bins=100, min=0, max=0): ...
     def histogram(input, bins=100, *, range=None, weight=None, density=False):
         """``(hist, bin_edges)`` of the values of ``input`` (NumPy's histogram, in its dtype)."""
     def histogram_bin_edges(input, bins=100, min=0.0, max=0.0, name=None):
         """The ``bins + 1`` edges :func:`histogram` uses."""
     def householder_product(self, tau): ...
-    def hsplit(input, indices_or_sections):
-        """``tensor_split`` along dimension h (PyTorch's ``hsplit``)."""
-    def hstack(tensors):
-        """Join along dimension 1 (0 for 1-D tensors)."""
-    def hypot(self, y, *, out=None) -> Tensor:
-        """``hypot`` of ``x``, ``y``, element by element (broadcast together), in a new tensor."""
-    def hypot_(self, y) -> Tensor:
-        """``hypot`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def i0(self, *, out=None) -> Tensor:
-        """``i0`` of each element of ``x``, in a new tensor."""
-    def i0_(self) -> Tensor:
-        """``i0`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def igamma(self, y, *, out=None) -> Tensor:
-        """``gammainc`` of ``x``, ``y``, element by element (broadcast together), in a new tensor.
-        """
-    def igamma_(self, y) -> Tensor:
-        """``gammainc`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def igammac(self, y, *, out=None) -> Tensor:
-        """``gammaincc`` of ``x``, ``y``, element by element (broadcast together), in a new tensor.
-        """
-    def igammac_(self, y) -> Tensor:
-        """``gammaincc`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
+    def hsplit(input, indices_or_sections): ...
+    def hstack(tensors): ...
+    def hypot(self, y, *, out=None) -> Tensor: ...
+    def hypot_(self, y) -> Tensor: ...
+    def i0(self, *, out=None) -> Tensor: ...
+    def i0_(self) -> Tensor: ...
+    def igamma(self, y, *, out=None) -> Tensor: ...
+    def igamma_(self, y) -> Tensor: ...
+    def igammac(self, y, *, out=None) -> Tensor: ...
+    def igammac_(self, y) -> Tensor: ...
     @property
     def imag(self) -> Any: ...
     def increment(self, value=1.0): ...
-    def index_add(x, *args, **kw):
-        """``index_add`` out of place (see the docstring of mutograd.ops.scatter)."""
-    def index_add_(x, *args, **kw):
-        """``index_add`` written into its first argument, which is returned."""
-    def index_copy(x, *args, **kw):
-        """``index_copy`` out of place (see the docstring of mutograd.ops.scatter)."""
-    def index_copy_(x, *args, **kw):
-        """``index_copy`` written into its first argument, which is returned."""
-    def index_fill(x, *args, **kw):
-        """``index_fill`` out of place (see the docstring of mutograd.ops.scatter)."""
-    def index_fill_(x, *args, **kw):
-        """``index_fill`` written into its first argument, which is returned."""
-    def index_put(x, indices, value, accumulate=False):
-        """Out-of-place ``index_put_``: a copy of ``x`` with ``value`` written at ``indices``."""
-    def index_put_(x, indices, value, accumulate=False):
-        """``x[indices] = value`` (or ``+=`` with ``accumulate=True``, summing repeated indices)."""
+    def index_add(x, *args, **kw): ...
+    def index_add_(x, *args, **kw): ...
+    def index_copy(x, *args, **kw): ...
+    def index_copy_(x, *args, **kw): ...
+    def index_fill(x, *args, **kw): ...
+    def index_fill_(x, *args, **kw): ...
+    def index_put(x, indices, value, accumulate=False): ...
+    def index_put_(x, indices, value, accumulate=False): ...
     def index_reduce(
         x,
         axis=None,
@@ -2393,8 +2049,7 @@ class Tensor:
         *,
         include_self=True,
         dim=None,
-    ):
-        """Out-of-place :func:`index_reduce_`."""
+    ): ...
     def index_reduce_(
         x,
         axis=None,
@@ -2404,19 +2059,14 @@ class Tensor:
         *,
         include_self=True,
         dim=None,
-    ):
-        """PyTorch's ``Tensor.index_reduce_(dim, index, source, reduce)`` ('prod', 'mean', 'amax',
-        'amin'); returns ``x``.
-        """
+    ): ...
     def index_sample(x, index, name=None):
         """``out[i, j] = x[i, index[i, j]]``."""
-    def index_select(x, *args, axis=None, dim=None, index=None, **kw):
-        """Slices of ``x`` at a 1-D integer ``index`` along an axis."""
+    def index_select(x, *args, axis=None, dim=None, index=None, **kw): ...
     def indices(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
-    def inner(a, b):
-        """The sum over the last axes: ``tensordot(a, b, ([-1], [-1]))``."""
+    def inner(a, b): ...
     @property
     def inplace_version(self) -> Any: ...
     def int(self, memory_format=None): ...
@@ -2431,8 +2081,7 @@ class Tensor:
     def int_repr(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
-    def inverse(self) -> Tensor:
-        """The ``inverse`` op on ``x``."""
+    def inverse(self) -> Tensor: ...
     def ipu(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
@@ -2477,8 +2126,7 @@ class Tensor:
     def is_neg(self): ...
     @property
     def is_nested(self) -> Any: ...
-    def is_nonzero(input):
-        """Whether the single element of ``input`` is nonzero."""
+    def is_nonzero(input): ...
     def is_pinned(self, *a): ...
     @property
     def is_quantized(self) -> Any: ...
@@ -2505,143 +2153,69 @@ class Tensor:
     def is_xpu(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
-    def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-        """``|a - b| <= atol + rtol * |b|`` element-wise, as a bool tensor."""
-    def isfinite(self) -> Tensor:
-        """``isfinite`` of each element of ``x``, in a new tensor."""
-    def isin(elements, test_elements, assume_unique=False, invert=False):
-        """Whether each element of ``elements`` is among ``test_elements``."""
-    def isinf(self) -> Tensor:
-        """``isinf`` of each element of ``x``, in a new tensor."""
-    def isnan(self) -> Tensor:
-        """``isnan`` of each element of ``x``, in a new tensor."""
+    def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False): ...
+    def isfinite(self) -> Tensor: ...
+    def isin(elements, test_elements, assume_unique=False, invert=False): ...
+    def isinf(self) -> Tensor: ...
+    def isnan(self) -> Tensor: ...
     def isneginf(input): ...
     def isposinf(input): ...
-    def isreal(input):
-        """True where the imaginary part is 0 (everywhere for a real tensor)."""
+    def isreal(input): ...
     def item(self): ...
     @property
     def itemsize(self) -> Any: ...
-    def kron(a, b):
-        """The Kronecker product: every element of ``a`` times the whole of ``b``."""
-    def kthvalue(x, k, dim=-1, keepdim=False, axis=None):
-        """The ``k``-th smallest values along ``dim`` and their indices."""
+    def kron(a, b): ...
+    def kthvalue(x, k, dim=-1, keepdim=False, axis=None): ...
     @property
     def layout(self) -> Any: ...
-    def lcm(self, y, *, out=None) -> Tensor:
-        """``lcm`` of ``x``, ``y``, element by element (broadcast together), in a new tensor."""
-    def lcm_(self, y) -> Tensor:
-        """``lcm`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def ldexp(self, y, *, out=None) -> Tensor:
-        """``ldexp`` of ``x``, ``y``, element by element (broadcast together), in a new tensor."""
-    def ldexp_(self, y) -> Tensor:
-        """``ldexp`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def le(self, y, *, out=None) -> Tensor:
-        """``le`` of ``x``, ``y``, element by element (broadcast together), as a bool tensor."""
-    def le_(self, y) -> Tensor:
-        """``le`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def leaky_relu(self, negative_slope=0.01, *, out=None) -> Tensor:
-        """``leaky_relu`` of each element of ``x``, in a new tensor."""
-    def leaky_relu_(self, negative_slope=0.01) -> Tensor:
-        """``leaky_relu`` written into ``x`` itself, which is returned (same object, version
-        bumped).
-        """
-    def lerp(self, y, weight, *, out=None) -> Tensor:
-        """``lerp`` of ``x``, ``y``, ``weight``, element by element (broadcast together), in a new
-        tensor.
-        """
-    def lerp_(self, y, weight) -> Tensor:
-        """``lerp`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def less(self, y, *, out=None) -> Tensor:
-        """``lt`` of ``x``, ``y``, element by element (broadcast together), as a bool tensor."""
-    def less_(self, y) -> Tensor:
-        """``lt`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def less_equal(self, y, *, out=None) -> Tensor:
-        """``le`` of ``x``, ``y``, element by element (broadcast together), as a bool tensor."""
-    def less_equal_(self, y) -> Tensor:
-        """``le`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def less_than(self, y, *, out=None) -> Tensor:
-        """``lt`` of ``x``, ``y``, element by element (broadcast together), as a bool tensor."""
-    def less_than_(self, y) -> Tensor:
-        """``lt`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def lgamma(self, *, out=None) -> Tensor:
-        """``lgamma`` of each element of ``x``, in a new tensor."""
-    def lgamma_(self) -> Tensor:
-        """``lgamma`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def log(self, *, out=None) -> Tensor:
-        """``log`` of each element of ``x``, in a new tensor."""
-    def log10(self, *, out=None) -> Tensor:
-        """``log10`` of each element of ``x``, in a new tensor."""
-    def log10_(self) -> Tensor:
-        """``log10`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def log1p(self, *, out=None) -> Tensor:
-        """``log1p`` of each element of ``x``, in a new tensor."""
-    def log1p_(self) -> Tensor:
-        """``log1p`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def log2(self, *, out=None) -> Tensor:
-        """``log2`` of each element of ``x``, in a new tensor."""
-    def log2_(self) -> Tensor:
-        """``log2`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def log_(self) -> Tensor:
-        """``log`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def log_normal_(x, mean=1.0, std=2.0, *, generator=None, name=None):
-        """Fill ``x`` with samples whose logarithm is normal(``mean``, ``std``)."""
-    def log_softmax(x, axis=-1, dtype=None, dim=None):
-        """``log(softmax(x))`` computed stably."""
-    def log_softmax_(self, axis=-1) -> Tensor:
-        """``log_softmax`` written into ``x`` itself, which is returned (same object, version
-        bumped).
-        """
-    def logaddexp(input, other):
-        """``log(exp(input) + exp(other))`` without overflow."""
-    def logaddexp2(input, other):
-        """``log2(2^input + 2^other)``."""
-    def logcumsumexp(input, dim):
-        """``log(cumsum(exp(input)))`` along ``dim``, computed stably."""
-    def logdet(input):
-        """``log(det(input))`` (NaN for a negative determinant, as PyTorch)."""
-    def logical_and(self, y, *, out=None) -> Tensor:
-        """``logical_and`` of ``x``, ``y``, element by element (broadcast together), as a bool
-        tensor.
-        """
-    def logical_and_(self, y) -> Tensor:
-        """``logical_and`` written into ``x`` itself, which is returned (same object, version
-        bumped).
-        """
-    def logical_not(self, *, out=None) -> Tensor:
-        """``logical_not`` of each element of ``x``, as a bool tensor."""
-    def logical_not_(self) -> Tensor:
-        """``logical_not`` written into ``x`` itself, which is returned (same object, version
-        bumped).
-        """
-    def logical_or(self, y, *, out=None) -> Tensor:
-        """``logical_or`` of ``x``, ``y``, element by element (broadcast together), as a bool
-        tensor.
-        """
-    def logical_or_(self, y) -> Tensor:
-        """``logical_or`` written into ``x`` itself, which is returned (same object, version
-        bumped).
-        """
-    def logical_xor(self, y, *, out=None) -> Tensor:
-        """``logical_xor`` of ``x``, ``y``, element by element (broadcast together), as a bool
-        tensor.
-        """
-    def logical_xor_(self, y) -> Tensor:
-        """``logical_xor`` written into ``x`` itself, which is returned (same object, version
-        bumped).
-        """
-    def logit(self, eps=None, *, out=None) -> Tensor:
-        """``logit`` of each element of ``x``, in a new tensor."""
-    def logit_(self, eps=None) -> Tensor:
-        """``logit`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def logsumexp(self, axis=None, keepdim=False) -> Tensor:
-        """``logsumexp`` of ``x`` over ``axis`` (every element when None)."""
+    def lcm(self, y, *, out=None) -> Tensor: ...
+    def lcm_(self, y) -> Tensor: ...
+    def ldexp(self, y, *, out=None) -> Tensor: ...
+    def ldexp_(self, y) -> Tensor: ...
+    def le(self, y, *, out=None) -> Tensor: ...
+    def le_(self, y) -> Tensor: ...
+    def leaky_relu(self, negative_slope=0.01, *, out=None) -> Tensor: ...
+    def leaky_relu_(self, negative_slope=0.01) -> Tensor: ...
+    def lerp(self, y, weight, *, out=None) -> Tensor: ...
+    def lerp_(self, y, weight) -> Tensor: ...
+    def less(self, y, *, out=None) -> Tensor: ...
+    def less_(self, y) -> Tensor: ...
+    def less_equal(self, y, *, out=None) -> Tensor: ...
+    def less_equal_(self, y) -> Tensor: ...
+    def less_than(self, y, *, out=None) -> Tensor: ...
+    def less_than_(self, y) -> Tensor: ...
+    def lgamma(self, *, out=None) -> Tensor: ...
+    def lgamma_(self) -> Tensor: ...
+    def log(self, *, out=None) -> Tensor: ...
+    def log10(self, *, out=None) -> Tensor: ...
+    def log10_(self) -> Tensor: ...
+    def log1p(self, *, out=None) -> Tensor: ...
+    def log1p_(self) -> Tensor: ...
+    def log2(self, *, out=None) -> Tensor: ...
+    def log2_(self) -> Tensor: ...
+    def log_(self) -> Tensor: ...
+    def log_normal_(x, mean=1.0, std=2.0, *, generator=None, name=None): ...
+    def log_softmax(x, axis=-1, dtype=None, dim=None): ...
+    def log_softmax_(self, axis=-1) -> Tensor: ...
+    def logaddexp(input, other): ...
+    def logaddexp2(input, other): ...
+    def logcumsumexp(input, dim): ...
+    def logdet(input): ...
+    def logical_and(self, y, *, out=None) -> Tensor: ...
+    def logical_and_(self, y) -> Tensor: ...
+    def logical_not(self, *, out=None) -> Tensor: ...
+    def logical_not_(self) -> Tensor: ...
+    def logical_or(self, y, *, out=None) -> Tensor: ...
+    def logical_or_(self, y) -> Tensor: ...
+    def logical_xor(self, y, *, out=None) -> Tensor: ...
+    def logical_xor_(self, y) -> Tensor: ...
+    def logit(self, eps=None, *, out=None) -> Tensor: ...
+    def logit_(self, eps=None) -> Tensor: ...
+    def logsumexp(self, axis=None, keepdim=False) -> Tensor: ...
     def long(self, memory_format=None): ...
     def lstsq(self, y, rcond=None, driver=None): ...
-    def lt(self, y, *, out=None) -> Tensor:
-        """``lt`` of ``x``, ``y``, element by element (broadcast together), as a bool tensor."""
-    def lt_(self, y) -> Tensor:
-        """``lt`` written into ``x`` itself, which is returned (same object, version bumped)."""
+    def lt(self, y, *, out=None) -> Tensor: ...
+    def lt_(self, y) -> Tensor: ...
     def lu(self, pivot=True, get_infos=False):
         """``(LU, pivots)`` (and ``infos`` with ``get_infos``): ``lu_factor_ex``."""
     def lu_solve(self, LU_data, LU_pivots): ...
@@ -2652,142 +2226,73 @@ class Tensor:
     def map2_(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
-    def map_(x, other, func):
-        """PyTorch's ``x.map_(other, func)``: ``x[i] = func(x[i], other[i])`` (``other`` broadcast
-        to ``x``), in place; no gradient, so a tensor that requires grad is refused.
-        """
-    def masked_fill(self, mask, value, *, out=None) -> Tensor:
-        """``masked_fill`` of ``x``, ``mask``, ``value``, element by element (broadcast together),
-        in a new tensor.
-        """
-    def masked_fill_(self, mask, value) -> Tensor:
-        """``masked_fill`` written into ``x`` itself, which is returned (same object, version
-        bumped).
-        """
-    def masked_scatter(x, *args, **kw):
-        """``masked_scatter`` out of place (see the docstring of mutograd.ops.scatter)."""
-    def masked_scatter_(x, *args, **kw):
-        """``masked_scatter`` written into its first argument, which is returned."""
-    def masked_select(self, mask) -> Tensor:
-        """The ``masked_select`` op on ``x``, ``mask``."""
-    def matmul(self, y, *, out=None) -> Tensor:
-        """The matrix product ``matmul`` of ``x``, ``y``."""
-    def matmul_(self, y) -> Tensor:
-        """``matmul`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def matrix_exp(self) -> Tensor:
-        """The ``matrix_exp`` op on ``x``."""
-    def matrix_power(x, n):
-        """``x`` multiplied by itself ``n`` times (``n < 0``: of its inverse; 0: the identity)."""
+    def map_(x, other, func): ...
+    def masked_fill(self, mask, value, *, out=None) -> Tensor: ...
+    def masked_fill_(self, mask, value) -> Tensor: ...
+    def masked_scatter(x, *args, **kw): ...
+    def masked_scatter_(x, *args, **kw): ...
+    def masked_select(self, mask) -> Tensor: ...
+    def matmul(self, y, *, out=None) -> Tensor: ...
+    def matmul_(self, y) -> Tensor: ...
+    def matrix_exp(self) -> Tensor: ...
+    def matrix_power(x, n): ...
     def matrix_transpose(x, name=None):
         """``x`` with its last two axes swapped (a view)."""
     def max(self, axis=None, keepdim=False, name=None, dim=None, other=None, keepdims=None):
         """``max``; with an int axis, ``(values, indices)`` (torch) or the values (paddle)."""
-    def maximum(self, y, *, out=None) -> Tensor:
-        """``maximum`` of ``x``, ``y``, element by element (broadcast together), in a new tensor."""
-    def maximum_(self, y) -> Tensor:
-        """``maximum`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def mean(self, axis=None, keepdim=False, dtype=None) -> Tensor:
-        """``mean`` of ``x`` over ``axis`` (every element when None)."""
-    def median(x, dim=None, keepdim=False, axis=None):
-        """The lower median (of an even count, the smaller middle value), as PyTorch: over
-        everything (a value), or along ``dim`` (values and indices).
-        """
-    def meshgrid(self, /, *tensors, indexing='ij'):
-        """Coordinate grids from 1-D tensors: each result is a view of its input expanded to the
-        full grid (``indexing='ij'``: matrix order; ``'xy'``: the first two axes swapped), so its
-        gradient sums back into that input.
-        """
+    def maximum(self, y, *, out=None) -> Tensor: ...
+    def maximum_(self, y) -> Tensor: ...
+    def mean(self, axis=None, keepdim=False, dtype=None) -> Tensor: ...
+    def median(x, dim=None, keepdim=False, axis=None): ...
+    def meshgrid(self, /, *tensors, indexing='ij'): ...
     def min(self, axis=None, keepdim=False, name=None, dim=None, other=None, keepdims=None):
         """``min``; with an int axis, ``(values, indices)`` (torch) or the values (paddle)."""
-    def minimum(self, y, *, out=None) -> Tensor:
-        """``minimum`` of ``x``, ``y``, element by element (broadcast together), in a new tensor."""
-    def minimum_(self, y) -> Tensor:
-        """``minimum`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def mish(self, *, out=None) -> Tensor:
-        """``mish`` of each element of ``x``, in a new tensor."""
-    def mish_(self) -> Tensor:
-        """``mish`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def mm(self, y, *, out=None) -> Tensor:
-        """The matrix product ``mm`` of ``x``, ``y``."""
-    def mod(self, y, *, out=None) -> Tensor:
-        """``remainder`` of ``x``, ``y``, element by element (broadcast together), in a new tensor.
-        """
-    def mod_(self, y) -> Tensor:
-        """``remainder`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
+    def minimum(self, y, *, out=None) -> Tensor: ...
+    def minimum_(self, y) -> Tensor: ...
+    def mish(self, *, out=None) -> Tensor: ...
+    def mish_(self) -> Tensor: ...
+    def mm(self, y, *, out=None) -> Tensor: ...
+    def mod(self, y, *, out=None) -> Tensor: ...
+    def mod_(self, y) -> Tensor: ...
     def module_load(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
-    def moveaxis(x, source, destination):
-        """``x`` with dimensions ``source`` moved to ``destination`` (a view)."""
-    def movedim(x, source, destination):
-        """``x`` with dimensions ``source`` moved to ``destination`` (a view)."""
-    def msort(input):
-        """``input`` sorted along dimension 0."""
+    def moveaxis(x, source, destination): ...
+    def movedim(x, source, destination): ...
+    def msort(input): ...
     def mtia(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
-    def mul(self, y, *, out=None) -> Tensor:
-        """``mul`` of ``x``, ``y``, element by element (broadcast together), in a new tensor."""
-    def mul_(self, y) -> Tensor:
-        """``mul`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def multigammaln(self, p, *, out=None) -> Tensor:
-        """``multigammaln`` of each element of ``x``, in a new tensor."""
-    def multigammaln_(self, p) -> Tensor:
-        """``multigammaln`` written into ``x`` itself, which is returned (same object, version
-        bumped).
-        """
-    def multinomial(x, num_samples, replacement=False, generator=None, name=None):
-        """Draw ``num_samples`` category indices per row of the non-negative weights ``x`` (1-D or
-        2-D), with or without replacement; draws from ``generator`` or mutograd's seeded one.
-        """
+    def mul(self, y, *, out=None) -> Tensor: ...
+    def mul_(self, y) -> Tensor: ...
+    def multigammaln(self, p, *, out=None) -> Tensor: ...
+    def multigammaln_(self, p) -> Tensor: ...
+    def multinomial(x, num_samples, replacement=False, generator=None, name=None): ...
     def multiplex(inputs, index, name=None):
         """Row ``i`` of ``inputs[index[i]]`` for each row ``i``."""
-    def multiply(self, y, *, out=None) -> Tensor:
-        """``mul`` of ``x``, ``y``, element by element (broadcast together), in a new tensor."""
-    def multiply_(self, y) -> Tensor:
-        """``mul`` written into ``x`` itself, which is returned (same object, version bumped)."""
+    def multiply(self, y, *, out=None) -> Tensor: ...
+    def multiply_(self, y) -> Tensor: ...
     def mv(input, vec): ...
-    def mvlgamma(self, p, *, out=None) -> Tensor:
-        """``multigammaln`` of each element of ``x``, in a new tensor."""
-    def mvlgamma_(self, p) -> Tensor:
-        """``multigammaln`` written into ``x`` itself, which is returned (same object, version
-        bumped).
-        """
+    def mvlgamma(self, p, *, out=None) -> Tensor: ...
+    def mvlgamma_(self, p) -> Tensor: ...
     name: Any
-    def nan_to_num(self, nan=0.0, posinf=None, neginf=None, *, out=None) -> Tensor:
-        """``nan_to_num`` of each element of ``x``, in a new tensor."""
-    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None) -> Tensor:
-        """``nan_to_num`` written into ``x`` itself, which is returned (same object, version
-        bumped).
-        """
-    def nanmean(x, dim=None, keepdim=False, dtype=None, axis=None):
-        """The mean of the values that are not NaN."""
-    def nansum(x, dim=None, keepdim=False, dtype=None, axis=None):
-        """The sum with NaNs counted as zero."""
-    def narrow(self, axis, start, length) -> Tensor:
-        """``narrow``: a view of ``x`` that shares its storage and version."""
-    def narrow_copy(self, /, *args, **kw):
-        """A copy (new storage) of the view ``narrow`` gives."""
+    def nan_to_num(self, nan=0.0, posinf=None, neginf=None, *, out=None) -> Tensor: ...
+    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None) -> Tensor: ...
+    def nanmean(x, dim=None, keepdim=False, dtype=None, axis=None): ...
+    def nansum(x, dim=None, keepdim=False, dtype=None, axis=None): ...
+    def narrow(self, axis, start, length) -> Tensor: ...
+    def narrow_copy(self, /, *args, **kw): ...
     @property
     def nbytes(self) -> Any: ...
     @property
     def ndim(self) -> Any: ...
     def ndimension(self): ...
-    def ne(self, y, *, out=None) -> Tensor:
-        """``ne`` of ``x``, ``y``, element by element (broadcast together), as a bool tensor."""
-    def ne_(self, y) -> Tensor:
-        """``ne`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def neg(self, *, out=None) -> Tensor:
-        """``neg`` of each element of ``x``, in a new tensor."""
-    def neg_(self) -> Tensor:
-        """``neg`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def negative(self, *, out=None) -> Tensor:
-        """``neg`` of each element of ``x``, in a new tensor."""
-    def negative_(self) -> Tensor:
-        """``neg`` written into ``x`` itself, which is returned (same object, version bumped)."""
+    def ne(self, y, *, out=None) -> Tensor: ...
+    def ne_(self, y) -> Tensor: ...
+    def neg(self, *, out=None) -> Tensor: ...
+    def neg_(self) -> Tensor: ...
+    def negative(self, *, out=None) -> Tensor: ...
+    def negative_(self) -> Tensor: ...
     def nelement(self): ...
     def new(self, *args, **kw):
         """PyTorch's legacy ``x.new(...)``: ``Tensor(...)`` with ``x``'s dtype."""
@@ -2851,70 +2356,41 @@ class Tensor:
         """A tensor of ``size`` made by ``zeros``, with ``self``'s dtype and place unless
         ``dtype``/``device`` are given.
         """
-    def nextafter(self, y, *, out=None) -> Tensor:
-        """``nextafter`` of ``x``, ``y``, element by element (broadcast together), in a new tensor.
-        """
-    def nextafter_(self, y) -> Tensor:
-        """``nextafter`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def nonzero(x, as_tuple=False):
-        """The indices of the nonzero elements: an (n, ndim) int64 tensor, or one 1-D tensor per
-        dimension with ``as_tuple=True``.
-        """
-    def norm(self, p=2, axis=None, keepdim=False) -> Tensor:
-        """``norm`` of ``x`` over ``axis`` (every element when None)."""
-    def normal_(x, mean=0.0, std=1.0, generator=None):
-        """Fill ``x`` in place with normal samples."""
-    def not_equal(self, y, *, out=None) -> Tensor:
-        """``ne`` of ``x``, ``y``, element by element (broadcast together), as a bool tensor."""
-    def not_equal_(self, y) -> Tensor:
-        """``ne`` written into ``x`` itself, which is returned (same object, version bumped)."""
+    def nextafter(self, y, *, out=None) -> Tensor: ...
+    def nextafter_(self, y) -> Tensor: ...
+    def nonzero(x, as_tuple=False): ...
+    def norm(self, p=2, axis=None, keepdim=False) -> Tensor: ...
+    def normal_(x, mean=0.0, std=1.0, generator=None): ...
+    def not_equal(self, y, *, out=None) -> Tensor: ...
+    def not_equal_(self, y) -> Tensor: ...
     def numel(self): ...
     def numpy(self):
         """The data as a NumPy array sharing memory with the tensor (read-only in strict mode)."""
     @property
     def offset(self) -> Any: ...
-    def outer(self, y) -> Tensor:
-        """The matrix product ``outer`` of ``x``, ``y``."""
+    def outer(self, y) -> Tensor: ...
     def output_nr(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
-    def permute(self, *perm) -> Tensor:
-        """``permute``: a view of ``x`` that shares its storage and version."""
-    def permute_copy(self, /, *args, **kw):
-        """A copy (new storage) of the view ``permute`` gives."""
+    def permute(self, *perm) -> Tensor: ...
+    def permute_copy(self, /, *args, **kw): ...
     persistable: Any
     def pin_memory(self, device=None): ...
     def pinv(self, rcond=None, hermitian=False): ...
     def pinverse(self, rcond=1e-15): ...
     @property
     def place(self) -> Any: ...
-    def polar(abs, angle):
-        """``abs * (cos(angle) + 1j * sin(angle))``, differentiable in both."""
-    def polygamma(self, /, *args, **kw):
-        """The n-th derivative of digamma: ``polygamma(x, n)`` (Paddle) or ``polygamma(n, x)``
-        (PyTorch); the integer tells them apart. The method and ``polygamma_`` take ``(x, n)``.
-        """
-    def polygamma_(self, n) -> Tensor:
-        """``polygamma`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def positive(x):
-        """``x`` itself (``+x``)."""
-    def pow(self, y, *, out=None) -> Tensor:
-        """``pow`` of ``x``, ``y``, element by element (broadcast together), in a new tensor."""
-    def pow_(self, y) -> Tensor:
-        """``pow`` written into ``x`` itself, which is returned (same object, version bumped)."""
+    def polar(abs, angle): ...
+    def polygamma(self, /, *args, **kw): ...
+    def polygamma_(self, n) -> Tensor: ...
+    def positive(x): ...
+    def pow(self, y, *, out=None) -> Tensor: ...
+    def pow_(self, y) -> Tensor: ...
     def prelu(self, weight): ...
-    def prod(self, axis=None, keepdim=False, dtype=None) -> Tensor:
-        """``prod`` of ``x`` over ``axis`` (every element when None)."""
-    def promote_types(type1, type2):
-        """The smallest dtype both cast to; an integer and a floating dtype give the floating one,
-        as PyTorch (NumPy would widen it).
-        """
-    def put(x, *args, **kw):
-        """``put`` out of place (see the docstring of mutograd.ops.scatter)."""
-    def put_(x, *args, **kw):
-        """``put`` written into its first argument, which is returned."""
+    def prod(self, axis=None, keepdim=False, dtype=None) -> Tensor: ...
+    def promote_types(type1, type2): ...
+    def put(x, *args, **kw): ...
+    def put_(x, *args, **kw): ...
     def put_along_axis(
         arr,
         indices,
@@ -2923,9 +2399,7 @@ class Tensor:
         reduce='assign',
         include_self=True,
         broadcast=True,
-    ):
-        """Paddle's ``put_along_axis``: ``arr`` with ``values`` put at ``indices`` along ``axis``.
-        """
+    ): ...
     def put_along_axis_(
         arr,
         indices,
@@ -2934,8 +2408,7 @@ class Tensor:
         reduce='assign',
         include_self=True,
         broadcast=True,
-    ):
-        """In-place :func:`put_along_axis`; returns ``arr``."""
+    ): ...
     def q_per_channel_axis(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
@@ -2955,35 +2428,18 @@ class Tensor:
     def qscheme(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
-    def quantile(x, q, dim=None, keepdim=False, interpolation='linear', axis=None):
-        """The ``q``-quantiles (a number, or a 1-D tensor of them in [0, 1], which then becomes the
-        first dimension of the result) over everything or along ``dim``.
-        """
-    def rad2deg(self, *, out=None) -> Tensor:
-        """``rad2deg`` of each element of ``x``, in a new tensor."""
-    def rad2deg_(self) -> Tensor:
-        """``rad2deg`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def random_(x, *args, generator=None, **kw):
-        """``random_()``, ``random_(to)`` or ``random_(from, to)``: integers in ``[from, to)``;
-        without ``to``, the whole range the dtype holds exactly (``2**24`` for float32).
-        """
+    def quantile(x, q, dim=None, keepdim=False, interpolation='linear', axis=None): ...
+    def rad2deg(self, *, out=None) -> Tensor: ...
+    def rad2deg_(self) -> Tensor: ...
+    def random_(x, *args, generator=None, **kw): ...
     def rank(input):
         """The number of dimensions, as an int32 0-d tensor."""
-    def ravel(input):
-        """``input`` flattened (a view when possible)."""
+    def ravel(input): ...
     @property
     def real(self) -> Any: ...
-    def reciprocal(self, *, out=None) -> Tensor:
-        """``reciprocal`` of each element of ``x``, in a new tensor."""
-    def reciprocal_(self) -> Tensor:
-        """``reciprocal`` written into ``x`` itself, which is returned (same object, version
-        bumped).
-        """
-    def reconstruct_from_(x, other):
-        """Paddle's ``x.reconstruct_from_(other)``: ``x`` becomes a copy of ``other`` (values,
-        shape, dtype and ``stop_gradient``), as a new leaf; returns ``x``.
-        """
+    def reciprocal(self, *, out=None) -> Tensor: ...
+    def reciprocal_(self) -> Tensor: ...
+    def reconstruct_from_(x, other): ...
     def record_stream(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
@@ -2996,54 +2452,33 @@ class Tensor:
     def reinforce(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
-    def relu(self, *, out=None) -> Tensor:
-        """``relu`` of each element of ``x``, in a new tensor."""
-    def relu6(self, *, out=None) -> Tensor:
-        """``relu6`` of each element of ``x``, in a new tensor."""
-    def relu6_(self) -> Tensor:
-        """``relu6`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def relu_(self) -> Tensor:
-        """``relu`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def remainder(self, y, *, out=None) -> Tensor:
-        """``remainder`` of ``x``, ``y``, element by element (broadcast together), in a new tensor.
-        """
-    def remainder_(self, y) -> Tensor:
-        """``remainder`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def renorm(self, p, axis, max_norm, *, out=None) -> Tensor:
-        """The ``renorm`` op on ``x``."""
-    def renorm_(self, p, axis, max_norm) -> Tensor:
-        """``renorm`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def repeat(self, *reps) -> Tensor:
-        """The ``repeat`` op on ``x``."""
-    def repeat_interleave(self, repeats, axis=None) -> Tensor:
-        """The ``repeat_interleave`` op on ``x``."""
+    def relu(self, *, out=None) -> Tensor: ...
+    def relu6(self, *, out=None) -> Tensor: ...
+    def relu6_(self) -> Tensor: ...
+    def relu_(self) -> Tensor: ...
+    def remainder(self, y, *, out=None) -> Tensor: ...
+    def remainder_(self, y) -> Tensor: ...
+    def renorm(self, p, axis, max_norm, *, out=None) -> Tensor: ...
+    def renorm_(self, p, axis, max_norm) -> Tensor: ...
+    def repeat(self, *reps) -> Tensor: ...
+    def repeat_interleave(self, repeats, axis=None) -> Tensor: ...
     @property
     def requires_grad(self) -> Any: ...
     @requires_grad.setter
     def requires_grad(self, value: Any) -> None: ...
     def requires_grad_(self, requires_grad=True): ...
-    def reshape(self, *shape) -> Tensor:
-        """``reshape``: a view of ``x`` that shares its storage and version."""
-    def reshape_(self, *shape) -> Tensor:
-        """``reshape`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
+    def reshape(self, *shape) -> Tensor: ...
+    def reshape_(self, *shape) -> Tensor: ...
     def reshape_as(self, other):
         """``self.reshape(other.shape)``."""
-    def resize_(self, *shape, fill_zero=False, memory_format=None) -> Tensor:
-        """``resize`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def resize_as_(self, other, memory_format=None) -> Tensor:
-        """``resize_as`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
+    def resize_(self, *shape, fill_zero=False, memory_format=None) -> Tensor: ...
+    def resize_as_(self, other, memory_format=None) -> Tensor: ...
     def resize_as_sparse_(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
     def resolve_conj(self): ...
     def resolve_neg(self): ...
-    def result_type(tensor1, tensor2):
-        """The dtype an op on the two would give (tensors: :func:`promote_types` of their dtypes; a
-        Python number takes the tensor's dtype unless it is of a higher kind).
-        """
+    def result_type(tensor1, tensor2): ...
     def retain_grad(self):
         """Keep ``.grad`` of a non-leaf after backward (a leaf keeps it anyway)."""
     def retain_grads(self):
@@ -3052,29 +2487,18 @@ class Tensor:
     def retains_grad(self) -> Any: ...
     def reverse(x, axis, name=None):
         """``x`` reversed along ``axis`` (an int or a list)."""
-    def roll(self, shifts, axis=None) -> Tensor:
-        """The ``roll`` op on ``x``."""
-    def rot90(x, k=1, dims=(0, 1)):
-        """Rotate by 90 degrees ``k`` times in the plane of ``dims``, from the first towards the
-        second axis.
-        """
-    def round(self, decimals=0, *, out=None) -> Tensor:
-        """``round`` of each element of ``x``, in a new tensor."""
-    def round_(self, decimals=0) -> Tensor:
-        """``round`` written into ``x`` itself, which is returned (same object, version bumped)."""
+    def roll(self, shifts, axis=None) -> Tensor: ...
+    def rot90(x, k=1, dims=(0, 1)): ...
+    def round(self, decimals=0, *, out=None) -> Tensor: ...
+    def round_(self, decimals=0) -> Tensor: ...
     def row_indices(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
-    def row_stack(tensors):
-        """Join along dimension 0, 1-D tensors as rows."""
-    def rrelu(input, lower=0.125, upper=0.3333333333333333, training=False, inplace=False):
-        """Leaky ReLU with slope ``U(lower, upper)`` per element (training) or their mean."""
-    def rrelu_(input, lower=0.125, upper=0.3333333333333333, training=False):
-        """In-place :func:`rrelu`; returns ``input``."""
-    def rsqrt(self, *, out=None) -> Tensor:
-        """``rsqrt`` of each element of ``x``, in a new tensor."""
-    def rsqrt_(self) -> Tensor:
-        """``rsqrt`` written into ``x`` itself, which is returned (same object, version bumped)."""
+    def row_stack(tensors): ...
+    def rrelu(input, lower=0.125, upper=0.3333333333333333, training=False, inplace=False): ...
+    def rrelu_(input, lower=0.125, upper=0.3333333333333333, training=False): ...
+    def rsqrt(self, *, out=None) -> Tensor: ...
+    def rsqrt_(self) -> Tensor: ...
     def scalar_tensor(
         s,
         *,
@@ -3083,22 +2507,13 @@ class Tensor:
         requires_grad=False,
         layout=None,
         pin_memory=False,
-    ):
-        """A 0-d tensor of ``s`` (of the default float dtype unless told otherwise)."""
-    def scale(self, scale=1.0, bias=0.0, bias_after_scale=True, *, out=None) -> Tensor:
-        """``scale`` of each element of ``x``, in a new tensor."""
-    def scale_(self, scale=1.0, bias=0.0, bias_after_scale=True) -> Tensor:
-        """``scale`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def scatter(x, *args, **kw):
-        """``x.scatter(dim, index, src, reduce=None)`` (PyTorch) or ``scatter(x, index, updates,
-        overwrite=True)`` (Paddle).
-        """
-    def scatter_(x, *args, **kw):
-        """In-place ``scatter`` (both conventions)."""
-    def scatter_add(x, *args, **kw):
-        """``scatter_add`` out of place (see the docstring of mutograd.ops.scatter)."""
-    def scatter_add_(x, *args, **kw):
-        """``scatter_add`` written into its first argument, which is returned."""
+    ): ...
+    def scale(self, scale=1.0, bias=0.0, bias_after_scale=True, *, out=None) -> Tensor: ...
+    def scale_(self, scale=1.0, bias=0.0, bias_after_scale=True) -> Tensor: ...
+    def scatter(x, *args, **kw): ...
+    def scatter_(x, *args, **kw): ...
+    def scatter_add(x, *args, **kw): ...
+    def scatter_add_(x, *args, **kw): ...
     def scatter_nd(index, updates, shape, name=None):
         """``updates`` added into zeros of ``shape`` at ``index``."""
     def scatter_nd_add(x, index, updates, name=None):
@@ -3112,8 +2527,7 @@ class Tensor:
         *,
         include_self=True,
         dim=None,
-    ):
-        """Out of place: ``x`` with ``src`` combined in at ``index`` along ``axis``."""
+    ): ...
     def scatter_reduce_(
         x,
         axis=None,
@@ -3123,23 +2537,20 @@ class Tensor:
         *,
         include_self=True,
         dim=None,
-    ):
-        """In-place :func:`scatter_reduce` (PyTorch's ``Tensor.scatter_reduce_``); returns ``x``."""
-    def searchsorted(sorted_sequence, values, out_int32=False, right=False, side=None, sorter=None):
-        """Where ``values`` would go in ``sorted_sequence`` (the last axis, row by row for a batch
-        of sequences) to keep it sorted: the leftmost place, or the rightmost with ``right=True`` /
-        ``side='right'``.
-        """
-    def select(self, axis, index) -> Tensor:
-        """``select``: a view of ``x`` that shares its storage and version."""
-    def select_copy(self, /, *args, **kw):
-        """A copy (new storage) of the view ``select`` gives."""
-    def select_scatter(input, src, dim, index):
-        """A copy of ``input`` with ``src`` written at ``index`` of ``dim``."""
-    def selu(self, scale=1.0507009873554805, alpha=1.6732632423543772, *, out=None) -> Tensor:
-        """``selu`` of each element of ``x``, in a new tensor."""
-    def selu_(self, scale=1.0507009873554805, alpha=1.6732632423543772) -> Tensor:
-        """``selu`` written into ``x`` itself, which is returned (same object, version bumped)."""
+    ): ...
+    def searchsorted(
+        sorted_sequence,
+        values,
+        out_int32=False,
+        right=False,
+        side=None,
+        sorter=None,
+    ): ...
+    def select(self, axis, index) -> Tensor: ...
+    def select_copy(self, /, *args, **kw): ...
+    def select_scatter(input, src, dim, index): ...
+    def selu(self, scale=1.0507009873554805, alpha=1.6732632423543772, *, out=None) -> Tensor: ...
+    def selu_(self, scale=1.0507009873554805, alpha=1.6732632423543772) -> Tensor: ...
     def set_(
         x,
         source=None,
@@ -3150,83 +2561,50 @@ class Tensor:
         storage_offset=None,
         size=None,
         name=None,
-    ):
-        """Make ``x`` look into ``source``'s storage (shape, stride, offset); returns ``x`` (the
-        storage swap ``set`` of ops/storage.py).
-        """
+    ): ...
     def set_value(self, value):
         """Overwrite every element with ``value`` (same shape); returns ``self``. In the 'paddle'
         dialect a leaf that requires grad accepts it outside ``no_grad()`` (loading weights), as a
         data write whose version bump still invalidates values saved before it.
         """
-    def sgn(self, *, out=None) -> Tensor:
-        """``sgn`` of each element of ``x``, in a new tensor."""
-    def sgn_(self) -> Tensor:
-        """``sgn`` written into ``x`` itself, which is returned (same object, version bumped)."""
+    def sgn(self, *, out=None) -> Tensor: ...
+    def sgn_(self) -> Tensor: ...
     @property
     def shape(self) -> Any: ...
     def share_memory_(self): ...
     def short(self, memory_format=None): ...
-    def sigmoid(self, *, out=None) -> Tensor:
-        """``sigmoid`` of each element of ``x``, in a new tensor."""
-    def sigmoid_(self) -> Tensor:
-        """``sigmoid`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def sign(self, *, out=None) -> Tensor:
-        """``sign`` of each element of ``x``, in a new tensor."""
-    def sign_(self) -> Tensor:
-        """``sign`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def signbit(x):
-        """Whether each element's sign bit is set (true for -0.0 too)."""
-    def silu(self, *, out=None) -> Tensor:
-        """``silu`` of each element of ``x``, in a new tensor."""
-    def silu_(self) -> Tensor:
-        """``silu`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def sin(self, *, out=None) -> Tensor:
-        """``sin`` of each element of ``x``, in a new tensor."""
-    def sin_(self) -> Tensor:
-        """``sin`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def sinc(self, *, out=None) -> Tensor:
-        """``sinc`` of each element of ``x``, in a new tensor."""
-    def sinc_(self) -> Tensor:
-        """``sinc`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def sinh(self, *, out=None) -> Tensor:
-        """``sinh`` of each element of ``x``, in a new tensor."""
-    def sinh_(self) -> Tensor:
-        """``sinh`` written into ``x`` itself, which is returned (same object, version bumped)."""
+    def sigmoid(self, *, out=None) -> Tensor: ...
+    def sigmoid_(self) -> Tensor: ...
+    def sign(self, *, out=None) -> Tensor: ...
+    def sign_(self) -> Tensor: ...
+    def signbit(x): ...
+    def silu(self, *, out=None) -> Tensor: ...
+    def silu_(self) -> Tensor: ...
+    def sin(self, *, out=None) -> Tensor: ...
+    def sin_(self) -> Tensor: ...
+    def sinc(self, *, out=None) -> Tensor: ...
+    def sinc_(self) -> Tensor: ...
+    def sinh(self, *, out=None) -> Tensor: ...
+    def sinh_(self) -> Tensor: ...
     @property
     def size(self) -> Any: ...
     def slice(input, axes, starts, ends):
         """``input[starts[i]:ends[i]]`` along each of ``axes`` (a view)."""
-    def slice_copy(self, /, *args, **kw):
-        """A copy (new storage) of the view ``slice`` gives."""
+    def slice_copy(self, /, *args, **kw): ...
     def slice_inverse(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
-    def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
-        """A copy of ``input`` with ``src`` written into ``[start:end:step]`` of ``dim``."""
-    def slogdet(x):
-        """``(sign, log|det|)`` of square matrices; the gradient flows through ``log|det|`` (the
-        sign's is zero).
-        """
+    def slice_scatter(input, src, dim=0, start=None, end=None, step=1): ...
+    def slogdet(x): ...
     def smm(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
-    def softmax(x, axis=-1, dtype=None, dim=None):
-        """``exp(x) / sum(exp(x))`` along ``axis`` (default the last)."""
-    def softmax_(self, axis=-1) -> Tensor:
-        """``softmax`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def softplus(self, beta=1.0, threshold=20.0, *, out=None) -> Tensor:
-        """``softplus`` of each element of ``x``, in a new tensor."""
-    def softplus_(self, beta=1.0, threshold=20.0) -> Tensor:
-        """``softplus`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
+    def softmax(x, axis=-1, dtype=None, dim=None): ...
+    def softmax_(self, axis=-1) -> Tensor: ...
+    def softplus(self, beta=1.0, threshold=20.0, *, out=None) -> Tensor: ...
+    def softplus_(self, beta=1.0, threshold=20.0) -> Tensor: ...
     def solve(self, y, left=True): ...
-    def sort(x, axis=-1, descending=False, stable=False, dim=None, name=None):
-        """``(values, indices)`` of ``x`` sorted along ``axis`` (stable; equal elements keep their
-        order).
-        """
+    def sort(x, axis=-1, descending=False, stable=False, dim=None, name=None): ...
     def sparse_dim(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
@@ -3242,27 +2620,17 @@ class Tensor:
     def split(self, split_size_or_sections, axis=0, dim=None, name=None):
         """Paddle: an int is the number of equal pieces (a list); otherwise the size of each piece.
         """
-    def split_copy(self, /, *args, **kw):
-        """A copy (new storage) of the view ``split`` gives."""
+    def split_copy(self, /, *args, **kw): ...
     def split_with_sizes(self, split_sizes, dim=0):
         """Views of consecutive pieces of the listed sizes along ``dim``."""
-    def split_with_sizes_copy(self, /, *args, **kw):
-        """A copy (new storage) of the view ``split_with_sizes`` gives."""
-    def sqrt(self, *, out=None) -> Tensor:
-        """``sqrt`` of each element of ``x``, in a new tensor."""
-    def sqrt_(self) -> Tensor:
-        """``sqrt`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def square(self, *, out=None) -> Tensor:
-        """``square`` of each element of ``x``, in a new tensor."""
-    def square_(self) -> Tensor:
-        """``square`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def squeeze(self, axis=None) -> Tensor:
-        """``squeeze``: a view of ``x`` that shares its storage and version."""
-    def squeeze_(self, axis=None) -> Tensor:
-        """``squeeze`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def squeeze_copy(self, /, *args, **kw):
-        """A copy (new storage) of the view ``squeeze`` gives."""
+    def split_with_sizes_copy(self, /, *args, **kw): ...
+    def sqrt(self, *, out=None) -> Tensor: ...
+    def sqrt_(self) -> Tensor: ...
+    def square(self, *, out=None) -> Tensor: ...
+    def square_(self) -> Tensor: ...
+    def squeeze(self, axis=None) -> Tensor: ...
+    def squeeze_(self, axis=None) -> Tensor: ...
+    def squeeze_copy(self, /, *args, **kw): ...
     def sspaddmm(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
@@ -3277,10 +2645,8 @@ class Tensor:
         correction=None,
         keepdims=None,
         name=None,
-    ):
-        """Standard deviation (unbiased by default; ``std(x, unbiased)`` as for :func:`var`)."""
-    def std_mean(x, dim=None, unbiased=None, keepdim=False, correction=None, axis=None):
-        """``(std(x), mean(x))`` over ``dim``."""
+    ): ...
+    def std_mean(x, dim=None, unbiased=None, keepdim=False, correction=None, axis=None): ...
     @property
     def stop_gradient(self) -> Any: ...
     @stop_gradient.setter
@@ -3297,67 +2663,34 @@ class Tensor:
         """``x[starts[i]:ends[i]:strides[i]]`` along each of ``axes`` (a view)."""
     @property
     def strides(self) -> Any: ...
-    def sub(self, y, alpha=1, *, out=None) -> Tensor:
-        """``sub`` of ``x``, ``y``, element by element (broadcast together), in a new tensor."""
-    def sub_(self, y, alpha=1) -> Tensor:
-        """``sub`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def subtract(self, y, alpha=1, *, out=None) -> Tensor:
-        """``sub`` of ``x``, ``y``, element by element (broadcast together), in a new tensor."""
-    def subtract_(self, y, alpha=1) -> Tensor:
-        """``sub`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def sum(self, axis=None, keepdim=False, dtype=None) -> Tensor:
-        """``sum`` of ``x`` over ``axis`` (every element when None)."""
+    def sub(self, y, alpha=1, *, out=None) -> Tensor: ...
+    def sub_(self, y, alpha=1) -> Tensor: ...
+    def subtract(self, y, alpha=1, *, out=None) -> Tensor: ...
+    def subtract_(self, y, alpha=1) -> Tensor: ...
+    def sum(self, axis=None, keepdim=False, dtype=None) -> Tensor: ...
     def sum_to_size(input, *size):
         """``input`` summed down to ``size`` (which it must broadcast from)."""
-    def swapaxes(self, axis0, axis1) -> Tensor:
-        """``swapaxes``: a view of ``x`` that shares its storage and version."""
-    def swapaxes_(self, axis0, axis1) -> Tensor:
-        """``swapaxes`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def swapdims(self, axis0, axis1) -> Tensor:
-        """``swapaxes``: a view of ``x`` that shares its storage and version."""
-    def swapdims_(self, axis0, axis1) -> Tensor:
-        """``swapaxes`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def t(self) -> Tensor:
-        """``t``: a view of ``x`` that shares its storage and version."""
-    def t_(self) -> Tensor:
-        """``t`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def t_copy(self, /, *args, **kw):
-        """A copy (new storage) of the view ``t`` gives."""
-    def take(x, index):
-        """Elements of ``x`` at ``index`` into its flattened form, in ``index``'s shape."""
-    def take_along_axis(arr, indices, axis, broadcast=True):
-        """Paddle's and NumPy's ``take_along_axis(arr, indices, axis)``: PyTorch's ``gather``."""
-    def take_along_dim(x, indices, dim=None):
-        """``take_along_axis``; without ``dim``, over the flattened ``x``."""
-    def tan(self, *, out=None) -> Tensor:
-        """``tan`` of each element of ``x``, in a new tensor."""
-    def tan_(self) -> Tensor:
-        """``tan`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def tanh(self, *, out=None) -> Tensor:
-        """``tanh`` of each element of ``x``, in a new tensor."""
-    def tanh_(self) -> Tensor:
-        """``tanh`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def tensor_split(input, indices_or_sections, dim=0):
-        """Views: ``n`` pieces as equal as possible (the first ``size % n`` one longer), or pieces
-        cut at the listed indices.
-        """
-    def tensordot(a, b, dims=2):
-        """Sum over the last ``dims`` axes of ``a`` and the first of ``b`` (or the listed pairs)."""
-    def threshold(self, threshold, value, *, out=None) -> Tensor:
-        """``threshold`` of each element of ``x``, in a new tensor."""
-    def threshold_(self, threshold, value) -> Tensor:
-        """``threshold`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def thresholded_relu(self, threshold=1.0, value=0.0, *, out=None) -> Tensor:
-        """``thresholded_relu`` of each element of ``x``, in a new tensor."""
-    def thresholded_relu_(self, threshold=1.0, value=0.0) -> Tensor:
-        """``thresholded_relu`` written into ``x`` itself, which is returned (same object, version
-        bumped).
-        """
-    def tile(self, *reps) -> Tensor:
-        """The ``tile`` op on ``x``."""
+    def swapaxes(self, axis0, axis1) -> Tensor: ...
+    def swapaxes_(self, axis0, axis1) -> Tensor: ...
+    def swapdims(self, axis0, axis1) -> Tensor: ...
+    def swapdims_(self, axis0, axis1) -> Tensor: ...
+    def t(self) -> Tensor: ...
+    def t_(self) -> Tensor: ...
+    def t_copy(self, /, *args, **kw): ...
+    def take(x, index): ...
+    def take_along_axis(arr, indices, axis, broadcast=True): ...
+    def take_along_dim(x, indices, dim=None): ...
+    def tan(self, *, out=None) -> Tensor: ...
+    def tan_(self) -> Tensor: ...
+    def tanh(self, *, out=None) -> Tensor: ...
+    def tanh_(self) -> Tensor: ...
+    def tensor_split(input, indices_or_sections, dim=0): ...
+    def tensordot(a, b, dims=2): ...
+    def threshold(self, threshold, value, *, out=None) -> Tensor: ...
+    def threshold_(self, threshold, value) -> Tensor: ...
+    def thresholded_relu(self, threshold=1.0, value=0.0, *, out=None) -> Tensor: ...
+    def thresholded_relu_(self, threshold=1.0, value=0.0) -> Tensor: ...
+    def tile(self, *reps) -> Tensor: ...
     def to(
         self,
         *args,
@@ -3395,48 +2728,27 @@ class Tensor:
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
     def tolist(self): ...
-    def topk(x, k, axis=-1, largest=True, sorted=True, dim=None, name=None):
-        """``(values, indices)`` of the ``k`` largest (``largest=False``: smallest) elements along
-        ``axis``, in sorted order.
-        """
-    def trace(x):
-        """The sum of the main diagonal of a matrix."""
-    def transpose(x, *args, **kw):
-        """``transpose(x, perm)`` (Paddle) or ``transpose(x, dim0, dim1)`` (PyTorch)."""
-    def transpose_(x, *args, **kw):
-        """In-place :func:`transpose`: ``transpose_(x, perm)`` (Paddle) or ``transpose_(x, dim0,
-        dim1)`` (PyTorch) gives ``x`` the transposed geometry; returns ``x``.
-        """
-    def transpose_copy(self, /, *args, **kw):
-        """A copy (new storage) of the view ``transpose`` gives."""
-    def trapezoid(y, x=None, *, dx=None, dim=-1):
-        """The trapezoidal rule along ``dim`` (spacing ``dx``, default 1, or sample points ``x``).
-        """
-    def trapz(y, x=None, *, dx=None, dim=-1):
-        """The trapezoidal rule along ``dim`` (spacing ``dx``, default 1, or sample points ``x``).
-        """
+    def topk(x, k, axis=-1, largest=True, sorted=True, dim=None, name=None): ...
+    def trace(x): ...
+    def transpose(x, *args, **kw): ...
+    def transpose_(x, *args, **kw): ...
+    def transpose_copy(self, /, *args, **kw): ...
+    def trapezoid(y, x=None, *, dx=None, dim=-1): ...
+    def trapz(y, x=None, *, dx=None, dim=-1): ...
     def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
         """PyTorch's ``b.triangular_solve(A)``: ``(X, A)`` with ``op(A) X = b``."""
-    def tril(self, diagonal=0, *, out=None) -> Tensor:
-        """``tril`` of ``x`` along an axis; the result has its shape."""
-    def tril_(self, diagonal=0) -> Tensor:
-        """``tril`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
-        """The (2, N) row and column indices of the lower triangle."""
-    def triu(self, diagonal=0, *, out=None) -> Tensor:
-        """``triu`` of ``x`` along an axis; the result has its shape."""
-    def triu_(self, diagonal=0) -> Tensor:
-        """``triu`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
-        """The (2, N) row and column indices of the upper triangle."""
+    def tril(self, diagonal=0, *, out=None) -> Tensor: ...
+    def tril_(self, diagonal=0) -> Tensor: ...
+    def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None): ...
+    def triu(self, diagonal=0, *, out=None) -> Tensor: ...
+    def triu_(self, diagonal=0) -> Tensor: ...
+    def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None): ...
     def true_divide(self, other, *, rounding_mode=None):
         """``div(other, rounding_mode=None)``: see :func:`div`."""
     def true_divide_(self, other, *, rounding_mode=None):
         """``div_(other, rounding_mode=None)``: see :func:`div`."""
-    def trunc(self, *, out=None) -> Tensor:
-        """``trunc`` of each element of ``x``, in a new tensor."""
-    def trunc_(self) -> Tensor:
-        """``trunc`` written into ``x`` itself, which is returned (same object, version bumped)."""
+    def trunc(self, *, out=None) -> Tensor: ...
+    def trunc_(self) -> Tensor: ...
     def type(self, dtype=None, non_blocking=False):
         """PyTorch: ``x.type()`` is ``'torch.FloatTensor'``; ``x.type(torch.DoubleTensor)`` casts.
         """
@@ -3444,41 +2756,28 @@ class Tensor:
         """``self`` cast to ``other``'s dtype (``self`` itself when they agree)."""
     def uint8(self):
         """A copy of the tensor as uint8 (Paddle's ``x.uint8()``)."""
-    def unbind(x, axis=0, dim=None):
-        """Views of every index along ``axis``, with that axis removed."""
-    def unbind_copy(self, /, *args, **kw):
-        """A copy (new storage) of the view ``unbind`` gives."""
-    def unflatten(self, axis, shape) -> Tensor:
-        """``unflatten``: a view of ``x`` that shares its storage and version."""
-    def unfold(self, axis, size, step) -> Tensor:
-        """``unfold``: a view of ``x`` that shares its storage and version."""
-    def unfold_copy(self, /, *args, **kw):
-        """A copy (new storage) of the view ``unfold`` gives."""
+    def unbind(x, axis=0, dim=None): ...
+    def unbind_copy(self, /, *args, **kw): ...
+    def unflatten(self, axis, shape) -> Tensor: ...
+    def unfold(self, axis, size, step) -> Tensor: ...
+    def unfold_copy(self, /, *args, **kw): ...
     def uniform_(self, *args, **kw):
         """Fill in place from a uniform distribution: [0, 1) by default, [-1, 1) in Paddle."""
-    def unique(x, sorted=True, return_inverse=False, return_counts=False, dim=None, axis=None):
-        """The distinct values (sorted), and optionally where each element went and how often each
-        value occurs; with ``dim``, distinct slices along it.
-        """
+    def unique(x, sorted=True, return_inverse=False, return_counts=False, dim=None, axis=None): ...
     def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
         """Values with each run of equal consecutive elements kept once (flattened when ``dim`` is
         None); optionally the run index of every element and the run lengths.
         """
-    def unravel_index(indices, shape):
-        """The coordinates in ``shape`` of flat ``indices``, one tensor per dimension."""
+    def unravel_index(indices, shape): ...
     def unsafe_chunk(self, chunks, dim=0):
         """:meth:`chunk` (its pieces can be written in place here anyway)."""
     def unsafe_split(self, split_size, dim=0):
         """:meth:`split` (its pieces can be written in place here anyway)."""
     def unsafe_split_with_sizes(self, split_sizes, dim=0):
         """Views of consecutive pieces of the listed sizes along ``dim``."""
-    def unsqueeze(self, axis) -> Tensor:
-        """``unsqueeze``: a view of ``x`` that shares its storage and version."""
-    def unsqueeze_(self, axis) -> Tensor:
-        """``unsqueeze`` written into ``x`` itself, which is returned (same object, version bumped).
-        """
-    def unsqueeze_copy(self, /, *args, **kw):
-        """A copy (new storage) of the view ``unsqueeze`` gives."""
+    def unsqueeze(self, axis) -> Tensor: ...
+    def unsqueeze_(self, axis) -> Tensor: ...
+    def unsqueeze_copy(self, /, *args, **kw): ...
     def unstack(x, axis=0, num=None, name=None):
         """The slices of ``x`` along ``axis``, as a list."""
     def untyped_storage(self, *args, **kwargs):
@@ -3489,9 +2788,7 @@ class Tensor:
     def values(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
-    def vander(x, N=None, increasing=False):
-        """The Vandermonde matrix of ``x``: columns ``x^(N-1) .. x^0`` (reversed if ``increasing``).
-        """
+    def vander(x, N=None, increasing=False): ...
     def var(
         x,
         axis=None,
@@ -3501,46 +2798,30 @@ class Tensor:
         correction=None,
         keepdims=None,
         name=None,
-    ):
-        """Variance (unbiased by default, as both frameworks); ``var(x, unbiased)`` (PyTorch: a bool
-        in the axis position) reduces over every axis.
-        """
-    def var_mean(x, dim=None, unbiased=None, keepdim=False, correction=None, axis=None):
-        """``(var(x), mean(x))`` over ``dim``."""
-    def vdot(input, other):
-        """``sum(conj(input) * other)`` of two 1-D tensors."""
-    def view(self, *shape) -> Tensor:
-        """``view``: a view of ``x`` that shares its storage and version."""
+    ): ...
+    def var_mean(x, dim=None, unbiased=None, keepdim=False, correction=None, axis=None): ...
+    def vdot(input, other): ...
+    def view(self, *shape) -> Tensor: ...
     def view_as(self, other):
         """``self.view(other.shape)``: a view with ``other``'s shape."""
-    def view_as_complex(self) -> Tensor:
-        """``view_as_complex``: a view of ``x`` that shares its storage and version."""
-    def view_as_complex_copy(self, /, *args, **kw):
-        """A copy (new storage) of the view ``view_as_complex`` gives."""
-    def view_as_real(self) -> Tensor:
-        """``view_as_real``: a view of ``x`` that shares its storage and version."""
-    def view_as_real_copy(self, /, *args, **kw):
-        """A copy (new storage) of the view ``view_as_real`` gives."""
-    def view_copy(self, /, *args, **kw):
-        """A copy (new storage) of the view ``view`` gives."""
+    def view_as_complex(self) -> Tensor: ...
+    def view_as_complex_copy(self, /, *args, **kw): ...
+    def view_as_real(self) -> Tensor: ...
+    def view_as_real_copy(self, /, *args, **kw): ...
+    def view_copy(self, /, *args, **kw): ...
     def volatile(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
-    def vsplit(input, indices_or_sections):
-        """``tensor_split`` along dimension v (PyTorch's ``vsplit``)."""
-    def vstack(tensors):
-        """Join along dimension 0, 1-D tensors as rows."""
+    def vsplit(input, indices_or_sections): ...
+    def vstack(tensors): ...
     def where(self, /, *args, **kw): ...
     def where_(self, *args, **kw):
         """Main/torch dialect: ``x.where_(condition, y)`` writes into ``x``. Paddle dialect:
         ``condition.where_(x, y)`` writes into ``x`` and returns it (Paddle's binding).
         """
-    def xlogy(self, y, *, out=None) -> Tensor:
-        """``xlogy`` of ``x``, ``y``, element by element (broadcast together), in a new tensor."""
-    def xlogy_(self, y) -> Tensor:
-        """``xlogy`` written into ``x`` itself, which is returned (same object, version bumped)."""
+    def xlogy(self, y, *, out=None) -> Tensor: ...
+    def xlogy_(self, y) -> Tensor: ...
     def xpu(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
-    def zero_(self) -> Tensor:
-        """``zero`` written into ``x`` itself, which is returned (same object, version bumped)."""
+    def zero_(self) -> Tensor: ...

@@ -558,45 +558,38 @@ def _address(arr):
     return arr.__array_interface__["data"][0] if isinstance(arr, _ndarray) else arr.data.ptr
 
 
+def _fresh(arr, storage, counter):
+    """A tensor with no history over ``arr``: what every constructor below, and the runner's
+    fast paths, fill in (the place is the class's CPU unless the caller sets it)."""
+    t = _new(Tensor)
+    t._data = arr
+    t._storage = storage
+    t._counter = counter
+    t._rg = False
+    t.grad_fn = None
+    t._base = None
+    return t
+
+
 def _wrap(arr, like=None):
     """A tensor owning a fresh buffer (counted by the allocator)."""
     if type(arr) is not _ndarray:
         arr = (like._place.xp if like is not None else np).asarray(arr)
-    t = _new(Tensor)
-    t._data = arr
-    t._counter = VersionCounter()
-    t._rg = False
-    t.grad_fn = None
-    t._base = None
     if like is not None and like._place is not CPU:
+        t = _fresh(arr, memory.Storage(arr.nbytes, str(like._place)), VersionCounter())
         t._place = like._place
-        t._storage = memory.Storage(arr.nbytes, str(like._place))
-    else:
-        t._storage = memory.Storage(arr.nbytes)
-    return t
+        return t
+    return _fresh(arr, memory.Storage(arr.nbytes), VersionCounter())
 
 
 def _borrow(arr, counter):
     """A tensor over memory that is counted elsewhere (a saved array handed back to Python)."""
-    t = _new(Tensor)
-    t._data = arr
-    t._storage = None
-    t._counter = counter if counter is not None else VersionCounter()
-    t._rg = False
-    t.grad_fn = None
-    t._base = None
-    return t
+    return _fresh(arr, None, counter if counter is not None else VersionCounter())
 
 
 def _alias(x, arr):
     """A tensor over ``x``'s storage sharing its version counter (a view, detach(), .data)."""
-    t = _new(Tensor)
-    t._data = arr
-    t._storage = x._storage
-    t._counter = x._counter
-    t._rg = False
-    t.grad_fn = None
-    t._base = None
+    t = _fresh(arr, x._storage, x._counter)
     if x._place is not CPU:
         t._place = x._place
     return t

@@ -16,7 +16,7 @@ from ..errors import DTypeError, IndexRangeError, InplaceError, MutogradError, S
 from ..memory import Storage as _Storage
 from ..memory import _cache
 from ..places import CPU as _CPU
-from ..tensor import Tensor, _alias, _wrap
+from ..tensor import Tensor, _alias, _fresh, _wrap
 from . import temporaries
 from .grad_mode import _state
 from .inplace import check_leaf, check_no_grad, prepare_write
@@ -311,14 +311,8 @@ def _pooled_buffer(op, inputs, arrays, dead, rg):
 def _pooled_result(out, buf, raw, x0, dead):
     """The tensor holding a result computed into ``buf`` (see ``_pooled_buffer``)."""
     if raw is None and out is buf:    # the dead temporary's buffer: the result takes over its
-        result = _new(Tensor)         # counted storage (and cache buffer); nothing allocated
-        result._data = out
-        result._counter = _VersionCounter()
-        result._rg = False
-        result.grad_fn = None
-        result._base = None
-        result._storage = dead._storage
-        return result
+        # counted storage (and cache buffer); nothing allocated
+        return _fresh(out, dead._storage, _VersionCounter())
     result = _wrap(out, x0)
     if out is not buf:            # a forward that returned another array: keep the buffer
         if raw is not None:
@@ -580,6 +574,7 @@ def binary(op):
                     out = op.ufunc(a, b)   # Note [Ufunc fast path] in ops/registry.py
                 except (ValueError, TypeError):
                     return run(op, (self, other), d)   # raises our error
+                # tensor._fresh written out: the call would cost ~5% of a small op
                 r = _new(Tensor)
                 r._data = out
                 r._counter = _VersionCounter()

@@ -82,18 +82,20 @@ def here(depth=1):
     return _here_slow(f)
 
 
+def _walk(f):
+    """``(frame, kind)`` for ``f`` and each frame outside it, innermost first."""
+    while f is not None:
+        yield f, kind(f.f_code.co_filename)
+        f = f.f_back
+
+
 def _here_slow(f):
     inner = None
-    while f is not None:
-        fn = f.f_code.co_filename
-        kind = _kinds.get(fn)
-        if kind is None:
-            kind = _classify(fn)
-        if kind == USER:
+    for f, k in _walk(f):
+        if k == USER:
             return (f.f_code, f.f_lasti, inner)
-        if kind == PACKAGE and inner is None:
+        if k == PACKAGE and inner is None:
             inner = (f.f_code, f.f_lasti)
-        f = f.f_back
     if inner is not None:
         return (inner[0], inner[1], None)
     return None
@@ -102,17 +104,8 @@ def _here_slow(f):
 def stack(depth=1):
     """The forward stack, outermost first, as ``(filename, lineno, function)`` without machinery
     or interpreter frames (what anomaly mode keeps for every node)."""
-    f = sys._getframe(depth)
-    frames = []
-    kinds = _kinds
-    while f is not None:
-        fn = f.f_code.co_filename
-        kind = kinds.get(fn)
-        if kind is None:
-            kind = _classify(fn)
-        if kind <= PACKAGE:
-            frames.append((fn, f.f_lineno, f.f_code.co_name))
-        f = f.f_back
+    frames = [(f.f_code.co_filename, f.f_lineno, f.f_code.co_name)
+              for f, k in _walk(sys._getframe(depth)) if k <= PACKAGE]
     frames.reverse()
     return frames
 

@@ -11,13 +11,16 @@ from .linalg_shared import mT
 from .registry import defop
 
 
-def _check(name, a, nd, what):
-    if a.ndim != nd:
-        raise ShapeError(f"{name}(): {what} must be a {nd}-D tensor, got {a.ndim}-D")
+def _update(name, xp, x, factors, product, beta, alpha, out):
+    """``beta * x + alpha * product(a, b)`` into ``out`` (checked before anything is written).
 
-
-def _update(name, xp, x, prod, beta, alpha, out):
-    """``beta * x + alpha * prod`` into ``out`` (checked before anything is written)."""
+    ``factors`` names the two factors with the number of dimensions each must have, in the
+    order they are checked: ``{"mat1": (mat1, 2), "mat2": (mat2, 2)}``.
+    """
+    for what, (a, nd) in factors.items():
+        if a.ndim != nd:
+            raise ShapeError(f"{name}(): {what} must be a {nd}-D tensor, got {a.ndim}-D")
+    prod = product(xp, *(a for a, _ in factors.values()))
     if out is not None and prod.shape != out.shape:
         raise ShapeError(f"{name}_(): the result has shape {list(prod.shape)} but the tensor "
                          f"written in place has shape {list(out.shape)}")
@@ -36,34 +39,33 @@ def _update(name, xp, x, prod, beta, alpha, out):
     return out
 
 
+def _matmul(xp, a, b):
+    return a @ b
+
+
 def _addmm(xp, x, mat1, mat2, beta=1, alpha=1, out=None):
-    _check("addmm", mat1, 2, "mat1")
-    _check("addmm", mat2, 2, "mat2")
-    return _update("addmm", xp, x, mat1 @ mat2, beta, alpha, out)
+    return _update("addmm", xp, x, {"mat1": (mat1, 2), "mat2": (mat2, 2)}, _matmul,
+                   beta, alpha, out)
 
 
 def _addmv(xp, x, mat, vec, beta=1, alpha=1, out=None):
-    _check("addmv", mat, 2, "mat")
-    _check("addmv", vec, 1, "vec")
-    return _update("addmv", xp, x, mat @ vec, beta, alpha, out)
+    return _update("addmv", xp, x, {"mat": (mat, 2), "vec": (vec, 1)}, _matmul,
+                   beta, alpha, out)
 
 
 def _addr(xp, x, vec1, vec2, beta=1, alpha=1, out=None):
-    _check("addr", vec1, 1, "vec1")
-    _check("addr", vec2, 1, "vec2")
-    return _update("addr", xp, x, xp.outer(vec1, vec2), beta, alpha, out)
+    return _update("addr", xp, x, {"vec1": (vec1, 1), "vec2": (vec2, 1)},
+                   lambda xp, a, b: xp.outer(a, b), beta, alpha, out)
 
 
 def _baddbmm(xp, x, batch1, batch2, beta=1, alpha=1, out=None):
-    _check("baddbmm", batch1, 3, "batch1")
-    _check("baddbmm", batch2, 3, "batch2")
-    return _update("baddbmm", xp, x, batch1 @ batch2, beta, alpha, out)
+    return _update("baddbmm", xp, x, {"batch1": (batch1, 3), "batch2": (batch2, 3)}, _matmul,
+                   beta, alpha, out)
 
 
 def _addbmm(xp, x, batch1, batch2, beta=1, alpha=1, out=None):
-    _check("addbmm", batch1, 3, "batch1")
-    _check("addbmm", batch2, 3, "batch2")
-    return _update("addbmm", xp, x, (batch1 @ batch2).sum(0), beta, alpha, out)
+    return _update("addbmm", xp, x, {"batch1": (batch1, 3), "batch2": (batch2, 3)},
+                   lambda xp, a, b: (a @ b).sum(0), beta, alpha, out)
 
 
 def _beta(g, beta):

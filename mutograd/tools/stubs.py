@@ -87,14 +87,14 @@ def _split(params):
     return parts + [params[start:].strip()] if params.strip() else parts
 
 
-def _def(name, fn, indent="", method=False):
+def _def(name, fn, indent="", method=False, doc=True):
     ret = " -> Tensor" if getattr(fn, "_op", None) is not None else ""
     sig = _signature(fn, method)
+    summary = _summary(fn) if doc else ""
     head = f"{indent}def {name}{sig}{ret}:"
-    if len(head) > WIDTH:   # one parameter a line
+    if len(head) + (0 if summary else len(" ...")) > WIDTH:   # one parameter a line
         inner = "".join(f"{indent}    {p},\n" for p in _split(sig[1:-1]))
         head = f"{indent}def {name}(\n{inner}{indent}){ret}:"
-    summary = _summary(fn)
     if not summary:
         return head + " ..."
     lines = textwrap.wrap(f'"""{summary}', WIDTH - len(indent) - 4)
@@ -118,6 +118,14 @@ def _submodules():
     return sorted(m.name for m in pkgutil.iter_modules(mg.__path__) if m.name != "__main__")
 
 
+def _same_as_function(name, method):
+    """Whether ``Tensor.name`` runs the same code as ``mutograd.name``: its summary is then said
+    once, at the function (the method has only its signature)."""
+    fn = getattr(mg, name, None)
+    code = getattr(method, "__code__", None)
+    return code is not None and getattr(fn, "__code__", None) is code
+
+
 def _tensor_class():
     lines = ["class Tensor:", '    """A tensor: an array with a place, a version counter and '
              'autograd history."""']
@@ -132,7 +140,8 @@ def _tensor_class():
         elif isinstance(attr, classmethod):
             lines += ["    @classmethod", _def(name, attr.__func__, "    ", method=True)]
         elif callable(attr) or hasattr(attr, "__get__"):
-            lines.append(_def(name, attr, "    ", method=True))
+            lines.append(_def(name, attr, "    ", method=True,
+                              doc=not _same_as_function(name, attr)))
         else:
             lines.append(f"    {name}: Any")
     return lines

@@ -25,6 +25,18 @@ def _add_channel_bias_(out, bias):
                         OPS["add"].defaults)
 
 
+def _check_weight(name, weight, layout, groups=None):
+    """Refuse a ``weight`` without the dimensions ``layout`` names and, when ``groups`` is
+    given, one whose output channels the groups do not divide."""
+    nd = layout.count(",") + 1
+    if weight.ndim != nd:
+        raise ShapeError(f"{name}: weight must be {nd}-D {layout}, got shape "
+                         f"{list(weight.shape)}")
+    if groups is not None and (groups < 1 or weight.shape[0] % groups):
+        raise ValueError(f"{name}: out_channels {weight.shape[0]} must be divisible by "
+                         f"groups={groups}")
+
+
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution (cross-correlation) of (N, C, H, W) with (O, C/groups, kh, kw) weights.
 
@@ -45,12 +57,7 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
             padding = (total[0] // 2, total[1] // 2)
         else:
             raise ValueError(f"padding must be an int, a pair, 'valid' or 'same', got {padding!r}")
-    if weight.ndim != 4:
-        raise ShapeError(f"conv2d: weight must be 4-D (out, in/groups, kh, kw), got shape "
-                         f"{list(weight.shape)}")
-    if groups < 1 or weight.shape[0] % groups:
-        raise ValueError(f"conv2d: out_channels {weight.shape[0]} must be divisible by "
-                         f"groups={groups}")
+    _check_weight("conv2d", weight, "(out, in/groups, kh, kw)", groups)
     out = call(OPS["conv2d"], [x, weight], {"stride": stride, "padding": _pair(padding, "padding"),
                                             "dilation": dilation, "groups": groups})
     if bias is not None:
@@ -60,9 +67,7 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-D convolution of (N, C, L) with (O, C/groups, k) weights: a 2-D one of height 1."""
-    if weight.ndim != 3:
-        raise ShapeError(f"conv1d: weight must be 3-D (out, in/groups, k), got shape "
-                         f"{list(weight.shape)}")
+    _check_weight("conv1d", weight, "(out, in/groups, k)")
     if x.ndim not in (2, 3):
         raise ShapeError(f"conv1d: expected a 2-D (C, L) or 3-D (N, C, L) input, got shape "
                          f"{list(x.shape)}")
@@ -77,9 +82,7 @@ def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0
     """The transposed 2-D convolution of (N, C_in, H, W) with (C_in, C_out/groups, kh, kw)
     weights (the gradient of ``conv2d`` with respect to its input)."""
     x, undo = _batched(x, 2, "conv_transpose2d")
-    if weight.ndim != 4:
-        raise ShapeError(f"conv_transpose2d: weight must be 4-D (in, out/groups, kh, kw), got "
-                         f"shape {list(weight.shape)}")
+    _check_weight("conv_transpose2d", weight, "(in, out/groups, kh, kw)")
     stride, padding = _pair(stride, "stride"), _pair(padding, "padding")
     output_padding, dilation = _pair(output_padding, "output_padding"), _pair(dilation,
                                                                              "dilation")
@@ -135,12 +138,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     weights (Note [N-d windows from the 2-D ops]). ``padding``: an int, a triple, 'valid' or
     'same'."""
     x, undo = _batched(input, 3, "conv3d")
-    if weight.ndim != 5:
-        raise ShapeError(f"conv3d: weight must be 5-D (out, in/groups, kd, kh, kw), got shape "
-                         f"{list(weight.shape)}")
-    if groups < 1 or weight.shape[0] % groups:
-        raise ValueError(f"conv3d: out_channels {weight.shape[0]} must be divisible by "
-                         f"groups={groups}")
+    _check_weight("conv3d", weight, "(out, in/groups, kd, kh, kw)", groups)
     o, cg, kd, kh, kw = weight.shape
     n, c, d = x.shape[:3]
     if c != cg * groups:

@@ -13,6 +13,7 @@ from ...ops.creation import ones
 from .. import functional as F
 from ..functional import dropouts as _dropouts
 from ..module import Module, Parameter
+from .shell import FunctionShell
 
 
 # ---- activations ---------------------------------------------------------------------------
@@ -192,18 +193,13 @@ class PReLU(Module):
         return F.prelu(x, self.weight)
 
 
-class Softmin(Module):
+class Softmin(FunctionShell):
     """``softmax(-x)`` along ``dim``."""
+    fn, settings = staticmethod(F.softmin), ("dim",)
 
     def __init__(self, dim=None):
         super().__init__()
         self.dim = dim
-
-    def forward(self, x):
-        return F.softmin(x, self.dim)
-
-    def extra_repr(self):
-        return f"dim={self.dim}"
 
 
 class Softmax2d(Module):
@@ -228,18 +224,13 @@ class Threshold(_Activation):
             ", inplace=True" if self.inplace else "")
 
 
-class GLU(Module):
+class GLU(FunctionShell):
     """The gated linear unit along ``dim``: ``a * sigmoid(b)`` of the two halves."""
+    fn, settings = staticmethod(F.glu), ("dim",)
 
     def __init__(self, dim=-1):
         super().__init__()
         self.dim = dim
-
-    def forward(self, x):
-        return F.glu(x, self.dim)
-
-    def extra_repr(self):
-        return f"dim={self.dim}"
 
 
 class RReLU(_Activation):

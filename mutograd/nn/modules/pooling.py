@@ -9,6 +9,7 @@ dimensions and max unpooling, with PyTorch's constructor signatures.
 
 from .. import functional as F
 from ..module import Module
+from .shell import FunctionShell
 
 
 # ---- poolings ------------------------------------------------------------------------------
@@ -164,15 +165,10 @@ class AvgPool2d(_Pool):
         return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, **self.kw)
 
 
-class AdaptiveAvgPool2d(Module):
+class AdaptiveAvgPool2d(FunctionShell):
     """Mean over bins that give an output of ``output_size``."""
+    fn, settings = staticmethod(F.adaptive_avg_pool2d), ("output_size",)
 
     def __init__(self, output_size):
         super().__init__()
         self.output_size = output_size
-
-    def forward(self, x):
-        return F.adaptive_avg_pool2d(x, self.output_size)
-
-    def extra_repr(self):
-        return f"output_size={self.output_size}"

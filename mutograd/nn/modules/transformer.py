@@ -147,30 +147,39 @@ def _activation(activation):
 
 
 class _Layer(Module):
-    """What the encoder and decoder layers share: ``attentions`` attention blocks
+    """What the encoder and decoder layers share: ``_attentions`` attention blocks
     (``self_attn``, then ``multihead_attn``) and a feed-forward block, each with its own layer
     norm and dropout (``norm1``..., ``dropout1``...), registered in PyTorch's order."""
 
-    _ff_dropout = None      # the feed-forward block's dropout: the last one
+    _attentions = 1
 
-    def __init__(self, attentions, d_model, nhead, dim_feedforward, dropout, activation,
-                 layer_norm_eps, batch_first, norm_first, bias, dtype):
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
+                 dtype=None):
         super().__init__()
         activation = _activation(activation)
-        for name in ("self_attn", "multihead_attn")[:attentions]:
+        for name in ("self_attn", "multihead_attn")[:self._attentions]:
             setattr(self, name, MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                                    batch_first=batch_first, dtype=dtype))
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
         self.norm_first = norm_first
-        blocks = range(1, attentions + 2)
+        blocks = range(1, self._attentions + 2)
         for i in blocks:
             setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias,
                                                 dtype=dtype))
         for i in blocks:
             setattr(self, f"dropout{i}", Dropout(dropout))
         self.activation = activation
+
+    def _residual(self, x, *blocks):
+        """Each block with a residual connection and its layer norm (``norm1``, ...): after the
+        sum, or before the block with ``norm_first=True``; the feed-forward block comes last."""
+        for i, block in enumerate(blocks + (self._ff_block,), 1):
+            norm = getattr(self, f"norm{i}")
+            x = x + block(norm(x)) if self.norm_first else norm(x + block(x))
+        return x
 
     def _sa_block(self, x, mask, key_padding_mask, is_causal):
         out = self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=key_padding_mask,
@@ -179,29 +188,16 @@ class _Layer(Module):
 
     def _ff_block(self, x):
         out = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return getattr(self, self._ff_dropout)(out)
+        return getattr(self, f"dropout{self._attentions + 1}")(out)
 
 
 class TransformerEncoderLayer(_Layer):
     """Self-attention and a feed-forward block, each with dropout, a residual connection and
     layer norm: after each block (``norm_first=False``, the default) or before it."""
 
-    _ff_dropout = "dropout2"
-
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
-                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
-                 dtype=None):
-        super().__init__(1, d_model, nhead, dim_feedforward, dropout, activation,
-                         layer_norm_eps, batch_first, norm_first, bias, dtype)
-
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
-        x = src
-        if self.norm_first:
-            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
-            return x + self._ff_block(self.norm2(x))
-        x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
-        return self.norm2(x + self._ff_block(x))
-
+        return self._residual(
+            src, lambda x: self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
 
 
 class TransformerEncoder(Module):
@@ -226,27 +222,14 @@ class TransformerDecoderLayer(_Layer):
     feed-forward block, each with dropout, a residual connection and layer norm (after each
     block, or before it with ``norm_first=True``); PyTorch's parameter names."""
 
-    _ff_dropout = "dropout3"
-
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
-                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
-                 dtype=None):
-        super().__init__(2, d_model, nhead, dim_feedforward, dropout, activation,
-                         layer_norm_eps, batch_first, norm_first, bias, dtype)
+    _attentions = 2
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
-        x = tgt
-        if self.norm_first:
-            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
-            x = x + self._mha_block(self.norm2(x), memory, memory_mask,
-                                    memory_key_padding_mask, memory_is_causal)
-            return x + self._ff_block(self.norm3(x))
-        x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
-        x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask,
-                                           memory_is_causal))
-        return self.norm3(x + self._ff_block(x))
-
+        return self._residual(
+            tgt, lambda x: self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal),
+            lambda x: self._mha_block(x, memory, memory_mask, memory_key_padding_mask,
+                                      memory_is_causal))
 
     def _mha_block(self, x, mem, mask, key_padding_mask, is_causal):
         out = self.multihead_attn(x, mem, mem, attn_mask=mask, key_padding_mask=key_padding_mask,

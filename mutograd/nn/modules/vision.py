@@ -9,6 +9,7 @@ shell over ``nn.functional``.
 
 from .. import functional as F
 from ..module import Module
+from .shell import FunctionShell
 
 
 class Upsample(Module):
@@ -28,62 +29,41 @@ class Upsample(Module):
         return f"size={self.size}, scale_factor={self.scale_factor}, mode={self.mode!r}"
 
 
-class PixelShuffle(Module):
+class PixelShuffle(FunctionShell):
     """:func:`pixel_shuffle` as a layer."""
+    fn, settings = staticmethod(F.pixel_shuffle), ("upscale_factor",)
 
     def __init__(self, upscale_factor):
         super().__init__()
         self.upscale_factor = upscale_factor
 
-    def forward(self, x):
-        return F.pixel_shuffle(x, self.upscale_factor)
 
-    def extra_repr(self):
-        return f"upscale_factor={self.upscale_factor}"
-
-
-class PixelUnshuffle(Module):
+class PixelUnshuffle(FunctionShell):
     """:func:`pixel_unshuffle` as a layer."""
+    fn, settings = staticmethod(F.pixel_unshuffle), ("downscale_factor",)
 
     def __init__(self, downscale_factor):
         super().__init__()
         self.downscale_factor = downscale_factor
 
-    def forward(self, x):
-        return F.pixel_unshuffle(x, self.downscale_factor)
 
-    def extra_repr(self):
-        return f"downscale_factor={self.downscale_factor}"
-
-
-class ChannelShuffle(Module):
+class ChannelShuffle(FunctionShell):
     """:func:`channel_shuffle` as a layer."""
+    fn, settings = staticmethod(F.channel_shuffle), ("groups",)
 
     def __init__(self, groups):
         super().__init__()
         self.groups = groups
 
-    def forward(self, x):
-        return F.channel_shuffle(x, self.groups)
 
-    def extra_repr(self):
-        return f"groups={self.groups}"
-
-
-class Unfold(Module):
+class Unfold(FunctionShell):
     """:func:`unfold` as a layer."""
+    fn, settings = staticmethod(F.unfold), ("kernel_size", "dilation", "padding", "stride")
 
     def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
         super().__init__()
         self.kernel_size, self.dilation = kernel_size, dilation
         self.padding, self.stride = padding, stride
-
-    def forward(self, x):
-        return F.unfold(x, self.kernel_size, self.dilation, self.padding, self.stride)
-
-    def extra_repr(self):
-        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, "
-                f"padding={self.padding}, stride={self.stride}")
 
 
 class Fold(Unfold):
