@@ -527,3 +527,42 @@ def test_the_fake_device_refuses_host_arrays_as_cupy_does(fake_gpu):
         with pytest.raises(TypeError, match="fake GPU: host array of shape"):
             leak()
     assert type((t * 2).exp()._data) is fake_gpu.DevArray
+
+
+# ---- real GPU only: every random function of a tensor draws there ------------------------
+def _random_cases():
+    """(name, shape, function, differentiable) of the device tests that run on the fake device
+    (the fake draws the CPU's stream, so those compare with the CPU; CuPy's stream differs)."""
+    import test_compat_random_on_device
+    import test_dropout_on_device
+    import test_random_on_device
+    cases = []
+    for module in (test_dropout_on_device, test_random_on_device, test_compat_random_on_device):
+        for name, case in module.CASES.items():
+            if len(case) == 3:                 # (ndim, function, differentiable)
+                ndim, f, differentiable = case
+            elif callable(case[0]):            # (function, differentiable)
+                (f, differentiable), ndim = case, len(module.SHAPE)
+            else:                              # (ndim, function): the dropouts
+                (ndim, f), differentiable = case, True
+            cases.append((name, module.SHAPE[:ndim], f, differentiable))
+    return cases
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", _random_cases(), ids=lambda c: c[0])
+def test_random_functions_draw_on_a_real_gpu(case):
+    if not _real_gpu():
+        pytest.skip("no CUDA device with CuPy here")
+    from mutograd.backends import cupy_backend
+    cupy_backend.register()
+    name, shape, f, differentiable = case
+    a = np.random.default_rng(1).uniform(-1.5, 1.5, shape)
+    x = mg.tensor(a, device="gpu:0", requires_grad=True)
+    mg.seed(5)
+    out = f(x)
+    assert str(out.place) == "gpu:0"
+    assert np.isfinite(out.detach().cpu().numpy().astype(np.float64)).all()
+    if differentiable:
+        out.sum().backward()
+        assert str(x.grad.place) == "gpu:0" and tuple(x.grad.shape) == a.shape
