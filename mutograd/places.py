@@ -255,3 +255,13 @@ def check_same(op_name, place, other):
 
 __all__ = ["CPU", "Place", "PlaceError", "backend", "default", "get", "register_backend",
            "set_default", "unregister_backend"]
+
+
+def writeable(a):
+    """Whether writing array ``a`` element by element is safe: NumPy's read-only flag (set on
+    broadcasts and on arrays handed out in strict mode); CuPy has no such flag, so there an
+    array is writeable unless one of its elements repeats (a stride of 0 over a length > 1)."""
+    flag = getattr(a.flags, "writeable", None)
+    if flag is not None:
+        return flag
+    return all(s or n == 1 for s, n in zip(a.strides, a.shape))

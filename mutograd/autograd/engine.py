@@ -38,6 +38,7 @@ import numpy as np
 from .. import memory
 from ..errors import BackwardError
 from ..memory import fresh
+from ..places import writeable
 from . import anomaly
 from .grad_mode import _state
 from .saved import before_write
@@ -309,7 +310,7 @@ def _claims(node, g, owned, grads):
 def _claim(gi, root, g, owned):
     """Whether the engine owns ``gi`` (with memory owner ``root``), which no other gradient of
     its node shares."""
-    if not gi.ndim or not gi.flags.writeable:
+    if not gi.ndim or not writeable(gi):
         return False
     if root is _root(g):   # the incoming gradient, or a reshaped/transposed view of all of it
         return owned and gi.size == g.size

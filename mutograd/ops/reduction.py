@@ -297,7 +297,10 @@ defop("norm", _norm, kind="reduction", inplace=False, grad=_norm_grad)
 
 def _logsumexp(xp, x, axis=None, keepdim=False):
     ax = _np_axis(axis, x.ndim, "logsumexp")
-    m = xp.amax(x, axis=ax, keepdims=True, initial=-math.inf)   # an empty slice's is -inf
+    if x.size:
+        m = xp.amax(x, axis=ax, keepdims=True)
+    else:   # an empty slice's maximum is -inf (CuPy's amax takes no initial=)
+        m = xp.full_like(xp.sum(x, axis=ax, keepdims=True), -math.inf)
     m = xp.where(xp.isfinite(m), m, 0)
     r = xp.log(xp.sum(xp.exp(x - m), axis=ax, keepdims=True)) + m
     return r if keepdim else r.squeeze(ax) if ax is not None else r.reshape(())

@@ -147,7 +147,7 @@ def _gather_grad(g, x_shape, axis, index, xp):
 def _full_index(xp, index, axis):
     """An advanced index that addresses ``x[..., index, ...]`` element by element."""
     a = axis % index.ndim
-    grids = list(xp.indices(index.shape, sparse=True))
+    grids = list(xp.ix_(*[xp.arange(n) for n in index.shape]))
     grids[a] = index
     return tuple(grids)
 

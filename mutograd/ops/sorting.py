@@ -24,8 +24,10 @@ def _argsort(xp, x, *, axis=-1, descending=False, stable=False):
     # keep their original order (PyTorch's stable sort) and NaN, the largest, comes first
     if not descending:
         idx = xp.argsort(x, axis=axis, kind="stable")
-    elif x.dtype.kind in "fc":
-        idx = xp.lexsort((-x, ~xp.isnan(x)), axis=axis)   # the last key is the first criterion
+    elif x.dtype.kind in "fc":   # by -x, then NaN first: two stable sorts (CuPy's lexsort has
+        order = xp.argsort(-x, axis=axis, kind="stable")            # no axis)
+        nan_last = xp.take_along_axis(~xp.isnan(x), order, axis=axis)
+        idx = xp.take_along_axis(order, xp.argsort(nan_last, axis=axis, kind="stable"), axis=axis)
     else:
         idx = xp.argsort(~x, axis=axis, kind="stable")   # ~x reverses ints and bools exactly
     return idx.astype(np.int64, copy=False)

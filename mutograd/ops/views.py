@@ -139,8 +139,8 @@ def _expand(xp, x, *, shape):
     except ValueError:
         raise ShapeError(f"expand: the expanded size {list(full)} must match the existing size "
                          f"{list(x.shape)} at non-singleton dimensions") from None
-    if x.flags.writeable:
-        # broadcast_to's result is read-only; the same geometry made writable lets fill_/zero_
+    if not getattr(r.flags, "writeable", True) and x.flags.writeable:
+        # NumPy's broadcast_to result is read-only; the same geometry made writable lets fill_/zero_
         # (well defined on repeated elements) write, while element-wise writes are refused by
         # the overlap rule (registry.check_writable)
         r = xp.lib.stride_tricks.as_strided(x, r.shape, r.strides)
