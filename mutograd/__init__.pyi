@@ -307,8 +307,8 @@ def cast_(x, dtype) -> Tensor:
     """``cast`` written into ``x`` itself, which is returned (same object, version bumped)."""
 def cat(tensors, axis=0) -> Tensor:
     """``cat`` of a list of tensors."""
-def cauchy_(x, loc=None, scale=None, *, median=None, sigma=None, generator=None, name=None):
-    """Fill ``x`` with Cauchy samples (Paddle ``loc``/``scale``, PyTorch ``median``/``sigma``)."""
+def cauchy_(x, loc=0.0, scale=1.0, generator=None) -> Tensor:
+    """``cauchy`` written into ``x`` itself, which is returned (same object, version bumped)."""
 def cdist(x1, x2, p=2.0):
     """The ``p``-norm distance between each row of ``x1`` (..., P, M) and of ``x2`` (..., R, M):
     shape (..., P, R).
@@ -650,8 +650,8 @@ def gelu(x, approximate='none', *, out=None) -> Tensor:
     """``gelu`` of each element of ``x``, in a new tensor."""
 def gelu_(x, approximate='none') -> Tensor:
     """``gelu`` written into ``x`` itself, which is returned (same object, version bumped)."""
-def geometric_(x, probs=None, *, p=None, generator=None, name=None):
-    """Fill ``x`` with geometric samples (trials to the first success; ``probs`` or ``p``)."""
+def geometric_(x, probs=None, generator=None) -> Tensor:
+    """``geometric`` written into ``x`` itself, which is returned (same object, version bumped)."""
 def ger(input, vec2): ...
 def get_default_device(): ...
 def get_default_dtype(): ...
@@ -875,8 +875,8 @@ def log2_(x) -> Tensor:
     """``log2`` written into ``x`` itself, which is returned (same object, version bumped)."""
 def log_(x) -> Tensor:
     """``log`` written into ``x`` itself, which is returned (same object, version bumped)."""
-def log_normal_(x, mean=1.0, std=2.0, *, generator=None, name=None):
-    """Fill ``x`` with samples whose logarithm is normal(``mean``, ``std``)."""
+def log_normal_(x, mean=1.0, std=2.0, generator=None) -> Tensor:
+    """``log_normal`` written into ``x`` itself, which is returned (same object, version bumped)."""
 def log_softmax(x, axis=-1, dtype=None, dim=None):
     """``log(softmax(x))`` computed stably."""
 def log_softmax_(x, axis=-1) -> Tensor:
@@ -1048,8 +1048,8 @@ def norm(x, p=2, axis=None, keepdim=False) -> Tensor:
     """``norm`` of ``x`` over ``axis`` (every element when None)."""
 def normal(mean=0.0, std=1.0, shape=None, size=None, dtype=None, name=None, generator=None):
     """Normal samples; ``mean``/``std`` may be tensors (element-wise parameters)."""
-def normal_(x, mean=0.0, std=1.0, generator=None):
-    """Fill ``x`` in place with normal samples."""
+def normal_(x, mean=0.0, std=1.0, generator=None) -> Tensor:
+    """``normal`` written into ``x`` itself, which is returned (same object, version bumped)."""
 def not_equal(x, y, *, out=None) -> Tensor:
     """``ne`` of ``x``, ``y``, element by element (broadcast together), as a bool tensor."""
 def not_equal_(x, y) -> Tensor:
@@ -1544,8 +1544,8 @@ def uniform(
     """Uniform samples in ``[min, max)``: Paddle's ``uniform(shape, dtype, min, max)``, or the shape
     as varargs (``uniform(2, 3, min=0.0)``).
     """
-def uniform_(x, low=0.0, high=1.0, *, a=None, b=None, min=None, max=None, **kw):
-    """Fill ``x`` in place with samples from ``[low, high)`` (``from``/``to``, ``a``/``b``)."""
+def uniform_(x, low=0.0, high=1.0, generator=None) -> Tensor:
+    """``uniform`` written into ``x`` itself, which is returned (same object, version bumped)."""
 def unique(x, sorted=True, return_inverse=False, return_counts=False, dim=None, axis=None):
     """The distinct values (sorted), and optionally where each element went and how often each value
     occurs; with ``dim``, distinct slices along it.
@@ -1887,9 +1887,8 @@ class Tensor:
     def cast(self, dtype): ...
     def cast_(self, dtype) -> Tensor:
         """``cast`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def cauchy_(x, loc=None, scale=None, *, median=None, sigma=None, generator=None, name=None):
-        """Fill ``x`` with Cauchy samples (Paddle ``loc``/``scale``, PyTorch ``median``/``sigma``).
-        """
+    def cauchy_(self, loc=0.0, scale=1.0, generator=None) -> Tensor:
+        """``cauchy`` written into ``x`` itself, which is returned (same object, version bumped)."""
     def ccol_indices(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
@@ -2271,8 +2270,9 @@ class Tensor:
         """``gelu`` of each element of ``x``, in a new tensor."""
     def gelu_(self, approximate='none') -> Tensor:
         """``gelu`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def geometric_(x, probs=None, *, p=None, generator=None, name=None):
-        """Fill ``x`` with geometric samples (trials to the first success; ``probs`` or ``p``)."""
+    def geometric_(self, probs=None, generator=None) -> Tensor:
+        """``geometric`` written into ``x`` itself, which is returned (same object, version bumped).
+        """
     def ger(input, vec2): ...
     def get_device(self): ...
     def get_strides(self): ...
@@ -2582,8 +2582,10 @@ class Tensor:
         """``log2`` written into ``x`` itself, which is returned (same object, version bumped)."""
     def log_(self) -> Tensor:
         """``log`` written into ``x`` itself, which is returned (same object, version bumped)."""
-    def log_normal_(x, mean=1.0, std=2.0, *, generator=None, name=None):
-        """Fill ``x`` with samples whose logarithm is normal(``mean``, ``std``)."""
+    def log_normal_(self, mean=1.0, std=2.0, generator=None) -> Tensor:
+        """``log_normal`` written into ``x`` itself, which is returned (same object, version
+        bumped).
+        """
     def log_softmax(x, axis=-1, dtype=None, dim=None):
         """``log(softmax(x))`` computed stably."""
     def log_softmax_(self, axis=-1) -> Tensor:
@@ -2861,8 +2863,8 @@ class Tensor:
         """
     def norm(self, p=2, axis=None, keepdim=False) -> Tensor:
         """``norm`` of ``x`` over ``axis`` (every element when None)."""
-    def normal_(x, mean=0.0, std=1.0, generator=None):
-        """Fill ``x`` in place with normal samples."""
+    def normal_(self, mean=0.0, std=1.0, generator=None) -> Tensor:
+        """``normal`` written into ``x`` itself, which is returned (same object, version bumped)."""
     def not_equal(self, y, *, out=None) -> Tensor:
         """``ne`` of ``x``, ``y``, element by element (broadcast together), as a bool tensor."""
     def not_equal_(self, y) -> Tensor:

@@ -17,6 +17,7 @@ from .. import dtypes
 from ..errors import IndexRangeError, ShapeError
 from ..tensor import Tensor
 from .axes import canon_dim, keepdim_arg, lift_0d
+from .creation import _no_extra
 from .registry import OPS, call, call_inplace
 from .scatter import _check_reduce
 
@@ -354,6 +355,37 @@ def polygamma(*args, **kw):
     return OPS["polygamma"].function(*args, **kw)
 
 
+# ---- fills (declared in fills.py) -----------------------------------------------------------
+def random_(x, *args, generator=None, **kw):
+    """``random_()``, ``random_(to)`` or ``random_(from, to)``: integers in ``[from, to)``;
+    without ``to``, the whole range the dtype holds exactly (``2**24`` for float32)."""
+    low = kw.pop("from", kw.pop("from_", None))      # PyTorch's keyword, Paddle's keyword
+    high = kw.pop("to", None)
+    _no_extra(kw, "random_")
+    if len(args) == 1:
+        high = args[0]
+    elif len(args) == 2:
+        low, high = args
+    elif args:
+        raise TypeError(f"random_() takes at most 2 positional arguments ({len(args)} given)")
+    return call_inplace(OPS["random"], [x], {"low": 0 if low is None else low, "high": high,
+                                             "generator": generator})
+
+
+def fill_diagonal_(x, value=None, offset=0, wrap=False, *, fill_value=None, name=None):
+    """Fill the diagonal of ``x`` with ``value`` in place; returns ``x``.
+
+    Paddle's ``fill_diagonal_(value, offset=0, wrap=False)`` and PyTorch's
+    ``fill_diagonal_(fill_value, wrap=False)``: a bool in second place is PyTorch's ``wrap``.
+    """
+    if isinstance(offset, bool):
+        offset, wrap = 0, offset
+    value = fill_value if value is None else value
+    if value is None:
+        raise TypeError("fill_diagonal_() missing required argument 'value' (or 'fill_value')")
+    return call_inplace(OPS["fill_diagonal"], [x, value], {"offset": offset, "wrap": wrap})
+
+
 # ---- the scatter family: index_add, index_copy, index_fill, scatter, scatter_add, masked_scatter,
 # put (declared in scatter.py) -------------------------------------------------------------------
 def _pick(kw, *names, default=None):
@@ -496,5 +528,6 @@ _SCATTERS["scatter"].__name__, _SCATTERS["scatter_"].__name__ = "scatter", "scat
 FUNCTIONS = {"gather": gather, "take_along_axis": take_along_axis, "index_select": index_select,
              "where": where, "where_": where_, "clamp": clamp, "clamp_": clamp_, "clip": clamp,
              "clip_": clamp_, "transpose": transpose, "transpose_": transpose_, "set_": set_,
-             "polygamma": polygamma, "var": var, "std": std}
+             "polygamma": polygamma, "var": var, "std": std, "random_": random_,
+             "fill_diagonal_": fill_diagonal_}
 FUNCTIONS.update(_SCATTERS)
