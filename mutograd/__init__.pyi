@@ -877,9 +877,9 @@ def log_(x) -> Tensor:
     """``log`` written into ``x`` itself, which is returned (same object, version bumped)."""
 def log_normal_(x, mean=1.0, std=2.0, generator=None) -> Tensor:
     """``log_normal`` written into ``x`` itself, which is returned (same object, version bumped)."""
-def log_softmax(x, axis=-1, dtype=None, dim=None):
-    """``log(softmax(x))`` computed stably."""
-def log_softmax_(x, axis=-1) -> Tensor:
+def log_softmax(x, axis=-1, dtype=None, *, out=None) -> Tensor:
+    """``log(softmax(x))`` along ``axis``, computed stably, in ``dtype`` when given."""
+def log_softmax_(x, axis=-1, dtype=None) -> Tensor:
     """``log_softmax`` written into ``x`` itself, which is returned (same object, version bumped).
     """
 def logaddexp(input, other):
@@ -1365,9 +1365,9 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     """A copy of ``input`` with ``src`` written into ``[start:end:step]`` of ``dim``."""
 def slogdet(x):
     """``(sign, log|det|)`` of square matrices; the gradient flows through ``log|det|``."""
-def softmax(x, axis=-1, dtype=None, dim=None):
-    """``exp(x) / sum(exp(x))`` along ``axis`` (default the last)."""
-def softmax_(x, axis=-1) -> Tensor:
+def softmax(x, axis=-1, dtype=None, *, out=None) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``axis`` (default the last), in ``dtype`` when given."""
+def softmax_(x, axis=-1, dtype=None) -> Tensor:
     """``softmax`` written into ``x`` itself, which is returned (same object, version bumped)."""
 def softplus(x, beta=1.0, threshold=20.0, *, out=None) -> Tensor:
     """``softplus`` of each element of ``x``, in a new tensor."""
@@ -2586,9 +2586,9 @@ class Tensor:
         """``log_normal`` written into ``x`` itself, which is returned (same object, version
         bumped).
         """
-    def log_softmax(x, axis=-1, dtype=None, dim=None):
-        """``log(softmax(x))`` computed stably."""
-    def log_softmax_(self, axis=-1) -> Tensor:
+    def log_softmax(self, axis=-1, dtype=None, *, out=None) -> Tensor:
+        """``log(softmax(x))`` along ``axis``, computed stably, in ``dtype`` when given."""
+    def log_softmax_(self, axis=-1, dtype=None) -> Tensor:
         """``log_softmax`` written into ``x`` itself, which is returned (same object, version
         bumped).
         """
@@ -3210,9 +3210,9 @@ class Tensor:
     def smm(self, *args, **kwargs):
         """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
         """
-    def softmax(x, axis=-1, dtype=None, dim=None):
-        """``exp(x) / sum(exp(x))`` along ``axis`` (default the last)."""
-    def softmax_(self, axis=-1) -> Tensor:
+    def softmax(self, axis=-1, dtype=None, *, out=None) -> Tensor:
+        """``exp(x) / sum(exp(x))`` along ``axis`` (default the last), in ``dtype`` when given."""
+    def softmax_(self, axis=-1, dtype=None) -> Tensor:
         """``softmax`` written into ``x`` itself, which is returned (same object, version bumped).
         """
     def softplus(self, beta=1.0, threshold=20.0, *, out=None) -> Tensor:
