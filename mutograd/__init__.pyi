@@ -409,9 +409,9 @@ def diag(x, diagonal=0):
     """A vector's square diagonal matrix (the vector on diagonal ``diagonal``), or a matrix's
     diagonal as a new vector.
     """
-def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    """Matrices with the last dimension of ``input`` on their ``offset`` diagonal (in the dimensions
-    ``dim1``, ``dim2`` of the result).
+def diag_embed(x, offset=0, axis1=-2, axis2=-1) -> Tensor:
+    """Matrices with the last dimension of ``x`` on their ``offset`` diagonal, in the dimensions
+    ``axis1``, ``axis2`` of the result.
     """
 def diagflat(input, offset=0):
     """A matrix with ``input`` flattened on its ``offset`` diagonal."""
@@ -2055,9 +2055,9 @@ class Tensor:
         """A vector's square diagonal matrix (the vector on diagonal ``diagonal``), or a matrix's
         diagonal as a new vector.
         """
-    def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-        """Matrices with the last dimension of ``input`` on their ``offset`` diagonal (in the
-        dimensions ``dim1``, ``dim2`` of the result).
+    def diag_embed(self, offset=0, axis1=-2, axis2=-1) -> Tensor:
+        """Matrices with the last dimension of ``x`` on their ``offset`` diagonal, in the dimensions
+        ``axis1``, ``axis2`` of the result.
         """
     def diagflat(input, offset=0):
         """A matrix with ``input`` flattened on its ``offset`` diagonal."""
