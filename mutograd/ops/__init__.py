@@ -79,11 +79,6 @@ FUNCTIONS.update(linalg.FUNCTIONS)
 from ..nn.functional.dropouts import TOPLEVEL as _dropouts  # noqa: E402
 
 FUNCTIONS.update(_dropouts)
-FUNCTIONS.update({f.__name__: f for f in (
-    normalization.embedding_renorm_,
-    scatter_reduce.scatter_reduce, scatter_reduce.scatter_reduce_,
-    scatter_reduce.put_along_axis, scatter_reduce.put_along_axis_,
-    scatter_reduce.index_reduce, scatter_reduce.index_reduce_)})
 
 
 def _public():
