@@ -60,8 +60,6 @@ ALIASES = {k: v for k, v in ALIASES.items() if v is not None}
 FUNCTIONS = {
     "expand_as": views.expand_as, "split": views.split,
     "chunk": views.chunk, "unbind": views.unbind, "contiguous": shaping.contiguous,
-    "uniform_": fills.uniform_,
-    "normal_": fills.normal_,
     **argument_orders.FUNCTIONS, **scatter.FUNCTIONS, **sorting.FUNCTIONS,
 }
 ALIASES.update(special.ALIASES)
@@ -81,12 +79,6 @@ FUNCTIONS.update(linalg.FUNCTIONS)
 from ..nn.functional.dropouts import TOPLEVEL as _dropouts  # noqa: E402
 
 FUNCTIONS.update(_dropouts)
-FUNCTIONS.update({f.__name__: f for f in (
-    fills.cauchy_, fills.geometric_, fills.log_normal_, fills.random_, fills.fill_diagonal_,
-    normalization.embedding_renorm_,
-    scatter_reduce.scatter_reduce, scatter_reduce.scatter_reduce_,
-    scatter_reduce.put_along_axis, scatter_reduce.put_along_axis_,
-    scatter_reduce.index_reduce, scatter_reduce.index_reduce_)})
 
 
 def _public():

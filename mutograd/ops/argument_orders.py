@@ -6,10 +6,13 @@ position, a permutation versus two axes, a bool in the axis position), the main 
 accepts both: ``gather(x, dim, index)`` and ``gather(x, index, axis)``, ``index_select``,
 ``transpose(x, perm)`` and ``transpose(x, dim0, dim1)`` (and ``transpose_``), ``polygamma(n, x)``
 and ``polygamma(x, n)``, ``set_``'s positional shape or offset, ``var(x, unbiased)`` and
-``std(x, unbiased)``, ``where`` with the condition alone; and ``clamp``, whose bounds may each
-be missing, but not both. Each resolves to a declared op, so gradients and errors come from
-that op's declaration. Conventions that do not depend on the call (keyword spellings, a shape
-as varargs or a list) are in the declarations themselves (``defop``).
+``std(x, unbiased)``, ``where`` with the condition alone, ``fill_diagonal_(value, wrap)``,
+``random_(to)`` and ``random_(from, to)``, ``embedding_renorm_`` with the weight or the index
+first; the forms whose attributes come before or between the inputs (``scatter_reduce(x, dim,
+index, src)`` and the scatter family, ``index_put(x, indices, value)``); and ``clamp``, whose
+bounds may each be missing, but not both. Each resolves to a declared op, so gradients and
+errors come from that op's declaration. Conventions that do not depend on the call (keyword
+spellings, a shape as varargs or a list) are in the declarations themselves (``defop``).
 """
 import numpy as np
 
@@ -17,6 +20,8 @@ from .. import dtypes
 from ..errors import IndexRangeError, ShapeError
 from ..tensor import Tensor
 from .axes import canon_dim, keepdim_arg, lift_0d
+from .creation import _no_extra
+from .indexing import _plain
 from .registry import OPS, call, call_inplace
 from .scatter import _check_reduce
 
@@ -354,6 +359,37 @@ def polygamma(*args, **kw):
     return OPS["polygamma"].function(*args, **kw)
 
 
+# ---- fills (declared in fills.py) -----------------------------------------------------------
+def random_(x, *args, generator=None, **kw):
+    """``random_()``, ``random_(to)`` or ``random_(from, to)``: integers in ``[from, to)``;
+    without ``to``, the whole range the dtype holds exactly (``2**24`` for float32)."""
+    low = kw.pop("from", kw.pop("from_", None))      # PyTorch's keyword, Paddle's keyword
+    high = kw.pop("to", None)
+    _no_extra(kw, "random_")
+    if len(args) == 1:
+        high = args[0]
+    elif len(args) == 2:
+        low, high = args
+    elif args:
+        raise TypeError(f"random_() takes at most 2 positional arguments ({len(args)} given)")
+    return call_inplace(OPS["random"], [x], {"low": 0 if low is None else low, "high": high,
+                                             "generator": generator})
+
+
+def fill_diagonal_(x, value=None, offset=0, wrap=False, *, fill_value=None, name=None):
+    """Fill the diagonal of ``x`` with ``value`` in place; returns ``x``.
+
+    Paddle's ``fill_diagonal_(value, offset=0, wrap=False)`` and PyTorch's
+    ``fill_diagonal_(fill_value, wrap=False)``: a bool in second place is PyTorch's ``wrap``.
+    """
+    if isinstance(offset, bool):
+        offset, wrap = 0, offset
+    value = fill_value if value is None else value
+    if value is None:
+        raise TypeError("fill_diagonal_() missing required argument 'value' (or 'fill_value')")
+    return call_inplace(OPS["fill_diagonal"], [x, value], {"offset": offset, "wrap": wrap})
+
+
 # ---- the scatter family: index_add, index_copy, index_fill, scatter, scatter_add, masked_scatter,
 # put (declared in scatter.py) -------------------------------------------------------------------
 def _pick(kw, *names, default=None):
@@ -493,8 +529,148 @@ _SCATTERS["scatter_"].__doc__ = "In-place ``scatter`` (both conventions)."
 _SCATTERS["scatter"].__name__, _SCATTERS["scatter_"].__name__ = "scatter", "scatter_"
 
 
+# ---- x[indices] = value as a function (declared in indexing.py): the indices, a tuple of tensors
+# between the two inputs, as backend arrays ------------------------------------------------------
+def index_put_(x, indices, value, accumulate=False):
+    """``x[indices] = value`` (or ``+=`` with ``accumulate=True``, summing repeated indices)."""
+    xp = x._place.xp
+    return call_inplace(OPS["index_put"], [x, value],
+                        {"index": _plain(tuple(indices), xp), "accumulate": accumulate})
+
+
+def index_put(x, indices, value, accumulate=False):
+    """Out-of-place ``index_put_``: a copy of ``x`` with ``value`` written at ``indices``."""
+    xp = x._place.xp
+    return call(OPS["index_put"], [x, value],
+                {"index": _plain(tuple(indices), xp), "accumulate": accumulate})
+
+
+# ---- embedding_renorm_ (declared in normalization.py) -----------------------------------------
+def embedding_renorm_(weight, index, max_norm, norm_type=2.0):
+    """Scale the rows of ``weight`` that ``index`` names down to norm ``max_norm``; returns
+    ``weight``. PyTorch passes ``(weight, input)``, Paddle's functional form ``(x, weight)``:
+    the integer tensor is the index, so either order works."""
+    if _is_int_tensor(weight) and not _is_int_tensor(index):
+        weight, index = index, weight
+    return call_inplace(OPS["embedding_renorm"], [weight, index],
+                        {"max_norm": max_norm, "norm_type": norm_type})
+
+
+def _is_int_tensor(t):
+    """An integer tensor or array (an index), by its dtype."""
+    dt = getattr(getattr(t, "_data", t), "dtype", None)
+    return dt is not None and dt.kind in "iu"
+
+
+# ---- the reducing scatters (declared in scatter_reduce.py): PyTorch's (dim, index, src) order,
+# Paddle's put_along_axis and PyTorch's index_reduce ------------------------------------------
+def _required_axis(axis, dim, what):
+    a = dim if dim is not None else axis
+    if a is None:
+        raise TypeError(f"{what}() missing required argument 'axis' (or 'dim')")
+    return a
+
+
+@lift_0d
+def scatter_reduce(x, axis=None, index=None, src=None, reduce="sum", *, include_self=True,
+                   dim=None):
+    """Out of place: ``x`` with ``src`` combined in at ``index`` along ``axis``.
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> x = mg.zeros(3)
+        >>> mg.scatter_reduce(x, 0, mg.tensor([0, 0, 2]), mg.tensor([1., 2., 3.]), "sum").tolist()
+        [3.0, 0.0, 3.0]
+    """
+    return call(OPS["scatter_reduce"], [x, _index_array(index), src],
+                {"axis": _required_axis(axis, dim, "scatter_reduce"), "reduce": reduce,
+                 "include_self": include_self})
+
+
+@lift_0d
+def scatter_reduce_(x, axis=None, index=None, src=None, reduce="sum", *, include_self=True,
+                    dim=None):
+    """In-place :func:`scatter_reduce` (PyTorch's ``Tensor.scatter_reduce_``); returns ``x``."""
+    return call_inplace(OPS["scatter_reduce"], [x, _index_array(index), src],
+                        {"axis": _required_axis(axis, dim, "scatter_reduce_"), "reduce": reduce,
+                         "include_self": include_self})
+
+
+def _along_args(arr, indices, values, axis, broadcast):
+    idx = _index_array(indices)
+    if broadcast:   # Paddle broadcasts the index against arr (all but the axis)
+        ia = idx._data if isinstance(idx, Tensor) else idx
+        a = canon_dim(axis, arr.ndim, "put_along_axis")
+        shape = tuple(ia.shape[d] if d == a else max(ia.shape[d], arr.shape[d])
+                      for d in range(arr.ndim)) if ia.ndim == arr.ndim else None
+        if shape is not None and shape != ia.shape:
+            idx = np.broadcast_to(ia, shape)
+    return idx
+
+
+@lift_0d
+def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True,
+                   broadcast=True):
+    """Paddle's ``put_along_axis``: ``arr`` with ``values`` put at ``indices`` along ``axis``."""
+    return call(OPS["scatter_reduce"], [arr, _along_args(arr, indices, values, axis, broadcast),
+                                        values],
+                {"axis": axis, "reduce": reduce, "include_self": include_self})
+
+
+@lift_0d
+def put_along_axis_(arr, indices, values, axis, reduce="assign", include_self=True,
+                    broadcast=True):
+    """In-place :func:`put_along_axis`; returns ``arr``."""
+    return call_inplace(OPS["scatter_reduce"],
+                        [arr, _along_args(arr, indices, values, axis, broadcast), values],
+                        {"axis": axis, "reduce": reduce, "include_self": include_self})
+
+
+def _index_args(x, axis, index, source):
+    """``index_reduce`` as a scatter: the 1-D index repeated over the other dimensions."""
+    ia = index._data if isinstance(index, Tensor) else np.asarray(index)
+    sa = source._data if isinstance(source, Tensor) else np.asarray(source)
+    if ia.ndim != 1:
+        raise ShapeError(f"index_reduce_(): index must be 1-D, got {ia.ndim}-D")
+    a = canon_dim(axis, x.ndim, "index_reduce_")
+    if sa.ndim != x.ndim or sa.shape[a] != ia.shape[0]:
+        raise ShapeError(f"index_reduce_(): source of shape {list(sa.shape)} must have "
+                         f"{ia.shape[0]} entries along dimension {a} and {x.ndim} dimensions")
+    shape = [1] * sa.ndim
+    shape[a] = -1
+    return np.broadcast_to(ia.reshape(shape), sa.shape)
+
+
+@lift_0d
+def index_reduce_(x, axis=None, index=None, source=None, reduce=None, *, include_self=True,
+                  dim=None):
+    """PyTorch's ``Tensor.index_reduce_(dim, index, source, reduce)`` ('prod', 'mean', 'amax',
+    'amin'); returns ``x``."""
+    a = _required_axis(axis, dim, "index_reduce_")
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise ValueError(f"index_reduce_(): reduce must be 'prod', 'mean', 'amax' or 'amin', "
+                         f"got {reduce!r}")
+    return call_inplace(OPS["scatter_reduce"], [x, _index_args(x, a, index, source), source],
+                        {"axis": a, "reduce": reduce, "include_self": include_self})
+
+
+@lift_0d
+def index_reduce(x, axis=None, index=None, source=None, reduce=None, *, include_self=True,
+                 dim=None):
+    """Out-of-place :func:`index_reduce_`."""
+    a = _required_axis(axis, dim, "index_reduce")
+    return call(OPS["scatter_reduce"], [x, _index_args(x, a, index, source), source],
+                {"axis": a, "reduce": reduce, "include_self": include_self})
+
+
 FUNCTIONS = {"gather": gather, "take_along_axis": take_along_axis, "index_select": index_select,
              "where": where, "where_": where_, "clamp": clamp, "clamp_": clamp_, "clip": clamp,
              "clip_": clamp_, "transpose": transpose, "transpose_": transpose_, "set_": set_,
-             "polygamma": polygamma, "var": var, "std": std}
+             "polygamma": polygamma, "var": var, "std": std, "random_": random_,
+             "fill_diagonal_": fill_diagonal_, "index_put": index_put, "index_put_": index_put_,
+             "embedding_renorm_": embedding_renorm_, "scatter_reduce": scatter_reduce,
+             "scatter_reduce_": scatter_reduce_, "put_along_axis": put_along_axis,
+             "put_along_axis_": put_along_axis_, "index_reduce": index_reduce,
+             "index_reduce_": index_reduce_}
 FUNCTIONS.update(_SCATTERS)

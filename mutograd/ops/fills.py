@@ -12,9 +12,8 @@ import numpy as np
 from .. import random
 from ..errors import ShapeError
 from ..tensor import Tensor
-from .creation import _no_extra
 from .gradients import zero_gradient
-from .registry import OPS, call_inplace, defop
+from .registry import defop
 from .views import _diagonal
 
 
@@ -62,32 +61,23 @@ def _exponential_fill(xp, x, out=None, lambd=1.0, generator=None):
     return _fill_from(out, random.generator(xp, generator).exponential(1.0 / lambd, x.shape))
 
 
-defop("normal", _normal_fill, result="same", method="inplace")
-defop("uniform", _uniform_fill, result="same", method="inplace")
+normal_ = defop("normal", _normal_fill, result="same", method="inplace").inplace_function
+# both frameworks' spellings: PyTorch's uniform_(from, to), Paddle's uniform_(min, max), nn.init's
+# uniform_(a, b); Paddle's seed= is accepted and ignored (the generator decides)
+uniform_ = defop("uniform", _uniform_fill, result="same", method="inplace",
+                 keywords={"from": "low", "a": "low", "min": "low", "to": "high", "b": "high",
+                           "max": "high", "seed": None}).inplace_function
 defop("bernoulli", _bernoulli_fill, result="same", method="inplace")
 defop("exponential", _exponential_fill, result="same", method="inplace")
-
-
-def uniform_(x, low=0.0, high=1.0, *, a=None, b=None, min=None, max=None, **kw):
-    """Fill ``x`` in place with samples from ``[low, high)`` (``from``/``to``, ``a``/``b``)."""
-    low = kw.pop("from", a if a is not None else min if min is not None else low)
-    high = kw.pop("to", b if b is not None else max if max is not None else high)
-    kw.pop("seed", None)
-    generator = kw.pop("generator", None)
-    _no_extra(kw, "uniform_")
-    return call_inplace(OPS["uniform"], [x], {"low": low, "high": high, "generator": generator})
-
-
-def normal_(x, mean=0.0, std=1.0, generator=None):
-    """Fill ``x`` in place with normal samples."""
-    return call_inplace(OPS["normal"], [x], {"mean": mean, "std": std, "generator": generator})
 
 
 def _cauchy(xp, x, loc=0.0, scale=1.0, out=None, generator=None):
     return _fill_from(out, loc + scale * random.generator(xp, generator).standard_cauchy(x.shape))
 
 
-def _geometric(xp, x, probs=0.5, out=None, generator=None):
+def _geometric(xp, x, probs=None, out=None, generator=None):
+    if probs is None:   # required, but both frameworks name it: checked here, with both names
+        raise TypeError("geometric_() missing required argument 'probs' (or 'p')")
     if not 0 < probs <= 1:
         raise ValueError(f"geometric_: the success probability must be in (0, 1], got {probs}")
     # the number of Bernoulli trials up to and including the first success: 1, 2, 3, ...
@@ -118,46 +108,14 @@ def _random_ints(xp, x, low=0, high=None, out=None, generator=None):
         low, high, x.shape, dtype=np.int64 if high <= 2 ** 63 else np.uint64))
 
 
-for _name, _fwd in (("cauchy", _cauchy), ("geometric", _geometric),
-                    ("log_normal", _log_normal), ("random", _random_ints)):
-    defop(_name, _fwd, result="same", method="inplace")
-
-
-def cauchy_(x, loc=None, scale=None, *, median=None, sigma=None, generator=None, name=None):
-    """Fill ``x`` with Cauchy samples (Paddle ``loc``/``scale``, PyTorch ``median``/``sigma``)."""
-    loc = loc if loc is not None else (median if median is not None else 0.0)
-    scale = scale if scale is not None else (sigma if sigma is not None else 1.0)
-    return call_inplace(OPS["cauchy"], [x], {"loc": loc, "scale": scale, "generator": generator})
-
-
-def geometric_(x, probs=None, *, p=None, generator=None, name=None):
-    """Fill ``x`` with geometric samples (trials to the first success; ``probs`` or ``p``)."""
-    probs = probs if probs is not None else p
-    if probs is None:
-        raise TypeError("geometric_() missing required argument 'probs' (or 'p')")
-    return call_inplace(OPS["geometric"], [x], {"probs": probs, "generator": generator})
-
-
-def log_normal_(x, mean=1.0, std=2.0, *, generator=None, name=None):
-    """Fill ``x`` with samples whose logarithm is normal(``mean``, ``std``)."""
-    return call_inplace(OPS["log_normal"], [x], {"mean": mean, "std": std,
-                                                 "generator": generator})
-
-
-def random_(x, *args, generator=None, **kw):
-    """``random_()``, ``random_(to)`` or ``random_(from, to)``: integers in ``[from, to)``;
-    without ``to``, the whole range the dtype holds exactly (``2**24`` for float32)."""
-    low = kw.pop("from", kw.pop("from_", None))      # PyTorch's keyword, Paddle's keyword
-    high = kw.pop("to", None)
-    _no_extra(kw, "random_")
-    if len(args) == 1:
-        high = args[0]
-    elif len(args) == 2:
-        low, high = args
-    elif args:
-        raise TypeError(f"random_() takes at most 2 positional arguments ({len(args)} given)")
-    return call_inplace(OPS["random"], [x], {"low": 0 if low is None else low, "high": high,
-                                             "generator": generator})
+# Paddle's loc/scale, PyTorch's median/sigma
+defop("cauchy", _cauchy, result="same", method="inplace",
+      keywords={"median": "loc", "sigma": "scale"})
+# ``probs`` (Paddle) or ``p`` (PyTorch): the success probability, required
+defop("geometric", _geometric, result="same", method="inplace", keywords={"p": "probs"})
+defop("log_normal", _log_normal, result="same", method="inplace")
+# random_(to) or random_(from, to): the public form is in argument_orders.py
+defop("random", _random_ints, result="same", method="inplace")
 
 
 # ---- diagonals -------------------------------------------------------------------------------
@@ -195,23 +153,10 @@ def _zero_diagonal(g, offset, wrap, xp):
     return g
 
 
+# the public fill_diagonal_ (Paddle's and PyTorch's argument orders) is in argument_orders.py
 defop("fill_diagonal", _fill_diagonal, kind="other", result="same",
       grad=(_zero_diagonal, lambda g, offset, wrap: g.reshape(-1)[
           _diag_index(g.shape, offset, wrap)].sum()))
-
-
-def fill_diagonal_(x, value=None, offset=0, wrap=False, *, fill_value=None, name=None):
-    """Fill the diagonal of ``x`` with ``value`` in place; returns ``x``.
-
-    Paddle's ``fill_diagonal_(value, offset=0, wrap=False)`` and PyTorch's
-    ``fill_diagonal_(fill_value, wrap=False)``: a bool in second place is PyTorch's ``wrap``.
-    """
-    if isinstance(offset, bool):
-        offset, wrap = 0, offset
-    value = fill_value if value is None else value
-    if value is None:
-        raise TypeError("fill_diagonal_() missing required argument 'value' (or 'fill_value')")
-    return call_inplace(OPS["fill_diagonal"], [x, value], {"offset": offset, "wrap": wrap})
 
 
 def _fill_diagonal_tensor(xp, x, y, offset=0, dim1=0, dim2=1, out=None):

@@ -129,20 +129,6 @@ def setitem(x, index, value):
                  {"index": _plain(index, x._place.xp), "accumulate": False})
 
 
-def index_put_(x, indices, value, accumulate=False):
-    """``x[indices] = value`` (or ``+=`` with ``accumulate=True``, summing repeated indices)."""
-    xp = x._place.xp
-    return call_inplace(OPS["index_put"], [x, value],
-                        {"index": _plain(tuple(indices), xp), "accumulate": accumulate})
-
-
-def index_put(x, indices, value, accumulate=False):
-    """Out-of-place ``index_put_``: a copy of ``x`` with ``value`` written at ``indices``."""
-    xp = x._place.xp
-    return call(OPS["index_put"], [x, value],
-                {"index": _plain(tuple(indices), xp), "accumulate": accumulate})
-
-
 Tensor.__getitem__ = getitem
 Tensor.__setitem__ = setitem
 
@@ -179,5 +165,5 @@ def unravel_index(indices, shape):
     return tuple(creation.tensor(a) for a in np.unravel_index(idx, tuple(shape)))
 
 
-FUNCTIONS = {f.__name__: f for f in (index_put, index_put_, take, take_along_dim, tril_indices,
+FUNCTIONS = {f.__name__: f for f in (take, take_along_dim, tril_indices,
                                      triu_indices, unravel_index)}

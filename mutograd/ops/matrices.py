@@ -13,9 +13,8 @@ linear-algebra ops proper (det, logdet, inv, solve, ...) are in linalg.py.
 import numpy as np
 
 from ..errors import ShapeError
-from ..tensor import Tensor
-from . import creation, shaping
-from .registry import OPS, call, defop
+from . import shaping
+from .registry import OPS, defop
 
 
 def trace(x):
@@ -32,45 +31,39 @@ def diag(x, diagonal=0):
         return x.diagonal(diagonal) * 1
     if x.ndim != 1:
         raise ShapeError(f"diag: expected a vector or a matrix, got shape {list(x.shape)}")
-    return call(OPS["diag_embed"], [x], {"offset": diagonal})
+    return OPS["diag_embed"].function(x, diagonal)
 
 
-def _diag_embed(xp, x, *, offset):
+def _diag_embed(xp, x, offset=0, axis1=-2, axis2=-1):
     n = x.shape[-1] + abs(offset)
     out = xp.zeros(x.shape[:-1] + (n, n), x.dtype)
     r = np.arange(x.shape[-1])
     rows, cols = (r, r + offset) if offset >= 0 else (r - offset, r)
     out[..., rows, cols] = x
-    return out
+    return _moved(xp, out, (-2, -1), (axis1, axis2))
 
 
-def _diag_embed_grad(g, offset, xp):
+def _moved(xp, a, source, dest):
+    """``a`` with its axes ``source`` moved to ``dest`` (``a`` itself when they are there)."""
+    nd = a.ndim
+    source = tuple(d % nd for d in source)
+    dest = tuple(d % nd for d in dest)
+    return a if source == dest else xp.moveaxis(a, source, dest)
+
+
+def _diag_embed_grad(g, offset, axis1, axis2, xp):
+    g = _moved(xp, g, (axis1, axis2), (-2, -1))
     m = g.shape[-1] - abs(offset)
     r = np.arange(m)
     rows, cols = (r, r + offset) if offset >= 0 else (r - offset, r)
     return g[..., rows, cols]
 
 
-# the vectors on one diagonal of the last two dimensions (diag's; the public diag_embed below
-# places them in any two dimensions)
-defop("diag_embed", _diag_embed, kind="other", inplace=False, method=False,
-      grad=_diag_embed_grad)
-
-
-def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    """Matrices with the last dimension of ``input`` on their ``offset`` diagonal (in the
-    dimensions ``dim1``, ``dim2`` of the result)."""
-    from ..nn import functional as F
-    n = input.shape[-1]
-    out = input.unsqueeze(-1) * creation.eye(n, dtype=input.dtype)
-    if offset > 0:
-        out = F.pad(out, [offset, 0, 0, offset])
-    elif offset < 0:
-        out = F.pad(out, [0, -offset, -offset, 0])
-    nd = out.ndim
-    if (dim1 % nd, dim2 % nd) != (nd - 2, nd - 1):
-        out = out.movedim((nd - 2, nd - 1), (dim1 % nd, dim2 % nd))
-    return out
+# the vectors on one diagonal of two dimensions (dim1/dim2 are the global spellings of
+# axis1/axis2)
+defop("diag_embed", _diag_embed, kind="other", inplace=False, grad=_diag_embed_grad,
+      doc="Matrices with the last dimension of ``x`` on their ``offset`` diagonal, in the "
+          "dimensions ``axis1``, ``axis2`` of the result.")
 
 
 def diagflat(input, offset=0):
@@ -99,5 +92,4 @@ def vander(x, N=None, increasing=False):
     return shaping.stack([x ** p if p else x * 0 + 1 for p in powers], 1)
 
 
-Tensor.diag_embed = diag_embed
-FUNCTIONS = {f.__name__: f for f in (trace, diag, diag_embed, diagflat, block_diag, vander)}
+FUNCTIONS = {f.__name__: f for f in (trace, diag, diagflat, block_diag, vander)}

@@ -13,7 +13,7 @@ forward]); the public wrappers live in ``mutograd.nn.functional``. Then the norm
 from .. import memory
 from ..errors import ShapeError
 from .axes import canon_dim
-from .registry import OPS, call_inplace, defop
+from .registry import defop
 
 
 def _normalize(xp, x, *, axis, eps, keep=None):
@@ -195,18 +195,3 @@ def _embedding_renorm(xp, x, index, *, max_norm, norm_type=2.0, out=None):
 defop("embedding_renorm", _embedding_renorm, kind="other",
       grad=(lambda g, x, index, max_norm, norm_type, xp: _renorm_rows_grad(
           g, x, norm_type, 0, max_norm, xp, _chosen(xp, x, index)), None))
-
-
-def embedding_renorm_(weight, index, max_norm, norm_type=2.0):
-    """Scale the rows of ``weight`` that ``index`` names down to norm ``max_norm``; returns
-    ``weight``. PyTorch passes ``(weight, input)``, Paddle's functional form ``(x, weight)``:
-    the integer tensor is the index, so either order works."""
-    if _is_int(weight) and not _is_int(index):
-        weight, index = index, weight
-    return call_inplace(OPS["embedding_renorm"], [weight, index],
-                        {"max_norm": max_norm, "norm_type": norm_type})
-
-
-def _is_int(t):
-    dt = getattr(getattr(t, "_data", t), "dtype", None)
-    return dt is not None and dt.kind in "iu"

@@ -1,5 +1,5 @@
-"""Softmax: the ``softmax`` and ``log_softmax`` ops along an axis (with Note [Softmax shift]),
-their public functions, and ``attention_softmax``, the weights of attention from raw scores.
+"""Softmax: the ``softmax`` and ``log_softmax`` ops along an axis (with Note [Softmax shift])
+and ``attention_softmax``, the weights of attention from raw scores.
 
     >>> import mutograd as mg
     >>> mg.softmax(mg.tensor([0.0, 0.0]), -1).tolist()
@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from .. import memory
-from .registry import OPS, call, defop
+from .. import dtypes, memory
+from .registry import defop
 
 
 # Note [Softmax shift]
@@ -56,8 +56,14 @@ def _slice_sum(xp, x, axis):
     return x.sum(axis=axis, keepdims=True)
 
 
-def _softmax(xp, x, axis=-1, out=None):
-    return softmax_into(xp, x, axis, out)
+def _softmax(xp, x, axis=-1, dtype=None, out=None):
+    return softmax_into(xp, _cast(x, dtype), axis, out)
+
+
+def _cast(x, dtype):
+    """``x`` in ``dtype`` when one is given (both frameworks' ``dtype=``: cast, then softmax);
+    the gradient comes back in the input's dtype (the node fits it to the input)."""
+    return x if dtype is None else x.astype(dtypes.to_numpy(dtype), copy=False)
 
 
 def softmax_into(xp, x, axis, out, bounds=None):
@@ -72,31 +78,23 @@ def softmax_into(xp, x, axis, out, bounds=None):
     return e
 
 
-def _log_softmax(xp, x, axis=-1, out=None):
+def _log_softmax(xp, x, axis=-1, dtype=None, out=None):
+    x = _cast(x, dtype)
     m = _slice_max(xp, x, axis)
     s = xp.subtract(x, m, out=out)
     s -= xp.log(_slice_sum(xp, xp.exp(s), axis))
     return s
 
 
-defop("softmax", _softmax, kind="scan", result="float",
-      grad=lambda g, out, axis, xp: out * (g - _slice_sum(xp, g * out, axis)))
-defop("log_softmax", _log_softmax, kind="scan", result="float",
-      grad=lambda g, out, axis, xp: g - xp.exp(out) * _slice_sum(xp, g, axis))
-
-
-def softmax(x, axis=-1, dtype=None, dim=None):
-    """``exp(x) / sum(exp(x))`` along ``axis`` (default the last)."""
-    if dtype is not None:
-        x = call(OPS["astype"], [x], {"dtype": dtype})
-    return call(OPS["softmax"], [x], {"axis": axis if dim is None else dim})
-
-
-def log_softmax(x, axis=-1, dtype=None, dim=None):
-    """``log(softmax(x))`` computed stably."""
-    if dtype is not None:
-        x = call(OPS["astype"], [x], {"dtype": dtype})
-    return call(OPS["log_softmax"], [x], {"axis": axis if dim is None else dim})
+softmax = defop("softmax", _softmax, kind="scan", result="float",
+                doc="``exp(x) / sum(exp(x))`` along ``axis`` (default the last), in ``dtype`` "
+                    "when given.",
+                grad=lambda g, out, axis, xp: out * (g - _slice_sum(xp, g * out, axis))).function
+log_softmax = defop("log_softmax", _log_softmax, kind="scan", result="float",
+                    doc="``log(softmax(x))`` along ``axis``, computed stably, in ``dtype`` when "
+                        "given.",
+                    grad=lambda g, out, axis, xp: g - xp.exp(out) * _slice_sum(xp, g, axis)
+                    ).function
 
 
 def _attention_softmax(xp, scores, bias, *, scale):
@@ -138,4 +136,4 @@ def _attention_softmax_grad(g, out, scale, into, xp):
 defop("attention_softmax", _attention_softmax, kind="other", inplace=False, method=False,
       grad=(_attention_softmax_grad, lambda g, out, xp: _softmax_grad(g, out, xp)))
 
-FUNCTIONS = {"softmax": softmax, "log_softmax": log_softmax}
+FUNCTIONS = {}
