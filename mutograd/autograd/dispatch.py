@@ -449,7 +449,10 @@ def _record(op, inputs, arrays, result, attrs, xp, copies=None):
         else:
             t = inputs[op.index[name]]
             saved[name] = save(t) if isinstance(t, Tensor) else arrays[op.index[name]]
-    node = _node(op, edges, saved, arrays, attrs, xp)
+    node = op.node_cls(tuple(edges), saved)   # _node's work, a frame less on the per-op path
+    node.attrs = attrs
+    node.xp = xp
+    node.shapes, node.dtypes = _meta(arrays)
     if op.wants_layout:   # a gradient computes in its input's layout (matmul with W.t())
         node.layouts = tuple([type(a) is np.ndarray and a.ndim >= 2 and not a.flags.c_contiguous
                               and a.flags.f_contiguous for a in arrays])
@@ -488,7 +491,17 @@ def _record_binary(op, x, y, a, b, result):
                 saved[name] = save(x)
             else:
                 saved[name] = save(y) if tensor_y else b
-    return _node(op, (ex, ey), saved, (a, b), op.defaults, np)
+    # _node's work written out: this is the per-op cost of a recorded a * b
+    node = op.node_cls((ex, ey), saved)
+    node.attrs = op.defaults
+    node.xp = np
+    if tensor_y:
+        node.shapes = (a.shape, b.shape)
+        node.dtypes = (a.dtype, b.dtype)
+    else:
+        node.shapes = (a.shape, None)
+        node.dtypes = (a.dtype, None)
+    return node
 
 
 def _meta(arrays):

@@ -21,9 +21,11 @@ def _make_function(op, inplace):
         if len(args) == n and not kw:
             if inplace:
                 x = args[0]
-                if small and type(x) is Tensor and not x._rg and _small_write(op, x, args[1]):
-                    return x
-                return write(op, args, defaults)
+                if type(x) is Tensor:
+                    if small and not x._rg and _small_write(op, x, args[1]):
+                        return x
+                    return run(op, args, defaults, x)
+                return write(op, args, defaults)   # refuses a first argument not a Tensor
             if (_getrc(args[0]) == temporaries.DEAD_ARGS - 1 and op.pool
                     and temporaries.unshared(args[0], temporaries.DEAD_ARGS)):
                 return run(op, args, defaults, None, args[0])   # Note [Dead temporaries]
