@@ -605,8 +605,16 @@ def _along_args(arr, indices, values, axis, broadcast):
         shape = tuple(ia.shape[d] if d == a else max(ia.shape[d], arr.shape[d])
                       for d in range(arr.ndim)) if ia.ndim == arr.ndim else None
         if shape is not None and shape != ia.shape:
-            idx = np.broadcast_to(ia, shape)
+            idx = _broadcast_index(idx, shape)
     return idx
+
+
+def _broadcast_index(index, shape):
+    """``index`` (a tensor or an array) broadcast to ``shape``. One on a device stays a tensor: the
+    dispatcher takes a bare array for host data and would refuse a device array."""
+    if isinstance(index, Tensor) and index._place.xp is not np:
+        return index.expand(*shape)
+    return np.broadcast_to(index._data if isinstance(index, Tensor) else index, shape)
 
 
 @lift_0d
@@ -639,7 +647,8 @@ def _index_args(x, axis, index, source):
                          f"{ia.shape[0]} entries along dimension {a} and {x.ndim} dimensions")
     shape = [1] * sa.ndim
     shape[a] = -1
-    return np.broadcast_to(ia.reshape(shape), sa.shape)
+    return _broadcast_index(index.reshape(shape) if isinstance(index, Tensor) else
+                            ia.reshape(shape), sa.shape)
 
 
 @lift_0d

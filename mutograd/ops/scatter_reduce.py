@@ -67,13 +67,13 @@ def _scatter_reduce(xp, x, index, src, *, axis, reduce="sum", include_self=True,
     src = xp.broadcast_to(xp.asarray(src, dtype=x.dtype), index.shape)
     res = x.copy()
     if r == "assign":
-        res[pos] = src
+        res = _combine_at(xp, res, pos, src)
     else:
         if not include_self:
             res[pos] = 0 if r in ("sum", "mean") else _identity(x.dtype, r)
         ufunc = {"sum": xp.add, "mean": xp.add, "prod": xp.multiply, "amax": xp.maximum,
                  "amin": xp.minimum}[r]
-        ufunc.at(res, pos, src)
+        res = _combine_at(xp, res, pos, src, ufunc)
         if r == "mean":
             cnt = _counts(xp, x, pos, include_self)
             res = xp.where(cnt > 0, res / xp.where(cnt > 0, cnt, 1), res)
@@ -86,10 +86,46 @@ def _scatter_reduce(xp, x, index, src, *, axis, reduce="sum", include_self=True,
     return out
 
 
+def _combine_at(xp, res, pos, vals, ufunc=None):
+    """``res`` with ``vals`` combined in at the advanced index ``pos`` by ``ufunc`` (None: the
+    last value written wins): every position takes its values one after another, in index order,
+    as NumPy's ``ufunc.at`` does. ``res`` may be updated in place; use the array returned.
+
+    NumPy's ``ufunc.at`` and assignment already work that way. CuPy's do not: it has no
+    ``multiply.at``, its ``add.at``/``maximum.at`` run atomics in no fixed order (a float sum then
+    differs from the CPU's in its last bits), and which of several writes to one position wins
+    is undefined. There the values are sorted by position and applied in rounds, the k-th value of
+    every position in round k, so no round names a position twice: the same operations in the
+    same order as on the CPU, in as many rounds as the most values one position receives.
+    """
+    if xp is np:
+        if ufunc is None:
+            res[pos] = vals
+        else:
+            ufunc.at(res, pos, vals)
+        return res
+    tgt = xp.arange(res.size).reshape(res.shape)[pos]
+    vals = xp.broadcast_to(xp.asarray(vals), tgt.shape).reshape(-1)
+    tgt = tgt.reshape(-1)
+    n = tgt.size
+    seq = xp.arange(n)
+    by_pos = xp.argsort(tgt * n + seq)           # by position, in index order within one
+    tgt, v = tgt[by_pos], vals[by_pos]
+    rank = seq - xp.searchsorted(tgt, tgt)       # how many values came earlier to its position
+    by_round = xp.argsort(rank * n + seq)
+    tgt, v = tgt[by_round], v[by_round]
+    flat = res.reshape(-1)
+    start = 0
+    for end in xp.cumsum(xp.bincount(rank)).tolist():
+        t, u = tgt[start:end], v[start:end]
+        flat[t] = u if ufunc is None else ufunc(flat[t], u)
+        start = end
+    return flat.reshape(res.shape)
+
+
 def _counts(xp, x, pos, include_self):
     """How many values were combined into each position (0 where nothing was scattered)."""
-    cnt = xp.zeros(x.shape, "float64")
-    xp.add.at(cnt, pos, 1)
+    cnt = _combine_at(xp, xp.zeros(x.shape, "float64"), pos, 1, xp.add)
     if include_self:
         cnt = xp.where(cnt > 0, cnt + 1, 0)
     return cnt
@@ -105,7 +141,7 @@ def _grads(g, x, index, src, out, axis, reduce, include_self, xp):
     if r == "assign":
         ids = xp.full(x.shape, -1)
         order = xp.arange(index.size).reshape(index.shape)
-        ids[pos] = order
+        ids = _combine_at(xp, ids, pos, order)
         return g * ~hit, g[pos] * (ids[pos] == order)
     if r == "sum":
         return (g if include_self else g * ~hit), g[pos]
@@ -117,16 +153,16 @@ def _grads(g, x, index, src, out, axis, reduce, include_self, xp):
         # product of the non-zero contributors and the number of zeros, per position
         nz = xp.where(hit & include_self, xp.where(x == 0, 1, x), 1).astype(g.dtype)
         zeros = ((x == 0) & hit & include_self).astype(int)
-        xp.multiply.at(nz, pos, xp.where(src == 0, 1, src))
-        xp.add.at(zeros, pos, (src == 0).astype(int))
+        nz = _combine_at(xp, nz, pos, xp.where(src == 0, 1, src), xp.multiply)
+        zeros = _combine_at(xp, zeros, pos, (src == 0).astype(int), xp.add)
 
         def share(v, p_nz, z):
             return xp.where(v == 0, p_nz * (z == 1), p_nz * (z == 0) / xp.where(v == 0, 1, v))
         gx = xp.where(hit, g * share(x, nz, zeros), g) if include_self else g * ~hit
         return gx, g[pos] * share(src, nz[pos], zeros[pos])
     # amax / amin: tied contributors share the gradient evenly
-    ties = xp.zeros(x.shape, "float64")
-    xp.add.at(ties, pos, (src == out[pos]).astype("float64"))
+    ties = _combine_at(xp, xp.zeros(x.shape, "float64"), pos,
+                       (src == out[pos]).astype("float64"), xp.add)
     self_wins = hit & include_self & (x == out)
     ties = ties + self_wins
     gs = g / xp.where(ties > 0, ties, 1)

@@ -108,10 +108,18 @@ defop("repeat", _tile, kind="other", varargs="reps", inplace=False, grad=_tile_g
       node_name="RepeatBackward")
 
 
+def _repeat_counts(repeats):
+    """``repeats`` as a Python int or list of ints: CuPy's ``repeat`` takes neither a NumPy array
+    nor a tensor, and a tensor on the device has to come to the host anyway (the result's shape
+    depends on it)."""
+    r = repeats.tolist() if hasattr(repeats, "tolist") else repeats
+    return r[0] if isinstance(r, list) and len(r) == 1 else r   # one count serves every item
+
+
 def _repeat_interleave(xp, x, *, repeats, axis=None):
     if axis is not None:
         axis = real_dim(axis, x.ndim, "repeat_interleave")
-    return xp.repeat(x, repeats, axis=axis)
+    return xp.repeat(x, _repeat_counts(repeats), axis=axis)
 
 
 def _repeat_interleave_grad(g, x_shape, repeats, axis, xp):
@@ -122,7 +130,7 @@ def _repeat_interleave_grad(g, x_shape, repeats, axis, xp):
         a, shape = 0, (n,)
     else:
         a, shape = axis % len(x_shape), x_shape
-    r = xp.broadcast_to(xp.asarray(repeats), (shape[a],))
+    r = xp.broadcast_to(xp.asarray(_repeat_counts(repeats)), (shape[a],))
     starts = xp.concatenate([xp.zeros(1, int), xp.cumsum(r)[:-1]])
     out = xp.add.reduceat(g, starts, axis=a) if g.shape[a] else xp.zeros(shape, g.dtype)
     out = out * (r > 0).reshape([-1 if i == a else 1 for i in range(len(shape))])

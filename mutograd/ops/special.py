@@ -31,7 +31,14 @@ def _put(out, r, x):
     return out
 
 
-defop("digamma", _ufunc("digamma"), grad=lambda g, x, xp: g * _sp(xp).polygamma(1, x),
+def _polygamma_of(xp, n, x):
+    """psi^(n)(x) with the order as an array: CuPy's polygamma compares ``n == 0`` and passes the
+    result to ``cupy.where``, which refuses the Python bool a Python int gives (SciPy turns the
+    order into an array itself, so the CPU result is the same)."""
+    return _sp(xp).polygamma(xp.asarray(n), x)
+
+
+defop("digamma", _ufunc("digamma"), grad=lambda g, x, xp: g * _polygamma_of(xp, 1, x),
       result="float")
 def _lgamma(xp, x, out=None):
     r = _sp(xp).gammaln(x)
@@ -68,10 +75,10 @@ defop("sinc", lambda xp, x, out=None: _put(out, xp.sinc(x), x), grad=_sinc_grad,
 def _polygamma(xp, x, *, n, out=None):
     if int(n) != n or n < 0:
         raise ValueError(f"polygamma: the order n must be a non-negative integer, got {n}")
-    return _put(out, _sp(xp).polygamma(int(n), x), x)
+    return _put(out, _polygamma_of(xp, int(n), x), x)
 
 
-defop("polygamma", _polygamma, grad=lambda g, x, n, xp: g * _sp(xp).polygamma(int(n) + 1, x),
+defop("polygamma", _polygamma, grad=lambda g, x, n, xp: g * _polygamma_of(xp, int(n) + 1, x),
       result="float")
 
 
