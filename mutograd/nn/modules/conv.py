@@ -206,28 +206,22 @@ class _ConvTransposeNd(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, dtype, output_padding)
 
-    def _output_padding(self, x, output_size):
-        return output_padding_for(x, output_size, self.output_padding, self.stride,
-                                    self.padding, self.dilation, self.kernel_size)
+    def forward(self, x, output_size=None):
+        padding = output_padding_for(x, output_size, self.output_padding, self.stride,
+                                     self.padding, self.dilation, self.kernel_size)
+        return self._fn(x, self.weight, self.bias, self.stride, self.padding, padding,
+                        self.groups, self.dilation)
 
 
 class ConvTranspose1d(_ConvTransposeNd):
     """The transposed 1-D convolution; weight (in, out / groups, k), as PyTorch."""
 
     _n = 1
-
-    def forward(self, x, output_size=None):
-        return F.conv_transpose1d(x, self.weight, self.bias, self.stride, self.padding,
-                                  self._output_padding(x, output_size), self.groups,
-                                  self.dilation)
+    _fn = staticmethod(F.conv_transpose1d)
 
 
 class ConvTranspose3d(_ConvTransposeNd):
     """The transposed 3-D convolution; weight (in, out / groups, kd, kh, kw), as PyTorch."""
 
     _n = 3
-
-    def forward(self, x, output_size=None):
-        return F.conv_transpose3d(x, self.weight, self.bias, self.stride, self.padding,
-                                  self._output_padding(x, output_size), self.groups,
-                                  self.dilation)
+    _fn = staticmethod(F.conv_transpose3d)
