@@ -65,17 +65,18 @@ class set_detect_anomaly(_AnomalyFlags, ImmediateSwitch):
         self._swap((bool(mode), bool(check_nan)))
 
 
-def checked_apply(node, g, into=None):
-    """``node.apply(g, into)`` under anomaly mode: name the node and its forward stack on
-    failure."""
+def checked_apply(node, g, into=None, graph=False):
+    """``node.apply(g, into)`` (``node.apply_graph(g)`` with ``graph``) under anomaly mode: name
+    the node and its forward stack on failure."""
     try:
-        grads = node.apply(g, into)
+        grads = node.apply_graph(g) if graph else node.apply(g, into)
     except Exception as e:
         _annotate(e, node)
         raise
     if sites.Flags.check_nan:
         for i, gi in enumerate(grads):
             gi = getattr(gi, "values", gi)   # a RegionGrad: its nonzero part
+            gi = getattr(gi, "_data", gi)    # graph mode: the tensor's array
             if gi is None or getattr(gi, "dtype", None) is None or gi.dtype.kind not in "fc":
                 continue
             xp = getattr(node, "xp", None) or sys.modules["numpy"]

@@ -66,16 +66,16 @@ class RegionGrad:
 def backward(tensors, grad_tensors=None, retain_graph=None, inputs=None, scalar_only=False,
              create_graph=False):
     """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves (or of ``inputs``)."""
-    if create_graph:
-        raise BackwardError("create_graph=True (higher-order gradients) is not supported")
     tensors = list(tensors) if isinstance(tensors, (list, tuple)) else [tensors]
-    roots = _roots(tensors, grad_tensors, scalar_only)
+    if retain_graph is None:
+        retain_graph = create_graph   # as in PyTorch
+    roots = _roots(tensors, grad_tensors, scalar_only, create_graph)
     only = None if inputs is None else list(inputs) if isinstance(inputs, (list, tuple)) \
         else [inputs]
     outer = getattr(_final, "callbacks", None)   # a backward run from a hook has its own
     _final.callbacks = callbacks = []
     try:
-        results = _run(roots, bool(retain_graph), only, accumulate=True)
+        results = _run(roots, bool(retain_graph), only, accumulate=True, graph=create_graph)
         del results
         while callbacks:
             callbacks.pop(0)()
@@ -113,13 +113,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         [2.0, 4.0]
     """
     from ..tensor import Tensor, _wrap
-    if create_graph:
-        raise BackwardError("create_graph=True (higher-order gradients) is not supported")
     single = isinstance(inputs, Tensor)
     inputs = [inputs] if single else list(inputs)
     outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
-    roots = _roots(outputs, grad_outputs, False)
-    found = _run(roots, bool(retain_graph), inputs, accumulate=False)
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = _roots(outputs, grad_outputs, False, create_graph)
+    found = _run(roots, bool(retain_graph), inputs, accumulate=False, graph=create_graph)
     allow = allow_unused_default if allow_unused is None else allow_unused
     res = []
     for t in inputs:
@@ -131,11 +131,14 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                     "desired behavior.")
             res.append(None)
         else:
-            res.append(_wrap(g[0] if g[1] else g[0].copy(), t))
+            res.append(g[0] if create_graph else _wrap(g[0] if g[1] else g[0].copy(), t))
     return tuple(res)
 
 
-def _roots(tensors, grads, scalar_only):
+def _roots(tensors, grads, scalar_only, graph=False):
+    """Each output's node (or leaf) with its starting gradient: a backend array, or with
+    ``graph`` a tensor (the given one itself, so that gradients are differentiable with respect
+    to it too, as double-VJP forward mode needs)."""
     from ..tensor import Tensor
     if grads is not None and not isinstance(grads, (list, tuple)):
         grads = [grads]
@@ -153,15 +156,24 @@ def _roots(tensors, grads, scalar_only):
                 raise BackwardError(f"grad can be implicitly created only for scalar outputs; "
                                     f"got shape {list(t.shape)}")
             arr = xp.ones_like(t._data)
+        elif graph and isinstance(g, Tensor):
+            _check_root_shape(g._data, t)
+            arr = g if g._data.dtype == t._data.dtype else g.to(t.dtype)
         else:
             arr = g._data if isinstance(g, Tensor) else xp.asarray(g, dtype=t._data.dtype)
-            if arr.shape != t._data.shape:
-                raise BackwardError(f"Mismatch in shape: grad_output has a shape of "
-                                    f"{list(arr.shape)} and output has a shape of "
-                                    f"{list(t.shape)}")
+            _check_root_shape(arr, t)
             arr = arr.astype(t._data.dtype, copy=True)
+        if graph and not isinstance(arr, Tensor):
+            from .graph_arrays import constant
+            arr = constant(arr, t)
         roots.append((t.grad_fn if t.grad_fn is not None else t, arr))
     return roots
+
+
+def _check_root_shape(arr, t):
+    if arr.shape != t._data.shape:
+        raise BackwardError(f"Mismatch in shape: grad_output has a shape of {list(arr.shape)} "
+                            f"and output has a shape of {list(t.shape)}")
 
 
 def _dependencies(roots):
@@ -203,12 +215,17 @@ def _needed(nodes, targets):
     return {n for n in nodes if reach(n)}
 
 
-def _run(roots, retain_graph, only, accumulate):
+def _run(roots, retain_graph, only, accumulate, graph=False):
+    """Run backward from ``roots``. ``graph`` (create_graph): gradients are tensors and every
+    node runs its formulas as recorded ops (Note [Differentiable gradient formulas] in
+    autograd/graph_arrays.py), with grad mode on; nothing is written in place, so no array has
+    an owner."""
     from ..tensor import Tensor
     deps, nodes, leaf_deps = _dependencies(roots)
     buf = {}
+    add = _add_graph if graph else _add
     for node, g in roots:
-        _add(buf, node, g, True)
+        add(buf, node, g, not graph)
     targets = None
     if only is not None:
         targets = {}
@@ -225,7 +242,7 @@ def _run(roots, retain_graph, only, accumulate):
     ready = [n for n, _ in roots if not isinstance(n, Tensor) and deps.get(n, 0) == 0]
     ready = list(dict.fromkeys(ready))
     prev = _state.enabled
-    _state.enabled = False
+    _state.enabled = graph
     checked = Flags.anomaly
     try:
         while ready:
@@ -234,7 +251,7 @@ def _run(roots, retain_graph, only, accumulate):
             if entry is None:   # no gradient reached it: its inputs must not wait for it
                 if not retain_graph:
                     node.release()
-                _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor)
+                _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor, graph)
                 continue
             g, owned = entry
             if targets is not None and node in targets:
@@ -243,7 +260,7 @@ def _run(roots, retain_graph, only, accumulate):
                 found[targets[node]] = (g, owned)
                 owned = False
             if node.pre_hooks:
-                g, owned = _run_hooks(node.pre_hooks, g, owned)
+                g, owned = _run_hooks(node.pre_hooks, g, owned, graph)
             if node.retained is not None:
                 t = node.retained()
                 if t is not None:
@@ -251,30 +268,36 @@ def _run(roots, retain_graph, only, accumulate):
                     owned = False
             skip = targets is not None and node not in needed
             if not skip:
-                into = g if owned else None   # Note [Gradient ownership]
-                grads = node.apply(g, into) if not checked else \
-                    anomaly.checked_apply(node, g, into)
-                for e, gi, mine in zip(node.next, grads, _claims(node, g, owned, grads)):
+                if graph:
+                    grads = node.apply_graph(g) if not checked else \
+                        anomaly.checked_apply(node, g, graph=True)
+                    claims = [False] * len(grads)
+                else:
+                    into = g if owned else None   # Note [Gradient ownership]
+                    grads = node.apply(g, into) if not checked else \
+                        anomaly.checked_apply(node, g, into)
+                    claims = _claims(node, g, owned, grads)
+                for e, gi, mine in zip(node.next, grads, claims):
                     if e is None or gi is None:
                         continue
                     if targets is not None and not isinstance(e, Tensor) and e not in needed:
                         continue
-                    _add(buf, e, gi, mine)
+                    add(buf, e, gi, mine)
             if not retain_graph:
                 node.release()
-            _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor)
+            _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor, graph)
         for leaf, (g, owned) in list(buf.items()):
             if not isinstance(leaf, Tensor):
                 continue
             if targets is not None:
                 hooks = leaf.__dict__.get("_hooks")
                 if hooks:
-                    g, owned = _run_hooks(hooks, g, owned)
+                    g, owned = _run_hooks(hooks, g, owned, graph)
                 if leaf in targets:
                     found[targets[leaf]] = (g, owned)
                 continue
             if accumulate:
-                _finish_leaf(leaf, g, owned)
+                _finish_leaf(leaf, g, owned, graph)
     finally:
         _state.enabled = prev
     return found
@@ -317,7 +340,7 @@ def _claim(gi, root, g, owned):
     return gi.base is None or fresh(gi)
 
 
-def _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor):
+def _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor, graph):
     """``node`` is done: each input node waits for one edge less and runs when none is left;
     a leaf whose edges are all done is accumulated now (Note [Early leaf accumulation])."""
     for e in node.next:
@@ -332,10 +355,10 @@ def _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor):
             left = leaf_deps[e] - 1
             leaf_deps[e] = left
             if left == 0 and e in buf:
-                _finish_leaf(e, *buf.pop(e))
+                _finish_leaf(e, *buf.pop(e), graph)
 
 
-def _finish_leaf(leaf, g, owned):
+def _finish_leaf(leaf, g, owned, graph=False):
     """Run a leaf's gradient hooks, accumulate into ``.grad``, then its post-accumulate hooks.
 
     ``_pre_acc_hooks`` (internal: ``hook(leaf)``, no gradient wrapped) may point ``.grad`` at
@@ -351,10 +374,13 @@ def _finish_leaf(leaf, g, owned):
             f"clone() of the view.")
     hooks = leaf.__dict__.get("_hooks")
     if hooks:
-        g, owned = _run_hooks(hooks, g, owned)
+        g, owned = _run_hooks(hooks, g, owned, graph)
     for hook in leaf.__dict__.get("_pre_acc_hooks", ()):
         hook(leaf)
-    _accumulate(leaf, g, owned)
+    if graph:
+        _accumulate_graph(leaf, g)
+    else:
+        _accumulate(leaf, g, owned)
     for hook in list(leaf.__dict__.get("_post_acc_hooks", ())):
         hook(leaf)
 
@@ -379,9 +405,22 @@ def _add(buf, key, g, owned):
         buf[key] = (total, total.ndim > 0)
 
 
-def _run_hooks(hooks, g, owned):
+def _add_graph(buf, key, g, owned):
+    """:func:`_add` in graph mode: gradients are tensors, summed out of place (recorded)."""
+    entry = buf.get(key)
+    buf[key] = (g if entry is None else entry[0] + g, False)
+
+
+def _run_hooks(hooks, g, owned, graph=False):
     from ..tensor import Tensor, _wrap
     from ..transfer import on_place, place_of_array
+    if graph:   # the gradient is a tensor with history: hooks see it and may replace it
+        for hook in list(hooks):
+            r = hook(g)
+            if r is not None:
+                _hook_result(hook, r._data if isinstance(r, Tensor) else r, g._data)
+                g = r
+        return g, False
     if not owned:   # a hook may write into its argument: never into an array shared elsewhere
         g = g.copy()
     where = place_of_array(g)   # a hook on a CuPy array's tensor sees its gradient on the GPU
@@ -415,8 +454,11 @@ def _keep_grad(t, g, owned):
     """A retained gradient accumulates over backward passes, as a leaf's does; out of place,
     since the one kept may be a gradient still flowing in this pass (a tensor retained before
     and after a shape-only in-place op is kept by two nodes)."""
-    from ..tensor import _wrap
+    from ..tensor import Tensor, _wrap
     cur = t.__dict__.get("_grad")
+    if isinstance(g, Tensor):   # graph mode: kept with its history
+        t.__dict__["_grad"] = g if cur is None or cur.shape != g.shape else cur + g
+        return
     if cur is not None and cur._data.shape == g.shape:
         t.__dict__["_grad"] = _wrap(cur._data + g, t)
     else:
@@ -436,6 +478,19 @@ def _accumulate(leaf, g, owned):
         leaf.__dict__["_grad"] = _wrap(g if owned else g.copy(), leaf)
     else:
         _add_into_grad(cur, g)
+
+
+def _accumulate_graph(leaf, g):
+    """:func:`_accumulate` with create_graph: ``.grad`` keeps the gradient's history, so the
+    first gradient is stored as a recorded copy and later ones are added out of place, as
+    PyTorch's AccumulateGrad does while grad mode is on."""
+    if g._data.dtype != leaf._data.dtype:
+        g = g.to(leaf.dtype)
+    if g.shape != leaf.shape:
+        raise BackwardError(f"gradient of shape {list(g.shape)} for a leaf of shape "
+                            f"{list(leaf.shape)}")
+    cur = leaf.__dict__.get("_grad")
+    leaf.__dict__["_grad"] = g.clone() if cur is None else cur + g
 
 
 def _add_into_grad(cur, g):

@@ -179,6 +179,41 @@ class Node:
             self.saved = {k: _FREED if type(v) is tuple or type(v) is Packed else v
                           for k, v in saved.items()}
 
+    def apply_graph(self, g):
+        """``apply`` with create_graph: ``g`` and the gradients returned are tensors whose
+        history is recorded (Note [Differentiable gradient formulas] in
+        autograd/graph_arrays.py)."""
+        raise BackwardError(f"{self.name()} cannot be differentiated twice: create_graph=True "
+                            f"needs a differentiable backward for every node")
+
+    def history(self, key):
+        """The history edge of saved value ``key``: the node itself for its output, else the
+        edge of the input it is (None for a value private to the node)."""
+        return None
+
+    def saved_with_history(self, key):
+        """Saved value ``key`` as a tensor carrying its forward history and version counter, so
+        that a gradient computed from it can be differentiated again and a write to it before
+        that backward is the version error (DESIGN.md rule 13). Non-tensor constants (a Python
+        scalar operand) come back as they were saved."""
+        rec = self.saved[key]
+        if type(rec) is not tuple and type(rec) is not Packed:
+            if rec is _FREED:
+                self.unpack(key)   # raises: freed by an earlier backward
+            return rec
+        arr = self.unpack(key)
+        counter = rec[1] if type(rec) is tuple else rec.counter
+        edge = self.history(key)
+        if edge is not None and not isinstance(edge, Node):   # a leaf tensor
+            if edge._data is arr:
+                return edge
+            edge = _Alias((edge,))
+        from ..tensor import _borrow
+        t = _borrow(arr, counter if arr is rec[0] or type(rec) is not tuple else None)
+        if edge is not None:
+            t.grad_fn, t._rg = edge, True
+        return t
+
     def register_prehook(self, hook):
         if self.pre_hooks is None:
             self.pre_hooks = []
@@ -248,6 +283,24 @@ class DeadEnd(Node):
 
     def apply(self, g, into=None):
         return []
+
+    apply_graph = apply
+
+
+class _Alias(Node):
+    """The history of a saved value that is a leaf's array under another name: the gradient
+    passes to the leaf unchanged."""
+
+    __slots__ = ()
+
+    def name(self):
+        return "AliasBackward0"
+
+    def apply(self, g, into=None):
+        return [g]
+
+    def apply_graph(self, g):
+        return [g]
 
 
 class AccumulateGrad:

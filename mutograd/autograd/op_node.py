@@ -7,6 +7,7 @@ An op declared with ``defop`` (ops/registry.py) gets a subclass of :class:`OpNod
 import math
 
 from .engine import RegionGrad
+from .graph_arrays import GraphArray, constant, graph_namespace
 from .node import Node
 
 
@@ -39,6 +40,36 @@ class OpNode(Node):
                     gi = gi.copy()
             grads.append(gi)
         return grads
+
+    def apply_graph(self, g):
+        """``apply`` on tensors (Note [Differentiable gradient formulas])."""
+        op = self.op
+        xp = graph_namespace(self.xp)
+        gb = GraphArray(g)
+        grads = []
+        for i, edge in enumerate(self.next):
+            if edge is None:
+                grads.append(None)
+                continue
+            fn, params, all_attrs = op.grad_fns[i]
+            args = [None if p == "into" else self.graph_arg(p, xp) for p in params]
+            gi = fn(gb, *args, **self.attrs) if all_attrs else fn(gb, *args)
+            grads.append(fit_graph(gi, self.shapes[i], self.dtypes[i], g))
+        return grads
+
+    def graph_arg(self, name, xp):
+        kind = self.op.sources[name]
+        if kind == "saved":
+            return graph_value(self.saved_with_history(name))
+        if kind == "xp":
+            return xp
+        return self.arg(name)
+
+    def history(self, key):
+        if key == "out":
+            return self
+        i = self.op.index.get(key)
+        return None if i is None else self.next[i]
 
     def arg(self, name):
         kind = self.op.sources[name]
@@ -76,6 +107,20 @@ class VarNode(Node):
             gi = fit(self.xp, gi, s, d)
             res.append(gi.copy() if op.saves_inputs and _held(gi, xs) else gi)
         return res
+
+    def apply_graph(self, g):
+        op = self.op
+        xp = graph_namespace(self.xp)
+        if op.saves_inputs:
+            xs = [graph_value(self.saved_with_history(i)) for i in range(len(self.next))]
+        else:
+            xs = self.shapes
+        grads = op.grad(GraphArray(g), xs, xp=xp, **self.attrs)
+        return [None if e is None or gi is None else fit_graph(gi, s, d, g)
+                for e, gi, s, d in zip(self.next, grads, self.shapes, self.dtypes)]
+
+    def history(self, key):
+        return self.next[key]
 
 
 def _held(a, values, into=None):
@@ -117,3 +162,43 @@ def fit(xp, g, shape, dtype):
     if g.dtype != dtype:
         g = g.astype(dtype)
     return g
+
+
+def graph_value(v):
+    """A saved value as a formula's argument in graph mode: a tensor behind NumPy's interface;
+    a Python scalar as it is."""
+    from ..tensor import Tensor
+    if isinstance(v, Tensor):
+        return GraphArray(v)
+    if hasattr(v, "shape"):
+        return GraphArray(constant(v))
+    return v
+
+
+def fit_graph(gi, shape, dtype, like):
+    """:func:`fit` in graph mode: a formula's result (a GraphArray, a RegionGrad of one, or a
+    constant) as a tensor of the input's shape and dtype, by recorded ops."""
+    import mutograd as mg
+    if type(gi) is RegionGrad:   # its region written into zeros, through a recorded view
+        z = GraphArray(constant(like._place.xp.zeros(shape, dtype), like))
+        gi.view(z)[...] = gi.values
+        return z.t
+    if type(gi) is GraphArray:
+        t = gi.t
+    elif isinstance(gi, mg.Tensor):
+        t = gi
+    else:
+        arr = like._place.xp.asarray(gi)
+        t = constant(arr if arr.dtype.kind in "fc" else arr.astype(dtype), like)
+    if tuple(t.shape) != tuple(shape):
+        if t.ndim < len(shape):
+            t = t.reshape(*((1,) * (len(shape) - t.ndim) + tuple(t.shape)))
+        lead = t.ndim - len(shape)
+        axes = list(range(lead)) + [i + lead for i, n in enumerate(shape)
+                                    if n == 1 and t.shape[i + lead] != 1]
+        if axes:
+            t = mg.sum(t, axis=axes, keepdim=True)
+        t = t.reshape(*shape) if t.numel() == math.prod(shape) else mg.broadcast_to(t, *shape)
+    if t._data.dtype != dtype:
+        t = mg.cast(t, dtype)
+    return t
