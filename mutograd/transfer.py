@@ -29,6 +29,9 @@ class ToBackward(Node):
     def apply(self, g, into=None):
         return [copy_array(g, self.dst, self.src)]
 
+    def apply_graph(self, g, out=None):
+        return [to_place(g, self.src)]
+
     def name(self):
         return "ToCopyBackward0"
 

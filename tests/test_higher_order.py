@@ -89,3 +89,72 @@ def test_retain_graph_defaults_to_create_graph():
     mg.grad(y, x)                 # the graph was kept
     with pytest.raises(mg.BackwardError, match="backward through the graph a second time"):
         mg.grad(y, x)
+
+
+def _write_through_views(lib, make):
+    x = make([0.3, -0.2, 0.5, 0.9], requires_grad=True)
+    h = x * 1.5
+    h[1:3].mul_(x[0:2].exp())     # writes through views inside the function
+    h[2:].sin_()
+    (g,) = lib.autograd.grad((h * h).sum(), x, create_graph=True)
+    (hh,) = lib.autograd.grad((g * g).sum(), x)
+    return g.detach().numpy(), hh.numpy()
+
+
+def test_writes_through_views_differentiated_twice_match_pytorch():
+    torch_ = pytest.importorskip("torch")
+    got = _write_through_views(mg, lambda d, **k: mg.tensor(np.array(d), **k))
+    want = _write_through_views(torch_, lambda d, **k: torch_.tensor(np.array(d), **k))
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+class _Cube(mg.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * 3 * x * x
+
+
+def test_a_custom_function_whose_backward_uses_mutograd_ops_differentiates_twice():
+    x = mg.tensor([2.0, -1.0], requires_grad=True)
+    (g,) = mg.grad(_Cube.apply(x).sum(), x, create_graph=True)
+    (h,) = mg.grad(g.sum(), x)
+    assert g.tolist() == [12.0, 3.0] and h.tolist() == [12.0, -6.0]
+
+
+class _Exp(mg.autograd.Function):
+    @staticmethod
+    def forward(x):                       # the setup_context style: forward without ctx
+        return x.exp()
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(output)
+
+    @staticmethod
+    @mg.autograd.once_differentiable
+    def backward(ctx, g):
+        (r,) = ctx.saved_tensors
+        return g * r
+
+
+def test_setup_context_style_and_once_differentiable():
+    x = mg.tensor([0.0, 1.0], requires_grad=True)
+    y = _Exp.apply(x)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.exp([0.0, 1.0]), rtol=1e-6)
+    v = mg.ones(2, requires_grad=True)
+    (g,) = mg.grad(_Exp.apply(x), x, grad_outputs=v, create_graph=True)
+    assert type(g.grad_fn).__name__ == "_OnceDifferentiable"
+    with pytest.raises(mg.BackwardError, match="once_differentiable"):
+        mg.grad(g.sum(), v)
+
+
+def test_inplace_function_carries_its_flag():
+    assert mg.autograd.InplaceFunction(inplace=True).inplace is True

@@ -36,13 +36,28 @@ class FunctionCtx:
     def save_for_backward(self, *tensors):
         from ..tensor import Tensor
         self._saved = tuple(save(t) if isinstance(t, Tensor) else t for t in tensors)
+        self._saved_objects = tensors   # until apply() maps them to histories, then dropped
 
     save_for_forward = save_for_backward
 
     @property
     def saved_tensors(self):
-        return tuple(saved_tensor(self._node, rec, i) if type(rec) is tuple or type(rec) is Packed
-                     else rec for i, rec in enumerate(self._saved))
+        """The saved tensors, version-checked; while a backward with create_graph runs, with
+        the history of the input or output each one is, so ``backward`` is differentiable."""
+        node = self._node
+        graph = _state.enabled and node is not None and node.saved_edges is not None
+        res = []
+        for i, rec in enumerate(self._saved):
+            if type(rec) is tuple or type(rec) is Packed:
+                t = saved_tensor(node, rec, i)
+                edge = node.saved_edges[i] if graph else None
+                if edge is not None:
+                    t = edge if not isinstance(edge, Node) and edge._data is t._data else \
+                        _with_history(t, edge)
+                res.append(t)
+            else:
+                res.append(rec)
+        return tuple(res)
 
     def saved_tensor(self):
         return self.saved_tensors
@@ -69,8 +84,15 @@ def _node_class(cls):
     return node_cls
 
 
+def _with_history(t, edge):
+    """``t`` (a saved tensor) with ``edge`` as its history (a node, or a leaf it aliases)."""
+    from .node import _Alias
+    t.grad_fn, t._rg = (edge if isinstance(edge, Node) else _Alias((edge,))), True
+    return t
+
+
 class FunctionNode(Node):
-    __slots__ = ("ctx", "fn", "outputs", "shapes", "xp")
+    __slots__ = ("ctx", "fn", "outputs", "saved_edges", "shapes", "xp")
     user_code = True   # Note [Gradient ownership]: backward may keep what it returns
     op_named = False   # PyTorch names it MyFnBackward, without a number
 
@@ -99,6 +121,26 @@ class FunctionNode(Node):
                 res.append(unbroadcast(self.xp, arr, shape) if arr.shape != shape else arr)
         return res
 
+    def apply_graph(self, g, out=None):
+        """``backward`` run with grad mode on, on tensors: a backward written with mutograd
+        ops is then differentiable (Note [Differentiable gradient formulas])."""
+        if self.outputs is None:
+            grads = self.fn.backward(self.ctx, g)
+        else:   # Note [Several outputs]
+            grads = self.fn.backward(self.ctx, *_unpack(g, self.outputs))
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        from ..tensor import Tensor
+        from .op_node import fit_graph
+        res = []
+        for e, gi, shape in zip(self.next, grads, self.shapes):
+            if e is None or gi is None:
+                res.append(None)
+            else:
+                dtype = gi._data.dtype if isinstance(gi, Tensor) else g._data.dtype
+                res.append(fit_graph(gi, tuple(shape), dtype, g))
+        return res
+
     def release(self):
         pass
 
@@ -116,6 +158,14 @@ class Function:
         view of it, so the input keeps its own history.
     """
 
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """For a ``forward(*args)`` written without ctx (PyTorch 2's style): save on ``ctx``
+        what ``backward`` needs, from the call's ``inputs`` and ``forward``'s ``output``. A
+        class that defines it has a ``forward`` without ctx."""
+        raise TypeError("setup_context is defined by Function subclasses whose forward takes "
+                        "no ctx")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         from ..tensor import Tensor
@@ -131,7 +181,11 @@ class Function:
         edges = tuple((a.grad_fn or a) if isinstance(a, Tensor) and a._rg else None
                       for a in args)
         with no_grad():
-            out = cls.forward(ctx, *args, **kwargs)
+            if _takes_ctx(cls):
+                out = cls.forward(ctx, *args, **kwargs)
+            else:   # the setup_context style: forward(*args), then setup_context(ctx, ...)
+                out = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, out)
         several = isinstance(out, (tuple, list)) and any(isinstance(o, Tensor) for o in out)
         outs = [o for o in out if isinstance(o, Tensor)] if several else [out]
         written = _written(cls, args, outs, ctx._dirty, record)
@@ -152,8 +206,10 @@ class Function:
             node.created_at = sites.here(2)
         node.outputs = None
         inputs = {id(a) for a in tensors}
+        returned = outs
         outs = [o if id(o) in written or id(o) not in inputs else _alias_view(o) for o in outs]
         slots = _attach_outputs(node, outs) if several else [node]
+        node.saved_edges = _saved_edges(ctx, args, edges, returned, slots)
         for o, slot in zip(outs, slots):
             if id(o) in written:
                 o.__dict__.pop("_grad", None)   # a retained gradient is of the old value (PyTorch)
@@ -166,6 +222,76 @@ class Function:
             it = iter(outs)
             return type(out)(next(it) if isinstance(o, Tensor) else o for o in out)
         return outs[0]
+
+
+def _takes_ctx(cls):
+    """Whether ``forward`` takes ctx first: it does unless the class defines setup_context."""
+    return cls.setup_context is Function.setup_context
+
+
+def _saved_edges(ctx, args, edges, outs, slots):
+    """The history of each saved tensor that is an input or an output of the function (None
+    for others), for ``saved_tensors`` under create_graph."""
+    objs = getattr(ctx, "_saved_objects", ())
+    ctx._saved_objects = ()
+    if not objs:
+        return None
+    found = []
+    for t in objs:
+        e = next((e for a, e in zip(args, edges) if a is t), None)
+        if e is None:
+            e = next((s for o, s in zip(outs, slots) if o is t), None)
+        found.append(e)
+    return tuple(found)
+
+
+def once_differentiable(backward):
+    """Decorate a Function's ``backward`` that cannot be differentiated again: it runs without
+    recording, and a gradient computed with create_graph through it raises when differentiated
+    (PyTorch's ``torch.autograd.function.once_differentiable``)."""
+    import functools
+
+    @functools.wraps(backward)
+    def wrapper(ctx, *grads):
+        enabled = _state.enabled
+        with no_grad():
+            result = backward(ctx, *grads)
+        if not enabled:
+            return result
+        from ..tensor import Tensor
+        needs = [g for g in grads if isinstance(g, Tensor) and g.requires_grad]
+        if not needs:
+            return result
+        single = not isinstance(result, tuple)
+        res = []
+        for r in ((result,) if single else result):
+            if isinstance(r, Tensor):
+                r = r.detach()
+                r.grad_fn, r._rg = _OnceDifferentiable(tuple(g.grad_fn or g for g in needs)), True
+            res.append(r)
+        return res[0] if single else tuple(res)
+    return wrapper
+
+
+class _OnceDifferentiable(Node):
+    """The history of a gradient computed by a ``@once_differentiable`` backward."""
+
+    __slots__ = ()
+
+    def name(self):
+        return "DelayedError"
+
+    def apply(self, g, into=None):
+        raise self._error()
+
+    def apply_graph(self, g, out=None):
+        raise self._error()
+
+    @staticmethod
+    def _error():
+        from ..errors import BackwardError
+        return BackwardError("trying to differentiate twice a function that was marked with "
+                             "@once_differentiable")
 
 
 def _written(cls, args, outs, dirty, record):
@@ -242,6 +368,14 @@ class OutputSlot(Node):
         packed[start:start + g.size] = g.reshape(-1)
         return [packed]
 
+    def apply_graph(self, g, out=None):
+        from .graph_arrays import constant
+        size, dtype, segments = self.layout
+        packed = constant(self.next[0].xp.zeros(size, dtype), g)
+        start, _ = segments[self.index]
+        packed[start:start + g.numel()] = g.reshape(-1)
+        return [packed]
+
 
 def _attach_outputs(node, outs):
     xp = node.xp
@@ -269,6 +403,14 @@ def _numel(shape):
     for d in shape:
         n *= d
     return n
+
+
+class InplaceFunction(Function):
+    """A Function that may write its input in place (``self.inplace``), as PyTorch's
+    ``torch.autograd.function.InplaceFunction``."""
+
+    def __init__(self, inplace=False):
+        self.inplace = inplace
 
 
 PyLayer = Function

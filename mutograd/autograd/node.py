@@ -179,7 +179,7 @@ class Node:
             self.saved = {k: _FREED if type(v) is tuple or type(v) is Packed else v
                           for k, v in saved.items()}
 
-    def apply_graph(self, g):
+    def apply_graph(self, g, out=None):
         """``apply`` with create_graph: ``g`` and the gradients returned are tensors whose
         history is recorded (Note [Differentiable gradient formulas] in
         autograd/graph_arrays.py)."""
@@ -284,7 +284,8 @@ class DeadEnd(Node):
     def apply(self, g, into=None):
         return []
 
-    apply_graph = apply
+    def apply_graph(self, g, out=None):
+        return []
 
 
 class _Alias(Node):
@@ -299,7 +300,7 @@ class _Alias(Node):
     def apply(self, g, into=None):
         return [g]
 
-    def apply_graph(self, g):
+    def apply_graph(self, g, out=None):
         return [g]
 
 

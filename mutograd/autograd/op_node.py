@@ -41,8 +41,10 @@ class OpNode(Node):
             grads.append(gi)
         return grads
 
-    def apply_graph(self, g):
-        """``apply`` on tensors (Note [Differentiable gradient formulas])."""
+    def apply_graph(self, g, out=None):
+        """``apply`` on tensors (Note [Differentiable gradient formulas]). ``out``: the tensor
+        standing for the op's result when it is not this node's (a write through a view: its
+        CopySlices node gives it)."""
         op = self.op
         xp = graph_namespace(self.xp)
         gb = GraphArray(g)
@@ -52,7 +54,8 @@ class OpNode(Node):
                 grads.append(None)
                 continue
             fn, params, all_attrs = op.grad_fns[i]
-            args = [None if p == "into" else self.graph_arg(p, xp) for p in params]
+            args = [None if p == "into" else GraphArray(out) if p == "out" and out is not None
+                    else self.graph_arg(p, xp) for p in params]
             gi = fn(gb, *args, **self.attrs) if all_attrs else fn(gb, *args)
             grads.append(fit_graph(gi, self.shapes[i], self.dtypes[i], g))
         return grads
@@ -108,7 +111,7 @@ class VarNode(Node):
             res.append(gi.copy() if op.saves_inputs and _held(gi, xs) else gi)
         return res
 
-    def apply_graph(self, g):
+    def apply_graph(self, g, out=None):
         op = self.op
         xp = graph_namespace(self.xp)
         if op.saves_inputs:

@@ -40,6 +40,45 @@ class CopySlices(Node):
         region[...] = 0 if gx is None else gx
         return [gb] + inner_grads
 
+    def apply_graph(self, g, out=None):
+        """``apply`` on tensors (Note [Differentiable gradient formulas]): the same steps as
+        recorded ops, the region written into a recorded copy of ``g``."""
+        gb = g.clone()
+        g_in = replay_tensor(self.chain, gb).clone()
+        region = replay(self.chain, gb._data, self.xp)
+        if internal_overlap(region):
+            from .graph_arrays import constant
+            g_in = g_in * constant(self._first_visits(self.xp, region.shape), g)
+        inner_grads = list(self.inner.apply_graph(g_in, out=self._written_value()))
+        gx = inner_grads.pop(self.written)
+        if self.next[0] is None:
+            return [None] + inner_grads
+        view = replay_tensor(self.chain, gb)
+        if gx is None:
+            view.zero_()
+        else:
+            view.copy_(gx)
+        return [gb] + inner_grads
+
+    def _written_value(self):
+        """The written view's value after the write, as a view of a tensor whose history is
+        this node (what the inner op's gradient calls ``out``), with the saved version checks;
+        None when the inner op did not save its output."""
+        saved = self.inner.saved
+        if not saved or "out" not in saved:
+            return None
+        from ..tensor import _borrow
+        arr = self.inner.unpack("out")
+        rec = saved["out"]
+        base = _borrow(self.xp.zeros(self.base_shape, self.base_dtype, order=self.base_order),
+                       rec[1] if type(rec) is tuple else None)
+        replay(self.chain, base._data, self.xp)[...] = arr
+        base.grad_fn, base._rg = self, True
+        return replay_tensor(self.chain, base)
+
+    def history(self, key):
+        return self.inner.history(key)
+
     def _first_visits(self, xp, shape):
         """1 where an element of the region is the first to address its memory location."""
         ids = xp.empty(self.base_shape, xp.int64, order=self.base_order)
@@ -90,6 +129,14 @@ def replay(chain, arr, xp):
     for op, attrs in chain:
         arr = op.fwd(xp, arr, **attrs)
     return arr
+
+
+def replay_tensor(chain, t):
+    """:func:`replay` on a tensor, as recorded view ops (graph mode)."""
+    from .dispatch import run
+    for op, attrs in chain:
+        t = run(op, [t], attrs)
+    return t
 
 
 def check_layout(v):
