@@ -158,3 +158,34 @@ def test_setup_context_style_and_once_differentiable():
 
 def test_inplace_function_carries_its_flag():
     assert mg.autograd.InplaceFunction(inplace=True).inplace is True
+
+
+def _under_hooks(lib, make):
+    x = make([0.3, -0.7, 1.1], requires_grad=True)
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t):
+        h = x * 2
+        (g,) = lib.autograd.grad((h.sin() * h).sum(), x, create_graph=True)
+        z = (g * g).sum()
+    (hh,) = lib.autograd.grad(z, x)
+    return g.detach().numpy(), hh.numpy()
+
+
+def _mutation_allowed(lib, make):
+    x = make([0.3, -0.7, 1.1], requires_grad=True)
+    with lib.autograd.graph.allow_mutation_on_saved_tensors():
+        h = x * 2
+        (g,) = lib.autograd.grad((h.sin() * h).sum(), x, create_graph=True)
+        z = (g * g).sum()
+        with lib.no_grad():
+            h.mul_(3)   # saved by both graphs: the old value is kept for both
+        (hh,) = lib.autograd.grad(z, x)
+    return g.detach().numpy(), hh.numpy()
+
+
+@pytest.mark.parametrize("program", [_under_hooks, _mutation_allowed])
+def test_saved_tensor_policies_hold_for_second_order_graphs(program):
+    torch_ = pytest.importorskip("torch")
+    got = program(torch, lambda d, **k: torch.tensor(np.array(d), **k))
+    want = program(torch_, lambda d, **k: torch_.tensor(np.array(d), **k))
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-12)

@@ -201,15 +201,19 @@ class Node:
             if rec is _FREED:
                 self.unpack(key)   # raises: freed by an earlier backward
             return rec
-        arr = self.unpack(key)
-        counter = rec[1] if type(rec) is tuple else rec.counter
+        if type(rec) is Packed:   # what the unpack hook gives, with that tensor's counter
+            unpacked = rec.tensor(self, key)
+            arr, counter = unpacked._data, unpacked._counter
+        else:   # a private copy (saved before a write, or restored by a guard) gets its own
+            arr = self.unpack(key)
+            counter = rec[1] if arr is rec[0] else None
         edge = self.history(key)
         if edge is not None and not isinstance(edge, Node):   # a leaf tensor
             if edge._data is arr:
                 return edge
             edge = _Alias((edge,))
         from ..tensor import _borrow
-        t = _borrow(arr, counter if arr is rec[0] or type(rec) is not tuple else None)
+        t = _borrow(arr, counter)
         if edge is not None:
             t.grad_fn, t._rg = edge, True
         return t
