@@ -385,9 +385,10 @@ def namespace_call(name, *args, **kw):
 class _Ufunc:
     """A namespace function that also has NumPy's ``.at`` (an unbuffered in-place update)."""
 
-    def __init__(self, fn, at=None):
+    def __init__(self, fn, at=None, reduceat=None):
         self.fn = fn
         self._at = at
+        self._reduceat = reduceat
 
     def __call__(self, *args, **kw):
         return self.fn(*args, **kw)
@@ -398,74 +399,78 @@ class _Ufunc:
                                 "differentiable form while create_graph=True")
         self._at(a, index, values)
 
+    def reduceat(self, a, indices, axis=0):
+        if self._reduceat is None:
+            raise BackwardError("a gradient formula used a ufunc's .reduceat() that has no "
+                                "differentiable form while create_graph=True")
+        return self._reduceat(a, indices, axis)
+
 
 def _add_at(a, index, values):
-    """``np.add.at(a, index, values)`` as an accumulating index_put_ (repeats add up)."""
+    """``np.add.at(a, index, values)`` as an accumulating index_put_ (repeats add up); its
+    gradients (``g`` for ``a``, ``g[index]`` for the values) are themselves recorded ops."""
     lib = _lib()
     index = raw_index(index)
-    if type(index) is not tuple:
-        index = (index,)
     values = tensor_of(values, a.t)
     if not isinstance(values, lib.Tensor):
         values = constant(np.asarray(values, a.dtype), a.t)
-    # index_put takes integer or boolean arrays per axis: a slice becomes the positions it picks
-    shape = a.shape
-    parts = []
-    for k, i in enumerate(index):
-        if isinstance(i, slice):
-            parts.append(np.arange(shape[k])[i])
-        elif i is Ellipsis:
-            raise BackwardError("add.at with an Ellipsis index in a gradient formula")
-        else:
-            parts.append(i)
-    # broadcast the index arrays as NumPy's advanced indexing does, slices as outer axes
-    grids = _index_grids(parts, [isinstance(i, slice) for i in index])
-    target = lib.broadcast_to(values, grids[0].shape) if tuple(values.shape) != grids[0].shape \
-        else values
-    a.t.index_put_(tuple(constant(np.asarray(g), a.t) for g in grids), target, accumulate=True)
+    lib.index_put_(a.t, index if type(index) is tuple else (index,), values, accumulate=True)
 
 
-def _index_grids(parts, sliced):
-    """The full integer positions that ``a[index]`` reads, per indexed axis (as NumPy's mix of
-    slices and arrays gives them; advanced indices first when they are not adjacent)."""
-    if not any(sliced):
-        return np.broadcast_arrays(*[np.asarray(p) for p in parts])
-    adv = [np.asarray(p) for p, s in zip(parts, sliced) if not s]
-    adv_shape = np.broadcast_shapes(*[a.shape for a in adv]) if adv else ()
-    adv_at = [k for k, s in enumerate(sliced) if not s]
-    adjacent = adv_at == list(range(adv_at[0], adv_at[0] + len(adv_at))) if adv_at else True
-    # the result's axes: the slices' lengths, with the broadcast advanced shape in their place
-    out_axes = []
-    placed = False
-    for k, s in enumerate(sliced):
-        if s:
-            out_axes.append(("s", k))
-        elif not placed and adjacent:
-            out_axes.append(("a", None))
-            placed = True
-    if not adjacent:
-        out_axes = [("a", None)] + [ax for ax in out_axes if ax[0] == "s"]
-    dims = []
-    for kind, k in out_axes:
-        dims.extend([len(parts[k])] if kind == "s" else list(adv_shape))
-    grids = []
-    for k, s in enumerate(sliced):
-        pos = 0
-        for kind, j in out_axes:
-            if kind == "s" and j == k:
-                break
-            pos += 1 if kind == "s" else len(adv_shape)
-        shape = [1] * len(dims)
-        if s:
-            shape[pos] = len(parts[k])
-            grids.append(np.asarray(parts[k]).reshape(shape))
-        else:
-            apos = next(p for p, (kind, _) in enumerate(out_axes) if kind == "a")
-            start = sum(1 if kd == "s" else len(adv_shape) for kd, _ in out_axes[:apos])
-            a = np.broadcast_to(np.asarray(parts[k]), adv_shape)
-            shape[start:start + len(adv_shape)] = adv_shape
-            grids.append(a.reshape(shape))
-    return np.broadcast_arrays(*grids)
+def _add_reduceat(a, indices, axis=0):
+    """``np.add.reduceat``: the sums of ``a[indices[i]:indices[i + 1]]`` along ``axis`` (the one
+    element ``a[indices[i]]`` where the next index is not larger), as the accumulating write of
+    the picked elements into their segments."""
+    a = _asarray(a)
+    axis %= a.ndim
+    starts = np.asarray(indices.tolist() if hasattr(indices, "tolist") else indices, np.int64)
+    ends = np.append(starts[1:], a.shape[axis])
+    lengths = np.where(starts < ends, ends - starts, 1)
+    first = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    pos = np.repeat(starts, lengths) + np.arange(lengths.sum()) - first
+    lead = (slice(None),) * axis
+    out = _zeros(a.shape[:axis] + (len(starts),) + a.shape[axis + 1:], a.dtype, like=a.t)
+    _add_at(out, lead + (np.repeat(np.arange(len(starts)), lengths),), a[lead + (pos,)])
+    return out
+
+
+def _split(a, indices_or_sections, axis=0):
+    """``np.split`` as basic slices of ``a`` (recorded views); NumPy checks the sections."""
+    lead = (slice(None),) * (axis % a.ndim)
+    out = []
+    for p in np.split(np.arange(a.shape[axis]), raw_index(indices_or_sections)):
+        start = int(p[0]) if len(p) else 0
+        out.append(a[lead + (slice(start, start + len(p)),)])
+    return out
+
+
+def _take(a, indices, axis=None):
+    a = _asarray(a)
+    if axis is None:
+        return a.reshape(-1)[indices]
+    return a[(slice(None),) * (axis % a.ndim) + (indices,)]
+
+
+def _put_along_axis(arr, indices, values, axis):
+    """``np.put_along_axis`` as a recorded write into ``arr`` (a buffer the formula made)."""
+    if type(arr) is not GraphArray:
+        raise BackwardError("a gradient formula wrote into a backend array with "
+                            "put_along_axis while create_graph=True")
+    if axis is None:
+        arr, axis = arr.reshape(-1), 0
+    arange = arr.t._place.xp.arange
+    index = []
+    for d, n in enumerate(arr.shape):
+        index.append(raw_index(indices) if d == axis % arr.ndim else
+                     arange(n).reshape([n if k == d else 1 for k in range(arr.ndim)]))
+    arr[tuple(index)] = values
+
+
+def _broadcast_arrays(*args):
+    if not any(type(a) is GraphArray for a in args):
+        return np.broadcast_arrays(*args)   # positions (NumPy hands CuPy arrays to CuPy)
+    shape = np.broadcast_shapes(*[np.shape(a) for a in args])
+    return [_broadcast_to(a, shape) for a in args]
 
 
 def _where(cond, x=None, y=None):
@@ -639,7 +644,8 @@ class _Linalg:
 
 _FUNCTIONS = {
     # element-wise
-    "add": _Ufunc(_op("add", 2), _add_at), "subtract": _op("sub", 2), "multiply": _op("mul", 2),
+    "add": _Ufunc(_op("add", 2), _add_at, _add_reduceat), "subtract": _op("sub", 2),
+    "multiply": _op("mul", 2),
     "true_divide": _op("div", 2), "divide": _op("div", 2), "negative": _op("neg"),
     "power": _op("pow", 2), "floor_divide": _op("floor_divide", 2), "fmod": _op("fmod", 2),
     "remainder": _op("remainder", 2), "maximum": _op("maximum", 2, scalars_ok=False),
@@ -675,7 +681,8 @@ _FUNCTIONS = {
     "transpose": _transpose, "squeeze": _squeeze, "flip": _flip,
     "ravel": lambda a: a.reshape(-1), "concatenate": _concatenate, "stack": _stack,
     "tril": _tril("tril"), "triu": _tril("triu"), "pad": _pad,
-    "take_along_axis": _take_along_axis,
+    "take_along_axis": _take_along_axis, "put_along_axis": _put_along_axis, "split": _split,
+    "take": _take, "broadcast_arrays": _broadcast_arrays,
     "roll": lambda a, shift, axis=None: box(_lib().roll(tensor_of(a), shift, axis)),
     # products
     "matmul": _op("matmul", 2, scalars_ok=False), "einsum": _einsum, "outer": _outer,

@@ -174,12 +174,18 @@ def _fill_diagonal_tensor(xp, x, y, offset=0, dim1=0, dim2=1, out=None):
     return out
 
 
+def _diag_positions(xp, shape, offset, dim1, dim2):
+    """The flat positions of a diagonal, in the diagonal's shape: an index, so the gradients
+    below are reads and writes that a gradient formula on tensors records."""
+    return _diagonal(xp, xp.arange(int(np.prod(shape))).reshape(shape), offset, dim1, dim2)
+
+
 def _diag_zeroed(g, offset, dim1, dim2, xp):
-    g = g.copy()
-    _diagonal(xp, g, offset, dim1, dim2)[...] = 0
-    return g
+    flat = g.reshape(-1).copy()
+    flat[_diag_positions(xp, g.shape, offset, dim1, dim2)] = 0
+    return flat.reshape(g.shape)
 
 
 defop("fill_diagonal_tensor", _fill_diagonal_tensor, kind="other", result="same",
-      grad=(_diag_zeroed, lambda g, offset, dim1, dim2, xp: _diagonal(xp, g, offset, dim1,
-                                                                      dim2).copy()))
+      grad=(_diag_zeroed, lambda g, offset, dim1, dim2, xp: g.reshape(-1)[
+          _diag_positions(xp, g.shape, offset, dim1, dim2)]))

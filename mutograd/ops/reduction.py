@@ -16,6 +16,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..autograd.graph_arrays import GraphNamespace
 from ..errors import DTypeError
 from ..tensor import Tensor
 from .axes import canon_dim, canon_dims, keepdim_arg
@@ -88,6 +89,9 @@ defop("mean", _mean, kind="reduction", inplace=False,
 #     backward and in prod's over all elements when two or more are zero (every element's
 #     others then hold a zero), the first in prod's along a dim and with a single zero. Both
 #     are followed here, so that NaN appears where it does in PyTorch (tests/test_extremal.py).
+#     A gradient that is itself recorded (create_graph) keeps the products of the others, as
+#     PyTorch's double backward does: with exactly two zeros, each one's gradient is zero in
+#     value but the other zero's derivative of it is not.
 
 
 def _prod_grad(g, x, axis, keepdim, xp):
@@ -102,7 +106,7 @@ def _prod_grad(g, x, axis, keepdim, xp):
     left = xp.concatenate([ones, xp.cumprod(xm[..., :-1], -1)], -1)
     right = xp.flip(xp.concatenate([ones, xp.cumprod(xp.flip(xm, -1)[..., :-1], -1)], -1), -1)
     others = left * right
-    if axis is None and xp.count_nonzero(xm == 0) > 1:
+    if axis is None and not isinstance(xp, GraphNamespace) and xp.count_nonzero(xm == 0) > 1:
         others[...] = 0   # Note [Products with a zero factor]
     others = others.reshape(x.shape) if axis is None else xp.moveaxis(others, -1, a)
     return expand_back(xp, g, x.shape, axis, keepdim) * others

@@ -30,7 +30,8 @@ import numpy as np
 from ..errors import IndexRangeError, ShapeError
 from .axes import canon_dim
 from .registry import defop
-from .shaping import _full_index
+from .scatter_reduce import _combine_at, _others_product
+from .shaping import _flat_pos, _full_index
 
 
 def _check_index(xp, index, what):
@@ -49,7 +50,7 @@ def _last_writes(xp, shape, index, n_shape):
     for d in n_shape:
         n *= d
     order = xp.arange(n).reshape(n_shape)
-    ids = xp.full(shape, -1, dtype=order.dtype)
+    ids = xp.zeros(shape, order.dtype) - 1   # a constant tensor in a formula on tensors
     ids[index] = order
     return ids[index] == order
 
@@ -163,7 +164,7 @@ def _scatter(xp, x, index, src, *, axis, reduce=None, out=None):
     if how is None:
         out[sel] = src
     else:
-        getattr(xp, how).at(out, sel, xp.broadcast_to(src, index.shape))
+        out = _combine_at(xp, out, sel, xp.broadcast_to(src, index.shape), getattr(xp, how))
     return out
 
 
@@ -188,10 +189,6 @@ def _into_source(xp, picked, index, src_shape):
     z = xp.zeros(src_shape, picked.dtype)
     z[tuple(slice(0, n) for n in index.shape)] = picked
     return z
-
-
-def _flat_pos(xp, shape, sel):
-    return xp.ravel_multi_index(xp.broadcast_arrays(*sel), shape)
 
 
 def _check_reduce(reduce):
@@ -219,23 +216,15 @@ def _scatter_mul(xp, x, index, src, *, axis, out=None):
 
 def _scatter_mul_grad_x(g, index, src, axis, xp):
     sel, s = _scatter_parts(xp, g, index, src, axis, "scatter")
-    prod = xp.ones(g.shape, g.dtype)           # out = x * (the product of what landed there)
-    xp.multiply.at(prod, sel, xp.broadcast_to(s, index.shape))
-    return g * prod
+    landed = _combine_at(xp, xp.ones_like(g), sel, xp.broadcast_to(s, index.shape), xp.multiply)
+    return g * landed   # out = x * (the product of what landed there)
 
 
 def _scatter_mul_grad_src(g, x, index, src, src_shape, axis, xp):
     """d out / d src[j] = x times every other factor landing at src[j]'s position."""
     sel, s = _scatter_parts(xp, g, index, src, axis, "scatter")
     s = xp.broadcast_to(s, index.shape)
-    nz = xp.where(s == 0, 1, s)
-    prod = x.copy()                            # x times the nonzero factors at each position
-    xp.multiply.at(prod, sel, nz)
-    zeros = xp.zeros(x.shape, xp.int64)        # and how many zero factors landed there
-    xp.add.at(zeros, sel, (s == 0).astype(xp.int64))
-    p, z = prod[sel], zeros[sel]
-    d = xp.where(s == 0, xp.where(z == 1, p, 0), xp.where(z == 0, p / nz, 0))
-    return _into_source(xp, g[sel] * d, index, src_shape)
+    return _into_source(xp, g[sel] * _others_product(xp, x, sel, s), index, src_shape)
 
 
 # a multiplying scatter needs x and src in its gradient: run in place, it keeps a copy of x

@@ -22,7 +22,7 @@ import numpy as np
 from ..errors import IndexRangeError, ShapeError
 from .axes import canon_dim
 from .registry import defop
-from .shaping import _full_index
+from .shaping import _flat_pos, _full_index
 
 _REDUCE = {"sum": "sum", "add": "sum", "prod": "prod", "mul": "prod", "multiply": "prod",
            "mean": "mean", "amax": "amax", "amin": "amin", "assign": "assign", "none": "assign"}
@@ -96,7 +96,9 @@ def _combine_at(xp, res, pos, vals, ufunc=None):
     differs from the CPU's in its last bits), and which of several writes to one position wins
     is undefined. There the values are sorted by position and applied in rounds, the k-th value of
     every position in round k, so no round names a position twice: the same operations in the
-    same order as on the CPU, in as many rounds as the most values one position receives.
+    same order as on the CPU, in as many rounds as the most values one position receives. A
+    gradient formula evaluated on tensors (create_graph) takes the rounds too: each is a read, an
+    op and a write of distinct positions, all recorded, so the result differentiates again.
     """
     if xp is np:
         if ufunc is None:
@@ -104,23 +106,42 @@ def _combine_at(xp, res, pos, vals, ufunc=None):
         else:
             ufunc.at(res, pos, vals)
         return res
-    tgt = xp.arange(res.size).reshape(res.shape)[pos]
+    tgt = _flat_pos(xp, res.shape, pos)
     vals = xp.broadcast_to(xp.asarray(vals), tgt.shape).reshape(-1)
     tgt = tgt.reshape(-1)
+    flat = res.reshape(-1).copy()   # written as a whole array, not through a view of res
+    for k in _rounds(xp, tgt):
+        t = tgt[k]
+        flat[t] = vals[k] if ufunc is None else ufunc(flat[t], vals[k])
+    return flat.reshape(res.shape)
+
+
+def _rounds(xp, tgt):
+    """The positions of ``tgt`` (flat targets) in rounds in which no target repeats: the k-th
+    value of every target, in index order, in round k."""
     n = tgt.size
     seq = xp.arange(n)
-    by_pos = xp.argsort(tgt * n + seq)           # by position, in index order within one
-    tgt, v = tgt[by_pos], vals[by_pos]
-    rank = seq - xp.searchsorted(tgt, tgt)       # how many values came earlier to its position
-    by_round = xp.argsort(rank * n + seq)
-    tgt, v = tgt[by_round], v[by_round]
-    flat = res.reshape(-1)
+    by_pos = xp.argsort(tgt * n + seq)           # by target, in index order within one
+    t = tgt[by_pos]
+    rank = seq - xp.searchsorted(t, t)           # how many values came earlier to its target
+    order = by_pos[xp.argsort(rank * n + seq)]
     start = 0
     for end in xp.cumsum(xp.bincount(rank)).tolist():
-        t, u = tgt[start:end], v[start:end]
-        flat[t] = u if ufunc is None else ufunc(flat[t], u)
+        yield order[start:end]
         start = end
-    return flat.reshape(res.shape)
+
+
+def _products_before(xp, start, tgt, vals):
+    """For each of ``vals`` (flat, combined at the flat targets ``tgt`` into ``start``), the
+    product accumulated at its target before it: ``start`` times the values that came earlier."""
+    flat = start.reshape(-1).copy()
+    before = xp.zeros_like(vals)
+    for k in _rounds(xp, tgt):
+        t = tgt[k]
+        acc = flat[t]
+        before[k] = acc
+        flat[t] = acc * vals[k]
+    return before
 
 
 def _counts(xp, x, pos, include_self):
@@ -131,48 +152,77 @@ def _counts(xp, x, pos, include_self):
     return cnt
 
 
-def _grads(g, x, index, src, out, axis, reduce, include_self, xp):
-    """Gradients for ``x`` and ``src`` (one pass; each wrapper below picks its part)."""
+# Note [Gradients of a scattered product]
+#     Combining values ``v`` into a tensor by multiplication (scatter_reduce "prod", scatter with
+#     reduce="multiply", index_reduce "prod") gives each position the product of its starting
+#     value and the values landing there. A value's gradient is the product of everything else
+#     at its position. Written as ``result / v`` it is one multiplication per value and
+#     differentiates correctly (``result`` holds ``v``), but not at ``v == 0``; there the
+#     product of the others is computed with ``v`` replaced by 1 (PyTorch's way), which is exact
+#     to every order while a position has at most one zero value. Where one has two or more,
+#     the product of the others is the product of the values before it times the product of
+#     those after it, taken in rounds (each a recorded multiplication): exact to every order
+#     with any number of zeros, where PyTorch refuses the double backward. The starting value's
+#     own gradient is the product of the values landing.
+def _others_product(xp, start, pos, src, out=None):
+    """For each value of ``src`` multiplied into ``start`` at ``pos``, the product of everything
+    else at its position (``out``: the result, or None to compute it): Note [Gradients of a
+    scattered product]."""
+    zero = src == 0
+    zeros = _combine_at(xp, xp.zeros_like(start), pos, zero.astype(start.dtype), xp.add)[pos]
+    if (zeros > 1).any():
+        tgt = _flat_pos(xp, start.shape, pos).reshape(-1)
+        v = src.reshape(-1)
+        after = xp.flip(_products_before(xp, xp.ones_like(start), tgt[::-1], xp.flip(v)))
+        return (_products_before(xp, start, tgt, v) * after).reshape(src.shape)
+    if out is None:
+        out = _combine_at(xp, start.copy(), pos, src, xp.multiply)
+    others = out[pos] / xp.where(zero, 1, src)
+    single = zero & (zeros == 1)
+    if single.any():
+        without = _combine_at(xp, start.copy(), pos, xp.where(single, 1, src), xp.multiply)
+        others = xp.where(single, without[pos], others)
+    return others
+
+
+def _grads(g, x, index, src, out, axis, reduce, include_self, xp, part):
+    """The gradient for ``x`` (``part`` 0) or ``src`` (1)."""
     r = _reduce_name(reduce)
     pos = _positions(xp, x, index, axis)
     src = xp.broadcast_to(xp.asarray(src, dtype=g.dtype), index.shape)
     hit = xp.zeros(x.shape, bool)
     hit[pos] = True
     if r == "assign":
-        ids = xp.full(x.shape, -1)
         order = xp.arange(index.size).reshape(index.shape)
-        ids = _combine_at(xp, ids, pos, order)
-        return g * ~hit, g[pos] * (ids[pos] == order)
+        ids = _combine_at(xp, xp.zeros(x.shape, order.dtype) - 1, pos, order)
+        return (g * ~hit, g[pos] * (ids[pos] == order))[part]
     if r == "sum":
-        return (g if include_self else g * ~hit), g[pos]
+        return ((g if include_self else g * ~hit), g[pos])[part]
     if r == "mean":
         cnt = _counts(xp, x, pos, include_self)
         gm = g / xp.where(cnt > 0, cnt, 1)
-        return (xp.where(hit, gm, g) if include_self else g * ~hit), gm[pos]
+        return ((xp.where(hit, gm, g) if include_self else g * ~hit), gm[pos])[part]
     if r == "prod":
-        # product of the non-zero contributors and the number of zeros, per position
-        nz = xp.where(hit & include_self, xp.where(x == 0, 1, x), 1).astype(g.dtype)
-        zeros = ((x == 0) & hit & include_self).astype(int)
-        nz = _combine_at(xp, nz, pos, xp.where(src == 0, 1, src), xp.multiply)
-        zeros = _combine_at(xp, zeros, pos, (src == 0).astype(int), xp.add)
-
-        def share(v, p_nz, z):
-            return xp.where(v == 0, p_nz * (z == 1), p_nz * (z == 0) / xp.where(v == 0, 1, v))
-        gx = xp.where(hit, g * share(x, nz, zeros), g) if include_self else g * ~hit
-        return gx, g[pos] * share(src, nz[pos], zeros[pos])
+        if part == 0:
+            if not include_self:
+                return g * ~hit
+            # x's own value multiplied in and divided out again: NaN where x is inf, as PyTorch
+            kept = xp.where(x == 0, 1, x)
+            return g * _combine_at(xp, kept.copy(), pos, src, xp.multiply) / kept
+        start = x if include_self else xp.where(hit, 1, x)
+        return g[pos] * _others_product(xp, start, pos, src, out)
     # amax / amin: tied contributors share the gradient evenly
     ties = _combine_at(xp, xp.zeros(x.shape, "float64"), pos,
                        (src == out[pos]).astype("float64"), xp.add)
     self_wins = hit & include_self & (x == out)
     ties = ties + self_wins
     gs = g / xp.where(ties > 0, ties, 1)
-    gx = xp.where(hit, gs * self_wins, g)
-    return gx, gs[pos] * (src == out[pos])
+    return (xp.where(hit, gs * self_wins, g), gs[pos] * (src == out[pos]))[part]
 
 
 defop("scatter_reduce", _scatter_reduce, kind="index", result="same", method=False,
       grad=(lambda g, x, index, src, out, axis, reduce, include_self, xp:
-            _grads(g, x, index, src, out, axis, reduce, include_self, xp)[0],
+            _grads(g, x, index, src, out, axis, reduce, include_self, xp, 0),
             None,
             lambda g, x, index, src, out, axis, reduce, include_self, xp:
-            _grads(g, x, index, src, out, axis, reduce, include_self, xp)[1]))
+            _grads(g, x, index, src, out, axis, reduce, include_self, xp, 1)))

@@ -160,6 +160,11 @@ def _full_index(xp, index, axis):
     return tuple(grids)
 
 
+def _flat_pos(xp, shape, index):
+    """The flat positions in ``shape`` that a tuple of integer arrays addresses."""
+    return xp.ravel_multi_index(tuple(xp.broadcast_arrays(*index)), shape)
+
+
 defop("gather", _gather, kind="other", inplace=False, grad=(_gather_grad, None))
 
 
