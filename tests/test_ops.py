@@ -576,7 +576,8 @@ EXPLAINED = {
                     "a storage swap (set_, resize_, resize_as_, cast_): no values to compare "
                     "with a reference; versions, leaf and no-grad rules and history are tested "
                     "in test_inplace_surface.py and test_outside_programs.py"),
-    "rrelu_with_noise": "rrelu's training form: the noise is random (test_functional_inplace.py)",
+    "rrelu_with_noise": "rrelu's training form: the noise is random (test_functional_inplace.py; "
+                        "its second order: test_nn_second_order.py)",
     "index_put": "item assignment x[index] = value (test_views.py, test_view_programs.py)",
     "attention_softmax": "an internal step of scaled_dot_product_attention "
                          "(test_nn_transformer.py)",

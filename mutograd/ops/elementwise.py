@@ -237,23 +237,46 @@ def _gelu_block(x, outs, tmp):
 #     on write (Note [Outputs copied on write]), so a later write into it raises nothing. The
 #     tanh form's slope is computed from x.
 def _gelu_grad(g, x, out, approximate, into, xp):
-    slope = _gelu_tanh_slope(xp, x) if approximate == "tanh" else _gelu_slope(xp, x, out)
+    if approximate == "tanh":
+        slope = _gelu_tanh_slope(xp, x)
+    elif xp is np and x.dtype == g.dtype == out.dtype == np.float32:
+        return _gelu_grad_float32(g, x, out, into)
+    else:
+        slope = _gelu_slope(xp, x, out, memory.empty_like(xp, x), memory.empty_like(xp, x))
     return ufunc(xp.multiply, g, slope, out=memory.empty_like(xp, g) if into is None else into)
 
 
-def _gelu_slope(xp, x, out):
-    """Phi(x) + x phi(x) from GELU's input and result (Note [GELU's slope from its result])."""
-    s = xp.multiply(x, x, out=memory.empty_like(xp, x))   # an array when x is 0-d too
+def _gelu_slope(xp, x, out, s, q):
+    """Phi(x) + x phi(x) from GELU's input and result (Note [GELU's slope from its result]),
+    into ``s``, with ``q`` a second buffer of x's size."""
+    xp.multiply(x, x, out=s)
     small = None if s.all() else s == 0
     s *= -0.5
     xp.exp(s, out=s)
     s *= _RSQRT2PI
     s *= x
     if small is None:
-        s += xp.divide(out, x, out=memory.empty_like(xp, x))
+        s += xp.divide(out, x, out=q)
     else:
-        s += xp.where(small, 0.5 + x * _RSQRT2PI, out / xp.where(small, 1, x))
+        s += xp.where(small, 0.5 + x * _RSQRT2PI, xp.divide(out, xp.where(small, 1, x), out=q))
     return s
+
+
+def _gelu_grad_float32(g, x, out, into):
+    """The float32 gradient on the CPU block by block in cache, as the forward (its passes
+    over whole arrays would each go to memory)."""
+    r = into if into is not None and into.flags.c_contiguous else memory.empty_like(np, g)
+    # the result and ``g`` ride along as outputs, only read: each block of ``r`` (which may be
+    # ``g`` itself) is written after its block of ``g`` is read
+    with np.errstate(invalid="ignore"):   # inf * 0 at x = +-inf
+        blockwise(_gelu_grad_block, np.asarray(x, order="C"),
+                  [r, np.ascontiguousarray(out), np.ascontiguousarray(g)], scratch=2)
+    return r
+
+
+def _gelu_grad_block(x, outs, tmp):
+    r, out, g = outs
+    np.multiply(_gelu_slope(np, x, out, *tmp), g, out=r)
 
 
 def _gelu_tanh_slope(xp, x):
