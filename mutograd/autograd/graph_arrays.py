@@ -528,11 +528,14 @@ def _expand_dims(a, axis):
     return box(t)
 
 
-def _einsum(eq, *ops, out=None, optimize=None):
+def _einsum(eq, *ops, out=None, optimize=None, dtype=None):
     like = _like(ops)
-    return written(box(_lib().einsum(eq, *[t if isinstance(t, _lib().Tensor) else
-                                           constant(t, like)
-                                           for t in (tensor_of(o, like) for o in ops)])), out)
+    ts = [t if isinstance(t, _lib().Tensor) else constant(t, like)
+          for t in (tensor_of(o, like) for o in ops)]
+    if dtype is not None:   # NumPy's dtype=: the operands cast first, as einsum computes
+        ts = [t if t._data.dtype == np.dtype(dtype) else _lib().cast(t, np.dtype(dtype))
+              for t in ts]
+    return written(box(_lib().einsum(eq, *ts)), out)
 
 
 def _concatenate(arrays, axis=0):
@@ -751,4 +754,12 @@ def graph_namespace(xp):
     return ns
 
 
-__all__ = ["GraphArray", "GraphNamespace", "box", "graph_namespace", "math"]
+def graph_mode(xp):
+    """Whether a gradient formula given ``xp`` runs in graph mode. Values kept from the forward
+    (Note [Values kept from the forward] in ops/registry.py) come to it as constants there, with
+    no history: a formula whose kept values depend on its inputs recomputes them from its saved
+    inputs when this is true."""
+    return type(xp) is GraphNamespace
+
+
+__all__ = ["GraphArray", "GraphNamespace", "box", "graph_mode", "graph_namespace", "math"]

@@ -44,6 +44,7 @@ Note [Kernel-position scatter]
 import numpy as np
 
 from .. import memory
+from ..autograd.graph_arrays import graph_mode
 from ..errors import ShapeError
 from .registry import defop
 
@@ -245,14 +246,16 @@ def _conv2d_grad_x(g, x_shape, weight, stride, padding, dilation, groups, xp):
 
 
 def _conv2d_grad_w(g, x, weight_shape, stride, padding, dilation, groups, xp, cols=None):
-    """``cols``: the forward's columns when the batch was one block (else empty or None)."""
+    """``cols``: the forward's columns when the batch was one block (else empty or None). In
+    graph mode they are copied again from ``x``: the kept ones are constants there, and the
+    weight gradient must carry its dependence on ``x`` (Note [Values kept from the forward])."""
     geo = _conv_setup(x.shape, weight_shape, stride, padding, dilation, groups)
     geo.oh, geo.ow = g.shape[2:]    # fewer than x reaches after a transposed output_padding
     o, cg, kh, kw = weight_shape
     n, ck, hw = geo.n, cg * kh * kw, geo.oh * geo.ow
     gw = xp.zeros((groups, o // groups, ck), xp.result_type(g.dtype, x.dtype))
     g4 = g.reshape(n, groups, o // groups, hw)
-    if cols is not None and cols.size:
+    if cols is not None and cols.size and not graph_mode(xp):
         blocks, xpad = [slice(0, n)], None
     else:
         xpad = geo.pad(xp, x)

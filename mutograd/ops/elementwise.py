@@ -184,56 +184,34 @@ defop("elu", _elu, grad=lambda g, out, alpha, xp: g * xp.where(out <= 0, out + a
 
 _RSQRT2 = 1 / math.sqrt(2)
 _RSQRT2PI = 1 / math.sqrt(2 * math.pi)
+_TANH_K = math.sqrt(2 / math.pi)
 
 
-def _gelu(xp, x, out=None, approximate="none", keep=None):
-    """``x * Phi(x)``; with ``keep``, also its slope for backward (Note [Values kept from the
-    forward]), computed before ``out`` (which may be ``x``) is written."""
+def _gelu(xp, x, out=None, approximate="none"):
+    """``x * Phi(x)``."""
     x = xp.asarray(x)   # a Python number too
-    slope = None
     if approximate == "tanh":
-        k = math.sqrt(2 / math.pi)
-        t = xp.tanh(k * (x + 0.044715 * x ** 3))
-        cdf = 0.5 * (1 + t)
-        if keep is not None:
-            slope = cdf + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x)
+        cdf = 0.5 * (1 + xp.tanh(_TANH_K * (x + 0.044715 * x ** 3)))
     elif xp is np and x.dtype == np.float32:   # Note [float32 normal CDF on the CPU]
-        return _gelu_float32(x, out, keep)
+        return _gelu_float32(x, out)
     else:
         cdf = erf(xp, x * _RSQRT2)   # a new float array: updated in place below
         cdf *= 0.5
         cdf += 0.5
-        if keep is not None:
-            slope = xp.multiply(x, x, out=memory.empty_like(xp, x, cdf.dtype))
-            slope *= -0.5
-            _add_x_pdf(xp, x, cdf, slope)
-    if slope is not None:
-        keep["slope"] = slope
     if out is not None and out.dtype == cdf.dtype:
         return ufunc(xp.multiply, x, cdf, out=out)
     return _into(out, x * cdf, x)
 
 
-def _add_x_pdf(xp, x, cdf, s):
-    """``s = cdf + x * phi(x)`` (GELU's slope) in place, from ``s = -x * x / 2``."""
-    xp.exp(s, out=s)
-    s *= _RSQRT2PI
-    s *= x
-    s += cdf
-
-
-def _gelu_float32(x, out, keep):
-    """GELU of a float32 array on the CPU, block by block in cache: Phi and the slope live in
-    scratch blocks; only the result (and the kept slope) are whole arrays."""
+def _gelu_float32(x, out):
+    """GELU of a float32 array on the CPU, block by block in cache: Phi lives in scratch
+    blocks; only the result is a whole array."""
     x = np.asarray(x, order="C")
     r = out
     if out is None or not out.flags.c_contiguous or out.dtype != x.dtype:
         r = memory.empty_like(np, x)
-    outs = [r] if keep is None else [r, memory.empty_like(np, x)]
-    with np.errstate(over="ignore", invalid="ignore"):   # exp(inf); x * pdf = inf * 0
-        blockwise(_gelu_block, x, outs, scratch=2)
-    if keep is not None:
-        keep["slope"] = outs[1]
+    with np.errstate(over="ignore", invalid="ignore"):   # exp(inf) far left; -inf * 0
+        blockwise(_gelu_block, x, [r], scratch=2)
     if out is not None and r is not out:
         out[...] = r
         return out
@@ -241,21 +219,72 @@ def _gelu_float32(x, out, keep):
 
 
 def _gelu_block(x, outs, tmp):
-    """GELU of a float32 block into ``outs[0]`` (which may be ``x``: written last) and, with a
-    second output, its slope."""
+    """GELU of a float32 block into ``outs[0]`` (which may be ``x``: written last)."""
     z, cdf = tmp
     np.multiply(x, x, out=z)
     normal_cdf_block(x, z, cdf)
-    if len(outs) == 2:
-        _add_x_pdf(np, x, cdf, np.multiply(z, -0.5, out=outs[1]))
     np.multiply(x, cdf, out=outs[0])
 
 
-def _gelu_grad(g, slope, into, xp):
+# Note [GELU's slope from its result]
+#     GELU's gradient is g * (Phi(x) + x phi(x)). Phi costs most of the forward (erf, or the
+#     float32 logistic form), and it is out / x: with the input and the result saved (the
+#     result is usually saved anyway, by the matrix product that reads it), the backward needs
+#     only phi, one exp. Where x * x underflows to 0, out = x Phi(x) has lost its precision (or
+#     out / x is 0 / 0) and Phi's tangent 0.5 + x phi(0) takes its place: exact there, with the
+#     right derivative in graph mode. Saving the input (as PyTorch does) instead of keeping the
+#     slope lets create_graph differentiate the gradient again; the result is saved with copy
+#     on write (Note [Outputs copied on write]), so a later write into it raises nothing. The
+#     tanh form's slope is computed from x.
+def _gelu_grad(g, x, out, approximate, into, xp):
+    if approximate == "tanh":
+        slope = _gelu_tanh_slope(xp, x)
+    elif xp is np and x.dtype == g.dtype == out.dtype == np.float32:
+        return _gelu_grad_float32(g, x, out, into)
+    else:
+        slope = _gelu_slope(xp, x, out, memory.empty_like(xp, x), memory.empty_like(xp, x))
     return ufunc(xp.multiply, g, slope, out=memory.empty_like(xp, g) if into is None else into)
 
 
-defop("gelu", _gelu, grad=_gelu_grad, result="float", keeps=("slope",))
+def _gelu_slope(xp, x, out, s, q):
+    """Phi(x) + x phi(x) from GELU's input and result (Note [GELU's slope from its result]),
+    into ``s``, with ``q`` a second buffer of x's size."""
+    xp.multiply(x, x, out=s)
+    small = None if s.all() else s == 0
+    s *= -0.5
+    xp.exp(s, out=s)
+    s *= _RSQRT2PI
+    s *= x
+    if small is None:
+        s += xp.divide(out, x, out=q)
+    else:
+        s += xp.where(small, 0.5 + x * _RSQRT2PI, xp.divide(out, xp.where(small, 1, x), out=q))
+    return s
+
+
+def _gelu_grad_float32(g, x, out, into):
+    """The float32 gradient on the CPU block by block in cache, as the forward (its passes
+    over whole arrays would each go to memory)."""
+    r = into if into is not None and into.flags.c_contiguous else memory.empty_like(np, g)
+    # the result and ``g`` ride along as outputs, only read: each block of ``r`` (which may be
+    # ``g`` itself) is written after its block of ``g`` is read
+    with np.errstate(invalid="ignore"):   # inf * 0 at x = +-inf
+        blockwise(_gelu_grad_block, np.asarray(x, order="C"),
+                  [r, np.ascontiguousarray(out), np.ascontiguousarray(g)], scratch=2)
+    return r
+
+
+def _gelu_grad_block(x, outs, tmp):
+    r, out, g = outs
+    np.multiply(_gelu_slope(np, x, out, *tmp), g, out=r)
+
+
+def _gelu_tanh_slope(xp, x):
+    t = xp.tanh(_TANH_K * (x + 0.044715 * x ** 3))
+    return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _TANH_K * (1 + 3 * 0.044715 * x * x)
+
+
+defop("gelu", _gelu, grad=_gelu_grad, result="float", copy_out=True)
 
 
 def _silu(xp, x, out=None):

@@ -9,6 +9,8 @@
     >>> call(OPS["embedding"], [w, mg.tensor([1, 1])], {}).tolist()
     [[1.0, 2.0], [1.0, 2.0]]
 """
+import math
+
 import numpy as np
 
 from .registry import defop
@@ -21,9 +23,11 @@ def _embedding(xp, weight, indices, *, padding_idx=None):
 def _embedding_grad(g, weight_shape, indices, padding_idx, xp):
     if xp is np:
         z = _sum_rows_at(g.reshape(-1, *weight_shape[1:]), indices.reshape(-1), weight_shape)
-    else:
-        z = xp.zeros(weight_shape, g.dtype)
-        xp.add.at(z, indices, g)      # repeated indices accumulate
+    else:   # repeated indices accumulate; one index per axis, a form graph mode's add.at takes
+        width = math.prod(weight_shape[1:])
+        z = xp.zeros((weight_shape[0], width), g.dtype)
+        xp.add.at(z, (indices.reshape(-1, 1), xp.arange(width)[None, :]), g.reshape(-1, width))
+        z = z.reshape(weight_shape)
     if padding_idx is not None:
         z[padding_idx] = 0
     return z

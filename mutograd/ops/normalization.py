@@ -11,32 +11,48 @@ forward]); the public wrappers live in ``mutograd.nn.functional``. Then the norm
     [[-1.0, 1.0]]
 """
 from .. import memory
+from ..autograd.graph_arrays import graph_mode
 from ..errors import ShapeError
 from .axes import canon_dim
 from .registry import defop
 
 
-def _normalize(xp, x, *, axis, eps, keep=None):
-    """``(x - mean) / sqrt(var + eps)`` over ``axis`` (biased variance), batch/layer norm's core;
-    keeps the mean and the inverse deviation for backward (Note [Values kept from the forward])."""
+# Note [Normalisation statistics in graph mode]
+#     normalize and layer_norm keep each group's mean and inverse deviation from the forward
+#     and save their input: the backward recomputes only ``x - mean`` from them. Kept values
+#     are constants in graph mode (create_graph=True), where the gradient must also carry how
+#     the statistics depend on ``x``; there the same helper the forward used (``_moments``,
+#     ``_row_moments``) computes them again from the saved input, as recorded ops. The formulas
+#     write in place only into buffers of their own that no recorded op has saved.
+def _moments(xp, x, axis, eps):
+    """The mean over ``axis`` (keepdims), ``x - mean`` and the inverse deviation
+    ``1 / sqrt(var + eps)`` (biased variance): batch and instance norm's statistics."""
     mean = x.mean(axis=axis, keepdims=True)
-    out = xp.subtract(x, mean, out=memory.empty_like(xp, x, mean.dtype))
-    var = xp.square(out, out=memory.empty_like(xp, out)).mean(axis=axis, keepdims=True)
-    var += eps
-    inv = xp.sqrt(var, out=var)
-    xp.divide(1, inv, out=inv)
+    c = xp.subtract(x, mean, out=memory.empty_like(xp, x, mean.dtype))
+    var = xp.square(c, out=memory.empty_like(xp, c)).mean(axis=axis, keepdims=True)
+    return mean, c, 1 / xp.sqrt(var + eps)
+
+
+def _normalize(xp, x, *, axis, eps, keep=None):
+    """``(x - mean) / sqrt(var + eps)`` over ``axis``, batch/layer norm's core; keeps the mean
+    and the inverse deviation for backward (Note [Values kept from the forward])."""
+    mean, out, inv = _moments(xp, x, axis, eps)
     out *= inv
     if keep is not None:
         keep["mean"], keep["inv"] = mean, inv
     return out
 
 
-def _normalize_grad(g, x, mean, inv, axis, xp):
-    xhat = xp.subtract(x, mean, out=memory.empty_like(xp, x, mean.dtype))
-    xhat *= inv
+def _normalize_grad(g, x, mean, inv, axis, eps, xp):
+    # dx = inv * (g - mean(g) - xhat * mean(g * xhat)), xhat = c * inv, c = x - mean:
+    # the last term is c * (inv * inv * mean(g * c))
+    if graph_mode(xp):   # Note [Normalisation statistics in graph mode]
+        mean, _, inv = _moments(xp, x, axis, eps)
+    c = xp.subtract(x, mean, out=memory.empty_like(xp, x, mean.dtype))
+    t = xp.multiply(g, c, out=memory.empty_like(xp, g))
+    k = inv * inv * t.mean(axis=axis, keepdims=True)
     r = xp.subtract(g, g.mean(axis=axis, keepdims=True), out=memory.empty_like(xp, g))
-    xhat *= xp.multiply(g, xhat, out=memory.empty_like(xp, g)).mean(axis=axis, keepdims=True)
-    r -= xhat
+    r -= xp.multiply(c, k, out=t)
     r *= inv
     return r
 
@@ -53,63 +69,68 @@ def _rows(x, axis):
     return x.reshape(-1, d), d
 
 
+def _row_moments(xp, x2, d, eps, centered=None):
+    """Each row's mean, ``x2 - mean`` (into ``centered`` when given) and inverse deviation, of
+    the (rows, D) matrix ``x2``; the statistics as (rows, 1) columns, accumulated in float32 for
+    float16 rows, the row sums by einsum (no temporaries)."""
+    acc = xp.result_type(x2.dtype, xp.float32)
+    mean = xp.einsum("ij->i", x2, dtype=acc)[:, None] / d
+    c = xp.subtract(x2, mean, out=centered)
+    return mean, c, 1 / xp.sqrt(xp.einsum("ij,ij->i", c, c, dtype=acc)[:, None] / d + eps)
+
+
 def _layer_norm(xp, x, weight, bias, *, axis, eps, keep=None):
-    """Layer norm as row operations on (rows, D): row sums by einsum (no temporaries), then
-    scale and shift by ``weight`` and ``bias`` (or None). Keeps the normalised rows and each
-    row's inverse deviation instead of saving ``x`` (Note [Values kept from the forward]): the
-    same memory, and the backward needs no recomputation."""
+    """Layer norm as row operations on (rows, D), then scale and shift by ``weight`` and
+    ``bias`` (or None), in one buffer. Keeps each row's mean and inverse deviation (Note [Values
+    kept from the forward]) and saves ``x``, as PyTorch: the backward recomputes ``x - mean``."""
     x2, d = _rows(x, axis)
-    acc = xp.result_type(x.dtype, xp.float32)   # statistics of float16 rows in float32
-    dtype = x.dtype if x.dtype.kind == "f" else acc
-    xhat = memory.empty(xp, x.shape, dtype)
-    h2 = xhat.reshape(x2.shape)
-    mean = xp.einsum("ij->i", x2, dtype=acc)[:, None]
-    mean /= d
-    xp.subtract(x2, mean, out=h2)
-    inv = xp.einsum("ij,ij->i", h2, h2, dtype=acc)[:, None]
-    inv /= d
-    inv += eps
-    xp.sqrt(inv, out=inv)
-    xp.divide(1, inv, out=inv)
+    dtype = x.dtype if x.dtype.kind == "f" else xp.result_type(x.dtype, xp.float32)
+    out = memory.empty(xp, x.shape, dtype)
+    mean, h2, inv = _row_moments(xp, x2, d, eps, out.reshape(x2.shape))
     h2 *= inv
     if keep is not None:
-        keep["xhat"], keep["inv"] = xhat, inv
+        keep["mean"], keep["inv"] = mean, inv
     if weight is not None:
-        out = xp.multiply(xhat, weight, out=memory.empty(xp, x.shape, dtype))
-    elif bias is not None or keep is not None:
-        out = xhat.copy()       # the result is the caller's to write; the kept rows are not
-    else:
-        return xhat
+        out *= weight
     if bias is not None:
         out += bias
     return out
 
 
-def _layer_norm_grad_x(g, weight, xhat, inv, axis, xp):
-    # dx = inv * (gw - mean(gw) - xhat * mean(gw * xhat)) over each row, gw = g * weight
+def _centered_rows(xp, x, axis, eps, mean, inv):
+    """``x`` as (rows, D) minus each row's mean, the rows' inverse deviation and D, for layer
+    norm's gradients (Note [Normalisation statistics in graph mode])."""
+    x2, d = _rows(x, axis)
+    if graph_mode(xp):
+        mean, _, inv = _row_moments(xp, x2, d, eps)
+    c = xp.subtract(x2, mean, out=memory.empty(xp, x2.shape, xp.result_type(x2, mean)))
+    return c, inv, d
+
+
+def _layer_norm_grad_x(g, x, weight, mean, inv, axis, eps, xp):
+    # dx = inv * (gw - mean(gw) - xhat * mean(gw * xhat)) over each row, gw = g * weight,
+    # xhat = c * inv, c = x - mean: the last term is c * (inv * inv * mean(gw * c))
+    c, inv, d = _centered_rows(xp, x, axis, eps, mean, inv)
     if weight is not None:
         g = xp.multiply(g, weight, out=memory.empty_like(xp, g))
-    g2, d = _rows(g, axis)
-    h2 = _rows(xhat, axis)[0]
-    a = xp.einsum("ij->i", g2)[:, None]
-    a /= d
-    b = xp.einsum("ij,ij->i", g2, h2)[:, None]
-    b /= d
-    r = memory.empty(xp, xhat.shape, xhat.dtype)
-    r2 = r.reshape(h2.shape)
-    xp.multiply(h2, b, out=r2)
-    xp.subtract(g2, r2, out=r2)
-    r2 -= a
-    r2 *= inv
-    return r
+    g2 = _rows(g, axis)[0]
+    a = xp.einsum("ij->i", g2)[:, None] / d
+    k = xp.einsum("ij,ij->i", g2, c)[:, None] * (inv * inv / d)
+    r = xp.multiply(c, k, out=memory.empty(xp, c.shape, c.dtype))
+    xp.subtract(g2, r, out=r)
+    r -= a
+    r *= inv
+    return r.reshape(x.shape)
 
 
-def _layer_norm_grad_weight(g, xhat, axis, weight_shape, xp):
-    return xp.einsum("ij,ij->j", _rows(g, axis)[0], _rows(xhat, axis)[0]).reshape(weight_shape)
+def _layer_norm_grad_weight(g, x, mean, inv, axis, eps, weight_shape, xp):
+    c, inv, _ = _centered_rows(xp, x, axis, eps, mean, inv)
+    c *= inv
+    return xp.einsum("ij,ij->j", _rows(g, axis)[0], c).reshape(weight_shape)
 
 
 defop("layer_norm", _layer_norm, kind="other", inplace=False, method=False,
-      grad=(_layer_norm_grad_x, _layer_norm_grad_weight, lambda g: g), keeps=("xhat", "inv"))
+      grad=(_layer_norm_grad_x, _layer_norm_grad_weight, lambda g: g), keeps=("mean", "inv"))
 
 
 # ---- renorm ------------------------------------------------------------------------------------

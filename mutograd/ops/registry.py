@@ -37,13 +37,16 @@ Note [Float results of integer inputs]
 
 Note [Values kept from the forward]
     A gradient may need a value the forward computes anyway, and recomputing it can cost more
-    than the op (GELU's erf, layer norm's mean and variance). A forward that takes ``keep`` gets a
-    dict there when a backward node will be recorded (None otherwise) and stores such arrays in
-    it under names its gradient takes as parameters, declared with ``defop(..., keeps=(...))``.
-    They are private to the node: saved as copies are (counted, freed after backward, never
-    version-checked, since no one else can write them), and taken before an in-place form
-    overwrites its input. GELU keeps its slope instead of its input, so its backward is one
-    multiplication and ``gelu_`` needs no copy of the value it overwrites.
+    than the op (layer norm's mean and variance, a convolution's columns). A forward that takes
+    ``keep`` gets a dict there when a backward node will be recorded (None otherwise) and stores
+    such arrays in it under names its gradient takes as parameters, declared with
+    ``defop(..., keeps=(...))``. They are private to the node: saved as copies are (counted,
+    freed after backward, never version-checked, since no one else can write them), and taken
+    before an in-place form overwrites its input. Max pooling keeps the position of each
+    window's maximum instead of its input. In graph mode (create_graph) a kept value comes as a
+    constant without history, right for positions but not for a value that depends on the
+    inputs: a formula using one also saves those inputs and, when ``graph_mode(xp)``
+    (autograd/graph_arrays.py), recomputes it from them.
 
 Note [Ufunc fast path]
     Many forwards, called with their default attributes and no ``out``, are exactly one NumPy
