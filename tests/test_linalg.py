@@ -119,6 +119,134 @@ def test_values_and_gradients_match_pytorch(name, fn, tfn, inputs):
         np.testing.assert_allclose(t.grad.numpy(), q.grad.numpy(), rtol=1e-7, atol=1e-9)
 
 
+def _first_dot_u(T, fn, xs, w, us):
+    """``<d sum(fn(xs) * w) / d xs, us>``, its first gradient kept differentiable."""
+    grad = mg.grad if T is mg else T.autograd.grad
+    out = fn(T, *xs)
+    gs = grad((out * T.tensor(w)).sum(), xs, create_graph=True, allow_unused=True)
+    terms = [(g * T.tensor(u)).sum() for g, u in zip(gs, us)
+             if g is not None and g.requires_grad]
+    return sum(terms) if terms else None
+
+
+def _second_order(T, fn, inputs, w, us):
+    xs = [T.tensor(a, requires_grad=True) for a in inputs]
+    total = _first_dot_u(T, fn, xs, w, us)
+    if total is None:
+        return [np.zeros(a.shape) for a in inputs]
+    grad = mg.grad if T is mg else T.autograd.grad
+    return [np.zeros(a.shape) if h is None else h.detach().numpy()
+            for h, a in zip(grad(total, xs, allow_unused=True), inputs)]
+
+
+@pytest.mark.parametrize("name,fn,tfn,inputs", CASES, ids=[c[0] for c in CASES])
+def test_second_order_gradients_match_finite_differences(name, fn, tfn, inputs):
+    """The gradient of ``<first gradient, u>`` (a Hessian-vector product) against finite
+    differences of the first gradient, which runs without a graph."""
+    rng = np.random.default_rng(2)
+    w = rng.standard_normal(fn(mg, *(mg.tensor(a) for a in inputs)).shape)
+    us = [rng.standard_normal(a.shape) for a in inputs]
+
+    def first(*arrays):
+        xs = [mg.tensor(a, requires_grad=True) for a in arrays]
+        gs = mg.grad((fn(mg, *xs) * mg.tensor(w)).sum(), xs, allow_unused=True)
+        return float(sum((g.numpy() * u).sum() for g, u in zip(gs, us) if g is not None))
+
+    expected = numeric_grad(first, [a.copy() for a in inputs])
+    for got, e in zip(_second_order(mg, fn, inputs, w, us), expected):
+        np.testing.assert_allclose(got, e, rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name,fn,tfn,inputs", CASES, ids=[c[0] for c in CASES])
+def test_second_order_gradients_match_pytorch(name, fn, tfn, inputs):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal(fn(mg, *(mg.tensor(a) for a in inputs)).shape)
+    us = [rng.standard_normal(a.shape) for a in inputs]
+    want = _second_order(torch, tfn or fn, inputs, w, us)
+    for got, e in zip(_second_order(mg, fn, inputs, w, us), want):
+        np.testing.assert_allclose(got, e, rtol=1e-6, atol=1e-8, err_msg=name)
+
+
+C = R.standard_normal((3, 3)) + 1j * R.standard_normal((3, 3)) + 3 * np.eye(3)
+C2 = R.standard_normal((3, 2)) + 1j * R.standard_normal((3, 2))
+HPD = C @ C.conj().T + np.eye(3)
+
+
+def _abs2(z):
+    return (z * z.conj()).real
+
+
+# complex inputs, through functions of their outputs that no phase of a decomposition changes
+COMPLEX_CASES = [
+    ("inv", lambda m, a: m.linalg.inv(a), [C]),
+    ("det", lambda m, a: m.linalg.det(a), [C]),
+    ("slogdet", lambda m, a: m.linalg.slogdet(a)[1], [C]),
+    ("solve", lambda m, a, b: m.linalg.solve(a, b), [C, C2]),
+    ("solve-vector", lambda m, a, b: m.linalg.solve(a, b), [C, C2[:, 0]]),
+    ("solve-right", lambda m, a, b: m.linalg.solve(a, b.mT, left=False), [C, C2]),
+    ("cholesky", lambda m, a: m.linalg.cholesky(a), [HPD]),
+    ("eigh", lambda m, a: _abs2(m.linalg.eigh(a)[1]) * m.linalg.eigh(a)[0], [HPD]),
+    ("svd", lambda m, a: (lambda r: _abs2(r[0]) @ m.diag(r[1]) @ _abs2(r[2]))(
+        m.linalg.svd(a, full_matrices=False)), [C2]),
+    ("svdvals", lambda m, a: m.linalg.svdvals(a), [C2]),
+    ("eig", lambda m, a: (lambda r: _abs2(r[0])[:, None] * _abs2(r[1]))(m.linalg.eig(a)), [C]),
+    ("addmm", lambda m, x, a, b: m.addmm(x, a, b, beta=0.5, alpha=2.0), [C2, C, C2[:, :2]]),
+    ("addmv", lambda m, x, a, b: m.addmv(x, a, b), [C2[:, 0], C, C2[:, 1]]),
+    ("addr", lambda m, x, a, b: m.addr(x, a, b), [C, C2[:, 0], C2[:, 1] + C2[:, 0]]),
+    ("outer", lambda m, a, b: m.outer(a, b), [C2[:, 0], C2[:, 1]]),
+    ("dot", lambda m, a, b: m.dot(a, b), [C2[:, 0], C2[:, 1]]),
+    ("einsum", lambda m, a, b: m.einsum("...ij,j->...i", a, b), [C, C2[:, 0]]),
+    ("cumprod", lambda m, a: m.cumprod(a, 0), [C2]),
+    ("mul-python-complex", lambda m, a: (a * (1 + 2j)) / (2 - 1j), [C2]),
+]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name,fn,inputs", COMPLEX_CASES, ids=[c[0] for c in COMPLEX_CASES])
+def test_complex_first_and_second_order_gradients_match_pytorch(name, fn, inputs):
+    """A real loss of complex values: its gradient (the conjugate-Wirtinger convention, Note
+    [Complex gradients] in ops/elementwise.py) and that gradient's own, against PyTorch."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(4)
+    shape = tuple(fn(mg, *(mg.tensor(a) for a in inputs)).shape)
+    w = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    us = [rng.standard_normal(a.shape) + 1j * rng.standard_normal(a.shape) for a in inputs]
+    results = []
+    for T in (mg, torch):
+        grad = mg.grad if T is mg else T.autograd.grad
+        xs = [T.tensor(a, requires_grad=True) for a in inputs]
+        out = fn(T, *xs)
+        gs = grad((out * T.tensor(w)).real.sum(), xs, create_graph=True)
+        total = sum((g * T.tensor(u)).real.sum() for g, u in zip(gs, us) if g.requires_grad)
+        hs = [None] * len(xs) if isinstance(total, int) else grad(total, xs, allow_unused=True)
+        results.append([t.detach().resolve_conj().numpy() for t in gs] +
+                       [np.zeros(a.shape) if t is None else t.resolve_conj().numpy()
+                        for t, a in zip(hs, inputs)])
+    for got, want in zip(*results):
+        np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-9, err_msg=name)
+
+
+@pytest.mark.torch
+def test_matrix_norms_of_singular_values_match_pytorch():
+    torch = pytest.importorskip("torch")
+    a = R.standard_normal((2, 3, 4))
+    for ord in (2, -2, "nuc"):
+        for dim in ((-2, -1), (2, 0)):
+            for keepdim in (False, True):
+                x, q = mg.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+                out = mg.linalg.matrix_norm(x, ord, dim=dim, keepdim=keepdim)
+                ref = torch.linalg.matrix_norm(q, ord, dim=dim, keepdim=keepdim)
+                assert list(out.shape) == list(ref.shape)
+                np.testing.assert_allclose(out.numpy(), ref.detach().numpy(), rtol=1e-12)
+                out.sum().backward()
+                ref.sum().backward()
+                np.testing.assert_allclose(x.grad.numpy(), q.grad.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(mg.linalg.norm(mg.tensor(a[0]), "nuc").item(),
+                               torch.linalg.norm(torch.tensor(a[0]), "nuc").item())
+
+
 @pytest.mark.torch
 def test_integer_and_complex_results_match_pytorch():
     torch = pytest.importorskip("torch")

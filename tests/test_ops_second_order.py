@@ -127,6 +127,7 @@ def test_second_order_matches_pytorch(info):
     if not torch.is_tensor(total):
         want = [np.zeros(tuple(t.shape)) for t in txs + tw]
     else:
+        # force: a gradient PyTorch knows to be zero (abs's second) is a ZeroTensor
         want = [np.zeros(tuple(t.shape)) if g is None else g.numpy(force=True)
                 for g, t in zip(torch.autograd.grad(total, txs + tw, allow_unused=True),
                                 txs + tw)]

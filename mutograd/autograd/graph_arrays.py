@@ -238,12 +238,12 @@ class GraphArray:
     conjugate = conj
 
     @property
-    def real(self):
-        return box(_lib().real(self.t)) if self.dtype.kind == "c" else self
+    def real(self):   # the Tensor properties: real and imag are no functions of mutograd's
+        return box(self.t.real) if self.dtype.kind == "c" else self
 
     @property
     def imag(self):
-        return box(_lib().imag(self.t))
+        return box(self.t.imag)
 
     def copy(self, order="C"):
         return box(self.t.clone())
@@ -645,6 +645,27 @@ class _Linalg:
         return call
 
 
+class _Special:
+    """``scipy.special`` (``backends.special.module``) in graph mode: mutograd's special-function
+    ops under SciPy's names, so a derivative that is a higher special function (digamma's
+    polygamma, i0's i1) is differentiable again."""
+
+    _NAMES = {"gammaln": "lgamma"}
+
+    def polygamma(self, n, x):   # SciPy's order first, an array or a number
+        return box(_lib().polygamma(tensor_of(x), n=int(n)))
+
+    def __getattr__(self, name):
+        fn = getattr(_lib(), self._NAMES.get(name, name), None)
+        if fn is None or not callable(fn):
+            raise BackwardError(f"a gradient formula called the special function {name}, which "
+                                f"has no differentiable form here, while create_graph=True")
+
+        def call(*args):
+            return box(fn(*_tensors(args)))
+        return call
+
+
 _FUNCTIONS = {
     # element-wise
     "add": _Ufunc(_op("add", 2), _add_at, _add_reduceat), "subtract": _op("sub", 2),
@@ -698,6 +719,7 @@ _FUNCTIONS = {
     "result_type": _result_type,
 }
 _FUNCTIONS["linalg"] = _Linalg()
+_FUNCTIONS["special"] = _Special()
 
 
 def _on_values(fn):

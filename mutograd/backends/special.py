@@ -40,13 +40,18 @@ BLOCK = 1 << 16   # elements per block: a few float32 temporaries fit in L2
 
 
 def module(xp):
-    """The module with SciPy's special-function names for arrays of ``xp``."""
+    """The module with SciPy's special-function names for arrays of ``xp``; a gradient
+    formula's graph namespace has its own, of differentiable ops (autograd/graph_arrays.py)."""
     from ..places import backend_of
     b = backend_of(xp)
-    if b is None or b.special is None:
-        import scipy.special
-        return scipy.special
-    return b.special
+    if b is not None and b.special is not None:
+        return b.special
+    if xp is not np:
+        graph = getattr(xp, "special", None)
+        if graph is not None:
+            return graph
+    import scipy.special
+    return scipy.special
 
 
 def erf(xp, x):

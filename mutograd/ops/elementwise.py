@@ -421,7 +421,9 @@ def conj(a):
     """``a`` conjugated when complex. Note [Complex gradients]: as PyTorch, the gradient of a
     real loss with respect to a complex ``z`` is ``dL/d(conj z)``, so a holomorphic op's
     gradient multiplies by the conjugate of its derivative (``mul``: ``g * conj(y)``)."""
-    return a.conj() if getattr(a, "dtype", None) is not None and a.dtype.kind == "c" else a
+    if getattr(a, "dtype", None) is not None:
+        return a.conj() if a.dtype.kind == "c" else a
+    return a.conjugate() if type(a) is complex else a   # a Python scalar operand (x * 1j)
 
 
 defop("mul", lambda xp, x, y, out=None: ufunc(xp.multiply, x, y, out=out),

@@ -54,16 +54,14 @@ def _first_bad_minor(xp, x):
 
 
 def _cholesky_grad(g, out, xp, upper=False):
+    """PyTorch's: ``L^-H M L^-1`` with ``M`` the lower triangle of ``L^H gL`` reflected onto the
+    upper one (conjugated), halved; the diagonal keeps its imaginary part."""
     low, gl = (mH(out), mH(g)) if upper else (out, g)
-    n = low.shape[-1]
-    phi = mH(low) @ gl
-    phi = xp.tril(phi)
-    idx = np.arange(n)
-    phi[..., idx, idx] *= 0.5
+    phi = xp.tril(mH(low) @ gl)
+    phi = (phi + mH(xp.tril(phi, -1))) / 2
     eye = xp.broadcast_to(_eye_like(xp, low), low.shape)
     linv = solve_triangular_arrays(xp, low, eye, upper=False, left=True, unit=False)
-    ga = mH(linv) @ phi @ linv
-    return (ga + mH(ga)) / 2
+    return mH(linv) @ phi @ linv
 
 
 defop("linalg_cholesky", _cholesky, grad=_cholesky_grad, kind="other", inplace=False,
@@ -168,7 +166,8 @@ def lu_factor_arrays(xp, x):
 
 def permutation_of(xp, piv, m, dtype):
     """The matrix ``P`` of ``A = P L U`` for the row swaps ``piv`` (0-based)."""
-    piv = piv if xp is np else piv.get()
+    piv = piv if xp is np else np.asarray(piv.tolist())   # on the host (a device array, or a
+    # gradient formula's tensor in graph mode: P is piecewise constant)
     batch = piv.shape[:-1]
     p = np.zeros(batch + (m, m), dtype)
     for i in np.ndindex(*batch):

@@ -14,11 +14,12 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..autograd.graph_arrays import GraphArray
 from ..errors import ShapeError
 from ..tensor import Tensor, _wrap
 from .creation import eye, ones_like
 from .factorizations import permutation_of
-from .linalg_shared import (check_matrices, check_square, lapack, mH, mT, out_into,
+from .linalg_shared import (check_matrices, check_square, conj, lapack, mH, mT, out_into,
                             solve_triangular_arrays, with_info)
 from .registry import OPS, call, defop
 from .shaping import stack
@@ -26,8 +27,8 @@ from .spectral import eigvalsh, svdvals
 
 
 # ---- inverse, determinants, solving ----------------------------------------------------------
-def _inv_t(xp, a):
-    return mT(xp.linalg.inv(a))
+def _inv_h(xp, a):
+    return mH(xp.linalg.inv(a))
 
 
 def _inverse(xp, x):
@@ -35,12 +36,13 @@ def _inverse(xp, x):
 
 
 defop("inverse", _inverse, kind="other", inplace=False,
-      grad=lambda g, out, xp: -(mT(out) @ g @ mT(out)))
-# d det(A) = det(A) tr(A^-1 dA): the gradient is g det(A) A^-T (A invertible)
+      grad=lambda g, out, xp: -(mH(out) @ g @ mH(out)))
+# d det(A) = det(A) tr(A^-1 dA): the gradient is g conj(det(A)) A^-H (A invertible; the
+# conjugates of Note [Complex gradients] in elementwise.py)
 defop("det", lambda xp, x: xp.linalg.det(x), kind="other", inplace=False,
-      grad=lambda g, x, out, xp: (g * out)[..., None, None] * _inv_t(xp, x))
+      grad=lambda g, x, out, xp: (g * conj(out))[..., None, None] * _inv_h(xp, x))
 defop("logabsdet", lambda xp, x: xp.linalg.slogdet(x)[1], kind="other", inplace=False,
-      method=False, grad=lambda g, x, xp: g[..., None, None] * _inv_t(xp, x))
+      method=False, grad=lambda g, x, xp: g[..., None, None] * _inv_h(xp, x))
 # the sign of det(A) is piecewise constant: a zero gradient, yet it is recorded as PyTorch's is
 defop("slogdet_sign", lambda xp, x: xp.linalg.slogdet(x)[0], kind="other", inplace=False,
       method=False, grad=lambda g, x_shape, xp: xp.zeros(x_shape, g.dtype))
@@ -55,18 +57,18 @@ def _solve(xp, a, b, *, left=True):
 
 
 def _solve_grad_b(g, a, left, xp):
-    if left:                          # A^-T g
-        return _solve(xp, mT(a), g)
-    return mT(_solve(xp, a, mT(g)))   # g A^-T
+    if left:                          # A^-H g
+        return _solve(xp, mH(a), g)
+    return mH(_solve(xp, a, mH(g)))   # g A^-H
 
 
 def _solve_grad_a(g, a, out, left, xp):
     gb = _solve_grad_b(g, a, left, xp)
-    if not left:                      # X = B A^-1: -X^T g A^-T
-        return -(mT(out) @ gb)
+    if not left:                      # X = B A^-1: -X^H g A^-H
+        return -(mH(out) @ gb)
     if out.ndim == a.ndim - 1:
-        return -gb[..., :, None] * out[..., None, :]
-    return -(gb @ mT(out))
+        return -gb[..., :, None] * conj(out[..., None, :])
+    return -(gb @ mH(out))
 
 
 defop("solve", _solve, kind="other", inplace=False, method=False,
@@ -125,6 +127,8 @@ def _expm(xp, x):
     if xp is np:
         import scipy.linalg
         return scipy.linalg.expm(x)
+    if type(x) is GraphArray:   # a gradient's own exponential, in graph mode: the recorded op
+        return xp.linalg.matrix_exp(x)
     import cupyx.scipy.linalg
     return cupyx.scipy.linalg.expm(x)
 
@@ -369,8 +373,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
 
 
 def matrix_norm(x, ord="fro", dim=(-2, -1), keepdim=False):
-    """The Frobenius norm, or the largest (``ord=1``/``inf``) or smallest (``-1``/``-inf``)
-    absolute column/row sum, over the two dimensions ``dim``."""
+    """The Frobenius norm, the largest (``ord=1``/``inf``) or smallest (``-1``/``-inf``)
+    absolute column/row sum, the largest (``2``) or smallest (``-2``) singular value, or their
+    sum (``'nuc'``), over the two dimensions ``dim``."""
     r, c = (d % x.ndim for d in dim)
     if ord == "fro":
         out = (x * x).sum(axis=(r, c), keepdim=True).sqrt()
@@ -378,8 +383,14 @@ def matrix_norm(x, ord="fro", dim=(-2, -1), keepdim=False):
         sums = x.abs().sum(axis=r if abs(ord) == 1 else c, keepdim=True)
         pick = "amax" if ord > 0 else "amin"
         out = call(OPS[pick], [sums], {"axis": c if abs(ord) == 1 else r, "keepdim": True})
+    elif ord in (2, -2, "nuc"):
+        s = svdvals(x.movedim((r, c), (-2, -1)))
+        out = s.sum(-1) if ord == "nuc" else call(OPS["amax" if ord == 2 else "amin"], [s],
+                                                   {"axis": -1, "keepdim": False})
+        return out.unsqueeze(min(r, c)).unsqueeze(max(r, c)) if keepdim else out
     else:
-        raise ValueError(f"matrix_norm: ord must be 'fro', 1, -1, inf or -inf, got {ord!r}")
+        raise ValueError(f"matrix_norm: ord must be 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, "
+                         f"got {ord!r}")
     return out if keepdim else out.squeeze((r, c) if r < c else (c, r))
 
 

@@ -23,6 +23,7 @@ import numpy as np
 from ..autograd.grad_mode import no_grad
 from ..errors import LinAlgError, ShapeError
 from ..tensor import _wrap
+from .elementwise import conj
 from .registry import OPS, call
 
 
@@ -33,8 +34,7 @@ def mT(a):
 
 def mH(a):
     """The conjugate transpose of the last two axes of an array (of a tensor: ``x.mH``)."""
-    a = a.swapaxes(-1, -2)
-    return a.conj() if a.dtype.kind == "c" else a
+    return conj(a.swapaxes(-1, -2))
 
 
 def check_square(name, a):

@@ -10,13 +10,17 @@ functions composed from these (tensordot, inner, kron, cdist, ...) are in produc
     >>> mg.linalg.multi_dot([mg.eye(2), mg.tensor([[1.0], [2.0]])]).tolist()
     [[1.0], [2.0]]
 """
+import string
+
 import numpy as np
 
 from .. import memory
 from ..errors import ShapeError
 from ..places import key_for
-from .linalg_shared import mT, out_into
+from .linalg_shared import conj, mT, out_into
 from .registry import defop
+
+_LETTERS = string.ascii_letters   # the subscripts einsum takes
 
 
 def _flat_matmul(xp, x, y):
@@ -140,26 +144,36 @@ def _dot(xp, x, y):
     return xp.dot(x, y)
 
 
-defop("dot", _dot, kind="matmul", inplace=False, grad=(lambda g, y: g * y, lambda g, x: g * x))
+defop("dot", _dot, kind="matmul", inplace=False,
+      grad=(lambda g, y: g * conj(y), lambda g, x: g * conj(x)))
 # Operands that are not 1-D are flattened (Paddle's and NumPy's outer); each gradient takes its
 # operand's shape back.
 defop("outer", lambda xp, x, y: xp.outer(x, y), kind="matmul", inplace=False,
-      grad=(lambda g, y, x_shape: (g @ y.reshape(-1)).reshape(x_shape),
-            lambda g, x, y_shape: (x.reshape(-1) @ g).reshape(y_shape)))
+      grad=(lambda g, y, x_shape: (g @ conj(y.reshape(-1))).reshape(x_shape),
+            lambda g, x, y_shape: (conj(x.reshape(-1)) @ g).reshape(y_shape)))
 
 
-def _parse(equation, n):
+def _parse(equation, ndims):
+    """The operands' subscripts and the output's, each letter one dimension: an ellipsis becomes
+    letters the equation does not use, right-aligned in each operand as broadcasting aligns
+    them; without ``->`` the output is the ellipsis, then the letters used once, sorted
+    (NumPy's and PyTorch's implicit output)."""
     eq = equation.replace(" ", "")
-    if "..." in eq:
-        raise ValueError("einsum: ellipsis ('...') is not supported; name the dimensions")
-    ins, _, out = eq.partition("->")
+    ins, arrow, out = eq.partition("->")
     subs = ins.split(",")
-    if len(subs) != n:
-        raise ValueError(f"einsum: the equation has {len(subs)} operands but {n} were given")
-    if not _:
-        letters = "".join(subs)
-        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
-    return subs, out
+    if len(subs) != len(ndims):
+        raise ValueError(f"einsum: the equation has {len(subs)} operands but {len(ndims)} were "
+                         f"given")
+    letters = "".join(subs).replace(".", "")
+    ell = ""
+    if "..." in eq:
+        free = [c for c in _LETTERS if c not in eq]
+        widths = [n - len(s) + 3 for s, n in zip(subs, ndims) if "..." in s]
+        ell = "".join(free[:max(widths, default=0)])
+        subs = [s.replace("...", ell[len(ell) - (n - len(s) + 3):]) for s, n in zip(subs, ndims)]
+    if not arrow:
+        out = "..." + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    return subs, out.replace("...", ell)
 
 
 def _einsum(xp, xs, equation):
@@ -179,26 +193,39 @@ def _einsum(xp, xs, equation):
 
 
 def _einsum_grad(g, xs, equation, xp):
-    subs, out = _parse(equation, len(xs))
+    subs, out = _parse(equation, [x.ndim for x in xs])
     grads = []
     for k, (s, x) in enumerate(zip(subs, xs)):
-        others = [o for j, o in enumerate(xs) if j != k]
+        others = [conj(o) for j, o in enumerate(xs) if j != k]   # Note [Complex gradients]
         other_subs = [t for j, t in enumerate(subs) if j != k]
         uniq = "".join(dict.fromkeys(s))
         avail = set(out).union(*other_subs) if other_subs else set(out)
         target = "".join(c for c in uniq if c in avail)
         part = xp.einsum(",".join([out] + other_subs) + "->" + target, g, *others)
+        # a dimension of size 1 that the others broadcast: its gradient is summed
+        sizes = {c: x.shape[s.index(c)] for c in uniq}
+        wide = tuple(i for i, c in enumerate(target) if sizes[c] == 1 and part.shape[i] != 1)
+        if wide:
+            part = part.sum(axis=wide, keepdims=True)
         # letters of x that appear nowhere else were summed: broadcast the gradient over them
-        shape = [x.shape[s.index(c)] for c in uniq]
+        shape = [sizes[c] for c in uniq]
         part = part.reshape([shape[i] if c in target else 1 for i, c in enumerate(uniq)])
         full = xp.broadcast_to(part, shape)
         if uniq == s:
             grads.append(xp.ascontiguousarray(full))
-        else:   # repeated letters (a diagonal): write into the diagonal view of zeros
+        else:   # repeated letters (a diagonal): the gradient goes to the diagonal's positions
             z = xp.zeros(x.shape, g.dtype)
-            xp.einsum(s + "->" + uniq, z)[...] += full
+            z[_diagonal_positions(xp, s, uniq, shape)] = full
             grads.append(z)
     return grads
+
+
+def _diagonal_positions(xp, s, uniq, shape):
+    """The index of ``z`` (subscripts ``s``, repeated letters) that picks the elements ``uniq``
+    names: one broadcast range per letter, used for each of its axes."""
+    ranges = {c: xp.arange(n).reshape([-1 if j == i else 1 for j in range(len(uniq))])
+              for i, (c, n) in enumerate(zip(uniq, shape))}
+    return tuple(ranges[c] for c in s)
 
 
 defop("einsum", _einsum, grad=_einsum_grad, kind="variadic", saves_inputs=True,

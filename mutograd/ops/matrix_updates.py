@@ -7,7 +7,7 @@ does not fit is refused with ``x`` unchanged. The gradients need the two factors
 from .. import memory
 from ..places import key_for
 from ..errors import ShapeError
-from .linalg_shared import mT
+from .linalg_shared import conj, mH
 from .registry import defop
 
 
@@ -68,22 +68,27 @@ def _addbmm(xp, x, batch1, batch2, beta=1, alpha=1, out=None):
                    lambda xp, a, b: (a @ b).sum(0), beta, alpha, out)
 
 
+# the conjugates of Note [Complex gradients] (elementwise.py): the factors, alpha and beta
 def _beta(g, beta):
-    return g * beta
+    return g * _c(beta)
+
+
+def _c(a):
+    return a.conjugate() if type(a) is complex else a
 
 
 defop("addmm", _addmm, kind="matmul",
-      grad=(_beta, lambda g, mat2, alpha: alpha * (g @ mat2.T),
-            lambda g, mat1, alpha: alpha * (mat1.T @ g)))
+      grad=(_beta, lambda g, mat2, alpha: _c(alpha) * (g @ mH(mat2)),
+            lambda g, mat1, alpha: _c(alpha) * (mH(mat1) @ g)))
 defop("addmv", _addmv, kind="matmul",
-      grad=(_beta, lambda g, vec, alpha, xp: alpha * xp.outer(g, vec),
-            lambda g, mat, alpha: alpha * (mat.T @ g)))
+      grad=(_beta, lambda g, vec, alpha, xp: _c(alpha) * xp.outer(g, conj(vec)),
+            lambda g, mat, alpha: _c(alpha) * (mH(mat) @ g)))
 defop("addr", _addr, kind="matmul",
-      grad=(_beta, lambda g, vec2, alpha: alpha * (g @ vec2),
-            lambda g, vec1, alpha: alpha * (g.T @ vec1)))
+      grad=(_beta, lambda g, vec2, alpha: _c(alpha) * (g @ conj(vec2)),
+            lambda g, vec1, alpha: _c(alpha) * (g.T @ conj(vec1))))
 defop("baddbmm", _baddbmm, kind="matmul",
-      grad=(_beta, lambda g, batch2, alpha: alpha * (g @ mT(batch2)),
-            lambda g, batch1, alpha: alpha * (mT(batch1) @ g)))
+      grad=(_beta, lambda g, batch2, alpha: _c(alpha) * (g @ mH(batch2)),
+            lambda g, batch1, alpha: _c(alpha) * (mH(batch1) @ g)))
 defop("addbmm", _addbmm, kind="matmul",
-      grad=(_beta, lambda g, batch2, alpha: alpha * (g[None] @ mT(batch2)),
-            lambda g, batch1, alpha: alpha * (mT(batch1) @ g[None])))
+      grad=(_beta, lambda g, batch2, alpha: _c(alpha) * (g[None] @ mH(batch2)),
+            lambda g, batch1, alpha: _c(alpha) * (mH(batch1) @ g[None])))

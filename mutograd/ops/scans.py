@@ -17,6 +17,7 @@ from ..errors import ShapeError
 from ..tensor import Tensor, _wrap
 from . import creation
 from .axes import canon_dim
+from .elementwise import conj
 from .reduction import ValuesIndices
 from .registry import OPS, defop
 from .shaping import cat
@@ -67,29 +68,40 @@ def _cumprod(xp, x, axis=None, out=None, dtype=None):
     return _scan(xp.cumprod, xp, x, axis, out, dtype, "cumprod")
 
 
-def _cumprod_grad(g, x, out, axis, xp):
-    """d out_j / d x_i = prod_{k<=j, k!=i} x_k for j >= i; exact with zeros (Note [Products
-    with a zero factor] in reduction.py)."""
+def _cumprod_grad(g, x, axis, xp):
+    """d out_j / d x_i = prod_{k<=j, k!=i} x_k for j >= i; without a zero, the reversed running
+    sum of ``g * out`` over ``x``; with one, exact (Note [Products with a zero factor] in
+    reduction.py). A zero decides only where the product after it is not finite: elsewhere the
+    plain product is exactly zero already, and keeps its derivative with respect to the zero
+    factor (the gradient's own gradient)."""
     flat = axis is None
     if x.ndim == 0 or not x.size:   # the identity, or nothing to differentiate
         return g.reshape(x.shape) if x.ndim == 0 else xp.zeros_like(x)
     if flat:
-        x, g, out, axis = x.reshape(-1), g.reshape(-1), out.reshape(-1), 0
+        x, g, axis = x.reshape(-1), g.reshape(-1), 0
+    x = conj(x)   # Note [Complex gradients] in elementwise.py
+    if not (x == 0).any():   # PyTorch's form: the product of the others is out_j / x_i
+        w = xp.flip(xp.cumprod(x, axis=axis) * g, axis)
+        res = xp.flip(xp.cumsum(w, axis=axis), axis) / x
+        return res.reshape(-1) if flat else res
     xm = xp.moveaxis(x, axis, -1)
     gm = xp.moveaxis(g, axis, -1)
-    n = xm.shape[-1]
-    res = xp.zeros_like(xm)
+    cols = []
     prefix = xp.ones_like(xm[..., 0])     # prod_{k<i} x_k
-    for i in range(n):   # a loop over the scanned axis, not over elements
+    for i in range(xm.shape[-1]):   # a loop over the scanned axis, not over elements
         # prod_{i<k<=j} x_k for every j > i, times the prefix before i
         rest = xm[..., i + 1:]
-        after = xp.cumprod(rest, axis=-1)
-        after[xp.cumsum(rest == 0, axis=-1) > 0] = 0
+        after = _zero_decides(xp, xp.cumsum(rest == 0, axis=-1) > 0, xp.cumprod(rest, axis=-1))
         total = gm[..., i] + (gm[..., i + 1:] * after).sum(-1)
-        res[..., i] = xp.where(prefix == 0, 0, prefix * total)
-        prefix = xp.where(prefix == 0, 0, prefix * xm[..., i])
-    res = xp.moveaxis(res, -1, axis)
+        cols.append(prefix * _zero_decides(xp, prefix == 0, total))
+        prefix = prefix * _zero_decides(xp, prefix == 0, xm[..., i])
+    res = xp.moveaxis(xp.stack(cols, axis=-1), -1, axis)
     return res.reshape(-1) if flat else res
+
+
+def _zero_decides(xp, zero, v):
+    """``v``, with 0 where a zero factor meets a value that is not finite."""
+    return xp.where(zero & ~xp.isfinite(v), 0, v)
 
 
 defop("cumprod", _cumprod, kind="scan", grad=_cumprod_grad)

@@ -59,7 +59,36 @@ def _erfinv(xp, x, out=None):
 
 defop("erfinv", _erfinv, result="float",
       grad=lambda g, out, xp: g * (_SQRT_PI / 2) * xp.exp(out * out), copy_out=True)
+# The modified Bessel functions of the first kind, and their exponentially scaled forms
+# (i0e(x) = exp(-|x|) i0(x)): each derivative is made of the others, so every order has one.
 defop("i0", _ufunc("i0"), grad=lambda g, x, xp: g * _sp(xp).i1(x), result="float")
+defop("i0e", _ufunc("i0e"), inplace=False, result="float",
+      doc="The exponentially scaled modified Bessel function of order 0, "
+          "``exp(-|x|) * i0(x)``, of each element of ``x``.",
+      grad=lambda g, x, xp: g * (_sp(xp).i1e(x) - xp.sign(x) * _sp(xp).i0e(x)))
+
+
+def _i1_slope(xp, x, out, scaled):
+    """d i1/dx = i0(x) - i1(x)/x; d i1e/dx = i0e(x) - i1e(x) (sign(x) + 1/x); 1/2 where |x| is
+    not above the dtype's epsilon (the limit at 0; NaN included, as in PyTorch)."""
+    sp = _sp(xp)
+    eps = xp.finfo(x.dtype).eps
+    tiny = ~(xp.abs(x) > eps)
+    safe = xp.where(tiny, 1, x)   # no 1/0 in the branch not taken, nor in its gradient
+    if scaled:
+        d = sp.i0e(safe) - out * (xp.sign(safe) + 1 / safe)
+    else:
+        d = sp.i0(safe) - out / safe
+    return xp.where(tiny, 0.5, d)
+
+
+defop("i1", _ufunc("i1"), inplace=False, result="float",
+      doc="The modified Bessel function of the first kind of order 1 of each element of ``x``.",
+      grad=lambda g, x, out, xp: g * _i1_slope(xp, x, out, False))
+defop("i1e", _ufunc("i1e"), inplace=False, result="float",
+      doc="The exponentially scaled modified Bessel function of order 1, "
+          "``exp(-|x|) * i1(x)``, of each element of ``x``.",
+      grad=lambda g, x, out, xp: g * _i1_slope(xp, x, out, True))
 
 
 def _sinc_grad(g, x, xp):
@@ -120,8 +149,9 @@ defop("logit", _logit, grad=_logit_grad, result="float")
 
 
 def _xlogy_grad_x(g, x, y, xp):
-    # x * log(y) is defined as 0 where x == 0, so the gradient there is 0 as well
-    return g * xp.where(x == 0, 0, _sp(xp).xlogy(1, y))
+    # x * log(y) is defined as 0 where x == 0, so the gradient there is 0 as well (PyTorch's
+    # formula: xlogy of the mask)
+    return g * _sp(xp).xlogy(x != 0, y)
 
 
 defop("xlogy", lambda xp, x, y, out=None: _put(out, _sp(xp).xlogy(x, y), x), result="float",

@@ -34,12 +34,11 @@ def _eigh_grad(g, out, xp):
     n = out.shape[-1] and int(round((-1 + math.sqrt(1 + 4 * out.shape[-1])) / 2))
     gw, gv = unpack(g, eigh_shapes(n))
     w, v = unpack(out, eigh_shapes(n))
-    e = w[..., None, :] - w[..., :, None]
-    idx = np.arange(n)
-    e[..., idx, idx] = 1
+    w, gw = w.real, gw.real   # real eigenvalues, packed with complex vectors as complex numbers
+    eye = xp.eye(n, dtype=bool)   # masks, not writes: the gradient is differentiated again
+    e = xp.where(eye, 1, w[..., None, :] - w[..., :, None])
     vhgv = mH(v) @ gv
-    inner = (vhgv - mH(vhgv)) / 2 / e
-    inner[..., idx, idx] = gw
+    inner = xp.where(eye, gw[..., :, None], (vhgv - mH(vhgv)) / 2 / e)
     return v @ inner @ mH(v)
 
 
@@ -63,6 +62,7 @@ def _svd_grad(g, x_shape, out, xp, full_matrices=False):
     k = min(m, n)
     gu, gs, gvh = unpack(g, svd_shapes(m, n, full_matrices))
     u, s, vh = unpack(out, svd_shapes(m, n, full_matrices))
+    s, gs = s.real, gs.real   # real singular values, packed with complex vectors
     if full_matrices and m != n:
         if xp.any(gu[..., :, k:] != 0) or xp.any(gvh[..., k:, :] != 0):
             raise MutogradError(
@@ -71,17 +71,17 @@ def _svd_grad(g, x_shape, out, xp, full_matrices=False):
                 "full_matrices=False")
         u, gu, vh, gvh = u[..., :, :k], gu[..., :, :k], vh[..., :k, :], gvh[..., :k, :]
     v, gv = mH(vh), mH(gvh)
-    idx = np.arange(k)
     grad = u @ (gs[..., :, None] * vh)      # the singular values' part
-    s2 = s[..., None, :] ** 2 - s[..., :, None] ** 2      # s_j^2 - s_i^2
-    s2[..., idx, idx] = 1
-    f = 1 / s2
-    f[..., idx, idx] = 0
+    eye = xp.eye(k, dtype=bool)
+    s2 = xp.where(eye, 1, s[..., None, :] ** 2 - s[..., :, None] ** 2)      # s_j^2 - s_i^2
+    f = xp.where(eye, 0, 1 / s2)
     uhgu = mH(u) @ gu
     vhgv = mH(v) @ gv
     j = f * (uhgu - mH(uhgu))
     kk = f * (vhgv - mH(vhgv))
     grad = grad + u @ (j * s[..., None, :] + s[..., :, None] * kk) @ vh
+    if u.dtype.kind == "c":   # the common phase of each pair of singular vectors (Townsend)
+        grad = grad + u @ ((1j * uhgu.diagonal(0, -2, -1).imag / s)[..., :, None] * vh)
     if m > k:   # U's columns beyond the range of A: (I - U U^H) gU S^-1 V^H
         proj = gu - u @ uhgu
         grad = grad + (proj / s[..., None, :]) @ vh
@@ -121,11 +121,9 @@ def _eig_grad(g, x, out, xp):
     vh = mH(v)
     vhgv = vh @ gv
     inner = vhgv - vh @ (v * vhgv.diagonal(0, -2, -1).real[..., None, :])
-    e = w[..., None, :] - w[..., :, None]
-    idx = np.arange(n)
-    e[..., idx, idx] = 1
-    inner = inner / e.conj()
-    inner[..., idx, idx] = gw
+    eye = xp.eye(n, dtype=bool)
+    e = xp.where(eye, 1, w[..., None, :] - w[..., :, None])
+    inner = xp.where(eye, gw[..., :, None], inner / e.conj())
     ga = xp.linalg.solve(vh, inner @ vh)
     return ga.real if x.dtype.kind == "f" else ga
 
@@ -160,7 +158,8 @@ def eigh(A, UPLO="L"):
         [1.0, 3.0]
     """
     n = A.shape[-1]
-    return EighResult(*run_packed("linalg_eigh", A, {"uplo": UPLO}, eigh_shapes(n)))
+    w, v = run_packed("linalg_eigh", A, {"uplo": UPLO}, eigh_shapes(n))
+    return EighResult(w.real, v)   # real (packed as complex with complex eigenvectors)
 
 
 def eigvalsh(A, UPLO="L"):
@@ -183,11 +182,12 @@ def svd(A, full_matrices=True, driver=None):
     """``U, S, Vh`` with ``A = U diag(S) Vh``, ``S`` descending (PyTorch's default
     ``full_matrices=True``; gradients need ``False`` unless ``A`` is square)."""
     m, n = A.shape[-2:]
-    return SVDResult(*run_packed("linalg_svd", A, {"full_matrices": full_matrices},
-                                 svd_shapes(m, n, full_matrices)))
+    u, s, vh = run_packed("linalg_svd", A, {"full_matrices": full_matrices},
+                          svd_shapes(m, n, full_matrices))
+    return SVDResult(u, s.real, vh)   # real (packed as complex with complex vectors)
 
 
 def svdvals(A, driver=None):
     """The singular values, descending."""
     m, n = A.shape[-2:]
-    return run_packed("linalg_svd", A, {"full_matrices": False}, svd_shapes(m, n, False))[1]
+    return run_packed("linalg_svd", A, {"full_matrices": False}, svd_shapes(m, n, False))[1].real

@@ -11,6 +11,7 @@ strides and return it: Note [Metadata in place] in autograd/dispatch.py. ``undo`
 view step that takes the new geometry back to the old one, for the views made before the change.
 """
 from ..autograd.engine import RegionGrad
+from ..autograd.graph_arrays import GraphArray
 from ..errors import ShapeError
 from ..tensor import Tensor
 from .axes import canon_dim, real_dim
@@ -183,6 +184,8 @@ def _diagonal(xp, x, offset=0, axis1=0, axis2=1):
     a1, a2 = canon_dim(axis1, x.ndim, "diagonal"), canon_dim(axis2, x.ndim, "diagonal")
     if a1 == a2:
         raise ShapeError(f"diagonal(): dimensions {axis1} and {axis2} are the same dimension")
+    if type(x) is GraphArray:   # the region of a gradient in graph mode: a recorded view
+        return x.diagonal(offset, a1, a2)
     rest = [i for i in range(x.ndim) if i not in (a1, a2)]
     m = xp.transpose(x, rest + [a1, a2])
     m = m[..., :, offset:] if offset >= 0 else m[..., -offset:, :]
