@@ -17,6 +17,9 @@ CASES = [
     ("div-constant", lambda T, z, u: T.tensor(W) / (z + 3)),
     ("exp", lambda T, z, u: (z * 0.5).exp()),
     ("matmul", lambda T, z, u: z.reshape(1, 3) @ u.reshape(3, 1)),
+    ("abs", lambda T, z, u: (z * u).abs() * T.tensor(W)),
+    ("pow-int", lambda T, z, u: (z * u) ** 2),
+    ("pow-complex", lambda T, z, u: (z + 2) ** (u * 0.5 + 1j)),
     ("rotary", lambda T, z, u: T.view_as_complex(T.view_as_real(z * u).flatten(0).reshape(3, 2)
                                                  .contiguous())),
 ]

@@ -204,5 +204,7 @@ def fit_graph(gi, shape, dtype, like):
         t = t.reshape(list(shape)) if t.numel() == math.prod(shape) else \
             mg.broadcast_to(t, *shape)
     if t._data.dtype != dtype:
-        t = mg.cast(t, dtype)
+        if t._data.dtype.kind == "c" and dtype.kind != "c":   # a real input's share
+            t = t.real
+        t = mg.cast(t, dtype) if t._data.dtype != dtype else t
     return t

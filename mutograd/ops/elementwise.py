@@ -49,8 +49,15 @@ def _negative(xp, x, out=None):
 
 # ---- unary ---------------------------------------------------------------------------------
 defop("neg", _negative, grad=lambda g: -g)
-defop("abs", lambda xp, x, out=None: ufunc(xp.absolute, x, out=out),
-      grad=lambda g, x, xp: g * sign(xp, x), ufunc=np.absolute)
+def _abs_grad(g, x, xp):
+    if x.dtype.kind == "c":   # PyTorch's sgn: x / |x|, 0 at 0 (Note [Complex gradients])
+        m = xp.abs(x)
+        return g * xp.where(m == 0, 0, x / xp.where(m == 0, 1, m))
+    return g * sign(xp, x)
+
+
+defop("abs", lambda xp, x, out=None: ufunc(xp.absolute, x, out=out), grad=_abs_grad,
+      ufunc=np.absolute)
 defop("sign", sign, grad=zero_gradient)
 defop("exp", lambda xp, x, out=None: ufunc(xp.exp, x, out=out),
       grad=lambda g, out, into, xp: ufunc(xp.multiply, g, conj(out), out=into), result="float",
@@ -463,9 +470,9 @@ def _pow(xp, x, y, out=None):
 def _pow_grad_x(g, x, y, xp):
     # where the exponent is 0 the result is 1 whatever x is: gradient 0, also at x = 0 where
     # y * x ** (y - 1) is 0 * inf (PyTorch's convention; Note [Gradients at a kink])
-    if isinstance(y, (int, float)):
-        return g * 0 if y == 0 else g * y * x ** (y - 1)
-    return g * xp.where(y == 0, 0, y * x ** (y - 1))
+    if isinstance(y, (int, float, complex)):
+        return g * 0 if y == 0 else g * conj(y * x ** (y - 1))
+    return g * conj(xp.where(y == 0, 0, y * x ** (y - 1)))
 
 
 defop("pow", _pow, grad=(_pow_grad_x, power_grad_exponent))

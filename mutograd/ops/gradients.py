@@ -9,6 +9,9 @@ def zero_gradient(g, xp):
 
 
 def power_grad_exponent(g, x, out, xp):
-    """d(x ** y)/dy = x ** y * log(x), taken as 0 where ``x <= 0`` (pow and float_power)."""
+    """d(x ** y)/dy = x ** y * log(x), taken as 0 where ``x <= 0`` (pow and float_power); for
+    complex values the principal log, conjugated (Note [Complex gradients] in elementwise.py)."""
+    if out.dtype.kind == "c":
+        return g * (out * xp.log(x)).conj()
     safe = xp.where(x > 0, x, 1)
     return g * out * xp.log(safe) * (x > 0)
