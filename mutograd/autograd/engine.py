@@ -199,20 +199,21 @@ def _dependencies(roots):
 
 
 def _needed(nodes, targets):
-    """The nodes from which some target (node or leaf) can be reached."""
-    from ..tensor import Tensor
-    memo = {}
-
-    def reach(n):
-        if n in memo:
-            return memo[n]
-        memo[n] = False
-        hit = n in targets or any(
-            e is not None and (e in targets if isinstance(e, Tensor) else reach(e))
-            for e in n.next)
-        memo[n] = hit
-        return hit
-    return {n for n in nodes if reach(n)}
+    """The nodes from which some target (node or leaf) can be reached: the targets' ancestors,
+    found by walking the edges backwards once."""
+    parents = {}
+    for n in nodes:
+        for e in n.next:
+            if e is not None:
+                parents.setdefault(e, []).append(n)
+    found = set()
+    stack = list(targets)
+    while stack:
+        for p in parents.get(stack.pop(), ()):
+            if p not in found:
+                found.add(p)
+                stack.append(p)
+    return found | (nodes & targets.keys())
 
 
 def _run(roots, retain_graph, only, accumulate, graph=False):

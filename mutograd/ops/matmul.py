@@ -15,6 +15,7 @@ import string
 import numpy as np
 
 from .. import memory
+from ..autograd.graph_arrays import graph_mode
 from ..errors import ShapeError
 from ..places import key_for
 from .linalg_shared import conj, mT, out_into
@@ -35,6 +36,9 @@ def _flat_matmul(xp, x, y):
 def _product(xp, a, b, shape=None):
     """The product of two matrices into a new array of ``shape`` (default the product's), from
     the buffer cache (Note [The buffer cache])."""
+    if graph_mode(xp):   # a buffer would cost recorded writes: the product itself
+        r = a @ b
+        return r if shape is None else r.reshape(shape)
     r = memory.empty(xp, shape or (a.shape[0], b.shape[1]), xp.result_type(a, b))
     xp.matmul(a, b, out=r.reshape(a.shape[0], b.shape[1]))
     return r
@@ -42,7 +46,7 @@ def _product(xp, a, b, shape=None):
 
 def _stacked_product(xp, x, y):
     """``x @ y``; for operands of 2 or more dimensions into a buffer from the cache."""
-    if x.ndim < 2 or y.ndim < 2 or x.shape[-1] != y.shape[-2]:
+    if x.ndim < 2 or y.ndim < 2 or x.shape[-1] != y.shape[-2] or graph_mode(xp):
         return xp.matmul(x, y)   # vectors, or the shape error NumPy words
     if x.ndim == 2 and y.ndim == 2:   # the common case, without broadcast_shapes' cost
         shape = (x.shape[0], y.shape[1])
@@ -113,7 +117,10 @@ def _matmul_grad_y(g, x, y_shape, y_transposed, xp):
 
 def _in_layout(xp, shape, a, b):
     """``(a @ b).T`` as a new F-ordered array of ``shape``: BLAS writes the product straight
-    into the transposed view, so the result owns its memory (no copy, no view of a temporary)."""
+    into the transposed view, so the result owns its memory (no copy, no view of a temporary).
+    A layout means nothing to a recorded product (graph mode): there it is ``(a @ b).T``."""
+    if graph_mode(xp):
+        return mT(a @ b)
     r = xp.empty(shape, xp.result_type(a, b), order="F")
     xp.matmul(a, b, out=mT(r))
     return r
