@@ -16,7 +16,8 @@ from . import forward_ad, functional, graph
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = ["Function", "FunctionCtx", "GradcheckError", "Variable", "backward", "forward_ad",
-           "functional", "gradcheck", "gradgradcheck", "is_multithreading_enabled", "is_view_replay_enabled",
+           "functional", "gradcheck", "gradgradcheck", "is_multithreading_enabled",
+           "is_view_replay_enabled",
            "set_multithreading_enabled", "variable", "detect_anomaly", "enable_grad",
            "grad", "graph", "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "no_grad",
            "set_detect_anomaly", "set_grad_enabled"]
