@@ -13,12 +13,15 @@ Note [While vmap runs]
       (no ufunc fast path, no buffer cache) inside vmap;
     - ``mutograd.random.generator`` hands out a generator that applies the levels'
       ``randomness``: ``'error'`` refuses a draw, ``'same'`` draws one sample's worth for the
-      whole batch, ``'different'`` draws one per sample.
+      whole batch, ``'different'`` draws one per sample;
+    - every declared op's forward and gradient formulas fall back to one sample at a time when
+      they cannot run batched (Note [Per-op fallback] in func/op_fallback.py).
 """
 import contextlib
 import itertools
 import threading
 
+from . import op_fallback
 from .batched_array import BatchedArray, VmapError
 
 
@@ -79,6 +82,8 @@ def _install():
             places._by_xp[id(ns)] = places._by_xp.get(id(ns.base))
         _saved["generator"] = random.generator
         random.generator = _generator(random.generator)
+        from ..ops.registry import OPS
+        op_fallback.install(OPS.values())
 
 
 def _uninstall():
@@ -88,6 +93,7 @@ def _uninstall():
         if _users:
             return
         from .. import places, random
+        op_fallback.uninstall()
         random.generator = _saved.pop("generator")
         for place, xp in list(_saved.items()):
             places._by_xp.pop(id(place.xp), None)

@@ -254,7 +254,7 @@ class VmapBackward(Node):
     def apply(self, g, into=None):
         return self._grads(g, False)
 
-    def apply_graph(self, g):
+    def apply_graph(self, g, out=None):
         return self._grads(g, True)
 
 
