@@ -277,6 +277,9 @@ def _ufunc_at(level, uf, a, indices, b=None):
     if not _batched(a, level):
         raise VmapError(_WRITE)
     idx = indices if isinstance(indices, tuple) else (indices,)
+    if b is not None and _gatherable(idx, level):
+        uf.at(a.value, *_scattered(a, idx, b, level))
+        return None
     if any(_batched(c, level) for c in idx) or _split(idx):
         for i in range(a.value.shape[0]):
             args = (_at(indices, i, level, 1),) + (() if b is None else (_at(b, i, level, 0),))
@@ -310,13 +313,64 @@ def _split(idx):
     return pos[-1] - pos[0] + 1 != len(pos)
 
 
+class _Gather:
+    """An index with batched integer arrays as one advanced index of the values: the batch
+    axis indexed by ``arange(B)`` next to it, broadcast together (Note [Batching rules]).
+    ``full`` indexes the value; its result has the advanced axes right after the batch axis,
+    where the sample's index puts them after ``before`` basic axes (NumPy's placement when the
+    advanced indices are next to each other), so ``to_sample``/``from_sample`` move them."""
+
+    def __init__(self, idx, nd, n, level):
+        k = next((j for j, c in enumerate(idx) if c is Ellipsis), None)
+        if k is not None:
+            idx = idx[:k] + (slice(None),) * (nd - len(idx) + 1) + idx[k + 1:]
+        adv = [j for j, c in enumerate(idx) if _advanced(c) or _int(c)]
+        shapes = [c.value.shape[1:] if _batched(c, level) else np.shape(c) for c in
+                  (idx[j] for j in adv)]
+        self.k = len(np.broadcast_shapes(*shapes))
+        self.before = adv[0] if adv == list(range(adv[0], adv[-1] + 1)) else 0
+        comps = tuple(_pad(c.value, self.k) if _batched(c, level) else c for c in idx)
+        self.full = (np.arange(n).reshape((n,) + (1,) * self.k),) + comps
+
+    def to_sample(self, r):
+        k, b = self.k, self.before
+        return np.moveaxis(r, range(1, 1 + k), range(1 + b, 1 + b + k)) if b else r
+
+    def from_sample(self, r):
+        k, b = self.k, self.before
+        return np.moveaxis(r, range(1 + b, 1 + b + k), range(1, 1 + k)) if b else r
+
+
+def _gatherable(idx, level):
+    """Whether an index with batched parts can be one advanced index (:class:`_Gather`):
+    integer arrays, integers and slices (and one Ellipsis)."""
+    return all(c is Ellipsis or isinstance(c, slice) or _int(c) or (
+        hasattr(c, "dtype") and c.dtype.kind in "iu") or isinstance(c, list) for c in idx) \
+        and any(_batched(c, level) for c in idx)
+
+
 def getitem(x, index):
-    """``x[index]`` for a batched array ``x``."""
+    """``x[index]`` for a batched array ``x`` (or an index batched at a higher level)."""
     idx = index if isinstance(index, tuple) else (index,)
     level = level_of((x, idx))
-    if level != x.level or any(_batched(c, level) for c in idx) or _split(idx):
+    if _gatherable(idx, level):
+        n = _size(idx, level)
+        g = _Gather(idx, _nd(x, level), n, level)
+        return BatchedArray(g.to_sample(_value(x, level, n)[g.full]), level)
+    if level != x.level or _split(idx):
         return per_sample(operator.getitem, (x, index), {}, level)
     return BatchedArray(x.value[(slice(None),) + idx], level)
+
+
+def _scattered(x, idx, value, level):
+    """``(target index, value)`` for writing ``value`` at ``x[idx]`` with batched index parts:
+    the value broadcast to the written region and put in the gathered order."""
+    g = _Gather(idx, x.value.ndim - 1, x.value.shape[0], level)
+    shape = np.broadcast_to(np.empty((), bool), x.value.shape)[g.full].shape
+    region = (shape[:1] + shape[1 + g.k:1 + g.k + g.before] + shape[1:1 + g.k] +
+              shape[1 + g.k + g.before:])
+    v = _fit(value.value, len(region) - 1) if _batched(value, level) else value
+    return g.full, g.from_sample(np.broadcast_to(v, region))
 
 
 def setitem(x, index, value):
@@ -325,6 +379,10 @@ def setitem(x, index, value):
     level = level_of((x, idx, value))
     if level != x.level:
         raise VmapError(_WRITE)
+    if _gatherable(idx, level):
+        full, v = _scattered(x, idx, value, level)
+        x.value[full] = v
+        return
     if any(_batched(c, level) for c in idx) or _split(idx):
         for i in range(x.value.shape[0]):
             x.value[i][_at(index, i, level, 1)] = _at(value, i, level, 0)
