@@ -19,26 +19,42 @@ import numpy as np
 from .batched_array import BatchedArray
 from .batching_rules import _at, _size, _stack, level_of
 
-_saved = {}
+_pairs = []    # (an op's attribute dict, its own attributes, the wrapped ones), made once
+_installed = False
 
 
 def install(ops):
     """Wrap every op's forward and gradient formulas (ops: the registry's table)."""
-    for op in ops:
-        d = op.__dict__
-        _saved[op] = {k: d[k] for k in ("fwd", "grad_fns", "grad") if k in d}
-        op.fwd = _forward(op.fwd)
-        if d.get("grad_fns") is not None:
-            op.grad_fns = [None if gf is None else (_formula(gf[0], gf[1]),) + tuple(gf[1:])
-                           for gf in op.grad_fns]
-        if d.get("grad") is not None:   # a variadic op's one formula
-            op.grad = _formula(op.grad, ())
+    global _installed
+    ops = list(ops)
+    if len(_pairs) != len(ops):   # the first time, or ops declared since
+        _pairs[:] = [_pair(op.__dict__) for op in ops]
+    for d, _, wrapped in _pairs:
+        d.update(wrapped)
+    _installed = True
+
+
+def _pair(d):
+    own = {k: d[k] for k in ("fwd", "grad_fns", "grad") if d.get(k) is not None}
+    return d, own, _wrapped(own)
+
+
+def _wrapped(own):
+    out = {"fwd": _forward(own["fwd"])}
+    if "grad_fns" in own:
+        out["grad_fns"] = [None if gf is None else (_formula(gf[0], gf[1]),) + tuple(gf[1:])
+                           for gf in own["grad_fns"]]
+    if "grad" in own:   # a variadic op's one formula
+        out["grad"] = _formula(own["grad"], ())
+    return out
 
 
 def uninstall():
-    for op, attrs in _saved.items():
-        op.__dict__.update(attrs)
-    _saved.clear()
+    global _installed
+    if _installed:
+        for d, own, _ in _pairs:
+            d.update(own)
+        _installed = False
 
 
 def _forward(fwd):
