@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 import mutograd as mg
-from mutograd.func import batching_rules, grad, jacrev, vmap
+from mutograd.func import batching_rules
 
 
 def _best(fn, repeat):
