@@ -349,6 +349,20 @@ def _v_for_inputs(v, inputs, was_in, create_graph, fn):
     return (ones_like(inputs[0]),)
 
 
+def _gradient_of_one_element(func, inputs, v, create_graph, strict, fn):
+    """What vhp and hvp start from: the inputs (as given, and the aliases ``xs``), ``v``, the
+    function's one-element output and its gradient, with graph."""
+    was_in, inputs = _as_tuple(inputs, "inputs", fn)
+    xs = _prepare(inputs, create_graph, True)
+    v = _v_for_inputs(v, inputs, was_in, create_graph, fn)
+    was_out, outputs = _call(func, xs, fn)
+    _check_requires_grad(outputs, "outputs", strict)
+    _one_element(outputs, was_out, fn)
+    jac = _grad(outputs, xs, create_graph=True)
+    _check_requires_grad(jac, "jacobian", strict)
+    return was_in, inputs, xs, v, was_out, outputs, jac
+
+
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(*inputs), v^T H)``: the vector-Hessian product of ``func`` (one element out).
 
@@ -357,14 +371,8 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
         >>> vhp(lambda x: (x ** 3).sum(), mg.tensor([1.0, 2.0]), mg.tensor([1.0, 1.0]))[1].tolist()
         [6.0, 12.0]
     """
-    was_in, inputs = _as_tuple(inputs, "inputs", "vhp")
-    xs = _prepare(inputs, create_graph, True)
-    v = _v_for_inputs(v, inputs, was_in, create_graph, "vhp")
-    was_out, outputs = _call(func, xs, "vhp")
-    _check_requires_grad(outputs, "outputs", strict)
-    _one_element(outputs, was_out, "vhp")
-    jac = _grad(outputs, xs, create_graph=True)
-    _check_requires_grad(jac, "jacobian", strict)
+    was_in, inputs, xs, v, was_out, outputs, jac = _gradient_of_one_element(
+        func, inputs, v, create_graph, strict, "vhp")
     res = _grad(jac, xs, v, create_graph)
     res = _zeros_for_none(res, inputs, strict, create_graph, "double_back")
     return (_unpack(_finish(outputs, create_graph), was_out),
@@ -381,14 +389,8 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         [6.0, 0.0]
     """
     from ..ops.creation import zeros_like
-    was_in, inputs = _as_tuple(inputs, "inputs", "hvp")
-    xs = _prepare(inputs, create_graph, True)
-    v = _v_for_inputs(v, inputs, was_in, create_graph, "hvp")
-    was_out, outputs = _call(func, xs, "hvp")
-    _check_requires_grad(outputs, "outputs", strict)
-    _one_element(outputs, was_out, "hvp")
-    jac = _grad(outputs, xs, create_graph=True)
-    _check_requires_grad(jac, "jacobian", strict)
+    was_in, inputs, xs, v, was_out, outputs, jac = _gradient_of_one_element(
+        func, inputs, v, create_graph, strict, "hvp")
     us = tuple(zeros_like(x).requires_grad_() for x in xs)
     back = _grad(jac, xs, us, create_graph=True)
     _check_requires_grad(back, "hessian", strict)

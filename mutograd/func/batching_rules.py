@@ -24,7 +24,7 @@ import string
 
 import numpy as np
 
-from .batched_array import BatchedArray, VmapError
+from .batched_array import BatchedArray, VmapError, physical
 
 _NoValue = np._NoValue
 _WRITE = ("vmap: a batched value cannot be written in place into an unbatched array (a tensor "
@@ -713,12 +713,6 @@ def _dtype_of(a):
     return a.dtype if isinstance(a, BatchedArray) else a
 
 
-def _physical(a):
-    while isinstance(a, BatchedArray):
-        a = a.value
-    return a
-
-
 _METADATA = {
     np.shape: lambda a: a.shape if isinstance(a, BatchedArray) else np.shape(a),
     np.ndim: lambda a: a.ndim if isinstance(a, BatchedArray) else np.ndim(a),
@@ -730,10 +724,10 @@ _METADATA = {
     else np.iscomplexobj(x),
     np.isrealobj: lambda x: _dtype_of(x).kind != "c" if isinstance(x, BatchedArray)
     else np.isrealobj(x),
-    np.may_share_memory: lambda a, b, max_work=None: np.may_share_memory(_physical(a),
-                                                                         _physical(b)),
-    np.shares_memory: lambda a, b, max_work=None: np.shares_memory(_physical(a),
-                                                                   _physical(b)),
+    np.may_share_memory: lambda a, b, max_work=None: np.may_share_memory(physical(a),
+                                                                         physical(b)),
+    np.shares_memory: lambda a, b, max_work=None: np.shares_memory(physical(a),
+                                                                   physical(b)),
 }
 
 

@@ -83,6 +83,12 @@ def _zeros_where_none(grads, like):
     return [zeros_like(x) if g is None else g for g, x in zip(grads, like)]
 
 
+def _same_shapes(xs, ys, message):
+    for a, b in zip(xs, ys):
+        if tuple(a.shape) != tuple(b.shape):
+            raise RuntimeError(message.format(a=list(a.shape), b=list(b.shape)))
+
+
 def _split_aux(out, has_aux, name):
     if not has_aux:
         return out, None
@@ -178,10 +184,8 @@ def vjp(func, *primals, has_aux=False):
         if repr(ct_spec) != repr(out_spec):
             raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree "
                                "structure of outputs to the function.")
-        for o, c in zip(outs, cts):
-            if tuple(o.shape) != tuple(c.shape):
-                raise RuntimeError(f"Mismatch in shape: grad_output has a shape of "
-                                   f"{list(c.shape)} and output has a shape of {list(o.shape)}")
+        _same_shapes(outs, cts, "Mismatch in shape: grad_output has a shape of {b} and "
+                     "output has a shape of {a}")
         pairs = [(o, c) for o, c in zip(outs, cts) if o.requires_grad]
         create = create_graph
         if create is None:
@@ -223,10 +227,8 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     if repr(t_spec) != repr(p_spec):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the "
                            "same python structure.")
-    for p, t in zip(ps, ts):
-        if tuple(p.shape) != tuple(t.shape):
-            raise RuntimeError(f"jvp(f, primals, tangents): Expected primals and tangents to have "
-                               f"the same shape, got {list(p.shape)} and {list(t.shape)}")
+    _same_shapes(ps, ts, "jvp(f, primals, tangents): Expected primals and tangents to have the "
+                 "same shape, got {a} and {b}")
     outer = is_grad_enabled()
     args, tracked, spec = _track(tuple(primals), tuple(range(len(primals))))
     with enable_grad():

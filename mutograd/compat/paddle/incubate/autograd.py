@@ -64,16 +64,25 @@ def _as_given(res, like):
     return tuple(res) if _many(like) else res[0]
 
 
-def vjp(func, xs, v=None):
-    """``(func(xs), v^T J)``: the vector-Jacobian product; ``v`` (shaped like the output)
-    defaults to ones."""
-    from ....ops.creation import zeros_like
+def _prepared(func, xs, v, v_like_outputs):
+    """``(xs, ys, inputs, outputs, v)`` for vjp and jvp: the inputs separated, the function's
+    outputs, both as lists, and ``v`` as a list (ones when None) checked against the outputs
+    (``v_like_outputs``) or the inputs."""
     xs, v = _separate(xs), _separate(v)
     ys = _call(func, xs)
     y_list = list(ys) if _many(ys) else [ys]
     x_list = list(xs) if _many(xs) else [xs]
-    v_list = _ones_for(y_list) if v is None else (list(v) if _many(v) else [v])
-    _check_v(v_list, y_list)
+    like = y_list if v_like_outputs else x_list
+    v_list = _ones_for(like) if v is None else (list(v) if _many(v) else [v])
+    _check_v(v_list, like)
+    return xs, ys, x_list, y_list, v_list
+
+
+def vjp(func, xs, v=None):
+    """``(func(xs), v^T J)``: the vector-Jacobian product; ``v`` (shaped like the output)
+    defaults to ones."""
+    from ....ops.creation import zeros_like
+    xs, ys, x_list, y_list, v_list = _prepared(func, xs, v, True)
     with enable_grad():
         gs = _engine.grad(y_list, x_list, v_list, create_graph=True, allow_unused=True)
     return ys, _as_given([zeros_like(x) if g is None else g for g, x in zip(gs, x_list)], xs)
@@ -83,12 +92,7 @@ def jvp(func, xs, v=None):
     """``(func(xs), J v)``: the Jacobian-vector product; ``v`` (shaped like ``xs``) defaults
     to ones."""
     from ....ops.creation import zeros_like
-    xs, v = _separate(xs), _separate(v)
-    ys = _call(func, xs)
-    y_list = list(ys) if _many(ys) else [ys]
-    x_list = list(xs) if _many(xs) else [xs]
-    v_list = _ones_for(x_list) if v is None else (list(v) if _many(v) else [v])
-    _check_v(v_list, x_list)
+    xs, ys, x_list, y_list, v_list = _prepared(func, xs, v, False)
     with enable_grad():
         res = jvp_of(y_list, x_list, v_list, create_graph=True)
     return ys, _as_given([zeros_like(y) if r is None else r for r, y in zip(res, y_list)], ys)
