@@ -1,8 +1,8 @@
 """``vmap``: a function of one sample run on a batch of them at once.
 
-Inside, each batched input is a tensor over a :class:`~mutograd.func.batched_array.
-BatchedArray` (Note [Batched arrays]); the function's ops run once on the whole batch through
-the batching rules (Note [Batching rules]). Outputs come back with the batch at ``out_dims``.
+Inside, each batched input is a tensor over a ``BatchedArray`` (Note [Batched arrays] in
+func/batched_array.py); the function's ops run once on the whole batch through the batching
+rules (Note [Batching rules]). Outputs come back with the batch at ``out_dims``.
 
 Note [Differentiating through vmap]
     Gradients *inside* vmap (``vmap(grad(f))``: per-sample gradients) are gradients of one
