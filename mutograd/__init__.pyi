@@ -15,6 +15,7 @@ from . import demo as demo
 from . import distributed as distributed
 from . import dtypes as dtypes
 from . import errors as errors
+from . import func as func
 from . import interop as interop
 from . import linalg as linalg
 from . import memory as memory

@@ -444,8 +444,7 @@ def test_autograd_helpers():
     assert mt.autograd.is_view_replay_enabled() is False
     with mt.autograd.set_multithreading_enabled(False):
         pass
-    with pytest.raises(AttributeError, match="gradgradcheck is not supported.*gradcheck"):
-        mt.autograd.gradgradcheck
+    assert callable(mt.autograd.gradgradcheck)   # second derivatives: tests/test_functional.py
 
 
 @pytest.mark.torch

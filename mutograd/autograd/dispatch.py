@@ -470,8 +470,10 @@ def _node(op, edges, saved, arrays, attrs, xp):
 def _record_binary(op, x, y, a, b, result):
     """``_record`` for the operator path (Note [The operator path]): a tensor ``x`` and a tensor
     or Python scalar ``y``, with arrays (or the scalar) ``a`` and ``b``, nothing copied."""
+    # the CPU's namespace, not numpy itself: inside vmap it is the batching one (func/layers.py),
+    # whose gradient formulas take batched gradients
     if op.wants_layout or op.keeps:
-        return _record(op, (x, y), (a, b), result, op.defaults, np)
+        return _record(op, (x, y), (a, b), result, op.defaults, _CPU.xp)
     fx, fy = op.grad_fns[0], op.grad_fns[1]
     ex = (x.grad_fn or x) if x._rg and fx is not None else None
     tensor_y = type(y) is not int and type(y) is not float
@@ -494,7 +496,7 @@ def _record_binary(op, x, y, a, b, result):
     # _node's work written out: this is the per-op cost of a recorded a * b
     node = op.node_cls((ex, ey), saved)
     node.attrs = op.defaults
-    node.xp = np
+    node.xp = _CPU.xp
     if tensor_y:
         node.shapes = (a.shape, b.shape)
         node.dtypes = (a.dtype, b.dtype)

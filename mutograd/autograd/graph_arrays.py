@@ -198,7 +198,7 @@ class GraphArray:
                                 "create_graph=True")
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
-        return box(self.t.reshape(*shape)) if shape else self
+        return box(self.t.reshape(*shape) if shape else self.t.reshape([]))   # () is 0-d
 
     def ravel(self):
         return self.reshape(-1)
@@ -278,9 +278,11 @@ def box(t):
 def constant(a, like=None):
     """A backend array (or NumPy value) as a tensor with no history, on ``like``'s place."""
     from ..tensor import _wrap
-    if not isinstance(a, np.ndarray) and like is not None and type(a).__module__.startswith(
-            "cupy"):
-        return _wrap(a, like)
+    if hasattr(a, "dtype") and not isinstance(a, (np.ndarray, np.generic)):
+        # an array of a place's own namespace: CuPy's, or a batched array inside vmap
+        from ..places import CPU
+        from ..transfer import _At
+        return _wrap(a, like if like is not None else _At(CPU))
     a = np.asarray(a)
     if like is not None and like._place.kind != "cpu":
         from ..transfer import on_place
@@ -489,16 +491,19 @@ def _where(cond, x=None, y=None):
 
 
 def _zeros(shape, dtype=float, order="C", like=None):
-    return box(constant(np.zeros(shape, dtype), like))
+    # the place's own namespace: inside vmap it makes a buffer with room for every sample
+    from ..places import CPU
+    return box(constant((CPU if like is None else like._place).xp.zeros(shape, dtype), like))
 
 
 def _like_creation(fill):
     def make(a, dtype=None, shape=None, **_):
         t = tensor_of(a)
-        arr = t._data if isinstance(t, _lib().Tensor) else np.asarray(t)
-        r = np.full(arr.shape if shape is None else shape, fill,
-                    arr.dtype if dtype is None else dtype)
-        return box(constant(r, t if isinstance(t, _lib().Tensor) else None))
+        tensor = isinstance(t, _lib().Tensor)
+        arr = t._data if tensor else np.asarray(t)
+        r = (t._place.xp if tensor else np).full(arr.shape if shape is None else shape, fill,
+                                                 arr.dtype if dtype is None else dtype)
+        return box(constant(r, t if tensor else None))
     return make
 
 
@@ -507,6 +512,8 @@ def _asarray(a, dtype=None, **_):
         return a if dtype is None or np.dtype(dtype) == a.dtype else a.astype(dtype)
     if isinstance(a, _lib().Tensor):
         return box(a)
+    if hasattr(a, "dtype") and not isinstance(a, (np.ndarray, np.generic)):
+        return box(constant(a if dtype is None else a.astype(dtype)))
     return box(constant(np.asarray(a, dtype)))
 
 

@@ -199,7 +199,7 @@ randn, rand, zeros, ones, empty, full, standard_normal, uniform = (
     _functions._creation(f) for f in (randn, rand, zeros, ones, empty, full, standard_normal,
                                       uniform))
 
-from . import autograd, base, device, io, metric, nn, optimizer, vision  # noqa: E402, F401
+from . import autograd, base, device, incubate, io, metric, nn, optimizer, vision  # noqa: E402, F401
 from ..tensor_methods import install_paddle_methods as _install_methods  # noqa: E402
 from . import tensor_ops as _tensor_ops  # noqa: E402
 from .tensor_ops import (  # noqa: E402, F401

@@ -105,11 +105,6 @@ REFUSED = {
                                 "flashmask_attention", "moe_permute", "moe_unpermute",
                                 "sparse_attention", "gather_tree")},
     },
-    "paddle.autograd": {
-        "hessian": "second derivatives need create_graph=True, which mutograd's engine does "
-                   "not support; use jacobian on a gradient you write out, or finite "
-                   "differences",
-    },
 }
 
 

@@ -265,7 +265,8 @@ ByteTensor = _legacy("ByteTensor", _mg.uint8)
 BoolTensor = _legacy("BoolTensor", _mg.bool)
 
 from . import (  # noqa: E402, F401
-    accelerator, amp, autograd, backends, cuda, hub, linalg, nn, onnx, optim, utils)
+    accelerator, amp, autograd, backends, cuda, func, hub, linalg, nn, onnx, optim, utils)
+from .func import vmap  # noqa: E402, F401  (torch.vmap is torch.func.vmap)
 from .amp import GradScaler, autocast  # noqa: E402, F401
 
 ModuleDict, ParameterDict = nn.ModuleDict, nn.ParameterDict   # (PyTorch exports them too)

@@ -52,8 +52,6 @@ _RULES = {
         (r"sym_\w+|SymBool|SymFloat|SymInt", _SYM),
         (r"bfloat16|bits\w*|bit|complex32|chalf|float8_\w+|float4_\w+|int[1-7]|uint[1-7]|"
          r"BFloat16Tensor", _DTYPE),
-        (r"vmap", "functorch's vectorizing transform: write the batch dimension explicitly (ops "
-         "broadcast over leading dimensions) or loop"),
         (r"Stream|Event", _STREAM),
         (r"DispatchKey|DispatchKeySet|ExcludeDispatchKeyGuard|DisableTorchFunction\w*|Tag|"
          r"compiled_with_cxx11_abi|prepare_multiprocessing_environment|"
@@ -88,8 +86,6 @@ _RULES = {
          r"kineto_available", "the Kineto profiler: use Python's cProfile and mutograd.memory"),
         (r"handle_torch_function|has_torch_function|is_tensor_like|enforce_grad_layout_policy",
          _DISPATCH),
-        (r"gradgradcheck", "higher-order gradients (create_graph=True) are not computed by "
-         "mutograd; check first derivatives with torch.autograd.gradcheck"),
     ],
     "torch.optim": [
         (r"SparseAdam", "sparse gradients: mutograd's gradients are dense; use Adam or AdamW"),

@@ -1,5 +1,6 @@
-"""``torch.autograd``: ``Function``, ``grad``, ``backward``, the grad-mode switches and
-``torch.autograd.graph`` (the saved-tensor policies)."""
+"""``torch.autograd``: ``Function``, ``grad``, ``backward``, the grad-mode switches,
+``torch.autograd.graph`` (the saved-tensor policies), ``functional`` (Jacobians, Hessians and
+their products), ``forward_ad`` (dual tensors) and ``gradcheck``/``gradgradcheck``."""
 from ....autograd import engine as _engine
 from ....autograd.anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from ....autograd.function import Function, FunctionCtx
@@ -11,11 +12,12 @@ from ....autograd.grad_mode import (
     set_grad_enabled,
 )
 from ....tensor import Tensor as _Tensor
-from . import graph
-from .gradcheck import GradcheckError, gradcheck
+from . import forward_ad, functional, graph
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
-__all__ = ["Function", "FunctionCtx", "GradcheckError", "Variable", "backward",
-           "gradcheck", "is_multithreading_enabled", "is_view_replay_enabled",
+__all__ = ["Function", "FunctionCtx", "GradcheckError", "Variable", "backward", "forward_ad",
+           "functional", "gradcheck", "gradgradcheck", "is_multithreading_enabled",
+           "is_view_replay_enabled",
            "set_multithreading_enabled", "variable", "detect_anomaly", "enable_grad",
            "grad", "graph", "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "no_grad",
            "set_detect_anomaly", "set_grad_enabled"]

@@ -1,0 +1,2 @@
+"""``paddle.incubate``: its ``autograd`` (functional derivatives)."""
+from . import autograd  # noqa: F401
