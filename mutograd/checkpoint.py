@@ -33,7 +33,7 @@ from collections import OrderedDict
 import numpy as np
 
 from . import places
-from .errors import CheckpointError, PlaceError
+from .errors import CheckpointError, CheckpointPlaceError, PlaceError
 from .serialization import atomic, npy, safetensors_io
 from .serialization.arrays import NUMPY_CODES, STORED, WIDENED, RawTensor, little_endian
 from .serialization.budget import Budget, json_cost
@@ -181,8 +181,9 @@ def _place_tensor(t, saved, map_location):
         try:
             t = t.to(where)
         except PlaceError as e:
-            raise PlaceError(f"{e}. The checkpoint holds a tensor saved on {saved}; load it "
-                             f"with map_location='cpu' on a machine without it") from None
+            raise CheckpointPlaceError(f"{e}. The checkpoint holds a tensor saved on {saved}; "
+                                       f"load it with map_location='cpu' on a machine without "
+                                       f"it") from e
     return t
 
 
@@ -214,7 +215,7 @@ def _tensors(tree, source, map_location):
                 t = _place_tensor(_wrap(x.array), _location_name(x.location), map_location)
                 if x.parameter:
                     t = Parameter(t, requires_grad=x.requires_grad)
-                elif x.requires_grad and t.dtype.is_floating_point:
+                elif x.requires_grad and (t.dtype.is_floating_point or t.dtype.is_complex):
                     t.requires_grad_(True)
                 if x.dtype_name in WIDENED:
                     widened.setdefault(x.dtype_name, []).append(name)

@@ -59,3 +59,8 @@ class CheckpointError(MutogradError, RuntimeError, ValueError):
 class CheckpointBudgetError(CheckpointError):
     """Reading a file would make more than its memory budget allows (a small multiple of the
     file's size, or ``max_bytes=``); the message names the budget and what asked for more."""
+
+
+class CheckpointPlaceError(CheckpointError, PlaceError):
+    """A file holds a tensor saved on a place this machine lacks (a GPU): load it with
+    ``map_location='cpu'``. Both a CheckpointError and a PlaceError."""

@@ -181,6 +181,9 @@ def _torch_names(u):
     def parameter(data, requires_grad, hooks, state=None):
         if type(data) is not RawTensor or type(requires_grad) is not bool:
             raise CheckpointError(f"a Parameter of a {type(data).__name__}, not a tensor")
+        if requires_grad and data.array.dtype.kind not in "fc":
+            raise CheckpointError(f"a Parameter of {data.dtype_name} that requires grad (only "
+                                  f"floating-point and complex tensors have gradients)")
         data.requires_grad, data.parameter = requires_grad, True
         return data
 

@@ -19,6 +19,7 @@ asked to restore itself:
   checker; a placeholder that no BUILD completes is refused, never returned uninitialised;
 - APPEND(S), SETITEM(S) and ADDITEMS reach only lists, dicts and sets; the opcodes that make
   instances of classes, call extension registries or take out-of-band buffers are refused;
+  BYTEARRAY8 reads its bytes before it allocates;
 - every opcode charges what it can make (objects, memo entries, container items) to the load's
   budget before it runs; strings and bytes are bounded by the file, charged once for all.
 
@@ -29,6 +30,7 @@ a dict (the C unpickler grows an array to the largest index a file names).
 import io
 import pickle
 import pickletools
+import struct
 
 import numpy as np
 
@@ -244,6 +246,15 @@ class WeightsUnpickler(pickle._Unpickler):
         items = self.pop_mark()
         self._into((set,), "ADDITEMS to").update(items)
 
+    def load_bytearray8(self):
+        # pickle's own allocates the declared length before reading: read first, then copy
+        (n,) = struct.unpack("<Q", self.read(8))
+        data = self.read(n)
+        if len(data) != n:
+            raise pickle.UnpicklingError(f"BYTEARRAY8 of {n:,} bytes past the pickle's end")
+        self.budget.charge(n, "a bytearray of the pickle")
+        self.append(bytearray(data))
+
 
 def _charged(load, cost, per_item):
     def run(self):
@@ -263,7 +274,8 @@ def _dispatch():
     own = {"REDUCE": WeightsUnpickler.load_reduce, "BUILD": WeightsUnpickler.load_build,
            "APPEND": WeightsUnpickler.load_append, "APPENDS": WeightsUnpickler.load_appends,
            "SETITEM": WeightsUnpickler.load_setitem, "SETITEMS": WeightsUnpickler.load_setitems,
-           "ADDITEMS": WeightsUnpickler.load_additems}
+           "ADDITEMS": WeightsUnpickler.load_additems,
+           "BYTEARRAY8": WeightsUnpickler.load_bytearray8}
     table = _Opcodes()
     for op in pickletools.opcodes:
         code = op.code.encode("latin1")[0]

@@ -11,14 +11,21 @@ import zipfile
 from ..errors import CheckpointError
 
 _CHUNK = 1 << 20
-_ENTRY = 1024           # a ZipInfo with its name and fields
+_ENTRY = 1024           # a ZipInfo with its name and fields, and its place in zipfile's tables
+_MIN_ENTRY = 46         # the bytes of the smallest entry of a central directory
 
 
 def open_zip(data, budget):
-    """A :class:`zipfile.ZipFile` over ``data``, its directory charged to ``budget``."""
-    z = zipfile.ZipFile(io.BytesIO(data))
-    budget.charge(_ENTRY * len(z.infolist()), "the archive's directory")
-    return z
+    """A :class:`zipfile.ZipFile` over ``data``, its directory charged to ``budget`` before
+    ``zipfile`` makes an object for each of its entries."""
+    f = io.BytesIO(data)
+    # zipfile's own reading of the end record (private, stable since Python 2), so that the
+    # directory charged is the one it will parse; None: zipfile refuses the archive itself
+    end = zipfile._EndRecData(f)
+    if end is not None:
+        entries = min(end[zipfile._ECD_SIZE], len(data)) // _MIN_ENTRY + 1
+        budget.charge(_ENTRY * entries, "the archive's directory")
+    return zipfile.ZipFile(f)
 
 
 def read_member(z, info, budget):
