@@ -608,3 +608,65 @@ def test_live_a_tensor_with_python_attributes_loads_without_them(tmp_path):
     torch.save({"t": t, "p": torch.nn.Parameter(torch.ones(1))}, tmp_path / "x.pt")
     d = mg.load(tmp_path / "x.pt")
     assert d["t"].tolist() == [0, 1, 2] and isinstance(d["p"], nn.Parameter)
+
+
+# ---- storages, by the file's keys ----------------------------------------------------------
+def test_bare_storages_are_told_apart_by_their_keys():
+    from tests.hostile.corpus import pickle_of, storage, torch_zip, val
+    a, b = np.arange(4, dtype=np.float32), np.arange(10, 14, dtype=np.float32)
+    pkl = pickle_of(val({"a": storage("0", 16, "UntypedStorage"),
+                         "b": storage("1", 16, "UntypedStorage"),
+                         "a again": storage("0", 16, "UntypedStorage")}))
+    d = mg.load(io.BytesIO(torch_zip(pkl, {"0": a.tobytes(), "1": b.tobytes()})))
+    assert d["a"].numpy().view(np.float32).tolist() == a.tolist()
+    assert d["b"].numpy().view(np.float32).tolist() == b.tolist()
+    assert d["a again"] is d["a"]
+
+
+@pytest.mark.torch
+def test_live_untyped_storages_load_each_with_its_own_bytes(tmp_path):
+    torch = pytest.importorskip("torch")
+    ta, tb = torch.arange(4, dtype=torch.float32), torch.arange(10, 14, dtype=torch.float32)
+    torch.save({"a": ta.untyped_storage(), "b": tb.untyped_storage()}, tmp_path / "s.pt")
+    d = mg.load(tmp_path / "s.pt")
+    assert d["a"].numpy().view(np.float32).tolist() == ta.tolist()
+    assert d["b"].numpy().view(np.float32).tolist() == tb.tolist()
+
+
+# ---- read by construction ------------------------------------------------------------------
+def test_an_object_dtype_in_a_pytorch_file_is_refused_by_the_pytorch_namespace_too():
+    import mutograd.compat.torch as torch
+    from tests.hostile.corpus import fill, np_array, np_dtype, pickle_of, torch_zip, val
+    obj = np_array(np_dtype("O8", (3, "|", None, None, None, 8, 8, 63)), (1,), fill(8))
+    data = torch_zip(pickle_of(val({"w": obj})))
+    with pytest.raises(CheckpointError, match=r"the NumPy dtype 'O8', which mutograd cannot "
+                                              r"read"):
+        torch.load(io.BytesIO(data), weights_only=True)
+
+
+def test_an_array_whose_state_never_comes_is_refused():
+    from tests.hostile.corpus import call, g, pickle_of, val
+    recon = call(g("numpy.core.multiarray", "_reconstruct"), g("numpy", "ndarray"), (0,), b"b")
+    with pytest.raises(CheckpointError, match="an array whose data never came"):
+        mg.load(io.BytesIO(pickle_of(val({"w": recon}))))
+
+
+def test_safetensors_files_need_the_safetensors_package(monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "safetensors", None)
+    with pytest.raises(CheckpointError, match="numpy.safetensors: reading and writing "
+                                              "safetensors files needs the safetensors package"):
+        mg.load(_file("numpy.safetensors"))
+
+
+@pytest.mark.parametrize("protocol", [2, 3, 4, 5])
+def test_numpy_arrays_pickled_with_any_protocol_load_exactly(protocol):
+    obj = {"big-endian": np.arange(6, dtype=">f4").reshape(2, 3),
+           "fortran": np.asfortranarray(np.arange(6.0).reshape(2, 3)), "0-d": np.array(2.5),
+           "bool": np.array([True, False]), "complex": np.array([1 + 2j]),
+           "empty": np.zeros((0, 3)), "scalar": np.float64(1.5), "bytes": b"", "set": {1, 2}}
+    d = mg.load(io.BytesIO(pickle.dumps(obj, protocol=protocol)))
+    for k in ("big-endian", "fortran", "0-d", "bool", "complex", "empty"):
+        assert d[k].shape == list(obj[k].shape) and d[k].numpy().dtype.isnative
+        np.testing.assert_array_equal(d[k].numpy(), obj[k])
+    assert (d["scalar"], d["bytes"], d["set"]) == (1.5, b"", {1, 2})

@@ -51,12 +51,8 @@ class RawTensor:
     __slots__ = ("array", "dtype_name", "requires_grad", "parameter", "location", "key")
 
     def __init__(self, array, dtype_name, key, location="cpu"):
-        self.array = array
-        self.dtype_name = dtype_name
-        self.requires_grad = False
-        self.parameter = False
-        self.location = location
-        self.key = key
+        self.array, self.dtype_name, self.key, self.location = array, dtype_name, key, location
+        self.requires_grad = self.parameter = False
 
 
 def stored_dtypes(dtype_name, source, what, widen=True):

@@ -293,8 +293,8 @@ WeightsUnpickler.dispatch = _dispatch()
 def unpickle(data, budget, more_names=None, persistent_load=None, uint16_name="uint16"):
     """The object in the pickle ``data``, read by :class:`WeightsUnpickler`; its placeholders
     are left for the caller to resolve (:func:`resolved`)."""
-    # the strings, bytes and frames a pickle holds are copies of its bytes: at most twice them
-    budget.charge(2 * len(data), "the pickle's strings and frames")
+    # the pickle's buffer, and its strings, bytes and frames, are copies of its bytes
+    budget.charge(3 * len(data), "the pickle's buffer, strings and frames")
     return WeightsUnpickler(data, budget, more_names, persistent_load, uint16_name).load()
 
 
@@ -367,6 +367,10 @@ def builtin_names(u):
         charge(len(text), "bytes of the pickle")
         return text.encode("latin1", errors)
 
+    def make_bytes(text="", encoding="latin1"):
+        # protocol 2 writes empty bytes as bytes(), as an array of no elements holds
+        return encode(text, encoding)
+
     def make_bytearray(data=b"", encoding=None):
         if type(data) is str and encoding in ("latin1", "latin-1"):
             data = encode(data, encoding)
@@ -390,6 +394,7 @@ def builtin_names(u):
             items(v, 128, "a frozenset"))),
         ("builtins", "tuple"): Emulated("tuple", lambda v=(): tuple(items(v, 16, "a tuple"))),
         ("builtins", "complex"): Emulated("complex", make_complex),
+        ("builtins", "bytes"): Emulated("bytes", make_bytes),
         ("builtins", "bytearray"): Emulated("bytearray", make_bytearray),
         ("_codecs", "encode"): Emulated("_codecs.encode", encode),
     }
