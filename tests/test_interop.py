@@ -670,3 +670,12 @@ def test_numpy_arrays_pickled_with_any_protocol_load_exactly(protocol):
         assert d[k].shape == list(obj[k].shape) and d[k].numpy().dtype.isnative
         np.testing.assert_array_equal(d[k].numpy(), obj[k])
     assert (d["scalar"], d["bytes"], d["set"]) == (1.5, b"", {1, 2})
+
+
+@pytest.mark.torch
+def test_live_big_endian_arrays_saved_for_pytorch_read_back_right(tmp_path):
+    torch = pytest.importorskip("torch")
+    mg.save({"a": np.array([1.0, 2.0], ">f4"), "t": mg.tensor(np.array([3, 4], ">i8"))},
+            tmp_path / "b.pt", format="torch")
+    d = torch.load(tmp_path / "b.pt", weights_only=True)
+    assert d["a"].tolist() == [1.0, 2.0] and d["t"].tolist() == [3, 4]

@@ -8,5 +8,6 @@
   own ``__setstate__``/``__reduce__``;
 - ``zips``: zip members read within their declared sizes; ``npy``: ``.npy``/``.npz``;
   ``safetensors_io``: safetensors through the ``safetensors`` library;
-- ``atomic``: writes that a crash cannot half-do, and the cleanup of what a killed one left.
+- ``atomic``: writes that a crash cannot half-do, and the cleanup of what a killed one left;
+- ``text``: a file's values in error messages, short and safe to print.
 """
