@@ -259,7 +259,7 @@ def save(obj, path, format=None):
     """
     if format in ("torch", "paddle"):
         from . import interop
-        data = interop.torch_file(obj) if format == "torch" else interop.paddle_file(obj)
+        pieces = [interop.torch_file(obj) if format == "torch" else interop.paddle_file(obj)]
     else:
         arrays = {}
         meta = json.dumps({"version": _VERSION, "structure": _encode(obj, "", arrays)})
@@ -268,22 +268,24 @@ def save(obj, path, format=None):
             metadata = {_META_KEY: meta, _DIGEST_KEY: _ZEROS.decode()}
             if _is_state_dict(obj):   # the metadata Hugging Face's loaders ask of PyTorch weights
                 metadata["format"] = "pt"
-            data = bytearray(safetensors_io.write(arrays, metadata))
+            data = safetensors_io.write(arrays, metadata)
             at = _digest_at(data, int.from_bytes(data[:8], "little") + 8)
         elif fmt == "npz":
             if _NPZ_META in arrays:
                 raise CheckpointError(f"the name {_NPZ_META!r} is reserved in npz checkpoints")
             arrays[_NPZ_META] = np.frombuffer(meta.encode(), np.uint8)
-            data = bytearray(npy.npz_bytes(arrays, _NPZ_COMMENT + _ZEROS))
+            data = npy.npz_bytes(arrays, _NPZ_COMMENT + _ZEROS)
             at = len(data) - len(_ZEROS)
         else:
             raise ValueError(f"unknown checkpoint format {format!r}; use 'safetensors', 'npz', "
                              f"'torch' or 'paddle'")
-        data[at:at + len(_ZEROS)] = _digest(data, at)
+        view = memoryview(data)   # the digest written in place of its zeros, without a copy
+        pieces = [view[:at], _digest(data, at), view[at + len(_ZEROS):]]
     if hasattr(path, "write"):   # an open binary file, as torch.save takes
-        path.write(data)
+        for piece in pieces:
+            path.write(piece)
     else:
-        atomic.write(os.fspath(path), data)
+        atomic.write(os.fspath(path), pieces)
 
 
 def _has_safetensors():

@@ -46,8 +46,9 @@ def remove_leftovers(path):
             os.close(fd)
 
 
-def write(path, data):
-    """Write ``data`` to ``path`` atomically (through a symlink to its target)."""
+def write(path, pieces):
+    """Write the bytes ``pieces`` (bytes-like objects, one after the other) to ``path``
+    atomically (through a symlink to its target)."""
     target = os.path.realpath(path)
     remove_leftovers(target)
     folder, name = os.path.split(target)
@@ -59,9 +60,10 @@ def write(path, data):
             fcntl.flock(fd, fcntl.LOCK_EX)
         if os.path.exists(target):   # keep the mode of the file it replaces
             os.chmod(tmp, os.stat(target).st_mode & 0o7777)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        for piece in pieces:
+            view = memoryview(piece)
+            while view:
+                view = view[os.write(fd, view):]
         os.fsync(fd)
         os.replace(tmp, target)
     except BaseException:
