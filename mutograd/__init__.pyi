@@ -28,6 +28,7 @@ from . import places as places
 from . import printing as printing
 from . import progress as progress
 from . import random as random
+from . import serialization as serialization
 from . import switches as switches
 from . import tensor_factories as tensor_factories
 from . import tensor_methods as tensor_methods
@@ -866,7 +867,7 @@ def linspace(
     name=None,
 ):
     """``num`` evenly spaced values from ``start`` to ``stop`` inclusive."""
-def load(path, map_location=None, weights_only=True):
+def load(path, map_location=None, weights_only=True, *, max_bytes=None):
     """Read a checkpoint written by :func:`save`, or weights written by another tool (any file name;
     the format is detected from the content).
     """

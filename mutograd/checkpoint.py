@@ -2,14 +2,18 @@
 
 ``obj`` is a nest of dicts, lists and tuples whose leaves are tensors, NumPy arrays, numbers,
 strings, booleans or None (a ``state_dict()`` of a module or an optimizer, or a dict holding
-several). The tensors go into a safetensors file (the ``safetensors`` package, extra ``ckpt``) or,
-when that package is absent, into an ``.npz`` archive read back with ``allow_pickle=False``. The
-structure and a CRC-32 of every tensor's bytes go into the file's metadata as JSON, so nothing in
-a checkpoint can run code when loaded, and a corrupted byte is reported, not loaded.
+several). The tensors go into a safetensors file (through the ``safetensors`` package, extra
+``ckpt``) or, when that package is absent, into an ``.npz`` archive; the structure goes into the
+file's metadata as JSON. Nothing in a checkpoint can run code when it is loaded.
 
-Files are written atomically: to a temporary file in the same folder, flushed to disk, then
-renamed over the target, so a crash leaves the previous checkpoint intact. The format is
-recognised from the file's first bytes, never from its name.
+Integrity: a SHA-256 digest of the whole file (with the digest's own 64 characters read as
+zeros) is stored in it, in the safetensors metadata or the zip comment. One flipped bit anywhere
+in a checkpoint, in a tensor, a name, the structure, the metadata or the digest, is an error,
+never different content.
+
+Files are written atomically (:mod:`mutograd.serialization.atomic`), little-endian. The format
+is recognised from the file's first bytes, never from its name. Every load has a memory budget
+(:mod:`mutograd.serialization.budget`).
 
     >>> import mutograd as mg, tempfile, os
     >>> net = mg.nn.Linear(3, 2)
@@ -19,35 +23,34 @@ recognised from the file's first bytes, never from its name.
     >>> ck["epoch"], ck["model"]["weight"].shape
     (3, [2, 3])
 """
-import io
+import hashlib
 import json
 import os
-import struct
-import tempfile
-import zipfile
+import warnings
 import zlib
+from collections import OrderedDict
 
 import numpy as np
 
 from . import places
-from .errors import MutogradError, PlaceError
+from .errors import CheckpointError, CheckpointPlaceError, PlaceError
+from .serialization import atomic, npy, safetensors_io
+from .serialization.arrays import NUMPY_CODES, STORED, WIDENED, RawTensor, little_endian
+from .serialization.budget import Budget, json_cost
+from .serialization.text import shown
+from .serialization.unpickler import Name
+from .serialization.zips import open_zip
 from .tensor import Tensor, _wrap
 
-_META_KEY = "mutograd"
+__all__ = ["CheckpointError", "load", "save", "storable_items"]
+
+_META_KEY = "mutograd"             # the structure, as JSON
+_DIGEST_KEY = "mutograd_sha256"    # the digest (its own key, so a flip in either key is seen)
 _NPZ_META = "__mutograd__"
-_VERSION = 1
-
-
-class CheckpointError(MutogradError, RuntimeError, ValueError):
-    """A checkpoint that cannot be written or read: truncated, corrupted, or not a checkpoint."""
-
-
-def _safetensors():
-    try:
-        import safetensors.numpy as st
-    except ImportError:
-        return None
-    return st
+_NPZ_COMMENT = b"mutograd-sha256:"
+_VERSION = 2                       # 1: a CRC-32 per tensor, no digest of the metadata
+_ZEROS = b"0" * 64
+MAX_DEPTH = 200                    # containers nested deeper are refused, in every format
 
 
 # ---- structure <-> JSON --------------------------------------------------------------------
@@ -89,13 +92,45 @@ def _encode(obj, path, arrays):
 
 
 def _put(arrays, path, arr):
+    if arr.dtype.str[1:] not in NUMPY_CODES:
+        raise TypeError(f"mutograd.save cannot store an array of {arr.dtype} (at "
+                        f"{path or 'the top level'}): only booleans, numbers and complex numbers")
     name = path or "tensor"
     while name in arrays:
         name += "#"
-    arrays[name] = _contiguous(arr)
+    arrays[name] = little_endian(arr)
     return name
 
 
+def _decode(enc, arrays, source, depth=0):
+    """The tree of containers, values, arrays and RawTensors the structure ``enc`` describes."""
+    if depth > MAX_DEPTH:
+        raise CheckpointError(f"{source}: containers nested more than {MAX_DEPTH} deep")
+    if isinstance(enc, list):
+        return [_decode(v, arrays, source, depth + 1) for v in enc]
+    if not isinstance(enc, dict):
+        return enc
+    kind = next(iter(enc), None)
+    if kind in ("$tensor", "$array"):
+        if enc[kind] not in arrays:
+            raise CheckpointError(f"{source}: the structure names the array {shown(enc[kind])}, "
+                                  f"which the file does not hold")
+        raw = arrays[enc[kind]]
+        if kind == "$array":
+            return raw.array
+        raw.location = enc.get("place", "cpu")
+        return raw
+    if kind == "$tuple" and isinstance(enc[kind], list):
+        return tuple(_decode(v, arrays, source, depth + 1) for v in enc[kind])
+    if kind == "$dict" and isinstance(enc[kind], list) and all(
+            isinstance(p, list) and len(p) == 2 and not isinstance(p[0], (list, dict))
+            for p in enc[kind]):
+        return {k: _decode(v, arrays, source, depth + 1) for k, v in enc[kind]}
+    raise CheckpointError(f"{source}: an unknown entry in the checkpoint's structure: "
+                          f"{shown(enc)}")
+
+
+# ---- where tensors go ----------------------------------------------------------------------
 class _MappedStorage:
     """What a ``map_location`` function gets in place of a storage, as in PyTorch's
     ``lambda storage, loc: storage`` or ``storage.cuda(1)``: it records where it is moved."""
@@ -146,35 +181,65 @@ def _place_tensor(t, saved, map_location):
         try:
             t = t.to(where)
         except PlaceError as e:
-            raise PlaceError(f"{e}. The checkpoint holds a tensor saved on {saved}; load it "
-                             f"with map_location='cpu' on a machine without it") from None
+            raise CheckpointPlaceError(f"{e}. The checkpoint holds a tensor saved on {saved}; "
+                                       f"load it with map_location='cpu' on a machine without "
+                                       f"it") from e
     return t
 
 
-def _decode(enc, arrays, map_location=None):
-    if isinstance(enc, list):
-        return [_decode(v, arrays, map_location) for v in enc]
-    if isinstance(enc, dict):
-        if "$tensor" in enc:
-            return _place_tensor(_wrap(arrays[enc["$tensor"]]), enc.get("place", "cpu"),
-                                 map_location)
-        if "$array" in enc:
-            return arrays[enc["$array"]]
-        if "$tuple" in enc:
-            return tuple(_decode(v, arrays, map_location) for v in enc["$tuple"])
-        if "$dict" in enc:
-            return {k: _decode(v, arrays, map_location) for k, v in enc["$dict"]}
-        raise CheckpointError(f"unknown entry in the checkpoint structure: {sorted(enc)}")
-    return enc
+def _location_name(location):
+    # PyTorch's 'cuda:0' is mutograd's 'gpu:0'; other device kinds (mps, xla) load on the CPU
+    try:
+        return places.get_name(location)
+    except Exception:  # noqa: BLE001  (PlaceError: a kind mutograd has no place for)
+        return "cpu"
 
 
-def _contiguous(arr):
-    # not np.ascontiguousarray: it turns a 0-d array into a 1-d one
-    return arr if arr.flags.c_contiguous else arr.copy(order="C")
+def _as_dtype(name):
+    from . import dtypes
+    try:
+        return dtypes.get(name)
+    except TypeError:
+        return name   # bfloat16, float8, uint16...: named by a string
 
 
-def _crc(arr):
-    return zlib.crc32(_contiguous(arr).tobytes())
+def _tensors(tree, source, map_location):
+    """``tree`` (what a file held) with its RawTensors made into tensors on the place
+    ``map_location`` picks, one tensor per RawTensor, warning once per widened dtype."""
+    from .nn import Parameter
+    made, seen, widened = {}, {}, {}
+
+    def conv(x, name):
+        if type(x) is RawTensor:
+            if x.key not in made:
+                t = _place_tensor(_wrap(x.array), _location_name(x.location), map_location)
+                if x.parameter:
+                    t = Parameter(t, requires_grad=x.requires_grad)
+                elif x.requires_grad and (t.dtype.is_floating_point or t.dtype.is_complex):
+                    t.requires_grad_(True)
+                if x.dtype_name in WIDENED:
+                    widened.setdefault(x.dtype_name, []).append(name)
+                made[x.key] = t
+            return made[x.key]
+        if type(x) is Name:   # a torch dtype, class or storage type named as a value
+            return _as_dtype(x.value) if x.kind == "torch dtype" else x.value
+        if type(x) not in (dict, OrderedDict, list, tuple):
+            return x
+        if id(x) not in seen:   # the tree is alive while this runs: ids are stable
+            if isinstance(x, dict):
+                seen[id(x)] = type(x)((k, conv(v, f"{name}.{k}" if name else str(k)))
+                                      for k, v in x.items())
+            else:
+                seen[id(x)] = type(x)(conv(v, f"{name}.{i}" if name else str(i))
+                                      for i, v in enumerate(x))
+        return seen[id(x)]
+
+    out = conv(tree, "")
+    for dtype_name, names in widened.items():
+        warnings.warn(f"{source}: {dtype_name} tensors read as {STORED[dtype_name][1]} "
+                      f"(mutograd has no {dtype_name}): {', '.join(names)}", UserWarning,
+                      stacklevel=3)
+    return out
 
 
 # ---- saving --------------------------------------------------------------------------------
@@ -187,44 +252,48 @@ def save(obj, path, format=None):
     keys are the tensors' names). For other tools there are also ``'torch'`` (a PyTorch zip
     file for ``torch.load(path, weights_only=True)``) and ``'paddle'`` (a ``.pdparams`` pickle
     of NumPy arrays for ``paddle.load``); both hold tensors, arrays, numbers, strings and
-    containers, without mutograd's checksums and places.
+    containers, without mutograd's digest and places. Every format is written little-endian.
+
+    A symlinked ``path`` is written through to its target. The temporary file of a save that
+    was killed is removed by the next save or load of the same path.
     """
     if format in ("torch", "paddle"):
         from . import interop
-        data = interop.torch_file(obj) if format == "torch" else interop.paddle_file(obj)
-        _write(path, data)
-        return
-    arrays = {}
-    structure = _encode(obj, "", arrays)
-    meta = json.dumps({"version": _VERSION, "structure": structure,
-                       "crc32": {k: _crc(a) for k, a in arrays.items()}})
-    st = _safetensors()
-    fmt = format or ("safetensors" if st is not None else "npz")
-    if fmt == "safetensors":
-        if st is None:
-            raise CheckpointError("format='safetensors' needs the safetensors package: "
-                                  "pip install 'mutograd[ckpt]'")
-        metadata = {_META_KEY: meta}
-        if _is_state_dict(obj):   # the metadata Hugging Face's loaders ask of PyTorch weights
-            metadata["format"] = "pt"
-        data = st.save(arrays, metadata=metadata)
-    elif fmt == "npz":
-        if _NPZ_META in arrays:
-            raise CheckpointError(f"the name {_NPZ_META!r} is reserved in npz checkpoints")
-        buf = io.BytesIO()
-        np.savez(buf, **arrays, **{_NPZ_META: np.frombuffer(meta.encode(), np.uint8)})
-        data = buf.getvalue()
+        pieces = [interop.torch_file(obj) if format == "torch" else interop.paddle_file(obj)]
     else:
-        raise ValueError(f"unknown checkpoint format {format!r}; use 'safetensors', 'npz', "
-                         f"'torch' or 'paddle'")
-    _write(path, data)
-
-
-def _write(path, data):
+        arrays = {}
+        meta = json.dumps({"version": _VERSION, "structure": _encode(obj, "", arrays)})
+        fmt = format or ("safetensors" if _has_safetensors() else "npz")
+        if fmt == "safetensors":
+            metadata = {_META_KEY: meta, _DIGEST_KEY: _ZEROS.decode()}
+            if _is_state_dict(obj):   # the metadata Hugging Face's loaders ask of PyTorch weights
+                metadata["format"] = "pt"
+            data = safetensors_io.write(arrays, metadata)
+            at = _digest_at(data, int.from_bytes(data[:8], "little") + 8)
+        elif fmt == "npz":
+            if _NPZ_META in arrays:
+                raise CheckpointError(f"the name {_NPZ_META!r} is reserved in npz checkpoints")
+            arrays[_NPZ_META] = np.frombuffer(meta.encode(), np.uint8)
+            data = npy.npz_bytes(arrays, _NPZ_COMMENT + _ZEROS)
+            at = len(data) - len(_ZEROS)
+        else:
+            raise ValueError(f"unknown checkpoint format {format!r}; use 'safetensors', 'npz', "
+                             f"'torch' or 'paddle'")
+        view = memoryview(data)   # the digest written in place of its zeros, without a copy
+        pieces = [view[:at], _digest(data, at), view[at + len(_ZEROS):]]
     if hasattr(path, "write"):   # an open binary file, as torch.save takes
-        path.write(data)
+        for piece in pieces:
+            path.write(piece)
     else:
-        _write_atomically(os.fspath(path), data)
+        atomic.write(os.fspath(path), pieces)
+
+
+def _has_safetensors():
+    try:
+        safetensors_io.library()
+    except CheckpointError:
+        return False
+    return True
 
 
 def _is_state_dict(obj):
@@ -232,37 +301,36 @@ def _is_state_dict(obj):
         isinstance(k, str) and isinstance(v, (Tensor, np.ndarray)) for k, v in obj.items())
 
 
-def _write_atomically(path, data):
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".",
-                               suffix=".tmp")
-    try:
-        # mkstemp makes the file private (0600); give it the mode a plain open() would
-        mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o666 & ~_umask()
-        os.chmod(tmp, mode)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+def _digest(data, at):
+    """The SHA-256 digest (64 hex digits, as bytes) of ``data`` with the 64 bytes at ``at``,
+    where the digest is kept, read as zeros."""
+    h = hashlib.sha256()
+    view = memoryview(data)
+    h.update(view[:at])
+    h.update(_ZEROS)
+    h.update(view[at + len(_ZEROS):])
+    return h.hexdigest().encode()
 
 
-def _umask():
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def _digest_at(data, end):
+    """Where the digest's 64 characters are in the safetensors header ``data[8:end]``, or None
+    when its key is not there exactly once with a 64-character value."""
+    key = f'"{_DIGEST_KEY}":"'.encode()
+    header = bytes(data[8:end])
+    i = header.find(key)
+    at = 8 + i + len(key)
+    if i < 0 or header.find(key, i + 1) >= 0 or data[at + len(_ZEROS):at + len(_ZEROS) + 1] \
+            != b'"':
+        return None
+    return at
 
 
 # ---- loading -------------------------------------------------------------------------------
-def detect_format(data):
-    """``'safetensors'``, ``'npz'``, ``'torch'`` (``torch.save``'s zip archive), ``'pickle'``
-    (Paddle's ``.pdparams``, PyTorch's legacy format) or None, from a file's first bytes."""
+def _format(data):
+    """``'safetensors'``, ``'zip'`` (a PyTorch file or an npz archive), ``'pickle'`` (Paddle's
+    ``.pdparams``, PyTorch's legacy format) or None, from a file's first bytes."""
     if data[:4] == b"PK\x03\x04":
-        return "torch" if _is_torch_zip(data) else "npz"
+        return "zip"
     if data[8:9] == b"{":   # a little-endian header length, then the JSON header
         return "safetensors"
     if data[:1] == b"\x80" and data[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
@@ -270,19 +338,7 @@ def detect_format(data):
     return None
 
 
-def _is_torch_zip(data):
-    """Whether a zip archive holds ``<folder>/data.pkl`` (PyTorch's files) rather than ``.npy``
-    arrays; a damaged archive is judged by its first record (``torch.save`` writes
-    ``data.pkl`` first)."""
-    try:
-        names = zipfile.ZipFile(io.BytesIO(data)).namelist()
-    except Exception:  # noqa: BLE001  (a damaged archive: reported when it is read)
-        (n,) = struct.unpack("<H", data[26:28]) if len(data) >= 30 else (0,)
-        names = [data[30:30 + n].decode("utf-8", "replace")]
-    return any(n.count("/") == 1 and n.endswith("/data.pkl") for n in names)
-
-
-def load(path, map_location=None, weights_only=True):
+def load(path, map_location=None, weights_only=True, *, max_bytes=None):
     """Read a checkpoint written by :func:`save`, or weights written by another tool (any file
     name; the format is detected from the content).
 
@@ -291,8 +347,12 @@ def load(path, map_location=None, weights_only=True):
     (``torch.save``'s zip format), Paddle ``.pdparams``/``.pdopt`` files and plain ``.npz``
     archives. A file of weights gives a dict of tensors that ``load_state_dict`` takes.
 
-    Raises :class:`CheckpointError` for a truncated, corrupted or unreadable file, and for a
-    pickle that names anything but tensors, arrays, dtypes and containers.
+    Every problem with the file (truncated, corrupted, not a checkpoint, a pickle naming
+    anything but tensors, arrays, dtypes and containers) raises :class:`CheckpointError`,
+    saying what and where. Reading may make at most ``max_bytes`` bytes besides the file's own
+    (default: 8 times the file's size plus 64 MiB); more raises
+    :class:`~mutograd.errors.CheckpointBudgetError`, a CheckpointError.
+
     Tensors come back on the place they were saved from, unless ``map_location`` says otherwise
     (``'cpu'``, ``'cuda:0'``, a Place, a dict such as ``{'gpu:0': 'cpu'}``, or PyTorch's
     function form ``lambda storage, loc: storage``). ``weights_only`` is accepted for
@@ -301,64 +361,95 @@ def load(path, map_location=None, weights_only=True):
     """
     if hasattr(path, "read"):   # an open binary file, as torch.load takes
         data = path.read()
-        path = str(getattr(path, "name", "<file object>"))
+        source = str(getattr(path, "name", "<file object>"))
     else:
-        path = os.fspath(path)
-        with open(path, "rb") as f:
+        source = os.fspath(path)
+        atomic.remove_leftovers(source)
+        with open(source, "rb") as f:
             data = f.read()
-    fmt = detect_format(data)
-    if fmt is None:
-        what = ("an empty file" if not data else "neither a safetensors file, an npz archive, "
-                "a PyTorch file nor a Paddle file")
-        raise CheckpointError(f"{path} is not a mutograd checkpoint: {what}")
-    if fmt in ("torch", "pickle"):
-        from . import interop
-        obj = (interop.read_torch_zip if fmt == "torch" else interop.read_pickle)(data, path)
-        return interop.to_mutograd(obj, path, map_location, paddle=fmt == "pickle")
+    budget = Budget(source, len(data), max_bytes)
+    return _tensors(read(data, budget), source, map_location)
+
+
+def read(data, budget):
+    """What the file ``data`` holds: a tree of containers, values, arrays and
+    :class:`~mutograd.serialization.arrays.RawTensor` s. Every problem with the file is a
+    :class:`CheckpointError` that starts with its name, the exception that showed it chained."""
+    source = budget.source
+    fmt = _format(data)
     try:
-        arrays, meta = (_read_safetensors if fmt == "safetensors" else _read_npz)(data, path)
-        if meta is None:   # weights written by another tool
+        if fmt is None:
+            what = ("an empty file" if not data else "neither a safetensors file, an npz "
+                    "archive, a PyTorch file nor a Paddle file")
+            raise CheckpointError(f"{source} is not a mutograd checkpoint: {what}")
+        if fmt == "pickle":
             from . import interop
-            return interop.to_mutograd(arrays, path, map_location)
-        info = json.loads(meta)
-        structure = info["structure"]
-        crcs = info["crc32"]
+            return interop.read_pickle(data, budget)
+        return (_read_safetensors if fmt == "safetensors" else _read_zip)(data, budget)
     except CheckpointError as e:
-        raise CheckpointError(e if str(e).startswith(path) else f"{path}: {e}") from None
-    except Exception as e:  # noqa: BLE001  (any parser error means a damaged file)
-        raise CheckpointError(f"{path} is truncated or corrupted ({fmt}: "
-                              f"{type(e).__name__}: {e})") from None
-    bad = sorted(k for k, a in arrays.items() if crcs.get(k) != _crc(a))
-    missing = sorted(set(crcs) - set(arrays))
-    if bad or missing:
-        raise CheckpointError(f"{path} is corrupted: the data of {', '.join(bad + missing)} "
-                              f"does not match its checksum")
-    return _decode(structure, arrays, map_location)
+        if str(e).startswith(source):
+            raise
+        raise type(e)(f"{source}: {e}") from e
+    except Exception as e:  # noqa: BLE001  (whatever a parser raises means a damaged file)
+        raise CheckpointError(f"{source} is truncated or corrupted ({fmt}: {type(e).__name__}: "
+                              f"{str(e)[:300]})") from e
 
 
-def _read_safetensors(data, path):
-    (n,) = struct.unpack("<Q", data[:8])
-    if n > len(data) - 8:
-        raise CheckpointError(f"truncated: the header claims {n} bytes, the file has "
-                              f"{len(data) - 8} after the length")
-    header = json.loads(data[8:8 + n])
-    meta = (header.get("__metadata__") or {}).get(_META_KEY)
-    if meta is None:   # a plain safetensors file: read without the package
-        from . import interop
-        return interop.read_safetensors(data, path, header), None
-    st = _safetensors()
-    if st is None:
-        raise CheckpointError("this is a safetensors checkpoint; reading it needs the "
-                              "safetensors package: pip install 'mutograd[ckpt]'")
-    arrays = {k: np.array(v) for k, v in st.load(data).items()}
-    return arrays, meta
+def _read_safetensors(data, budget):
+    header, end = safetensors_io.header(data, budget)
+    meta = header.get("__metadata__") or {}
+    ours = isinstance(meta, dict) and (_META_KEY in meta or _DIGEST_KEY in meta)
+    if ours and _DIGEST_KEY in meta:
+        _check_digest(data, _digest_at(data, end), meta[_DIGEST_KEY], budget.source)
+    tensors = safetensors_io.tensors(data, header, budget, widen=not ours)
+    return _own(meta, _DIGEST_KEY in meta, tensors, budget) if ours else tensors
 
 
-def _read_npz(data, path):
-    with np.load(io.BytesIO(data), allow_pickle=False) as z:
-        if _NPZ_META not in z.files:   # arrays written by numpy.savez
-            from . import interop
-            return interop.read_npz(data, path), None
-        arrays = {k: z[k] for k in z.files if k != _NPZ_META}
-        meta = z[_NPZ_META].tobytes().decode()
-    return arrays, meta
+def _read_zip(data, budget):
+    z = open_zip(data, budget)
+    names = z.namelist()
+    from . import interop
+    if interop.torch_record_prefix(names) is not None:
+        return interop.read_torch_zip(z, budget)
+    ours = z.comment.startswith(_NPZ_COMMENT) or _NPZ_META + ".npy" in names
+    if ours and z.comment.startswith(_NPZ_COMMENT):
+        at = len(data) - len(_ZEROS)
+        if z.comment != _NPZ_COMMENT + data[at:]:   # the comment, at the file's end
+            at = None
+        _check_digest(data, at, z.comment[len(_NPZ_COMMENT):].decode("latin1"), budget.source)
+    arrays = npy.read_npz(z, budget, widen=not ours)
+    if not ours:
+        return arrays
+    meta = arrays.pop(_NPZ_META, None)
+    text = None if meta is None else meta.array.tobytes().decode()
+    return _own({_META_KEY: text}, z.comment.startswith(_NPZ_COMMENT), arrays, budget)
+
+
+def _check_digest(data, at, stored, source):
+    if at is None or not isinstance(stored, str) or _digest(data, at) != stored.encode():
+        raise CheckpointError(f"{source} is corrupted: its content does not match the SHA-256 "
+                              f"digest stored in it")
+
+
+def _own(meta, digested, arrays, budget):
+    """The tree of a mutograd checkpoint: its metadata ``meta`` ({'mutograd': JSON}),
+    ``digested`` (whether the file's digest was there and checked) and its ``arrays``."""
+    source = budget.source
+    text = meta.get(_META_KEY)
+    if not isinstance(text, str):
+        raise CheckpointError(f"{source} is corrupted: its structure is missing")
+    budget.charge(json_cost(text), "the checkpoint's structure")
+    info = json.loads(text)
+    version = info.get("version") if isinstance(info, dict) else None
+    if version == 1 and not digested:   # before the digest: a CRC-32 of each tensor
+        crcs = info["crc32"]
+        bad = sorted(k for k, a in arrays.items()
+                     if crcs.get(k) != zlib.crc32(a.array.tobytes()))
+        if bad or set(crcs) - set(arrays):
+            raise CheckpointError(f"{source} is corrupted: the data of "
+                                  f"{', '.join(bad + sorted(set(crcs) - set(arrays)))} does not "
+                                  f"match its checksum")
+    elif version != _VERSION or not digested:
+        raise CheckpointError(f"{source} is corrupted or from a newer mutograd: a checkpoint of "
+                              f"version {shown(version)}{'' if digested else ' without a digest'}")
+    return _decode(info["structure"], arrays, source)

@@ -48,3 +48,19 @@ class IndexRangeError(MutogradError, IndexError, ValueError):
 class LinAlgError(MutogradError, RuntimeError):
     """A matrix a linear-algebra routine cannot handle (singular, not positive definite, no
     convergence): ``torch.linalg.LinAlgError``'s counterpart."""
+
+
+class CheckpointError(MutogradError, RuntimeError, ValueError):
+    """A checkpoint or weights file that cannot be written or read: truncated, corrupted, not a
+    checkpoint, or holding what a weights file may not hold. The message starts with the file and
+    says what was wrong and where; the exception that revealed it, if any, is chained."""
+
+
+class CheckpointBudgetError(CheckpointError):
+    """Reading a file would make more than its memory budget allows (a small multiple of the
+    file's size, or ``max_bytes=``); the message names the budget and what asked for more."""
+
+
+class CheckpointPlaceError(CheckpointError, PlaceError):
+    """A file holds a tensor saved on a place this machine lacks (a GPU): load it with
+    ``map_location='cpu'``. Both a CheckpointError and a PlaceError."""

@@ -26,7 +26,9 @@ MODULES = ["mutograd.nn", "mutograd.nn.module", "mutograd.nn.init", "mutograd.nn
            "mutograd.optim",
            "mutograd.optim.algorithms",
            "mutograd.optim.lr_scheduler", "mutograd.data", "mutograd.data.dataset",
-           "mutograd.data.datasets", "mutograd.data.loader", "mutograd.checkpoint"]
+           "mutograd.data.datasets", "mutograd.data.loader", "mutograd.checkpoint",
+           "mutograd.serialization.arrays", "mutograd.serialization.budget",
+           "mutograd.serialization.text"]
 
 
 @pytest.mark.parametrize("name", MODULES)

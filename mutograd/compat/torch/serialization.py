@@ -13,9 +13,6 @@ A whole ``nn.Module`` is refused, as every object that would need pickle: save i
     >>> torch.load(buf)["w"]
     tensor([1., 1.])
 """
-import os
-import tempfile
-
 from ... import checkpoint as _ckpt
 from ...nn.module import Module as _Module
 
@@ -29,23 +26,11 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
             f"pickle the model's code, and mutograd checkpoints never pickle. Save "
             f"model.state_dict() instead, and load it with model.load_state_dict(torch.load(f)) "
             f"into a model built by your code")
-    if not hasattr(f, "write"):
-        return _ckpt.save(obj, f)
-    with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "checkpoint")
-        _ckpt.save(obj, path)
-        with open(path, "rb") as src:
-            f.write(src.read())
+    _ckpt.save(obj, f)
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
-         **pickle_load_args):
-    """Read what :func:`save` wrote to ``f`` (a path or a readable file object)."""
-    if not hasattr(f, "read"):
-        return _ckpt.load(f, map_location=map_location)
-    data = f.read()
-    with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "file object")     # the name error messages will show
-        with open(path, "wb") as dst:
-            dst.write(data)
-        return _ckpt.load(path, map_location=map_location)
+         max_bytes=None, **pickle_load_args):
+    """Read what :func:`save` wrote to ``f`` (a path or a readable file object), or PyTorch's
+    own files; ``max_bytes`` as in :func:`mutograd.load`."""
+    return _ckpt.load(f, map_location=map_location, max_bytes=max_bytes)
