@@ -668,9 +668,11 @@ def grad(
     allow_unused=None,
     only_inputs=True,
     allow_unused_default=False,
+    no_grad_vars=None,
 ):
     """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``: a tuple,
-    as PyTorch's (``mutograd.compat.paddle.grad`` gives Paddle's list).
+    as PyTorch's (``mutograd.compat.paddle.grad`` gives Paddle's list). ``no_grad_vars`` (Paddle's):
+    tensors through which no gradient flows, as if they were constants.
     """
 def greater(x, y, *, out=None) -> Tensor:
     """``gt`` of ``x``, ``y``, element by element (broadcast together), as a bool tensor."""

@@ -148,6 +148,15 @@ def is_checkpoint_valid():
     return task is None or task.targets is None
 
 
+_after_next = []
+
+
+def after_next_backward(fn):
+    """Call ``fn()`` once, when the next backward (in any thread) has finished: Paddle's
+    ``core.eager._add_backward_final_hook``."""
+    _after_next.append(fn)
+
+
 def queue_callback(fn):
     """Run ``fn()`` once the backward now running has accumulated every gradient.
 
@@ -161,9 +170,11 @@ def queue_callback(fn):
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None, only_inputs=True, allow_unused_default=False):
+         allow_unused=None, only_inputs=True, allow_unused_default=False, no_grad_vars=None):
     """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``: a
     tuple, as PyTorch's (``mutograd.compat.paddle.grad`` gives Paddle's list).
+    ``no_grad_vars`` (Paddle's): tensors through which no gradient flows, as if they were
+    constants.
 
     Example::
 
@@ -179,7 +190,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if retain_graph is None:
         retain_graph = create_graph
     roots = _roots(outputs, grad_outputs, False, create_graph)
-    found = _run(roots, bool(retain_graph), inputs, accumulate=False, graph=create_graph)
+    cut = None
+    if no_grad_vars is not None:
+        cut = {_target_key(t) for t in ([no_grad_vars] if isinstance(no_grad_vars, Tensor)
+                                        else no_grad_vars)}
+    found = _run(roots, bool(retain_graph), inputs, accumulate=False, graph=create_graph,
+                 cut=cut)
     allow = allow_unused_default if allow_unused is None else allow_unused
     res = []
     for t in inputs:
@@ -342,12 +358,13 @@ def _needed(nodes, targets, accumulate):
     return {n for n in nodes if reach[n] or (accumulate and n in targets)}
 
 
-def _run(roots, retain_graph, only, accumulate, graph=False):
+def _run(roots, retain_graph, only, accumulate, graph=False, cut=None):
     """Run backward from ``roots``. ``graph`` (create_graph): gradients are tensors and every
     node runs its formulas as recorded ops (Note [Differentiable gradient formulas] in
     autograd/graph_arrays.py), with grad mode on; nothing is written in place, so no array has
     an owner. ``only``: the tensors (or GradientEdges) whose gradients are wanted; the others'
-    are not computed (Note [Node hooks])."""
+    are not computed (Note [Node hooks]). ``cut``: nodes (and leaves) no gradient is sent
+    to."""
     from ..tensor import Tensor
     deps, nodes, leaf_deps = _dependencies(roots)
     buf = {}
@@ -431,6 +448,8 @@ def _run(roots, retain_graph, only, accumulate, graph=False):
                 if needed is not None and e not in targets and (isinstance(e, Tensor)
                                                                 or e not in needed):
                     continue
+                if cut is not None and e in cut:
+                    continue
                 add(buf, e, gi, mine)
             if not retain_graph:
                 node.release()
@@ -447,6 +466,9 @@ def _run(roots, retain_graph, only, accumulate, graph=False):
             elif accumulate and (targets is None or leaf in targets):
                 _finish_leaf(leaf, g, owned, graph)
         callbacks = task.callbacks
+        if outer is None:   # the outermost backward: Paddle's final hooks too
+            callbacks += _after_next
+            _after_next.clear()
         while callbacks:
             callbacks.pop(0)()
     finally:
