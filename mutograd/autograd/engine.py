@@ -101,7 +101,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, inputs=None, scalar_
     if inputs is not None:
         only = [inputs] if isinstance(inputs, Tensor) or is_edge(inputs) else list(inputs)
         if not only:
-            raise BackwardError("'inputs' argument to backward() cannot be empty.")
+            raise BackwardError("`inputs` argument to `backward()` cannot be empty.")
         for t in only:   # Note [Node hooks]: an input's gradient is kept, leaf or not
             if isinstance(t, Tensor):
                 t.retain_grad()

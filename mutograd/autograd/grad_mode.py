@@ -53,7 +53,7 @@ class _GradMode:
     def __call__(self, func):
         mode = self.mode
         if inspect.isgeneratorfunction(func) or inspect.iscoroutinefunction(func):
-            return _resumable(func, lambda: _Switch(mode))
+            return _resumable(func, lambda: _switch(mode))
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
@@ -66,21 +66,11 @@ class _GradMode:
         return wrapper
 
 
-class _Switch:
-    """A one-use context manager that sets grad mode to ``mode`` and restores it."""
-
-    __slots__ = ("mode", "prev")
-
-    def __init__(self, mode):
-        self.mode = mode
-
-    def __enter__(self):
-        self.prev = _state.enabled
-        _state.enabled = self.mode
-
-    def __exit__(self, *exc):
-        _state.enabled = self.prev
-        return False
+def _switch(mode):
+    """A fresh one-use context manager that sets grad mode to ``mode`` and restores it."""
+    switch = object.__new__(_GradMode)
+    switch.mode = mode
+    return switch
 
 
 def _resumable(func, make):
