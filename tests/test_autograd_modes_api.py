@@ -386,3 +386,34 @@ def test_set_materialize_grads_false_gives_none_for_an_output_without_gradient()
     p, _ = Two.apply(a)
     p.sum().backward()
     assert got == [None] and a.grad.tolist() == [2.0, 2.0]
+
+
+def test_node_hooks_module_hooks_and_checkpointing_on_a_device(fake_gpu):
+    # hooks see tensors on the gradient's place; a several-output Function packs there
+    x = mg.tensor([1.0, 2.0], requires_grad=True, place="gpu:0")
+    y = x * 3
+    places = []
+    y.grad_fn.register_prehook(lambda go: places.append(str(go[0].place)) or (go[0] * 2,))
+    y.grad_fn.register_hook(lambda gi, go: places.append(str(gi[0].place)))
+
+    class Two(mg.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2, a * 3
+
+        @staticmethod
+        def backward(ctx, ga, gb):
+            return ga * 2 + gb * 3
+
+    p, q = Two.apply(y)
+    p.grad_fn.register_prehook(lambda go: (go[0] * 10, go[1]))
+    from mutograd.autograd.recompute import checkpoint
+    checkpoint(lambda t: (t * t).sum(), p, use_reentrant=False).backward()
+    assert places == ["gpu:0", "gpu:0"] and str(x.grad.place) == "gpu:0"
+    # d/dp (p.p) = 2p = 12x, times 10 (pre-hook), times 2 (backward), times 2 (pre-hook), 3
+    np.testing.assert_allclose(x.grad.cpu().numpy(), 12 * np.array([1.0, 2.0]) * 10 * 2 * 2 * 3)
+    lin = mg.nn.Linear(2, 1).to("gpu:0")
+    seen = []
+    lin.register_full_backward_hook(lambda m, gi, go: seen.append(str(gi[0].place)))
+    lin(mg.ones([3, 2], requires_grad=True, place="gpu:0")).sum().backward()
+    assert seen == ["gpu:0"]
