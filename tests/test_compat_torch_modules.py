@@ -31,8 +31,7 @@ def test_gradient_edge_as_an_input_of_grad():
     x = mt.tensor([1.0, 2.0], requires_grad=True)
     y = x * 3
     edge = mt.autograd.graph.get_gradient_edge(y)
-    node, nr = edge
-    assert node is y.grad_fn and nr == 0
+    assert edge.node is y.grad_fn and edge.output_nr == 0 and len(edge) == 3   # as PyTorch
     (g,) = mt.autograd.grad((y * y).sum(), edge)
     assert g.tolist() == [6.0, 12.0]
     (g,) = mt.autograd.grad((y * y).sum(), [mt.autograd.graph.get_gradient_edge(x)])

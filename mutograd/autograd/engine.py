@@ -54,6 +54,7 @@ Note [Graph tasks]
     whether it computes every leaf's gradient (:func:`is_checkpoint_valid`, for reentrant
     checkpointing). A backward run from a hook is a task of its own.
 """
+import collections
 import itertools
 import threading
 
@@ -218,20 +219,14 @@ def is_edge(obj):
     return type(obj) is GradientEdge
 
 
-class GradientEdge(tuple):
-    """Where a gradient enters the graph: ``(node, output_nr)``, PyTorch's
-    ``torch.autograd.graph.GradientEdge``; a leaf's node is its AccumulateGrad."""
+class GradientEdge(collections.namedtuple("GradientEdge", ["node", "output_nr",
+                                                            "ownership_token"],
+                                          defaults=(None,))):
+    """Where a gradient enters the graph, PyTorch's ``torch.autograd.graph.GradientEdge``: a
+    node (a leaf's is its AccumulateGrad) and which of its outputs (``ownership_token`` is
+    PyTorch's way to keep a Python node alive: here the node itself does)."""
 
     __slots__ = ()
-
-    def __new__(cls, node, output_nr, ownership_token=None):
-        return tuple.__new__(cls, (node, output_nr))
-
-    node = property(lambda self: self[0])
-    output_nr = property(lambda self: self[1])
-
-    def __repr__(self):
-        return f"GradientEdge(node={self[0]!r}, output_nr={self[1]})"
 
 
 def _target_key(t):
