@@ -670,9 +670,11 @@ def grad(
     allow_unused=None,
     only_inputs=True,
     allow_unused_default=False,
+    no_grad_vars=None,
 ):
     """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``: a tuple,
-    as PyTorch's (``mutograd.compat.paddle.grad`` gives Paddle's list).
+    as PyTorch's (``mutograd.compat.paddle.grad`` gives Paddle's list). ``no_grad_vars`` (Paddle's):
+    tensors through which no gradient flows, as if they were constants.
     """
 def greater(x, y, *, out=None) -> Tensor:
     """``gt`` of ``x``, ``y``, element by element (broadcast together), as a bool tensor."""
@@ -2384,9 +2386,8 @@ class Tensor:
     @property
     def offset(self) -> Any: ...
     def outer(self, y) -> Tensor: ...
-    def output_nr(self, *args, **kwargs):
-        """A Tensor attribute that raises its reason (an AttributeError, so ``hasattr`` is False).
-        """
+    @property
+    def output_nr(self) -> Any: ...
     def permute(self, *perm) -> Tensor: ...
     def permute_copy(self, /, *args, **kw): ...
     persistable: Any

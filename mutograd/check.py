@@ -32,7 +32,8 @@ class count_writes:
     """Count version-counter bumps (by op) while active.
 
     The hook replaces ``VersionCounter.bump`` only inside the block, so ops outside a check pay
-    nothing for it.
+    nothing for it. The writes a create_graph backward records for its gradient formulas (Note
+    [Differentiable gradient formulas]) are the engine's, not the script's: not counted.
     """
 
     def __enter__(self):
@@ -41,7 +42,8 @@ class count_writes:
         by_op = self.by_op
 
         def bump(counter, op_name="write"):
-            by_op[op_name] = by_op.get(op_name, 0) + 1
+            if sites.running.node is None:
+                by_op[op_name] = by_op.get(op_name, 0) + 1
             orig(counter, op_name)
         VersionCounter.bump = bump
         return self

@@ -30,8 +30,8 @@ import numpy as np
 
 from . import dtypes, memory
 from .autograd import saved as _saved
-from .autograd.grad_mode import _state
-from .autograd.node import VersionCounter, move_retained
+from .autograd.grad_mode import _state, is_inference_mode_enabled
+from .autograd.node import HookHandle, VersionCounter, move_retained
 from .autograd.sites import here
 from .errors import BackwardError, DTypeError, InplaceError, PlaceError
 from .places import CPU
@@ -241,6 +241,9 @@ class Tensor:
         if flag and self._data.dtype.kind not in "fc":
             raise BackwardError(f"only Tensors of floating point dtype can require gradients, "
                                 f"got {self.dtype}")
+        if flag and self._counter.inference and not is_inference_mode_enabled():
+            raise BackwardError("Setting requires_grad=True on inference tensor outside "
+                                "InferenceMode is not allowed.")
         if self.grad_fn is not None:
             if not flag:
                 raise BackwardError(
@@ -300,6 +303,8 @@ class Tensor:
 
     @property
     def _version(self):
+        if self._counter.inference:
+            raise BackwardError("Inference tensors do not track version counter.")
         return self._counter.value
 
     @property
@@ -312,6 +317,13 @@ class Tensor:
     @property
     def _grad_fn(self):
         return self.grad_fn
+
+    @property
+    def output_nr(self):
+        """Which output of its ``grad_fn`` this tensor is (0 but for the outputs of a custom
+        Function with several), PyTorch's ``Tensor.output_nr``."""
+        fn = self.grad_fn
+        return 0 if fn is None else fn.output_nr
 
     def retain_grad(self):
         """Keep ``.grad`` of a non-leaf after backward (a leaf keeps it anyway).
@@ -345,22 +357,15 @@ class Tensor:
             raise BackwardError("cannot register a hook on a tensor that doesn't require "
                                 "gradient")
         if self.grad_fn is not None:
-            self.grad_fn.register_prehook(hook)
-            hooks, owner = self.grad_fn.pre_hooks, self.grad_fn
-        else:
-            hooks = self.__dict__.setdefault("_hooks", [])
-            hooks.append(hook)
-            owner = None
-        return _HookHandle(hooks, hook, owner)
+            return self.grad_fn.register_tensor_hook(hook)
+        return HookHandle(self.__dict__.setdefault("_hooks", []), hook)
 
     def register_post_accumulate_grad_hook(self, hook):
         """Call ``hook(self)`` on a leaf each time backward has accumulated into its ``.grad``."""
         if self.grad_fn is not None or not self._rg:
             raise BackwardError("post accumulate grad hooks can only be registered on leaf "
                                 "tensors that require grad")
-        hooks = self.__dict__.setdefault("_post_acc_hooks", [])
-        hooks.append(hook)
-        return _HookHandle(hooks, hook, None)
+        return HookHandle(self.__dict__.setdefault("_post_acc_hooks", []), hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute gradients of this tensor with respect to the leaves that require grad.
@@ -543,15 +548,6 @@ def _host_error(t, what):
     from .errors import PlaceError
     return PlaceError(f"{what} needs a tensor on the CPU, but this one is on {t._place}; copy "
                       f"it first with .cpu() (e.g. t.cpu().numpy())")
-
-
-class _HookHandle:
-    def __init__(self, hooks, hook, owner):
-        self._hooks, self._hook = hooks, hook
-
-    def remove(self):
-        if self._hook in self._hooks:
-            self._hooks.remove(self._hook)
 
 
 def _address(arr):

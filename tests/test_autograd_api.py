@@ -45,12 +45,16 @@ def test_backward_on_a_tensor_that_does_not_require_grad_raises():
         mg.ones(2).sum().backward()
 
 
-def test_a_second_backward_fails_only_when_saved_tensors_were_freed():
+def test_a_second_backward_fails_only_when_saved_values_were_freed():
     x = _x()
-    y = (x * 2).sum()                        # MulBackward keeps only the constant 2
+    y = (x + 2).sum()                        # AddBackward saves nothing
     y.backward()
     y.backward()
-    assert x.grad.tolist() == [4.0, 4.0, 4.0]
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+    y = (x * 2).sum()                        # the constant 2 is freed too, as in PyTorch
+    y.backward()
+    with pytest.raises(mg.BackwardError, match="second time"):
+        y.backward()
     z = (x * x).sum()                        # MulBackward saves x
     z.backward()
     with pytest.raises(mg.BackwardError, match="retain_graph=True") as e:
@@ -105,7 +109,7 @@ def test_register_hook_replaces_the_gradient_and_can_be_removed(where):
         return g * 10
 
     handle = h.register_hook(hook)
-    (h * 2).sum().backward()
+    (h * 2).sum().backward(retain_graph=True)   # x * 1.0 saved the 1.0 for the second run
     assert seen == [[2.0, 2.0, 2.0]] and x.grad.tolist() == [20.0, 20.0, 20.0]
     handle.remove()
     x.grad = None

@@ -73,7 +73,7 @@ def test_checkpoint_warns_without_an_input_that_requires_grad():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         y = checkpoint(lambda t: t * w, mg.ones([2]))
-    assert "none of the inputs has requires_grad=True" in str(caught[0].message)
+    assert "None of the inputs have requires_grad=True" in str(caught[0].message)
     assert not y.requires_grad
 
 

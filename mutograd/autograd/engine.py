@@ -30,7 +30,32 @@ Note [Region gradients]
     then costs one zero fill and three region writes in backward, where whole arrays cost three
     fills, three writes and two full additions. A RegionGrad is consumed as it arrives, so it
     never needs an owner.
+
+Note [Node hooks]
+    A node runs, in this order, PyTorch's three kinds of hook: the hooks of the tensor whose
+    history it is (``Tensor.register_hook``, ``hook(grad)``), then ``retain_grad``, then its own
+    pre-hooks (``grad_fn.register_prehook``, ``hook(grad_outputs)``); after its formulas, its
+    post-hooks (``grad_fn.register_hook``, ``hook(grad_inputs, grad_outputs)``). A pre-hook's
+    tuple replaces the gradients of the node's outputs, a post-hook's those of its inputs, each
+    checked for count, shape and dtype. A leaf's node is its AccumulateGrad: the leaf's tensor
+    hooks, the node's pre-hooks, the accumulation into ``.grad`` and its post-accumulate hooks,
+    the node's post-hooks. With create_graph the hooks see and return tensors with history.
+
+    ``grad(outputs, inputs)`` takes the gradient of a non-leaf input where it arrives, at the
+    input's node. When that node must run for another input, the gradient is taken before any of
+    its hooks; otherwise its tensor hooks (and ``retain_grad``) run first and the node does not
+    run, as PyTorch 2 does. ``backward(inputs=...)`` runs the inputs' nodes (each input retains
+    its gradient, as in PyTorch) and accumulates into the leaves among them only.
+
+Note [Graph tasks]
+    The backward running in a thread is its task (:func:`current_task_id`): code called from its
+    hooks asks which nodes it will run (:func:`will_execute`, for
+    ``register_multi_grad_hook``), queues work for its end (:func:`queue_callback`), or learns
+    whether it computes every leaf's gradient (:func:`is_checkpoint_valid`, for reentrant
+    checkpointing). A backward run from a hook is a task of its own.
 """
+import collections
+import itertools
 import threading
 
 import numpy as np
@@ -39,8 +64,10 @@ from .. import memory
 from ..errors import BackwardError
 from ..memory import fresh
 from ..places import writeable
-from . import anomaly
+from . import anomaly, sites
+from . import node as _node
 from .grad_mode import _state
+from .node import AccumulateGrad
 from .saved import before_write
 from .sites import Flags
 
@@ -66,25 +93,69 @@ class RegionGrad:
 def backward(tensors, grad_tensors=None, retain_graph=None, inputs=None, scalar_only=False,
              create_graph=False):
     """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves (or of ``inputs``)."""
+    from ..tensor import Tensor
     tensors = list(tensors) if isinstance(tensors, (list, tuple)) else [tensors]
     if retain_graph is None:
         retain_graph = create_graph   # as in PyTorch
     roots = _roots(tensors, grad_tensors, scalar_only, create_graph)
-    only = None if inputs is None else list(inputs) if isinstance(inputs, (list, tuple)) \
-        else [inputs]
-    outer = getattr(_final, "callbacks", None)   # a backward run from a hook has its own
-    _final.callbacks = callbacks = []
-    try:
-        results = _run(roots, bool(retain_graph), only, accumulate=True, graph=create_graph)
-        del results
-        while callbacks:
-            callbacks.pop(0)()
-    finally:
-        _final.callbacks = outer
-    return None
+    only = None
+    if inputs is not None:
+        only = [inputs] if isinstance(inputs, Tensor) or is_edge(inputs) else list(inputs)
+        if not only:
+            raise BackwardError("`inputs` argument to `backward()` cannot be empty.")
+        for t in only:   # Note [Node hooks]: an input's gradient is kept, leaf or not
+            if isinstance(t, Tensor):
+                t.retain_grad()
+    _run(roots, bool(retain_graph), only, accumulate=True, graph=create_graph)
 
 
-_final = threading.local()
+class _Tasks(threading.local):
+    current = None   # the _Task of the backward running in this thread (Note [Graph tasks])
+
+
+_tasks = _Tasks()
+_task_ids = itertools.count()
+
+
+class _Task:
+    __slots__ = ("callbacks", "id", "leaf_deps", "needed", "nodes", "targets")
+
+
+def current_task_id():
+    """An id of the backward running in this thread, -1 outside backward (Note [Graph
+    tasks])."""
+    task = _tasks.current
+    return -1 if task is None else task.id
+
+
+def will_execute(node):
+    """Whether the backward running now runs ``node`` (an AccumulateGrad: accumulates into its
+    leaf, or takes its gradient for ``grad()``). PyTorch's ``_will_engine_execute_node``."""
+    task = _tasks.current
+    if task is None:
+        raise BackwardError("will_engine_execute_node should only be called during the "
+                            "backward pass")
+    if isinstance(node, AccumulateGrad):
+        leaf = node.variable
+        return leaf in task.leaf_deps and (task.targets is None or leaf in task.targets)
+    return node in task.nodes and (task.needed is None or node in task.needed
+                                   or node in task.targets)
+
+
+def is_checkpoint_valid():
+    """False while a backward that computes only some gradients runs (``grad()``,
+    ``backward(inputs=...)``): reentrant checkpointing cannot serve it (Note [Graph tasks])."""
+    task = _tasks.current
+    return task is None or task.targets is None
+
+
+_after_next = []
+
+
+def after_next_backward(fn):
+    """Call ``fn()`` once, when the next backward (in any thread) has finished: Paddle's
+    ``core.eager._add_backward_final_hook``."""
+    _after_next.append(fn)
 
 
 def queue_callback(fn):
@@ -93,16 +164,18 @@ def queue_callback(fn):
     For code that acts on several final gradients together (distributed gradient reduction
     waits for its in-flight reductions here); call it from a hook during backward.
     """
-    callbacks = getattr(_final, "callbacks", None)
-    if callbacks is None:
+    task = _tasks.current
+    if task is None:
         raise BackwardError("queue_callback() can only be called during backward (from a hook)")
-    callbacks.append(fn)
+    task.callbacks.append(fn)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None, only_inputs=True, allow_unused_default=False):
+         allow_unused=None, only_inputs=True, allow_unused_default=False, no_grad_vars=None):
     """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``: a
     tuple, as PyTorch's (``mutograd.compat.paddle.grad`` gives Paddle's list).
+    ``no_grad_vars`` (Paddle's): tensors through which no gradient flows, as if they were
+    constants.
 
     Example::
 
@@ -113,13 +186,17 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         [2.0, 4.0]
     """
     from ..tensor import Tensor, _wrap
-    single = isinstance(inputs, Tensor)
-    inputs = [inputs] if single else list(inputs)
-    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    inputs = [inputs] if isinstance(inputs, Tensor) or is_edge(inputs) else list(inputs)
+    outputs = [outputs] if isinstance(outputs, Tensor) or is_edge(outputs) else list(outputs)
     if retain_graph is None:
         retain_graph = create_graph
     roots = _roots(outputs, grad_outputs, False, create_graph)
-    found = _run(roots, bool(retain_graph), inputs, accumulate=False, graph=create_graph)
+    cut = None
+    if no_grad_vars is not None:
+        cut = {_target_key(t) for t in ([no_grad_vars] if isinstance(no_grad_vars, Tensor)
+                                        else no_grad_vars)}
+    found = _run(roots, bool(retain_graph), inputs, accumulate=False, graph=create_graph,
+                 cut=cut)
     allow = allow_unused_default if allow_unused is None else allow_unused
     res = []
     for t in inputs:
@@ -131,8 +208,38 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                     "desired behavior.")
             res.append(None)
         else:
-            res.append(g[0] if create_graph else _wrap(g[0] if g[1] else g[0].copy(), t))
+            like = t if isinstance(t, Tensor) else None   # a GradientEdge: its place is g's
+            res.append(g[0] if create_graph else _wrap(g[0] if g[1] else g[0].copy(), like))
     return tuple(res)
+
+
+def is_edge(obj):
+    """Whether ``obj`` is a GradientEdge (``torch.autograd.graph``): a node and an output
+    number, which ``grad()`` and ``backward()`` take where they take a tensor."""
+    return type(obj) is GradientEdge
+
+
+class GradientEdge(collections.namedtuple("GradientEdge", ["node", "output_nr",
+                                                            "ownership_token"],
+                                          defaults=(None,))):
+    """Where a gradient enters the graph, PyTorch's ``torch.autograd.graph.GradientEdge``: a
+    node (a leaf's is its AccumulateGrad) and which of its outputs (``ownership_token`` is
+    PyTorch's way to keep a Python node alive: here the node itself does)."""
+
+    __slots__ = ()
+
+
+def _target_key(t):
+    """The node (or leaf) where the gradient of ``t`` (a tensor or a GradientEdge) arrives."""
+    from ..tensor import Tensor
+    if isinstance(t, Tensor):
+        if t._base is not None and t._view_version != t._counter.value:
+            t._refresh_view()   # a view's history comes from its base's latest write
+        return t.grad_fn if t.grad_fn is not None else t
+    if not is_edge(t):
+        raise TypeError(f"inputs must be tensors or GradientEdges, not {type(t).__name__}")
+    node = t.node
+    return node.variable if isinstance(node, AccumulateGrad) else node
 
 
 def _roots(tensors, grads, scalar_only, graph=False):
@@ -144,6 +251,9 @@ def _roots(tensors, grads, scalar_only, graph=False):
         grads = [grads]
     roots = []
     for i, t in enumerate(tensors):
+        if is_edge(t):
+            roots.append(_edge_root(t, None if grads is None else grads[i], graph))
+            continue
         if not isinstance(t, Tensor):
             raise TypeError(f"backward() expects tensors, got {type(t).__name__}")
         if not t.requires_grad:
@@ -168,6 +278,17 @@ def _roots(tensors, grads, scalar_only, graph=False):
             arr = constant(arr, t)
         roots.append((t.grad_fn if t.grad_fn is not None else t, arr))
     return roots
+
+
+def _edge_root(edge, g, graph):
+    """A root given as a GradientEdge, with its gradient (required: an edge has no shape)."""
+    from ..tensor import Tensor
+    if not isinstance(g, Tensor):
+        raise BackwardError("grad_outputs must be given, as tensors, for outputs that are "
+                            "GradientEdges")
+    if graph:
+        return _target_key(edge), g
+    return _target_key(edge), g._data.copy()
 
 
 def _check_root_shape(arr, t):
@@ -198,9 +319,11 @@ def _dependencies(roots):
     return deps, seen, leaf_deps
 
 
-def _needed(nodes, targets):
-    """The nodes from which some target (node or leaf) can be reached: the targets' ancestors,
-    found by walking the edges backwards once."""
+def _needed(nodes, targets, accumulate):
+    """The nodes backward runs when it computes the gradients of ``targets`` only: those from
+    which some target can be reached through an edge (the targets' ancestors, found by walking
+    the edges backwards once), and with ``accumulate`` (``backward(inputs=...)``) the targets'
+    own nodes, which PyTorch runs too (Note [Node hooks])."""
     parents = {}
     for n in nodes:
         for e in n.next:
@@ -213,28 +336,34 @@ def _needed(nodes, targets):
             if p not in found:
                 found.add(p)
                 stack.append(p)
-    return found | (nodes & targets.keys())
+    if accumulate:
+        found |= nodes & targets.keys()
+    return found
 
 
-def _run(roots, retain_graph, only, accumulate, graph=False):
+def _run(roots, retain_graph, only, accumulate, graph=False, cut=None):
     """Run backward from ``roots``. ``graph`` (create_graph): gradients are tensors and every
     node runs its formulas as recorded ops (Note [Differentiable gradient formulas] in
     autograd/graph_arrays.py), with grad mode on; nothing is written in place, so no array has
-    an owner."""
+    an owner. ``only``: the tensors (or GradientEdges) whose gradients are wanted; the others'
+    are not computed (Note [Node hooks]). ``cut``: nodes (and leaves) no gradient is sent
+    to."""
     from ..tensor import Tensor
     deps, nodes, leaf_deps = _dependencies(roots)
     buf = {}
     add = _add_graph if graph else _add
     for node, g in roots:
         add(buf, node, g, not graph)
-    targets = None
+        if isinstance(node, Tensor):
+            leaf_deps.setdefault(node, 0)
+    targets = needed = None
     if only is not None:
-        targets = {}
-        for t in only:
-            if not isinstance(t, Tensor):
-                raise TypeError("inputs must be tensors")
-            targets[t.grad_fn if t.grad_fn is not None else t] = t
-        needed = _needed(nodes, targets)
+        targets = {_target_key(t): t for t in only}
+        needed = _needed(nodes, targets, accumulate)
+    capturing = targets is not None and not accumulate
+    task = _Task()
+    task.id, task.nodes, task.leaf_deps = next(_task_ids), nodes, leaf_deps
+    task.targets, task.needed, task.callbacks = targets, needed, []
     found = {}
     # Note [Early leaf accumulation]: a leaf's gradient is final once every edge into it has
     # been processed; accumulating it then (not after the whole graph) lets post-accumulate
@@ -242,66 +371,109 @@ def _run(roots, retain_graph, only, accumulate, graph=False):
     early = accumulate and targets is None
     ready = [n for n, _ in roots if not isinstance(n, Tensor) and deps.get(n, 0) == 0]
     ready = list(dict.fromkeys(ready))
-    prev = _state.enabled
+    prev, outer = _state.enabled, _tasks.current
     _state.enabled = graph
+    _tasks.current = task
     checked = Flags.anomaly
+    running = sites.running.node   # a backward run from a hook inside a create_graph one
+    if graph:
+        _graph_backwards(1)
     try:
         while ready:
             node = ready.pop()
             entry = buf.pop(node, None)
-            if entry is None:   # no gradient reached it: its inputs must not wait for it
-                if not retain_graph:
+            runs = needed is None or node in needed
+            capture = capturing and node in targets
+            if entry is None or not (runs or capture):
+                # no gradient reached it (or none is wanted through it): its inputs must not
+                # wait for it
+                if runs and not retain_graph:
                     node.release()
                 _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor, graph)
                 continue
             g, owned = entry
-            if targets is not None and node in targets:
-                # grad() with a non-leaf input captures its gradient before the tensor's
-                # hooks run, as PyTorch does (a leaf's hooks run before, see below)
+            if capture and runs:   # Note [Node hooks]: taken before the node's hooks
                 found[targets[node]] = (g, owned)
                 owned = False
-            if node.pre_hooks:
-                g, owned = _run_hooks(node.pre_hooks, g, owned, graph)
+            hooks = node.hooks
+            if hooks is not None and hooks.tensor:
+                g, owned = _run_hooks(hooks.tensor, g, owned, graph)
             if node.retained is not None:
                 t = node.retained()
                 if t is not None:
                     _keep_grad(t, g, owned)
                     owned = False
-            skip = targets is not None and node not in needed
-            if not skip:
-                if graph:
+            if not runs:   # an input of grad() that no other input needs: taken after them
+                found[targets[node]] = (g, owned)
+                _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor, graph)
+                continue
+            if hooks is not None and hooks.pre:
+                g, owned = _run_pre_hooks(node, hooks.pre, g, owned, graph)
+            if graph:
+                sites.running.node = node   # Note [Nodes made by a backward]
+                try:
                     grads = node.apply_graph(g) if not checked else \
                         anomaly.checked_apply(node, g, graph=True)
-                    claims = [False] * len(grads)
-                else:
-                    into = g if owned else None   # Note [Gradient ownership]
-                    grads = node.apply(g, into) if not checked else \
-                        anomaly.checked_apply(node, g, into)
-                    claims = _claims(node, g, owned, grads)
-                for e, gi, mine in zip(node.next, grads, claims):
-                    if e is None or gi is None:
-                        continue
-                    if targets is not None and not isinstance(e, Tensor) and e not in needed:
-                        continue
-                    add(buf, e, gi, mine)
+                finally:
+                    sites.running.node = None
+                claims = [False] * len(grads)
+            else:
+                into = g if owned else None   # Note [Gradient ownership]
+                grads = node.apply(g, into) if not checked else \
+                    anomaly.checked_apply(node, g, into)
+                claims = _claims(node, g, owned, grads)
+            if hooks is not None and hooks.post:
+                grads = _run_post_hooks(node, hooks.post, grads, g, graph)
+                claims = [False] * len(grads)
+            for e, gi, mine in zip(node.next, grads, claims):
+                if e is None or gi is None:
+                    continue
+                if needed is not None and e not in targets and (isinstance(e, Tensor)
+                                                                or e not in needed):
+                    continue
+                if cut is not None and e in cut:
+                    continue
+                add(buf, e, gi, mine)
             if not retain_graph:
                 node.release()
             _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor, graph)
         for leaf, (g, owned) in list(buf.items()):
             if not isinstance(leaf, Tensor):
                 continue
-            if targets is not None:
-                hooks = leaf.__dict__.get("_hooks")
-                if hooks:
-                    g, owned = _run_hooks(hooks, g, owned, graph)
-                if leaf in targets:
+            if capturing:
+                if leaf in targets:   # its hooks run; its AccumulateGrad does not
+                    hooks = leaf.__dict__.get("_hooks")
+                    if hooks:
+                        g, owned = _run_hooks(hooks, g, owned, graph)
                     found[targets[leaf]] = (g, owned)
-                continue
-            if accumulate:
+            elif accumulate and (targets is None or leaf in targets):
                 _finish_leaf(leaf, g, owned, graph)
+        callbacks = task.callbacks
+        if outer is None:   # the outermost backward: Paddle's final hooks too
+            callbacks += _after_next
+            _after_next.clear()
+        while callbacks:
+            callbacks.pop(0)()
     finally:
         _state.enabled = prev
+        _tasks.current = outer
+        sites.running.node = running
+        if graph:
+            _graph_backwards(-1)
     return found
+
+
+_graph_lock = threading.Lock()
+_graph_count = 0   # create_graph backwards running, in all threads
+
+
+def _graph_backwards(n):
+    """Count the create_graph backwards running; while any runs, nodes record which backward
+    made them (Note [Nodes made by a backward] in autograd/sites.py)."""
+    global _graph_count
+    with _graph_lock:
+        _graph_count += n
+        _node.here = sites.here_in_backward if _graph_count else sites.here
 
 
 def _root(a):
@@ -373,17 +545,24 @@ def _finish_leaf(leaf, g, owned, graph=False):
             f"{list(leaf.shape)} was made a leaf with requires_grad_(), then its base was "
             f"written in place with grad mode on. Call requires_grad_() on the base, or on a "
             f"clone() of the view.")
-    hooks = leaf.__dict__.get("_hooks")
+    d = leaf.__dict__
+    hooks = d.get("_hooks")
     if hooks:
         g, owned = _run_hooks(hooks, g, owned, graph)
-    for hook in leaf.__dict__.get("_pre_acc_hooks", ()):
+    acc = d.get("_accumulator")   # Note [Node hooks]: the leaf's AccumulateGrad
+    acc_hooks = acc.hooks if acc is not None else None
+    if acc_hooks is not None and acc_hooks.pre:
+        g, owned = _run_pre_hooks(acc, acc_hooks.pre, g, owned, graph)
+    for hook in d.get("_pre_acc_hooks", ()):
         hook(leaf)
     if graph:
         _accumulate_graph(leaf, g)
     else:
         _accumulate(leaf, g, owned)
-    for hook in list(leaf.__dict__.get("_post_acc_hooks", ())):
+    for hook in list(d.get("_post_acc_hooks", ())):
         hook(leaf)
+    if acc_hooks is not None and acc_hooks.post:
+        _run_post_hooks(acc, acc_hooks.post, [], g, graph)
 
 
 def _add(buf, key, g, owned):
@@ -433,6 +612,70 @@ def _run_hooks(hooks, g, owned, graph=False):
     return g, False
 
 
+def _as_tensors(arrays, graph):
+    """Gradients as hooks see them: tensors (on the arrays' place), None kept."""
+    if graph:
+        return tuple(arrays)
+    from ..tensor import _wrap
+    from ..transfer import on_place, place_of_array
+    res = []
+    for a in arrays:
+        if type(a) is RegionGrad:
+            a = a.materialize()
+        where = None if a is None else place_of_array(a)
+        res.append(None if a is None else _wrap(a) if where is None else on_place(a, where))
+    return tuple(res)
+
+
+def _run_pre_hooks(node, hooks, g, owned, graph):
+    """A node's pre-hooks, ``hook(grad_outputs)`` (Note [Node hooks])."""
+    if not graph and not owned:   # a hook may write into its argument: never a shared array
+        g = g.copy()
+    grads = _as_tensors(node.split_grad(g), graph)
+    changed = False
+    for hook in list(hooks):
+        r = hook(grads)
+        if r is not None:
+            grads, changed = _hook_tuple(hook, r, grads), True
+    if not changed:
+        return g, False
+    return node.join_grad([t if graph or t is None else t._data for t in grads], g), False
+
+
+def _run_post_hooks(node, hooks, grads, g, graph):
+    """A node's post-hooks, ``hook(grad_inputs, grad_outputs)``; returns the gradients for its
+    inputs (Note [Node hooks])."""
+    grad_inputs = _as_tensors(grads, graph)
+    grad_outputs = _as_tensors(node.split_grad(g), graph)
+    for hook in list(hooks):
+        r = hook(grad_inputs, grad_outputs)
+        if r is not None:
+            grad_inputs = _hook_tuple(hook, r, grad_inputs)
+    return [t if graph or t is None else t._data for t in grad_inputs]
+
+
+def _hook_tuple(hook, r, before):
+    """What a node hook returned in place of the gradients ``before``, checked as PyTorch
+    checks it."""
+    from ..tensor import Tensor
+    if not isinstance(r, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(r).__name__}'")
+    if len(r) != len(before):
+        raise BackwardError(f"hook '{_hook_name(hook)}' has returned an incorrect number of "
+                            f"values (got {len(r)}, but expected {len(before)})")
+    for new, old in zip(r, before):
+        if new is not None and old is not None:
+            if not isinstance(new, Tensor):
+                raise TypeError(f"hook '{_hook_name(hook)}' returned a "
+                                f"{type(new).__name__}: a node hook returns tensors or None")
+            _hook_result(hook, new._data, old._data)
+    return r
+
+
+def _hook_name(hook):
+    return getattr(hook, "__qualname__", None) or type(hook).__qualname__
+
+
 def _hook_result(hook, r, g):
     """What a gradient hook returned, refused unless it has the gradient's shape and dtype:
     PyTorch refuses both ("hook 'name' has changed the size of value"); without the check a
@@ -440,7 +683,7 @@ def _hook_result(hook, r, g):
     shape, dtype = getattr(r, "shape", None), getattr(r, "dtype", None)
     if shape == g.shape and dtype == g.dtype:
         return r
-    name = getattr(hook, "__qualname__", None) or type(hook).__qualname__
+    name = _hook_name(hook)
     if shape is None or dtype is None:
         raise BackwardError(f"hook '{name}' returned a {type(r).__name__}: a gradient hook "
                             f"returns a tensor of the gradient's shape and dtype, or None")

@@ -37,17 +37,19 @@ def node_label(node):
     if node is None:
         return "a custom Function"
     site = getattr(node, "created_at", None)
-    return node.name() + (f" (created at {sites.fmt(site)})" if site is not None else "")
+    return node.name() + (f" ({sites.made_by(site)})" if site is not None else "")
 
 
-def stale_error(node, rec, key=None):
-    """DESIGN.md rule 2: the VersionError for a saved value whose counter moved on."""
+def stale_error(node, rec, key=None, saver=None):
+    """DESIGN.md rule 2: the VersionError for a saved value whose counter moved on. ``saver``:
+    what saved it, when that is not a node (a checkpointed segment)."""
     array, counter, version, name = rec[:4]
     role = ("as its output" if key == "out" else f"as input '{key}'" if isinstance(key, str)
             else f"as input {key}" if key is not None else "")
     writes = [w for w in (counter.writes or ()) if w[0] > version]
     head = ("one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: {describe(name, array)}, saved by {node_label(node)}"
+            f"inplace operation: {describe(name, array)}, saved by "
+            f"{saver or node_label(node)}"
             f"{' ' + role if role else ''}, is at version {counter.value}; expected version "
             f"{version} instead.")
     lines = [head]
@@ -114,8 +116,17 @@ def forward_stack(node):
     frames = getattr(node, "stack", None)
     if not frames:
         return ""
-    return (f"Traceback of forward call that created {node.name()} (anomaly mode):\n"
+    text = (f"Traceback of forward call that created {node.name()} (anomaly mode):\n"
             + sites.format_stack(frames))
+    parent = getattr(frames, "parent", None)   # Note [Nodes made by a backward]
+    while parent is not None:
+        frames = getattr(parent, "stack", None)
+        text += (f"\nPrevious calculation was induced by {parent.name()}. Traceback of forward "
+                 f"call that induced the previous calculation:\n"
+                 + (sites.format_stack(frames) if frames else "  (not recorded: anomaly mode "
+                    "was off when it was created)"))
+        parent = getattr(frames, "parent", None)
+    return text
 
 
 def _add_stack(lines, node):

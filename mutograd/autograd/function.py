@@ -19,7 +19,7 @@ Saved tensors are version-checked like every other saved value (Note [Saved vers
 """
 from . import sites
 from .grad_mode import _state, no_grad
-from .node import Node, Packed, save, saved_tensor
+from .node import _FREED, Node, Packed, freed_error, save, saved_tensor
 from .saved import before_write
 from .view_write import rebase
 
@@ -48,6 +48,8 @@ class FunctionCtx:
         graph = _state.enabled and node is not None and node.saved_edges is not None
         res = []
         for i, rec in enumerate(self._saved):
+            if rec is _FREED:
+                raise freed_error(node)
             if type(rec) is tuple or type(rec) is Packed:
                 t = saved_tensor(node, rec, i)
                 edge = node.saved_edges[i] if graph else None
@@ -74,13 +76,15 @@ class FunctionCtx:
         self.materialize_grads = value
 
 
-def _node_class(cls):
+def _node_class(cls, base=None):
     """The node class of a Function subclass, named after it (``MyFnBackward``, as PyTorch's
-    ``type(y.grad_fn).__name__``); made once per Function."""
-    node_cls = cls.__dict__.get("_node_cls")
+    ``type(y.grad_fn).__name__``); made once per Function. ``base=OutputSlot``: the class of
+    its outputs' slots (Note [Several outputs]), of the same name."""
+    key = "_node_cls" if base is None else "_slot_cls"
+    node_cls = cls.__dict__.get(key)
     if node_cls is None:
-        node_cls = type(cls.__name__ + "Backward", (FunctionNode,), {"__slots__": ()})
-        type.__setattr__(cls, "_node_cls", node_cls)
+        node_cls = type(cls.__name__ + "Backward", (base or FunctionNode,), {"__slots__": ()})
+        type.__setattr__(cls, key, node_cls)
     return node_cls
 
 
@@ -92,12 +96,75 @@ def _with_history(t, edge):
 
 
 class FunctionNode(Node):
-    __slots__ = ("ctx", "fn", "outputs", "saved_edges", "shapes", "xp")
+    """The node of a custom Function; as in PyTorch, what ``forward`` set on ``ctx`` reads on
+    the node too (``y.grad_fn.saved_tensors``, ``y.grad_fn.needs_input_grad``)."""
+
+    __slots__ = ("arrived", "ctx", "fn", "outputs", "saved_edges", "shapes", "xp")
     user_code = True   # Note [Gradient ownership]: backward may keep what it returns
     op_named = False   # PyTorch names it MyFnBackward, without a number
 
     def name(self):
         return self.fn.__name__ + "Backward"
+
+    def __getattr__(self, name):
+        if name != "ctx" and name not in FunctionNode.__slots__:
+            try:
+                return getattr(self.ctx, name)
+            except AttributeError:
+                pass
+        return Node.__getattr__(self, name)
+
+    @property
+    def _raw_saved_tensors(self):
+        from .node import SavedTensor
+        return tuple(SavedTensor(self, i) for i, rec in enumerate(self.ctx._saved)
+                     if type(rec) is tuple or type(rec) is Packed)
+
+    def saved_record(self, key):
+        return self.ctx._saved[key]
+
+    def replace_saved(self, key, rec):
+        saved = list(self.ctx._saved)
+        saved[key] = rec
+        self.ctx._saved = tuple(saved)
+
+    def saved_with_history(self, key):
+        return saved_tensor(self, self.ctx._saved[key], key)
+
+    def split_grad(self, g):
+        """One gradient per output; None for an output no gradient reached (Note [Several
+        outputs])."""
+        if self.outputs is None:
+            return (g,)
+        from .engine import current_task_id
+        arrived = self.arrived
+        got = arrived[1] if arrived is not None and arrived[0] == current_task_id() else ()
+        return tuple(p if i in got else None for i, p in enumerate(_unpack(g, self.outputs)))
+
+    def join_grad(self, parts, g):
+        if self.outputs is None:
+            return parts[0]
+        from .engine import current_task_id
+        self.arrived = (current_task_id(), {i for i, p in enumerate(parts) if p is not None})
+        return _pack(parts, self.outputs, g, self.xp)
+
+    def arrive(self, index):
+        """Output ``index`` got a gradient in the backward now running (Note [Several
+        outputs])."""
+        from .engine import current_task_id
+        task, arrived = current_task_id(), self.arrived
+        if arrived is None or arrived[0] != task:
+            arrived = self.arrived = (task, set())
+        arrived[1].add(index)
+
+    def _grads_for_backward(self, g):
+        """The gradients ``backward`` receives: zeros for outputs that got none, unless ctx
+        asked for None (``set_materialize_grads(False)``)."""
+        if self.outputs is None:
+            return (g,)
+        if self.ctx.materialize_grads:
+            return tuple(_unpack(g, self.outputs))
+        return self.split_grad(g)
 
     def apply(self, g, into=None):
         from ..tensor import Tensor
@@ -105,10 +172,8 @@ class FunctionNode(Node):
         xp = self.xp
         if into is None:   # backward may write into its argument: never into a shared array
             g = g.copy()
-        if self.outputs is None:
-            grads = self.fn.backward(self.ctx, _wrap(g, xp))
-        else:   # Note [Several outputs]: g is every output's gradient, packed
-            grads = self.fn.backward(self.ctx, *[_wrap(p, xp) for p in _unpack(g, self.outputs)])
+        grads = self.fn.backward(self.ctx, *[None if p is None else _wrap(p, xp)
+                                             for p in self._grads_for_backward(g)])
         if not isinstance(grads, tuple):
             grads = (grads,)
         res = []
@@ -124,10 +189,7 @@ class FunctionNode(Node):
     def apply_graph(self, g, out=None):
         """``backward`` run with grad mode on, on tensors: a backward written with mutograd
         ops is then differentiable (Note [Differentiable gradient formulas])."""
-        if self.outputs is None:
-            grads = self.fn.backward(self.ctx, g)
-        else:   # Note [Several outputs]
-            grads = self.fn.backward(self.ctx, *_unpack(g, self.outputs))
+        grads = self.fn.backward(self.ctx, *self._grads_for_backward(g))
         if not isinstance(grads, tuple):
             grads = (grads,)
         from ..tensor import Tensor
@@ -142,7 +204,12 @@ class FunctionNode(Node):
         return res
 
     def release(self):
-        pass
+        # saved tensors are freed as an op's are (PyTorch: ctx.saved_tensors then raises);
+        # what forward set on ctx stays
+        ctx = self.ctx
+        if any(type(r) is tuple or type(r) is Packed for r in ctx._saved):
+            ctx._saved = tuple(_FREED if type(r) is tuple or type(r) is Packed else r
+                               for r in ctx._saved)
 
 
 class Function:
@@ -210,13 +277,13 @@ class Function:
         outs = [o if id(o) in written or id(o) not in inputs else _alias_view(o) for o in outs]
         slots = _attach_outputs(node, outs) if several else [node]
         node.saved_edges = _saved_edges(ctx, args, edges, returned, slots)
-        for o, slot in zip(outs, slots):
+        for o, r, slot in zip(outs, returned, slots):
             if id(o) in written:
                 o.__dict__.pop("_grad", None)   # a retained gradient is of the old value (PyTorch)
                 rebase(o, slot, written[id(o)])
                 if o._base is not None:
                     o._refresh_view()   # its history now comes from the base's CopySlices
-            elif not any(o is n for n in ctx._non_differentiable):
+            elif not any(r is n for n in ctx._non_differentiable):   # as returned, not aliased
                 o.grad_fn, o._rg = slot, True
         if several:
             it = iter(outs)
@@ -350,7 +417,12 @@ def _alias_view(t):
 #     output its own small node (OutputSlot) whose gradient is the output's gradient written into
 #     its segment of one flat zero buffer; the engine sums the buffers arriving at the function's
 #     node, which makes the concatenation of every output's gradient (zeros for unused outputs,
-#     as PyTorch's materialize_grads). The function's node splits it back.
+#     as PyTorch's materialize_grads). The function's node splits it back. Each slot notes
+#     that its output got a gradient (``arrived``), so that hooks see None for the others and
+#     ``set_materialize_grads(False)`` gives backward None for them, as PyTorch does.
+#
+#     A slot stands for its function's node where PyTorch shows one node with output_nr i: its
+#     name, ``next_functions``, hooks and ctx attributes are the function node's.
 
 
 class OutputSlot(Node):
@@ -359,9 +431,33 @@ class OutputSlot(Node):
     __slots__ = ("index", "layout")
 
     def name(self):
-        return f"{self.next[0].name()}[{self.index}]"
+        return self.next[0].name()
+
+    @property
+    def output_nr(self):
+        return self.index
+
+    @property
+    def next_functions(self):
+        return self.next[0].next_functions
+
+    def register_hook(self, hook):
+        return self.next[0].register_hook(hook)
+
+    def register_prehook(self, hook):
+        return self.next[0].register_prehook(hook)
+
+    @property
+    def metadata(self):
+        return self.next[0].metadata
+
+    def __getattr__(self, name):
+        if name in OutputSlot.__slots__ or name in Node.__slots__:
+            raise AttributeError(name)
+        return getattr(self.next[0], name)
 
     def apply(self, g, into=None):
+        self.next[0].arrive(self.index)
         size, dtype, segments = self.layout
         packed = self.next[0].xp.zeros(size, dtype)
         start, _ = segments[self.index]
@@ -370,6 +466,7 @@ class OutputSlot(Node):
 
     def apply_graph(self, g, out=None):
         from .graph_arrays import constant
+        self.next[0].arrive(self.index)
         size, dtype, segments = self.layout
         packed = constant(self.next[0].xp.zeros(size, dtype), g)
         start, _ = segments[self.index]
@@ -387,8 +484,10 @@ def _attach_outputs(node, outs):
         start += o._data.size
     node.outputs = (start, dtype, segments)
     slots = []
+    slot_cls = _node_class(node.fn, OutputSlot)
+    node.arrived = None
     for i in range(len(outs)):
-        slot = OutputSlot((node,), None)
+        slot = slot_cls((node,), None)
         slot.index, slot.layout = i, node.outputs
         slots.append(slot)
     return slots
@@ -396,6 +495,23 @@ def _attach_outputs(node, outs):
 
 def _unpack(packed, layout):
     return [packed[start:start + _numel(shape)].reshape(shape) for start, shape in layout[2]]
+
+
+def _pack(parts, layout, like, xp):
+    """The packed gradient of ``parts`` (zeros for None): an array, or with create_graph a
+    tensor (``like`` is the gradient it replaces)."""
+    from ..tensor import Tensor
+    size, dtype, segments = layout
+    if isinstance(like, Tensor):
+        from ..ops.shaping import cat
+        from .graph_arrays import constant
+        return cat([constant(xp.zeros(_numel(shape), like._data.dtype), like) if p is None
+                    else p.reshape(-1) for p, (_, shape) in zip(parts, segments)])
+    packed = xp.zeros(size, dtype)
+    for p, (start, shape) in zip(parts, segments):
+        if p is not None:
+            packed[start:start + _numel(shape)] = p.reshape(-1)
+    return packed
 
 
 def _numel(shape):

@@ -1,5 +1,15 @@
-"""Grad mode: whether ops record backward nodes. Thread-local (DESIGN.md rule 8)."""
+"""Grad mode: whether ops record backward nodes. Thread-local (DESIGN.md rule 8).
+
+Note [Grad mode around generators]
+    A switch used as a decorator sets the mode for each call of the function. A generator (or
+    coroutine) function's body runs only when the caller resumes it, and between two resumptions
+    the caller's code runs with the caller's mode: the mode is set for each resumption and
+    restored at each ``yield`` (``await``), as PyTorch's ``_DecoratorContextManager`` does for
+    generators. PyTorch sets it only while the coroutine object is made, so an ``async def``
+    decorated with ``no_grad()`` records there; here its body runs in the decorator's mode.
+"""
 import functools
+import inspect
 import threading
 
 
@@ -42,6 +52,8 @@ class _GradMode:
 
     def __call__(self, func):
         mode = self.mode
+        if inspect.isgeneratorfunction(func) or inspect.iscoroutinefunction(func):
+            return _resumable(func, lambda: _switch(mode))
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
@@ -52,6 +64,57 @@ class _GradMode:
             finally:
                 _state.enabled = prev
         return wrapper
+
+
+def _switch(mode):
+    """A fresh one-use context manager that sets grad mode to ``mode`` and restores it."""
+    switch = object.__new__(_GradMode)
+    switch.mode = mode
+    return switch
+
+
+def _resumable(func, make):
+    """``func`` (a generator or coroutine function) with each resumption of its body inside a
+    fresh ``make()`` context (Note [Grad mode around generators])."""
+    if inspect.iscoroutinefunction(func):
+        @functools.wraps(func)
+        async def coroutine(*args, **kwargs):
+            return await _Steps(func(*args, **kwargs), make)
+        return coroutine
+
+    @functools.wraps(func)
+    def generator(*args, **kwargs):
+        return (yield from _Steps(func(*args, **kwargs), make))
+    return generator
+
+
+class _Steps:
+    """Drives a generator or coroutine one step at a time, each step inside ``make()``; what
+    the caller sends or throws in is passed on."""
+
+    def __init__(self, inner, make):
+        self.inner, self.make = inner, make
+
+    def __iter__(self):
+        inner, make = self.inner, self.make
+        value, error = None, None
+        while True:
+            try:
+                with make():
+                    step = inner.send(value) if error is None else inner.throw(error)
+            except StopIteration as stop:
+                return stop.value
+            value = error = None
+            try:
+                value = yield step
+            except GeneratorExit:
+                with make():
+                    inner.close()
+                raise
+            except BaseException as e:   # thrown in by the caller: raised inside the body
+                error = e
+
+    __await__ = __iter__
 
 
 class no_grad(_GradMode):
@@ -85,8 +148,10 @@ class inference_mode(_GradMode):
         while any thread is in one, new tensors get an ``InferenceCounter`` that asks its own
         thread's state, so outside the blocks creating a tensor costs nothing more. Views and
         ``detach()`` share the counter, so they are inference tensors too, as in PyTorch.
-        PyTorch also refuses to save an inference tensor for backward or to write one outside
-        the block; mutograd computes both correctly instead.
+        Outside inference mode an inference tensor keeps PyTorch's rules: a node cannot save
+        it, it cannot be written in place (the write is refused before any data changes), it
+        cannot start to require grad, and it has no ``_version``. The counter's ``watched`` and
+        ``guards`` flags enforce the first two (``InferenceCounter`` in autograd/node.py).
     """
 
     def __new__(cls, mode=True):
@@ -113,6 +178,8 @@ class inference_mode(_GradMode):
 
     def __call__(self, func):
         mode = self.mode
+        if inspect.isgeneratorfunction(func) or inspect.iscoroutinefunction(func):
+            return _resumable(func, lambda: inference_mode(not mode))
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):

@@ -15,15 +15,24 @@ backward nodes keep (autograd/saved.py): ``saved_tensors_hooks``, ``save_on_cpu`
     └── #2 MulBackward ...
         └── #3 AccumulateGrad: leaf tensor [2] float32 ...
 
+It also holds PyTorch's names for the graph's structure: :class:`Node` (``isinstance(y.grad_fn,
+Node)``), :class:`GradientEdge` and :func:`get_gradient_edge` (an input of ``grad()`` given by
+where its gradient arrives), and :func:`register_multi_grad_hook`.
+
 Nodes created by an in-place op that rewrote a tensor's history (DESIGN.md rules 5 and 6) are
 marked ``[in-place]``; each saved value shows the version it was saved at and ``STALE`` when its
 tensor was written since (backward through that node would raise).
 """
+import abc
+import functools
 import sys
+import threading
 import types
 
+from . import node as _node
 from . import sites
-from .node import _FREED, Packed
+from .engine import GradientEdge, current_task_id, will_execute
+from .node import _FREED, AccumulateGrad, Packed, accumulator
 from .saved import (
     allow_mutation_on_saved_tensors,
     disable_saved_tensors_hooks,
@@ -32,8 +41,111 @@ from .saved import (
     saved_tensors_hooks,
 )
 
-__all__ = ["allow_mutation_on_saved_tensors", "disable_saved_tensors_hooks", "graph",
-           "increment_version", "save_on_cpu", "saved_tensors_hooks"]
+__all__ = ["GradientEdge", "Node", "allow_mutation_on_saved_tensors",
+           "disable_saved_tensors_hooks", "get_gradient_edge", "graph", "increment_version",
+           "register_multi_grad_hook", "save_on_cpu", "saved_tensors_hooks"]
+
+
+class Node(abc.ABC):
+    """What every backward node is an instance of, AccumulateGrad included (PyTorch's
+    ``torch.autograd.graph.Node``): ``name()``, ``next_functions``, ``metadata``,
+    ``register_hook`` and ``register_prehook``."""
+
+    @classmethod
+    def __subclasshook__(cls, sub):
+        if cls is Node and issubclass(sub, (_node.Node, AccumulateGrad)):
+            return True
+        return NotImplemented
+
+
+def get_gradient_edge(tensor):
+    """The :class:`GradientEdge` where the gradient of ``tensor`` arrives: ``grad(out,
+    get_gradient_edge(t))`` is ``grad(out, t)``, and still works after ``t`` itself is gone.
+
+        >>> import mutograd as mg
+        >>> x = mg.ones([2], requires_grad=True)
+        >>> y = x * 2
+        >>> edge = mg.autograd.graph.get_gradient_edge(y)
+        >>> mg.grad((y * y).sum(), edge)[0].tolist()
+        [4.0, 4.0]
+    """
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
+                           "not require gradients")
+    if tensor._base is not None and tensor._view_version != tensor._counter.value:
+        tensor._refresh_view()
+    fn = tensor.grad_fn
+    if fn is None:
+        return GradientEdge(accumulator(tensor), 0)
+    return GradientEdge(fn, fn.output_nr)
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Call ``fn`` once the gradients of ``tensors`` are computed in a backward: ``mode="all"``
+    calls ``fn(grads)`` when every one that this backward computes is known (None for the
+    others); ``mode="any"`` calls ``fn(grad)`` with the first. PyTorch's
+    ``torch.autograd.graph.register_multi_grad_hook``; ``fn`` must not change its arguments.
+
+        >>> import mutograd as mg
+        >>> a, b = mg.ones([2], requires_grad=True), mg.ones([2], requires_grad=True)
+        >>> seen = []
+        >>> h = mg.autograd.graph.register_multi_grad_hook(
+        ...     (a, b), lambda gs: seen.append([g is not None for g in gs]))
+        >>> (a * 2).sum().backward()
+        >>> seen
+        [[True, False]]
+    """
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    lock = threading.Lock()
+    if mode == "any":
+        ran = set()
+
+        @functools.wraps(fn)
+        def first(grad):
+            with lock:
+                task = current_task_id()
+                if task in ran:
+                    return
+                ran.add(task)
+            fn(grad)
+        return _MultiHandle([t.register_hook(first) for t in tensors])
+    nodes = [t.grad_fn if t.grad_fn is not None else accumulator(t) for t in tensors]
+    waiting = {}   # task id -> [calls still expected, the gradients so far]
+
+    def inner(i):
+        def hook(grad):
+            with lock:
+                task = current_task_id()
+                state = waiting.get(task)
+                if state is None:
+                    state = waiting[task] = [sum(map(will_execute, nodes)), [None] * len(nodes)]
+                state[1][i] = grad
+                state[0] -= 1
+                done = state[0] == 0
+                if done:
+                    del waiting[task]
+            if done:
+                fn(state[1])
+        return hook
+    return _MultiHandle([t.register_hook(inner(i)) for i, t in enumerate(tensors)])
+
+
+class _MultiHandle:
+    """The handle of a multi-grad hook: ``remove()`` takes out the hook of every tensor."""
+
+    def __init__(self, handles):
+        self.handles = tuple(handles)
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
 
 
 class GraphText(str):

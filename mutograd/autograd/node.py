@@ -18,6 +18,7 @@ Note [Saved versions]
 import weakref
 
 from ..errors import BackwardError
+from . import grad_mode as _grad_mode
 from . import sites
 from .explain import stale_error
 from .sites import Flags as _flags
@@ -61,12 +62,57 @@ class VersionCounter:
 
 class InferenceCounter(VersionCounter):
     """The counter new tensors get while some thread is in inference mode: it marks the tensor
-    as an inference tensor when made in such a thread (Note [Inference tensors])."""
+    as an inference tensor when made in such a thread (Note [Inference tensors]).
+
+    PyTorch's rules for an inference tensor outside inference mode are kept by the two flags
+    every saver and writer reads anyway, so that other tensors pay nothing for them: setting
+    ``watched`` (a node saves the tensor) raises, and ``guards`` answers truthy, which makes a
+    writer call ``before_write`` (autograd/saved.py), which refuses the write before any data
+    changes.
+    """
 
     def __init__(self):
-        from .grad_mode import _state
-        if _state.inference:
+        if _grad_mode._state.inference:
             self.inference = True
+
+    def _outside(self):
+        return self.inference and not _grad_mode._state.inference
+
+    @property
+    def watched(self):
+        return self.__dict__.get("_watched", False)
+
+    @watched.setter
+    def watched(self, value):
+        if value and self._outside():
+            raise BackwardError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors "
+                "created in inference mode in computation tracked by autograd. To work around "
+                "this, you can make a clone to get a normal tensor and use it in autograd, or "
+                "use `torch.no_grad()` instead of `torch.inference_mode()`.")
+        self.__dict__["_watched"] = value
+
+    @property
+    def guards(self):
+        guards = self.__dict__.get("_guards")
+        return _WRITE_REFUSED if guards is None and self._outside() else guards
+
+    @guards.setter
+    def guards(self, value):
+        self.__dict__["_guards"] = value
+
+
+_WRITE_REFUSED = (None,)   # truthy: writers call before_write, which refuses
+
+
+def refuse_inference_write(counter):
+    """``before_write``'s first check: an inference tensor is written only in inference mode."""
+    if counter.inference and not _grad_mode._state.inference:
+        from ..errors import InplaceError
+        raise InplaceError(
+            "Inplace update to inference tensor outside InferenceMode is not allowed.You can make "
+            "a clone to get a normal tensor before doing inplace update.See "
+            "https://github.com/pytorch/rfcs/pull/17 for more details.")
 
 
 class Policies:
@@ -119,13 +165,13 @@ class Node:
 
     user_code = False   # True: gradients come from user code, which may keep references
 
-    __slots__ = ("__weakref__", "created_at", "next", "pre_hooks", "rebased", "retained", "saved",
+    __slots__ = ("__weakref__", "created_at", "hooks", "next", "rebased", "retained", "saved",
                  "stack")
 
     def __init__(self, next_edges, saved=None):
         self.next = next_edges
         self.saved = saved
-        self.pre_hooks = None
+        self.hooks = None
         self.retained = None
         # Only a node that saves something can raise a stale-value error, so only it pays for
         # finding the forward line (Note [Recording source sites]); anomaly mode keeps the stack.
@@ -145,24 +191,73 @@ class Node:
         return n
 
     op_named = True   # False for nodes PyTorch names without a number (custom Functions)
+    output_nr = 0     # which output of its function the node's tensor is (OutputSlot: index)
 
     def __repr__(self):
         return f"<{self.name()}>"
 
     @property
     def next_functions(self):
-        from ..tensor import Tensor
-        return tuple((AccumulateGrad(e) if isinstance(e, Tensor) else e, 0) for e in self.next)
+        """``(node, output_nr)`` for each input, as PyTorch gives them: a leaf's node is its
+        :class:`AccumulateGrad` (the same object each time), an input that needs no gradient
+        ``(None, 0)``."""
+        return tuple(gradient_edge(e) for e in self.next)
+
+    @property
+    def metadata(self):
+        """A dict kept with the node for the user's own notes (PyTorch's ``Node.metadata``)."""
+        return self._hook_lists().metadata
+
+    def _hook_lists(self):
+        h = self.hooks
+        if h is None:
+            h = self.hooks = NodeHooks()
+        return h
+
+    def register_hook(self, hook):
+        """Call ``hook(grad_inputs, grad_outputs)`` each time this node has computed the
+        gradients of its inputs; a tuple it returns replaces ``grad_inputs`` (Note [Node
+        hooks])."""
+        return HookHandle(self._hook_lists().post, hook)
+
+    def register_prehook(self, hook):
+        """Call ``hook(grad_outputs)`` each time before this node runs; a tuple it returns
+        replaces ``grad_outputs`` (Note [Node hooks])."""
+        return HookHandle(self._hook_lists().pre, hook)
+
+    def register_tensor_hook(self, hook):
+        """``Tensor.register_hook`` of the tensor whose history this node is: ``hook(grad)``
+        runs first, before the node's own pre-hooks (Note [Node hooks])."""
+        return HookHandle(self._hook_lists().tensor, hook)
+
+    def saved_record(self, key):
+        """The record of saved value ``key`` (Note [Saved versions])."""
+        return self.saved[key]
+
+    def replace_saved(self, key, rec):
+        self.saved[key] = rec
+
+    def split_grad(self, g):
+        """The gradients of this node's outputs, as hooks see them (one output: ``(g,)``)."""
+        return (g,)
+
+    def join_grad(self, parts, g):
+        """The incoming gradient made from what a pre-hook returned for :meth:`split_grad`."""
+        return parts[0]
+
+    def __getattr__(self, name):
+        # reached only for a name the node does not have: PyTorch's saved-value attributes
+        if name.startswith("_saved_"):
+            return saved_attribute(self, name[7:], raw=False)
+        if name.startswith("_raw_saved_"):
+            return saved_attribute(self, name[11:], raw=True)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def unpack(self, key):
         """The array saved under ``key``, after checking its version (Note [Saved versions])."""
         rec = self.saved[key]
         if rec is _FREED:
-            raise BackwardError(
-                f"Trying to backward through the graph a second time (or directly access saved "
-                f"tensors after they have already been freed): {self.name()} freed its saved "
-                f"values after the first backward. Pass retain_graph=True to the first "
-                f"backward() if you need to run it again.")
+            raise freed_error(self)
         if type(rec) is not tuple:
             return rec.tensor(self, key)._data if type(rec) is Packed else rec
         counter = rec[1]
@@ -171,13 +266,12 @@ class Node:
         return rec[0]
 
     def release(self):
-        # Only saved tensors are freed; constants (a Python scalar operand, an array that is not
-        # a tensor) stay, so a graph that saves no tensor can be run backward again, as in
-        # PyTorch: ``y = (x * 2).sum(); y.backward(); y.backward()`` works.
+        # Everything saved is freed, constants too: PyTorch saves a Python scalar operand as a
+        # tensor, so ``y = (x * 2).sum(); y.backward(); y.backward()`` raises there as here. A
+        # node that saves nothing can be run again.
         saved = self.saved
         if saved:
-            self.saved = {k: _FREED if type(v) is tuple or type(v) is Packed else v
-                          for k, v in saved.items()}
+            self.saved = dict.fromkeys(saved, _FREED)
 
     def apply_graph(self, g, out=None):
         """``apply`` with create_graph: ``g`` and the gradients returned are tensors whose
@@ -217,11 +311,6 @@ class Node:
         if edge is not None:
             t.grad_fn, t._rg = edge, True
         return t
-
-    def register_prehook(self, hook):
-        if self.pre_hooks is None:
-            self.pre_hooks = []
-        self.pre_hooks.append(hook)
 
 
 def _written_since(node, rec, key):
@@ -308,16 +397,195 @@ class _Alias(Node):
         return [g]
 
 
-class AccumulateGrad:
-    """What ``next_functions`` shows for a leaf edge, as in PyTorch."""
+class NodeHooks:
+    """What a node keeps once a hook or metadata is set on it (Note [Node hooks]); nodes without
+    any keep None, so the per-op path pays nothing."""
 
-    __slots__ = ("variable",)
+    __slots__ = ("metadata", "post", "pre", "tensor")
+
+    def __init__(self):
+        self.tensor, self.pre, self.post, self.metadata = [], [], [], {}
+
+    def __bool__(self):
+        return bool(self.tensor or self.pre or self.post)
+
+
+class HookHandle:
+    """What ``register_hook`` and its kin return: ``remove()`` takes the hook out again (True
+    the first time, False after, as Paddle's handle answers)."""
+
+    __slots__ = ("_hook", "_hooks")
+
+    def __init__(self, hooks, hook):
+        hooks.append(hook)
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self):
+        hooks = self._hooks
+        for i, h in enumerate(hooks):
+            if h is self._hook:
+                del hooks[i]
+                return True
+        return False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class AccumulateGrad:
+    """The node a leaf's gradient goes to, as ``next_functions`` and ``get_gradient_edge`` show
+    it: one per leaf, kept by the leaf (``variable`` is the leaf, held weakly so that leaf and
+    node make no cycle). Its hooks run around the accumulation into ``.grad``: ``register_
+    prehook(hook(grad_outputs))`` before, ``register_hook(hook((), grad_outputs))`` after."""
+
+    __slots__ = ("__weakref__", "_variable", "hooks")
 
     def __init__(self, variable):
-        self.variable = variable
+        self._variable = weakref.ref(variable)
+        self.hooks = None
+
+    @property
+    def variable(self):
+        return self._variable()
+
+    next = ()
+    next_functions = ()
+    metadata = Node.metadata
+    _hook_lists = Node._hook_lists
+    register_hook = Node.register_hook
+    register_prehook = Node.register_prehook
+    split_grad = Node.split_grad
+    join_grad = Node.join_grad
 
     def name(self):
-        return "AccumulateGrad"
+        return "torch::autograd::AccumulateGrad"
 
     def __repr__(self):
         return "<AccumulateGrad>"
+
+
+def accumulator(leaf):
+    """The leaf's :class:`AccumulateGrad`, made on first use and kept by the leaf."""
+    acc = leaf.__dict__.get("_accumulator")
+    if acc is None:
+        acc = leaf.__dict__["_accumulator"] = AccumulateGrad(leaf)
+    return acc
+
+
+def gradient_edge(e):
+    """``(node, output_nr)`` of an edge of ``Node.next`` (a node, a leaf tensor or None)."""
+    if e is None:
+        return (None, 0)
+    if isinstance(e, Node):
+        return (e, e.output_nr)
+    return (accumulator(e), 0)
+
+
+def freed_error(node):
+    """PyTorch's error for saved values used after backward freed them."""
+    return BackwardError(
+        f"Trying to backward through the graph a second time (or directly access saved tensors "
+        f"after they have already been freed). Saved intermediate values of the graph are freed "
+        f"when you call .backward() or autograd.grad(). Specify retain_graph=True if you need "
+        f"to backward through the graph a second time or if you need to access saved tensors "
+        f"after calling backward. ({node.name()} freed its saved values after the first "
+        f"backward.)")
+
+
+# ---- PyTorch's saved-value attributes (grad_fn._saved_self, _raw_saved_self) ----------------
+
+# Note [Saved-value attributes]
+#     PyTorch names what a node saved after the op's arguments: ``_saved_self``,
+#     ``_saved_other``, ``_saved_result``, ``_saved_exponent``, ``_saved_dim``,
+#     ``_saved_self_sym_sizes``; ``_raw_saved_<name>`` is the saved record itself, on which
+#     ``register_hooks(pack, unpack)`` packs it from then on. A formula's parameter names are
+#     ours (x, y, out, ...): x is ``self``, y ``other``, out ``result``, a shape ``x_shape`` is
+#     ``self_sym_sizes``, and _TORCH_NAMES holds the ops whose arguments PyTorch names otherwise.
+#     A value the op saves only for a gradient that this call did not need is None, as in
+#     PyTorch (``(x * 2).grad_fn._saved_self``).
+
+_ROLE_NAMES = {"x": "self", "y": "other", "out": "result"}
+_TORCH_NAMES = {
+    "pow": {"y": "exponent"}, "matmul": {"y": "mat2"}, "mm": {"y": "mat2"},
+    "bmm": {"y": "mat2"}, "where": {"cond": "condition"}, "lerp": {"y": "end"},
+    "conv2d": {"x": "input"}, "conv_transpose2d": {"x": "input"}, "layer_norm": {"x": "input"},
+}
+
+
+def _find_saved(node, torch_name):
+    """``(kind, our name)`` of the saved value PyTorch calls ``torch_name``, or None."""
+    op = getattr(type(node), "op", None)
+    sources = getattr(op, "sources", None)
+    if not sources:
+        return None
+    renamed = _TORCH_NAMES.get(op.name, {})
+
+    def torch_of(own):
+        return renamed.get(own) or _ROLE_NAMES.get(own, own)
+    for own, kind in sources.items():
+        if kind in ("saved", "attr") and torch_of(own) == torch_name:
+            return kind, own
+        if kind == "shape" and f"{torch_of(own[:-6])}_sym_sizes" == torch_name:
+            return kind, own
+    return None
+
+
+def saved_attribute(node, torch_name, raw):
+    """``node._saved_<torch_name>`` (``raw``: ``_raw_saved_<torch_name>``), Note [Saved-value
+    attributes]."""
+    inner = getattr(node, "inner", None)   # a write through a view: the op's own node
+    found = _find_saved(node if inner is None else inner, torch_name)
+    if found is None:
+        prefix = "_raw_saved_" if raw else "_saved_"
+        raise AttributeError(f"'{node.name()}' object has no attribute '{prefix}{torch_name}'")
+    owner = node if inner is None else inner
+    kind, own = found
+    if kind != "saved":
+        value = owner.arg(own)
+        return tuple(value) if kind == "shape" else value
+    saved = owner.saved
+    if saved is None or own not in saved:
+        return None
+    if raw:
+        return SavedTensor(owner, own)
+    value = owner.saved_with_history(own)
+    if not hasattr(value, "_data") and value is not None:   # a Python scalar operand
+        from ..tensor import _wrap
+        return _wrap(value)   # as PyTorch shows it: a 0-d tensor
+    return value
+
+
+class SavedTensor:
+    """``grad_fn._raw_saved_<name>``: one saved value of a node; ``register_hooks(pack,
+    unpack)`` packs it now and unpacks it each time backward needs it (PyTorch's
+    ``torch._C._autograd.SavedTensor``)."""
+
+    __slots__ = ("key", "node")
+
+    def __init__(self, node, key):
+        self.node, self.key = node, key
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        node, key = self.node, self.key
+        rec = node.saved_record(key)
+        if rec is _FREED:
+            raise freed_error(node)
+        if type(rec) is Packed:
+            raise BackwardError("Calling register_hooks on a saved tensor whose hooks have "
+                                "already been set. Hint: only one pair of hooks is allowed at "
+                                "a time.")
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("register_hooks expects two callables: pack_hook and unpack_hook")
+        from .saved import pack_record
+        t = node.saved_with_history(key)
+        if not hasattr(t, "_data"):   # a Python scalar operand: packed as PyTorch's 0-d tensor
+            from ..tensor import _wrap
+            t = _wrap(t)
+        node.replace_saved(key, pack_record(t, rec[3] if type(rec) is tuple else None,
+                                            pack_hook, unpack_hook))
+
+    def __repr__(self):
+        return f"<SavedTensor {self.key!r} of {self.node.name()}>"

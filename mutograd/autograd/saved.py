@@ -54,7 +54,7 @@ from .. import memory
 from ..errors import MutogradError
 from . import sites
 from .grad_mode import no_grad
-from .node import Packed, Policies
+from .node import Packed, Policies, refuse_inference_write
 
 
 class HooksDisabledError(MutogradError, RuntimeError):
@@ -112,6 +112,12 @@ def _pack(tensor, name):
     if st.disabled is not None:
         raise HooksDisabledError(st.disabled)
     pack, unpack = st.hooks[-1]
+    return pack_record(tensor, name, pack, unpack)
+
+
+def pack_record(tensor, name, pack, unpack):
+    """The :class:`Packed` record of ``tensor`` packed by ``pack`` (``saved_tensors_hooks``, or
+    ``grad_fn._raw_saved_<name>.register_hooks``)."""
     with no_grad():
         packed = pack(tensor)
     rec = Packed()
@@ -449,6 +455,8 @@ def before_write(x, index=None, what="write", data=True):
     ``x._counter.guards`` is set (Note [Mutation of saved tensors]). ``data=False`` for a write
     that changes no saved value (a new buffer, a new shape)."""
     counter = x._counter
+    if counter.inference:   # Note [Inference tensors]
+        refuse_inference_write(counter)
     version = counter.value
     site = None
     xp = x._place.xp

@@ -18,6 +18,7 @@ Note [Recording source sites]
 import linecache
 import os
 import sys
+import threading
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _ROOT = os.path.dirname(_PKG_DIR)
@@ -82,6 +83,49 @@ def here(depth=1):
     return _here_slow(f)
 
 
+class _Running(threading.local):
+    node = None   # the node whose backward runs now, with create_graph, in this thread
+
+
+running = _Running()
+
+
+# Note [Nodes made by a backward]
+#     With create_graph, a node's backward records ops, so it makes nodes; the user's line
+#     found for them is the backward() or grad() call, which alone does not say which forward
+#     op the saved value comes from. While a create_graph backward runs, the engine has Node
+#     use :func:`here_in_backward` instead of :func:`here` (a module global it swaps: ops run
+#     outside such a backward pay nothing), which appends ``(name, created_at)`` of the node
+#     whose backward is running (``running.node``); :func:`made_by` formats it. Anomaly mode's
+#     stack keeps that node too (:func:`stack`), as PyTorch's "Previous calculation was induced
+#     by" does.
+
+def here_in_backward(depth=1):
+    """:func:`here`, and for a node made by a create_graph backward, the node whose backward
+    made it (Note [Nodes made by a backward])."""
+    site = here(depth + 1)
+    node = running.node
+    if site is None or node is None:
+        return site
+    return site + ((node.name(), getattr(node, "created_at", None)),)
+
+
+def made_by(site):
+    """``created at a.py:3``, or for a node made by a backward ``created during the backward of
+    PowBackward (created at a.py:3), run at a.py:5`` (Note [Nodes made by a backward])."""
+    if len(site) < 4:
+        return f"created at {fmt(site)}"
+    name, parent = site[3]
+    of = f"{name} ({made_by(parent)})" if parent is not None else name
+    return f"created during the backward of {of}, run at {fmt(site)}"
+
+
+class _Stack(list):
+    """A forward stack that also keeps the node whose backward made its node."""
+
+    parent = None
+
+
 def _walk(f):
     """``(frame, kind)`` for ``f`` and each frame outside it, innermost first."""
     while f is not None:
@@ -104,9 +148,10 @@ def _here_slow(f):
 def stack(depth=1):
     """The forward stack, outermost first, as ``(filename, lineno, function)`` without machinery
     or interpreter frames (what anomaly mode keeps for every node)."""
-    frames = [(f.f_code.co_filename, f.f_lineno, f.f_code.co_name)
-              for f, k in _walk(sys._getframe(depth)) if k <= PACKAGE]
+    frames = _Stack((f.f_code.co_filename, f.f_lineno, f.f_code.co_name)
+                    for f, k in _walk(sys._getframe(depth)) if k <= PACKAGE)
     frames.reverse()
+    frames.parent = running.node   # Note [Nodes made by a backward]
     return frames
 
 

@@ -111,7 +111,7 @@ def reusable(op, t, inputs, xa, rg):
     if fn is None:
         if t._rg:
             return False   # a leaf that requires grad
-    elif fn.pre_hooks is not None or fn.retained is not None:
+    elif fn.hooks is not None or fn.retained is not None:
         return False
     c = t._counter
     if c.watched or c.guards is not None:

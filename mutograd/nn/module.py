@@ -19,6 +19,7 @@ from collections import OrderedDict, namedtuple
 
 from ..autograd.grad_mode import no_grad
 from ..errors import MutogradError
+from .backward_hooks import call_with_hooks
 from ..tensor import Tensor, _alias, _wrap
 
 
@@ -75,6 +76,9 @@ class Module:
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_forward_pre_hooks", {})
         object.__setattr__(self, "_forward_hooks", {})
+        object.__setattr__(self, "_backward_hooks", {})
+        object.__setattr__(self, "_backward_pre_hooks", {})
+        object.__setattr__(self, "_is_full_backward_hook", None)
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
@@ -84,7 +88,12 @@ class Module:
             new = hook(self, args)
             if new is not None:
                 args = new if isinstance(new, tuple) else (new,)
-        out = self.forward(*args, **kwargs)
+        d = self.__dict__
+        if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
+            return call_with_hooks(self, args, kwargs)
+        return self._run_forward_hooks(args, self.forward(*args, **kwargs))
+
+    def _run_forward_hooks(self, args, out):
         for hook in list(self._forward_hooks.values()):
             new = hook(self, args, out)
             if new is not None:
@@ -107,6 +116,41 @@ class Module:
             [[4, 3]]
         """
         return _Handle(self._forward_hooks, hook)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """Call ``hook(module, grad_output)`` when the gradients of the module's outputs are
+        known; a tuple it returns replaces ``grad_output`` (Note [Module backward hooks] in
+        nn/backward_hooks.py). ``forward`` then gets a view of each tensor argument."""
+        return _Handle(self._backward_pre_hooks, hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """Call ``hook(module, grad_input, grad_output)`` when the gradients of the module's
+        tensor arguments are computed; a tuple it returns replaces ``grad_input``.
+
+            >>> import mutograd as mg
+            >>> lin = mg.nn.Linear(2, 1)
+            >>> seen = []
+            >>> h = lin.register_full_backward_hook(
+            ...     lambda m, gi, go: seen.append((gi[0].shape, go[0].shape)))
+            >>> lin(mg.ones([3, 2], requires_grad=True)).sum().backward()
+            >>> seen
+            [([3, 2], [3, 1])]
+        """
+        if self.__dict__.get("_is_full_backward_hook") is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        object.__setattr__(self, "_is_full_backward_hook", True)
+        return _Handle(self._backward_hooks, hook, prepend)
+
+    def register_backward_hook(self, hook):
+        """PyTorch's deprecated form: ``hook(module, grad_input, grad_output)`` on the node of
+        the module's first output, with that node's gradients. Use
+        :meth:`register_full_backward_hook`."""
+        if self.__dict__.get("_is_full_backward_hook") is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        object.__setattr__(self, "_is_full_backward_hook", False)
+        return _Handle(self._backward_hooks, hook)
 
     # ---- registration -----------------------------------------------------------------------
     def __setattr__(self, name, value):
@@ -369,10 +413,14 @@ class _Handle:
 
     _next = 0
 
-    def __init__(self, table, hook):
+    def __init__(self, table, hook, prepend=False):
         _Handle._next += 1
         self.table, self.key = table, _Handle._next
         table[self.key] = hook
+        if prepend:   # first in the order the hooks run
+            items = list(table.items())
+            table.clear()
+            table.update([items[-1]] + items[:-1])
 
     def remove(self):
         self.table.pop(self.key, None)

@@ -140,7 +140,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
          only_inputs=True, allow_unused=False, no_grad_vars=None):
     """The gradients of ``outputs`` with respect to ``inputs`` (a list), leaving ``.grad`` alone."""
     return list(_mg.grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
-                         allow_unused=allow_unused))
+                         allow_unused=allow_unused, no_grad_vars=no_grad_vars))
 
 
 def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):

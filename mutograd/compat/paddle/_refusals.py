@@ -83,7 +83,7 @@ REFUSED = {
            for n in ("as_complex", "as_real", "view_as_complex", "view_as_real")},
     },
     "paddle.base.dygraph": {n: _ENGINE for n in (
-        "Tracer", "tracer", "base", "generated_tensor_methods_patch", "math_op_patch",
+        "Tracer", "tracer", "generated_tensor_methods_patch", "math_op_patch",
         "tensor_patch_methods")},
     "paddle.nn": {
         **{n: _3D for n in ("Conv3D", "Conv3d", "Conv3DTranspose", "AvgPool3D", "MaxPool3D",

@@ -20,7 +20,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
          only_inputs=True, allow_unused=False, no_grad_vars=None):
     """The gradients of ``outputs`` with respect to ``inputs`` (a list)."""
     return list(_engine.grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
-                             allow_unused=allow_unused))
+                             allow_unused=allow_unused, no_grad_vars=no_grad_vars))
 
 
 Function = PyLayer

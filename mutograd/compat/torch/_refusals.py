@@ -74,7 +74,7 @@ _RULES = {
          r"const_data_ptr", _STORAGE),
         (r"bfloat16|chalf", _DTYPE),
         (r"ipu|xpu|mtia|is_ipu|is_xpu|is_mtia|is_maia|is_vulkan|is_xla|is_mps|is_meta", _DEVICE),
-        (r"reinforce|volatile|output_nr|as_subclass|grad_dtype", _DISPATCH),
+        (r"reinforce|volatile|as_subclass|grad_dtype", _DISPATCH),
     ],
     "torch.nn.functional": [
         (r"BroadcastingList\d|boolean_dispatch|assert_int_or_pair|handle_torch_function|"
