@@ -201,7 +201,8 @@ def fit_graph(gi, shape, dtype, like):
                                     if n == 1 and t.shape[i + lead] != 1]
         if axes:
             t = mg.sum(t, axis=axes, keepdim=True)
-        t = t.reshape(*shape) if t.numel() == math.prod(shape) else mg.broadcast_to(t, *shape)
+        t = t.reshape(tuple(shape)) if t.numel() == math.prod(shape) else \
+            mg.broadcast_to(t, *shape)   # (a tuple: shape may be (), a 0-d gradient)
     if t._data.dtype != dtype:
         t = mg.cast(t, dtype)
     return t
