@@ -214,6 +214,28 @@ h = a * 2
 y = (h * h).sum()
 h.t_()
 y.backward()
+""",    "a_quotient_saved_by_div_then_written_by_relu_": """
+x = torch.tensor([-0.55, 0.8], dtype=torch.float64, requires_grad=True)
+t = x / (x.sigmoid() + 0.5)
+t.relu_()
+t.sum().backward()
+result = {"grad": x.grad}
+""",
+    "a_view_made_under_no_grad_written_with_grad_mode_on": """
+a = torch.ones(3, requires_grad=True)
+h = a * 2
+with torch.no_grad():
+    v = h[:2]
+v.mul_(3)
+""",
+    "a_view_made_under_no_grad_used_after_its_base_was_written": """
+a = torch.ones(3, requires_grad=True)
+h = a * 2
+with torch.no_grad():
+    v = h[:2]
+with torch.no_grad():
+    h.add_(1)
+w = v * 2
 """,
 }
 
@@ -254,6 +276,11 @@ EXPECTED = {
     "shape_only_in_place_ops_are_writes": {"versions": [1.0, 2.0, 3.0, 4.0]},
     "shape_only_in_place_op_after_a_save": (
         "RuntimeError", "modified by an inplace operation"),
+    "a_quotient_saved_by_div_then_written_by_relu_": {"grad": [0.0, 0.7195045706466275]},
+    "a_view_made_under_no_grad_written_with_grad_mode_on": (
+        "RuntimeError", "A view was created in no_grad mode and is being modified inplace"),
+    "a_view_made_under_no_grad_used_after_its_base_was_written": (
+        "RuntimeError", "A view was created in no_grad mode and its base or another view"),
 }
 
 
