@@ -6,7 +6,7 @@ is also run on it, so the recorded answer is checked against the oracle too. A p
 returns a dict of values (compared as float64) or raises (the class and part of the message are
 compared). The first four reach the engine's gradient-buffer reuse (Note [Gradient ownership]);
 the others reach custom Functions, views made without history, retained gradients and hooks on
-views, and the shape-only in-place ops.
+views, the shape-only in-place ops, and gradients made with create_graph.
 """
 import numpy as np
 import pytest
@@ -237,6 +237,32 @@ with torch.no_grad():
     h.add_(1)
 w = v * 2
 """,
+    "grad_of_a_hooked_non_leaf_alone_or_with_an_input_behind_it": """
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+v = x * 1
+v.register_hook(lambda g: g + 1)
+alone, = torch.autograd.grad((v * 3).sum(), [v])
+x2 = torch.tensor([1.0, 2.0], requires_grad=True)
+v2 = x2 * 1
+v2.register_hook(lambda g: g + 1)
+first, behind = torch.autograd.grad((v2 * 3).sum(), [v2, x2])
+result = {"alone": alone, "first": first, "behind": behind}
+""",
+    "a_retained_gradient_is_not_the_gradient_grad_returns": """
+x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+v = x.sin()
+v.retain_grad()
+gx, gv = torch.autograd.grad((v * v).sum(), [x, v], create_graph=True)
+gv.mul_(10)
+result = {"retained": v.grad, "gv": gv, "retained_requires_grad": float(v.grad.requires_grad)}
+""",
+    "create_graph_through_a_0d_tensor_unsqueezed_and_unbound": """
+x = torch.tensor(1.1, dtype=torch.float64, requires_grad=True)
+v, = x.unsqueeze(0).clone().unbind(0)
+gx, gv = torch.autograd.grad((v * v) * 1.5, [x, v], create_graph=True)
+h, = torch.autograd.grad(gx, [x])
+result = {"gx": gx, "h": h}
+""",
 }
 
 # What PyTorch 2.13 gives (values as nested lists; errors as (class name, message part)).
@@ -281,6 +307,13 @@ EXPECTED = {
         "RuntimeError", "A view was created in no_grad mode and is being modified inplace"),
     "a_view_made_under_no_grad_used_after_its_base_was_written": (
         "RuntimeError", "A view was created in no_grad mode and its base or another view"),
+    "grad_of_a_hooked_non_leaf_alone_or_with_an_input_behind_it": {
+        "alone": [4.0, 4.0], "first": [3.0, 3.0], "behind": [4.0, 4.0]},
+    "a_retained_gradient_is_not_the_gradient_grad_returns": {
+        "retained": [1.682941969615793, 1.8185948536513634],
+        "gv": [16.82941969615793, 18.185948536513635], "retained_requires_grad": 1.0},
+    "create_graph_through_a_0d_tensor_unsqueezed_and_unbound": {"gx": 3.3000000000000003,
+                                                                "h": 3.0},
 }
 
 

@@ -254,13 +254,21 @@ def _run(roots, retain_graph, only, accumulate, graph=False):
                 _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor, graph)
                 continue
             g, owned = entry
+            hooks = node.pre_hooks
             if targets is not None and node in targets:
-                # grad() with a non-leaf input captures its gradient before the tensor's
-                # hooks run, as PyTorch does (a leaf's hooks run before, see below)
+                # grad() with a non-leaf input captures its gradient before the tensor's hooks
+                # run when the node runs on (an input further back needs it), and after them
+                # when the node only captures: PyTorch's engine does both (evaluate_function);
+                # a leaf's hooks run before, see below
+                if hooks and not any(e is not None and (
+                        e in targets if isinstance(e, Tensor) else e in needed)
+                        for e in node.next):
+                    g, owned = _run_hooks(hooks, g, owned, graph)
+                    hooks = None
                 found[targets[node]] = (g, owned)
                 owned = False
-            if node.pre_hooks:
-                g, owned = _run_hooks(node.pre_hooks, g, owned, graph)
+            if hooks:
+                g, owned = _run_hooks(hooks, g, owned, graph)
             if node.retained is not None:
                 t = node.retained()
                 if t is not None:
@@ -456,8 +464,9 @@ def _keep_grad(t, g, owned):
     and after a shape-only in-place op is kept by two nodes)."""
     from ..tensor import Tensor, _wrap
     cur = t.__dict__.get("_grad")
-    if isinstance(g, Tensor):   # graph mode: kept with its history
-        t.__dict__["_grad"] = g if cur is None or cur.shape != g.shape else cur + g
+    if isinstance(g, Tensor):   # graph mode: kept with its history, as a recorded copy (the
+        # gradient flowing on, or returned by grad(), is another tensor, as in PyTorch)
+        t.__dict__["_grad"] = g.clone() if cur is None or cur.shape != g.shape else cur + g
         return
     if cur is not None and cur._data.shape == g.shape:
         t.__dict__["_grad"] = _wrap(cur._data + g, t)
