@@ -256,6 +256,25 @@ gx, gv = torch.autograd.grad((v * v).sum(), [x, v], create_graph=True)
 gv.mul_(10)
 result = {"retained": v.grad, "gv": gv, "retained_requires_grad": float(v.grad.requires_grad)}
 """,
+    "create_graph_through_a_function_that_saves_the_input_it_wrote": """
+class ExpFn_(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.exp_()
+        ctx.mark_dirty(x)
+        ctx.save_for_backward(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return g * y
+x = torch.tensor([-0.3, 0.5], dtype=torch.float64, requires_grad=True)
+y = ExpFn_.apply(x * 1)
+g, = torch.autograd.grad(y.sum(), [x], create_graph=True)
+h, = torch.autograd.grad(g.sum(), [x])
+result = {"g": g, "h": h}
+""",
     "create_graph_through_a_0d_tensor_unsqueezed_and_unbound": """
 x = torch.tensor(1.1, dtype=torch.float64, requires_grad=True)
 v, = x.unsqueeze(0).clone().unbind(0)
@@ -312,6 +331,9 @@ EXPECTED = {
     "a_retained_gradient_is_not_the_gradient_grad_returns": {
         "retained": [1.682941969615793, 1.8185948536513634],
         "gv": [16.82941969615793, 18.185948536513635], "retained_requires_grad": 1.0},
+    "create_graph_through_a_function_that_saves_the_input_it_wrote": {
+        "g": [0.7408182206817179, 1.6487212707001282],
+        "h": [0.7408182206817179, 1.6487212707001282]},
     "create_graph_through_a_0d_tensor_unsqueezed_and_unbound": {"gx": 3.3000000000000003,
                                                                 "h": 3.0},
 }
