@@ -397,8 +397,12 @@ def conj(a):
 
 defop("mul", lambda xp, x, y, out=None: ufunc(xp.multiply, x, y, out=out),
       grad=(lambda g, y: g * conj(y), lambda g, x: g * conj(x)), ufunc=np.multiply)
+# The divisor's gradient uses the inputs, as PyTorch's (DivBackward0 saves self and other): a
+# later write into the quotient (t = x / y; t.relu_()) is then free of consequences in both,
+# and div_ copies the x it overwrites only when y requires grad. Saving the quotient instead
+# costs a guard per recorded x / y (Note [Outputs copied on write]), on the per-op path.
 defop("div", lambda xp, x, y, out=None: ufunc(xp.true_divide, x, y, out=out), result="float",
-      grad=(lambda g, y: g / conj(y), lambda g, out, y: -g * conj(out / y)), copy_out=True,
+      grad=(lambda g, y: g / conj(y), lambda g, x, y: -g * conj(x / y / y)),
       ufunc=np.true_divide)
 defop("floor_divide", lambda xp, x, y, out=None: ufunc(xp.floor_divide, x, y, out=out),
       grad=(zero_gradient, zero_gradient))
