@@ -275,6 +275,14 @@ g, = torch.autograd.grad(y.sum(), [x], create_graph=True)
 h, = torch.autograd.grad(g.sum(), [x])
 result = {"g": g, "h": h}
 """,
+    "a_penalty_on_x_grad_then_a_second_backward": """
+x = torch.tensor([0.1, -0.4], dtype=torch.float64, requires_grad=True)
+loss = (x * x).sum()
+loss.backward(create_graph=True)
+g = x.grad
+(g.square().sum() + loss).backward()
+result = {"grad": x.grad, "same": float(g is x.grad)}
+""",
     "create_graph_through_a_0d_tensor_unsqueezed_and_unbound": """
 x = torch.tensor(1.1, dtype=torch.float64, requires_grad=True)
 v, = x.unsqueeze(0).clone().unbind(0)
@@ -334,6 +342,7 @@ EXPECTED = {
     "create_graph_through_a_function_that_saves_the_input_it_wrote": {
         "g": [0.7408182206817179, 1.6487212707001282],
         "h": [0.7408182206817179, 1.6487212707001282]},
+    "a_penalty_on_x_grad_then_a_second_backward": {"grad": [1.2, -4.8], "same": 1.0},
     "create_graph_through_a_0d_tensor_unsqueezed_and_unbound": {"gx": 3.3000000000000003,
                                                                 "h": 3.0},
 }

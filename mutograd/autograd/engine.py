@@ -362,8 +362,16 @@ def _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor, graph):
         elif early:
             left = leaf_deps[e] - 1
             leaf_deps[e] = left
-            if left == 0 and e in buf:
+            if left == 0 and e in buf and (graph or not _grad_is_saved(e)):
                 _finish_leaf(e, *buf.pop(e), graph)
+
+
+def _grad_is_saved(leaf):
+    """Whether some node may have saved ``leaf.grad`` (a ``.grad`` made with create_graph and
+    used since): accumulating into it in place before that node runs would be the version
+    error, so it waits for the end of the pass (PyTorch's order runs that node first too)."""
+    cur = leaf.__dict__.get("_grad")
+    return cur is not None and cur._counter.watched
 
 
 def _finish_leaf(leaf, g, owned, graph=False):
