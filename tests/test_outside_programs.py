@@ -283,6 +283,12 @@ g = x.grad
 (g.square().sum() + loss).backward()
 result = {"grad": x.grad, "same": float(g is x.grad)}
 """,
+    "a_grad_transposed_in_place_then_accumulated_into": """
+x = torch.ones(4, 2, dtype=torch.float64, requires_grad=True)
+(x * 2).sum().backward()
+x.grad.t_()
+(x * 2).sum().backward()
+""",
     "create_graph_through_a_0d_tensor_unsqueezed_and_unbound": """
 x = torch.tensor(1.1, dtype=torch.float64, requires_grad=True)
 v, = x.unsqueeze(0).clone().unbind(0)
@@ -343,6 +349,7 @@ EXPECTED = {
         "g": [0.7408182206817179, 1.6487212707001282],
         "h": [0.7408182206817179, 1.6487212707001282]},
     "a_penalty_on_x_grad_then_a_second_backward": {"grad": [1.2, -4.8], "same": 1.0},
+    "a_grad_transposed_in_place_then_accumulated_into": ("RuntimeError", "size"),
     "create_graph_through_a_0d_tensor_unsqueezed_and_unbound": {"gx": 3.3000000000000003,
                                                                 "h": 3.0},
 }

@@ -36,7 +36,7 @@ import threading
 import numpy as np
 
 from .. import memory
-from ..errors import BackwardError
+from ..errors import BackwardError, ShapeError
 from ..memory import fresh
 from ..places import writeable
 from . import anomaly
@@ -510,8 +510,18 @@ def _accumulate_graph(leaf, g):
     leaf.__dict__["_grad"] = g.clone() if cur is None else cur + g
 
 
+def _fits(small, big):
+    """Whether an array of shape ``small`` broadcasts to exactly ``big``."""
+    return len(small) <= len(big) and all(s in (1, b) for s, b in zip(small[::-1], big[::-1]))
+
+
 def _add_into_grad(cur, g):
     """``cur += g`` for a ``.grad`` tensor: a write like any other (a node may have saved it)."""
+    if cur._data.shape != g.shape and not _fits(g.shape, cur._data.shape):
+        # .grad reshaped in place since (t_()): PyTorch's error, not NumPy's
+        raise ShapeError(f"the size of the gradient, {list(g.shape)}, does not match the size "
+                         f"of .grad, {list(cur.shape)}, which was changed in place: it cannot be "
+                         f"accumulated; set .grad = None before this backward")
     if cur._counter.guards:   # Note [Mutation of saved tensors]
         before_write(cur, None, "grad accumulation")
     cur._data += g
