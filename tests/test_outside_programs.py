@@ -257,20 +257,18 @@ gv.mul_(10)
 result = {"retained": v.grad, "gv": gv, "retained_requires_grad": float(v.grad.requires_grad)}
 """,
     "create_graph_through_a_function_that_saves_the_input_it_wrote": """
-class ExpFn_(torch.autograd.Function):
+class Exp_(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
-        x.exp_()
-        ctx.mark_dirty(x)
-        ctx.save_for_backward(x)
+        ctx.mark_dirty(x.exp_())
+        ctx.save_for_backward(x)   # x after the write: the function's output
         return x
 
     @staticmethod
     def backward(ctx, g):
-        (y,) = ctx.saved_tensors
-        return g * y
+        return g * ctx.saved_tensors[0]
 x = torch.tensor([-0.3, 0.5], dtype=torch.float64, requires_grad=True)
-y = ExpFn_.apply(x * 1)
+y = Exp_.apply(x * 1)
 g, = torch.autograd.grad(y.sum(), [x], create_graph=True)
 h, = torch.autograd.grad(g.sum(), [x])
 result = {"g": g, "h": h}
