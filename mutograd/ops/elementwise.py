@@ -433,11 +433,18 @@ def _pow(xp, x, y, out=None):
     return ufunc(xp.power, x, y, out=out)
 
 
+# Note [The order of a gradient's products]
+#     With create_graph, a formula's products record nodes that save their operands, so the
+#     order in which a formula multiplies decides which tensors a second backward needs, and
+#     so which later writes are version errors. The formulas here multiply g by a factor made
+#     first, as PyTorch's derivatives do (pow: grad * (exponent * self.pow(exponent - 1))):
+#     the second backward keeps g and that factor, as PyTorch's does, and not an input the
+#     program may write since. It costs the same number of array passes at first order.
 def _pow_grad_x(g, x, y, xp):
     # where the exponent is 0 the result is 1 whatever x is: gradient 0, also at x = 0 where
     # y * x ** (y - 1) is 0 * inf (PyTorch's convention; Note [Gradients at a kink])
     if isinstance(y, (int, float)):
-        return g * 0 if y == 0 else g * y * x ** (y - 1)
+        return g * 0 if y == 0 else g * (y * x ** (y - 1))
     return g * xp.where(y == 0, 0, y * x ** (y - 1))
 
 
@@ -523,10 +530,11 @@ def _addcdiv(xp, x, t1, t2, out=None, value=1):
     return ufunc(xp.add, x, p, out=out)
 
 
-defop("addcmul", _addcmul, grad=(lambda g: g, lambda g, t2, value: g * value * t2,
-                                 lambda g, t1, value: g * value * t1))
-defop("addcdiv", _addcdiv, grad=(lambda g: g, lambda g, t2, value: g * value / t2,
-                                 lambda g, t1, t2, value: -g * value * t1 / (t2 * t2)))
+# Note [The order of a gradient's products]
+defop("addcmul", _addcmul, grad=(lambda g: g, lambda g, t2, value: g * (t2 * value),
+                                 lambda g, t1, value: g * (t1 * value)))
+defop("addcdiv", _addcdiv, grad=(lambda g: g, lambda g, t2, value: g * (value / t2),
+                                 lambda g, t1, t2, value: -g * (value * t1 / (t2 * t2))))
 
 # ---- comparisons and logic (no gradient; in place they keep the written dtype) -------------
 def _ufunc2(name):
