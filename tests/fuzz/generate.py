@@ -670,8 +670,8 @@ class Generator:
                 self.emit(f"{name} = {x.name}.reshape{shape_text(shape)}", "reshape.copy",
                           defs=(name,), uses=(x.name,))
                 r = self.result(name, real, x.dtype, x)
-                # a gradient's layout is a guess (contig=False): the reshape may be a view
-                r.grad, r.aliased = x.grad, x.aliased
+                if x.grad:   # a gradient's layout is a guess (contig=False): maybe a view
+                    r.grad, r.aliased, r.storage = True, x.aliased, x.storage
                 return r
             self.emit(f"{name} = {x.name}.{k}{shape_text(shape)}", "view." + k, defs=(name,),
                       uses=(x.name,))
@@ -812,6 +812,8 @@ class Generator:
             ytext = f"torch.full({shape_text(x.shape)}, {ytext}, dtype=torch.{x.dtype})"
         call = f"{x.name}." + self.fill(op, ytext, y)
         alt = self.overlap_alt(call, [y], x)
+        if tag == "lerp_" and y is not None and y.dtype != x.dtype:   # as in s_setitem
+            alt = (alt or call).replace(", 0.3)", f".to(torch.{x.dtype}), 0.3)")
         self.bind(x, call, "inplace." + tag, y, alt, curv=tag in ("mul_", "div_", "addcmul_"))
 
     def s_aug(self):
@@ -850,6 +852,10 @@ class Generator:
                 val = f"torch.tensor({val}, dtype=torch.{x.dtype})"
         src = f"{x.name}[{text}] = {val}"
         alt = self.overlap_alt(src, [y], x)
+        if not basic and y is not None and y.dtype != x.dtype:
+            # mutograd casts the value, as both do for x[slice] = v; PyTorch's index_put_
+            # alone wants x's dtype: its rendering casts first, so the gradient is compared
+            alt = (alt or src) + f".to(torch.{x.dtype})"
         self.emit(src, "setitem." + ("basic" if basic else "advanced"), uses=(x.name, y and y.name),
                   alt=alt)
         self.written(x, y)
@@ -903,6 +909,8 @@ class Generator:
             call = f"{x.name}.scatter_(0, torch.tensor({nested(idx)}), {ytext})"
             kind = "inplace.scatter_"
         alt = self.overlap_alt(call, [y], x)
+        if y is not None and y.dtype != x.dtype:   # cast for PyTorch, as in s_setitem
+            alt = (alt or call)[:-1] + f".to(torch.{x.dtype}))"
         self.bind(x, call, kind, y, alt)
 
     def s_meta_inplace(self):

@@ -80,10 +80,17 @@ ALLOWED = {
         "as backward: overlapping memory, at a backward of a program that uses create_graph",
     ("accepted", "higher: saved tensor modified"):
         "a gradient formula run with create_graph records its own ops, which keep other "
-        "intermediate tensors than PyTorch's double-backward formulas (pow's g * 2 * x saves "
-        "g * 2, PyTorch's saves g), so a write between the backwards that PyTorch's graph sees "
-        "is not read by mutograd's; the results equal PyTorch's with "
-        "allow_mutation_on_saved_tensors",
+        "tensors than PyTorch's double-backward formulas (abs multiplies g by a sign that has "
+        "no graph, so its product keeps no g; PyTorch's grad * sgn(x) keeps grad), so a write "
+        "between the backwards that PyTorch's graph sees is not read by mutograd's; the results "
+        "equal PyTorch's with allow_mutation_on_saved_tensors",
+    ("accepted", "unverified grad.aug: in-place on a leaf"):
+        "as aug: in-place on a leaf, into a gradient",
+    ("accepted", "unverified grad.inplace: overlapping memory"):
+        "as inplace: overlapping memory, into a gradient",
+    ("accepted", "unverified grad.aug: overlapping memory"):
+        "x op= y with y a view of x whose layout the generator did not know (a gradient's): "
+        "mutograd reads y first (DESIGN rule 10), PyTorch refuses the partial overlap",
 }
 
 # Bugs found by the fuzzer and not fixed yet, by (class, category): skipped here until their
