@@ -454,7 +454,9 @@ class Generator:
         if tag in ("where", "maximum", "minimum") and y is None:
             ytext = f"torch.tensor({ytext}, dtype=torch.{x.dtype})"
         shape = broadcast(x.shape, y.shape) if y is not None else x.shape
-        dtype = x.dtype if y is None or y.dtype == x.dtype else "float64"
+        dtype = x.dtype if y is None or y.dtype == x.dtype else \
+            y.dtype if x.ndim == 0 < y.ndim else x.dtype if y.ndim == 0 < x.ndim else "float64"
+        # (a 0-d tensor does not promote a tensor with dimensions: float32 * f64 0-d is float32)
         name = self.fresh()
         src = self.fill(text.replace("{x}", xtext), ytext, y)
         self.emit(f"{name} = {src}", "binary." + tag, defs=(name,),
@@ -832,9 +834,10 @@ class Generator:
             src = f"{x.name}[{text}] {op} {rhs}"
             kind = "aug.setitem" + ("" if basic else ".advanced")
         else:
-            src, kind, basic = f"{x.name} {op} {rhs}", "aug." + op, True
-        # x[int_tensor] op= x writes into a copy, x[...] = copy: nothing overlaps in PyTorch
-        alt = self.overlap_alt(src, [y], x) if basic else None
+            src, kind, basic, region = f"{x.name} {op} {rhs}", "aug." + op, True, x.shape
+        # x[int_tensor] op= x writes into a copy, x[...] = copy, and an empty region overlaps
+        # nothing: PyTorch refuses neither (and then raises what mutograd raises at backward)
+        alt = self.overlap_alt(src, [y], x) if basic and 0 not in region else None
         self.emit(src, kind, uses=(x.name, y.name if y else None), alt=alt)
         self.written(x, y, op in ("*=", "/="))
 
