@@ -287,6 +287,15 @@ x = torch.ones(4, 2, dtype=torch.float64, requires_grad=True)
 x.grad.t_()
 (x * 2).sum().backward()
 """,
+    "grad_of_an_input_whose_node_saved_a_value_written_since": """
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = (x * 1).exp()
+z = y * 3
+with torch.no_grad():
+    y.mul_(2)
+g, = torch.autograd.grad(z.sum(), [y])
+result = {"g": g}
+""",
     "create_graph_through_a_0d_tensor_unsqueezed_and_unbound": """
 x = torch.tensor(1.1, dtype=torch.float64, requires_grad=True)
 v, = x.unsqueeze(0).clone().unbind(0)
@@ -348,6 +357,7 @@ EXPECTED = {
         "h": [0.7408182206817179, 1.6487212707001282]},
     "a_penalty_on_x_grad_then_a_second_backward": {"grad": [1.2, -4.8], "same": 1.0},
     "a_grad_transposed_in_place_then_accumulated_into": ("RuntimeError", "size"),
+    "grad_of_an_input_whose_node_saved_a_value_written_since": {"g": [3.0, 3.0]},
     "create_graph_through_a_0d_tensor_unsqueezed_and_unbound": {"gx": 3.3000000000000003,
                                                                 "h": 3.0},
 }

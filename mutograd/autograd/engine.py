@@ -199,7 +199,9 @@ def _dependencies(roots):
 
 
 def _needed(nodes, targets):
-    """The nodes from which some target (node or leaf) can be reached."""
+    """The nodes that must run: those with a target (node or leaf) behind one of their edges.
+    A target node with none behind it only captures its gradient, as in PyTorch (which does
+    not run it, so a saved value written since is no error there)."""
     from ..tensor import Tensor
     memo = {}
 
@@ -207,9 +209,8 @@ def _needed(nodes, targets):
         if n in memo:
             return memo[n]
         memo[n] = False
-        hit = n in targets or any(
-            e is not None and (e in targets if isinstance(e, Tensor) else reach(e))
-            for e in n.next)
+        hit = any(e is not None and (e in targets or (not isinstance(e, Tensor) and reach(e)))
+                  for e in n.next)
         memo[n] = hit
         return hit
     return {n for n in nodes if reach(n)}
@@ -260,9 +261,7 @@ def _run(roots, retain_graph, only, accumulate, graph=False):
                 # run when the node runs on (an input further back needs it), and after them
                 # when the node only captures: PyTorch's engine does both (evaluate_function);
                 # a leaf's hooks run before, see below
-                if hooks and not any(e is not None and (
-                        e in targets if isinstance(e, Tensor) else e in needed)
-                        for e in node.next):
+                if hooks and node not in needed:
                     g, owned = _run_hooks(hooks, g, owned, graph)
                     hooks = None
                 found[targets[node]] = (g, owned)
@@ -288,7 +287,8 @@ def _run(roots, retain_graph, only, accumulate, graph=False):
                 for e, gi, mine in zip(node.next, grads, claims):
                     if e is None or gi is None:
                         continue
-                    if targets is not None and not isinstance(e, Tensor) and e not in needed:
+                    if targets is not None and not isinstance(e, Tensor) and e not in needed \
+                            and e not in targets:
                         continue
                     add(buf, e, gi, mine)
             if not retain_graph:
