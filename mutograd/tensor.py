@@ -20,8 +20,13 @@ Note [Views without history]
     ``requires_grad_()``, has no history of its own. As in PyTorch it reports
     ``requires_grad=True`` (its base does), and the results of ops that use it require grad, but
     no gradient flows through it to the base: its edge in their nodes is empty (the view's own
-    ``_rg`` stays False). A write through it with grad mode on does enter the base's history
-    (``call_inplace``), where PyTorch refuses the write.
+    ``_rg`` stays False). A view made under ``no_grad()`` (and every view of it) is marked
+    (``_nograd_view``, set where views are made: ``_view_result`` in autograd/dispatch.py), and
+    PyTorch's two rules for it hold (``nograd_view_error`` in autograd/inplace.py): a write
+    through it with grad mode on is refused when it or an input of the write requires grad
+    (``check_leaf``), and once its base or another view of it was written (under ``no_grad()``
+    too), using it with grad mode on is refused (``_refresh_view``): which history it should
+    have is ambiguous. ``requires_grad`` still answers without refreshing it, as in PyTorch.
 """
 import copy
 import weakref
@@ -230,7 +235,7 @@ class Tensor:
     @property
     def requires_grad(self):
         if self._base is not None:
-            if self._view_version != self._counter.value:
+            if self._view_version != self._counter.value and "_nograd_view" not in self.__dict__:
                 self._refresh_view()
             return self._rg or self._base._rg   # Note [Views without history]
         return self._rg
@@ -418,6 +423,9 @@ class Tensor:
         base = self._base
         if not base._rg and self.grad_fn is None:
             return   # stays stale: if the base comes to require grad, the chain is replayed then
+        if "_nograd_view" in self.__dict__:   # Note [Views without history]
+            from .autograd.inplace import nograd_view_error
+            raise nograd_view_error(self)
         self._view_version = self._counter.value
         from .autograd.view_write import check_layout
         from .autograd.dispatch import run

@@ -378,7 +378,7 @@ BASE = [
     _b("mul", np.multiply, saves="other", copies_for_others=True),
     _b("mul", np.multiply, saves="other", variant="same-shape", shapes=((3, 4), (3, 4)),
        copies_for_others=True),
-    _b("div", np.divide, positive=True, saves="out-copied", float_out=True),
+    _b("div", np.divide, positive=True, saves="other", copies_for_others=True, float_out=True),
     _b("floor_divide", np.floor_divide, positive=True, grad=False, domain=(0.5, 5)),
     _b("remainder", np.remainder, positive=True, domain=(0.5, 5), copies_for_others=True),
     _b("pow", np.power, domain=(0.5, 2), saves="input"),

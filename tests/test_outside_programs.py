@@ -6,7 +6,7 @@ is also run on it, so the recorded answer is checked against the oracle too. A p
 returns a dict of values (compared as float64) or raises (the class and part of the message are
 compared). The first four reach the engine's gradient-buffer reuse (Note [Gradient ownership]);
 the others reach custom Functions, views made without history, retained gradients and hooks on
-views, and the shape-only in-place ops.
+views, the shape-only in-place ops, and gradients made with create_graph.
 """
 import numpy as np
 import pytest
@@ -214,6 +214,94 @@ h = a * 2
 y = (h * h).sum()
 h.t_()
 y.backward()
+""",    "a_quotient_saved_by_div_then_written_by_relu_": """
+x = torch.tensor([-0.55, 0.8], dtype=torch.float64, requires_grad=True)
+t = x / (x.sigmoid() + 0.5)
+t.relu_()
+t.sum().backward()
+result = {"grad": x.grad}
+""",
+    "a_view_made_under_no_grad_written_with_grad_mode_on": """
+a = torch.ones(3, requires_grad=True)
+h = a * 2
+with torch.no_grad():
+    v = h[:2]
+v.mul_(3)
+""",
+    "a_view_made_under_no_grad_used_after_its_base_was_written": """
+a = torch.ones(3, requires_grad=True)
+h = a * 2
+with torch.no_grad():
+    v = h[:2]
+with torch.no_grad():
+    h.add_(1)
+w = v * 2
+""",
+    "grad_of_a_hooked_non_leaf_alone_or_with_an_input_behind_it": """
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+v = x * 1
+v.register_hook(lambda g: g + 1)
+alone, = torch.autograd.grad((v * 3).sum(), [v])
+x2 = torch.tensor([1.0, 2.0], requires_grad=True)
+v2 = x2 * 1
+v2.register_hook(lambda g: g + 1)
+first, behind = torch.autograd.grad((v2 * 3).sum(), [v2, x2])
+result = {"alone": alone, "first": first, "behind": behind}
+""",
+    "a_retained_gradient_is_not_the_gradient_grad_returns": """
+x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+v = x.sin()
+v.retain_grad()
+gx, gv = torch.autograd.grad((v * v).sum(), [x, v], create_graph=True)
+gv.mul_(10)
+result = {"retained": v.grad, "gv": gv, "retained_requires_grad": float(v.grad.requires_grad)}
+""",
+    "create_graph_through_a_function_that_saves_the_input_it_wrote": """
+class Exp_(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.mark_dirty(x.exp_())
+        ctx.save_for_backward(x)   # x after the write: the function's output
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.saved_tensors[0]
+x = torch.tensor([-0.3, 0.5], dtype=torch.float64, requires_grad=True)
+y = Exp_.apply(x * 1)
+g, = torch.autograd.grad(y.sum(), [x], create_graph=True)
+h, = torch.autograd.grad(g.sum(), [x])
+result = {"g": g, "h": h}
+""",
+    "a_penalty_on_x_grad_then_a_second_backward": """
+x = torch.tensor([0.1, -0.4], dtype=torch.float64, requires_grad=True)
+loss = (x * x).sum()
+loss.backward(create_graph=True)
+g = x.grad
+(g.square().sum() + loss).backward()
+result = {"grad": x.grad, "same": float(g is x.grad)}
+""",
+    "a_grad_transposed_in_place_then_accumulated_into": """
+x = torch.ones(4, 2, dtype=torch.float64, requires_grad=True)
+(x * 2).sum().backward()
+x.grad.t_()
+(x * 2).sum().backward()
+""",
+    "grad_of_an_input_whose_node_saved_a_value_written_since": """
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = (x * 1).exp()
+z = y * 3
+with torch.no_grad():
+    y.mul_(2)
+g, = torch.autograd.grad(z.sum(), [y])
+result = {"g": g}
+""",
+    "create_graph_through_a_0d_tensor_unsqueezed_and_unbound": """
+x = torch.tensor(1.1, dtype=torch.float64, requires_grad=True)
+v, = x.unsqueeze(0).clone().unbind(0)
+gx, gv = torch.autograd.grad((v * v) * 1.5, [x, v], create_graph=True)
+h, = torch.autograd.grad(gx, [x])
+result = {"gx": gx, "h": h}
 """,
 }
 
@@ -254,6 +342,24 @@ EXPECTED = {
     "shape_only_in_place_ops_are_writes": {"versions": [1.0, 2.0, 3.0, 4.0]},
     "shape_only_in_place_op_after_a_save": (
         "RuntimeError", "modified by an inplace operation"),
+    "a_quotient_saved_by_div_then_written_by_relu_": {"grad": [0.0, 0.7195045706466275]},
+    "a_view_made_under_no_grad_written_with_grad_mode_on": (
+        "RuntimeError", "A view was created in no_grad mode and is being modified inplace"),
+    "a_view_made_under_no_grad_used_after_its_base_was_written": (
+        "RuntimeError", "A view was created in no_grad mode and its base or another view"),
+    "grad_of_a_hooked_non_leaf_alone_or_with_an_input_behind_it": {
+        "alone": [4.0, 4.0], "first": [3.0, 3.0], "behind": [4.0, 4.0]},
+    "a_retained_gradient_is_not_the_gradient_grad_returns": {
+        "retained": [1.682941969615793, 1.8185948536513634],
+        "gv": [16.82941969615793, 18.185948536513635], "retained_requires_grad": 1.0},
+    "create_graph_through_a_function_that_saves_the_input_it_wrote": {
+        "g": [0.7408182206817179, 1.6487212707001282],
+        "h": [0.7408182206817179, 1.6487212707001282]},
+    "a_penalty_on_x_grad_then_a_second_backward": {"grad": [1.2, -4.8], "same": 1.0},
+    "a_grad_transposed_in_place_then_accumulated_into": ("RuntimeError", "size"),
+    "grad_of_an_input_whose_node_saved_a_value_written_since": {"g": [3.0, 3.0]},
+    "create_graph_through_a_0d_tensor_unsqueezed_and_unbound": {"gx": 3.3000000000000003,
+                                                                "h": 3.0},
 }
 
 

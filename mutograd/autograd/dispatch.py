@@ -409,6 +409,8 @@ def _view_result(op, x, out, attrs):
         if lv is not None:
             v.__dict__["_leaf_view"] = lv
     v._base = x._base if x._base is not None else x
+    if not _state.enabled or "_nograd_view" in x.__dict__:
+        v.__dict__["_nograd_view"] = True   # Note [Views without history] in tensor.py
     v._view_chain = (x._view_chain if x._base is not None else ()) + ((op, attrs),)
     v._view_version = x._counter.value
     v._base_arr = v._base._data   # the base's layout now (Note [Views and their history])
@@ -487,8 +489,8 @@ def _record_binary(op, x, y, a, b, result):
         saved = {}
         index = op.index
         for name in names:
-            if name == "out":
-                saved[name] = save(result)
+            if name == "out":   # Note [Outputs copied on write] in autograd/saved.py
+                saved[name] = save_output(result) if op.copy_out else save(result)
             elif index[name] == 0:
                 saved[name] = save(x)
             else:

@@ -61,7 +61,7 @@ import threading
 import numpy as np
 
 from .. import memory
-from ..errors import BackwardError
+from ..errors import BackwardError, ShapeError
 from ..memory import fresh
 from ..places import writeable
 from . import anomaly, sites
@@ -527,8 +527,16 @@ def _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor, graph):
         elif early:
             left = leaf_deps[e] - 1
             leaf_deps[e] = left
-            if left == 0 and e in buf:
+            if left == 0 and e in buf and (graph or not _grad_is_saved(e)):
                 _finish_leaf(e, *buf.pop(e), graph)
+
+
+def _grad_is_saved(leaf):
+    """Whether some node may have saved ``leaf.grad`` (a ``.grad`` made with create_graph and
+    used since): accumulating into it in place before that node runs would be the version
+    error, so it waits for the end of the pass (PyTorch's order runs that node first too)."""
+    cur = leaf.__dict__.get("_grad")
+    return cur is not None and cur._counter.watched
 
 
 def _finish_leaf(leaf, g, owned, graph=False):
@@ -700,8 +708,9 @@ def _keep_grad(t, g, owned):
     and after a shape-only in-place op is kept by two nodes)."""
     from ..tensor import Tensor, _wrap
     cur = t.__dict__.get("_grad")
-    if isinstance(g, Tensor):   # graph mode: kept with its history
-        t.__dict__["_grad"] = g if cur is None or cur.shape != g.shape else cur + g
+    if isinstance(g, Tensor):   # graph mode: kept with its history, as a recorded copy (the
+        # gradient flowing on, or returned by grad(), is another tensor, as in PyTorch)
+        t.__dict__["_grad"] = g.clone() if cur is None or cur.shape != g.shape else cur + g
         return
     if cur is not None and cur._data.shape == g.shape:
         t.__dict__["_grad"] = _wrap(cur._data + g, t)
@@ -737,8 +746,18 @@ def _accumulate_graph(leaf, g):
     leaf.__dict__["_grad"] = g.clone() if cur is None else cur + g
 
 
+def _fits(small, big):
+    """Whether an array of shape ``small`` broadcasts to exactly ``big``."""
+    return len(small) <= len(big) and all(s in (1, b) for s, b in zip(small[::-1], big[::-1]))
+
+
 def _add_into_grad(cur, g):
     """``cur += g`` for a ``.grad`` tensor: a write like any other (a node may have saved it)."""
+    if cur._data.shape != g.shape and not _fits(g.shape, cur._data.shape):
+        # .grad reshaped in place since (t_()): PyTorch's error, not NumPy's
+        raise ShapeError(f"the size of the gradient, {list(g.shape)}, does not match the size "
+                         f"of .grad, {list(cur.shape)}, which was changed in place: it cannot be "
+                         f"accumulated; set .grad = None before this backward")
     if cur._counter.guards:   # Note [Mutation of saved tensors]
         before_write(cur, None, "grad accumulation")
     cur._data += g

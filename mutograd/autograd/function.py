@@ -305,9 +305,11 @@ def _saved_edges(ctx, args, edges, outs, slots):
         return None
     found = []
     for t in objs:
-        e = next((e for a, e in zip(args, edges) if a is t), None)
+        # an output first: an input marked dirty and returned is saved as the output it became
+        # (its history is the function's node), as PyTorch saves it
+        e = next((s for o, s in zip(outs, slots) if o is t), None)
         if e is None:
-            e = next((s for o, s in zip(outs, slots) if o is t), None)
+            e = next((e for a, e in zip(args, edges) if a is t), None)
         found.append(e)
     return tuple(found)
 

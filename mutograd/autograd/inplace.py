@@ -14,18 +14,40 @@ from ..tensor import Tensor
 from .view_write import check_layout, internal_overlap
 
 
-def check_leaf(x, what):
-    """DESIGN.md rule 4: no in-place write to a leaf that requires grad (or its view)."""
+def check_leaf(x, what, rg=False):
+    """DESIGN.md rule 4: no in-place write to a leaf that requires grad (or its view); and no
+    write with grad mode on through a view made under no_grad() when it or an input (``rg``)
+    requires grad (Note [Views without history] in tensor.py)."""
     base = x._base
     if base is None:
         if x._rg and x.grad_fn is None:
             raise leaf_error(x, what)
+    elif "_nograd_view" in x.__dict__ and _state.enabled and (rg or x._rg or base._rg):
+        raise nograd_view_error(x, what)
     elif base._rg and base.grad_fn is None:
         raise leaf_error(x, what)
     else:
         lv = x.__dict__.get("_leaf_view")
         if (lv is not None and lv._rg and lv.grad_fn is None) or (x._rg and x.grad_fn is None):
             raise leaf_error(x, what, lv if lv is not None else x)
+
+
+def nograd_view_error(x, what=None):
+    """PyTorch's error for a view made under no_grad() that is written with grad mode on
+    (``what``: the write), or used with grad mode on after a write into its base or another of
+    its views (``what`` None). Note [Views without history] in tensor.py."""
+    head = "A view was created in no_grad mode and " + (
+        "is being modified inplace with grad mode enabled" if what is not None else
+        "its base or another view of its base has been modified inplace with grad mode "
+        "enabled")
+    via = " -> ".join(op.name for op, _ in x._view_chain) or "a view"
+    how = f" ({what}() writes" if what is not None else " (it is used"
+    return InplaceError(
+        f"{head}{how} through the view made by {via}, shape {list(x.shape)}, whose base "
+        f"requires grad or gets an input that does). Given that this use case is ambiguous and "
+        f"error-prone, it is forbidden. You can clarify your code by moving both the view and "
+        f"the inplace either both inside the no_grad block (if you don't want the inplace to be "
+        f"tracked) or both outside (if you want the inplace to be tracked).")
 
 
 def check_no_grad(x, what):
@@ -133,14 +155,8 @@ def prepare_write(op, x, inputs, arrays, rg, enabled):
     data changes. Returns whether a backward node will be recorded and the saved copies of the
     values the write destroys that a gradient needs (input index -> saved record, or None).
     May replace entries of ``arrays`` by copies (Note [Inputs that overlap the output])."""
-    if enabled:
-        if x.grad_fn is None or x._base is not None:   # a non-view non-leaf passes rule 4
-            check_leaf(x, op.iname)
-        if x._base is not None and not x._rg and x._base._rg:
-            # a view taken under no_grad() of a base that requires grad: the write changes the
-            # base, so it must enter the base's history (Note [Writing through a view])
-            x._refresh_view()
-            rg = True
+    if enabled and (x.grad_fn is None or x._base is not None):   # a non-view non-leaf passes
+        check_leaf(x, op.iname, rg)                              # rule 4
     check_writable(op, x, arrays)
     overlap = read_first(x._data, arrays, x._place.xp)
     # A write without a gradient formula into a tensor that requires grad gets a zero gradient.

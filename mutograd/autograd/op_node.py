@@ -204,7 +204,7 @@ def fit_graph(gi, shape, dtype, like):
         if axes:
             t = mg.sum(t, axis=axes, keepdim=True)
         t = t.reshape(list(shape)) if t.numel() == math.prod(shape) else \
-            mg.broadcast_to(t, *shape)
+            mg.broadcast_to(t, *shape)   # (a list: shape may be (), a 0-d gradient)
     if t._data.dtype != dtype:
         if t._data.dtype.kind == "c" and dtype.kind != "c":   # a real input's share
             t = t.real

@@ -435,8 +435,12 @@ def conj(a):
 
 defop("mul", lambda xp, x, y, out=None: ufunc(xp.multiply, x, y, out=out),
       grad=(lambda g, y: g * conj(y), lambda g, x: g * conj(x)), ufunc=np.multiply)
+# The divisor's gradient uses the inputs, as PyTorch's (DivBackward0 saves self and other): a
+# later write into the quotient (t = x / y; t.relu_()) is then free of consequences in both,
+# and div_ copies the x it overwrites only when y requires grad. Saving the quotient instead
+# costs a guard per recorded x / y (Note [Outputs copied on write]), on the per-op path.
 defop("div", lambda xp, x, y, out=None: ufunc(xp.true_divide, x, y, out=out), result="float",
-      grad=(lambda g, y: g / conj(y), lambda g, out, y: -g * conj(out / y)), copy_out=True,
+      grad=(lambda g, y: g / conj(y), lambda g, x, y: -g * conj(x / y / y)),
       ufunc=np.true_divide)
 defop("floor_divide", lambda xp, x, y, out=None: ufunc(xp.floor_divide, x, y, out=out),
       grad=(zero_gradient, zero_gradient))
@@ -467,9 +471,17 @@ def _pow(xp, x, y, out=None):
     return ufunc(xp.power, x, y, out=out)
 
 
+# Note [The order of a gradient's products]
+#     With create_graph, a formula's products record nodes that save their operands, so the
+#     order in which a formula multiplies decides which tensors a second backward needs, and
+#     so which later writes are version errors. The formulas here multiply g by a factor made
+#     first, as PyTorch's derivatives do (pow: grad * (exponent * self.pow(exponent - 1))):
+#     the second backward keeps g and that factor, as PyTorch's does, and not an input the
+#     program may write since. It costs the same number of array passes at first order.
 def _pow_grad_x(g, x, y, xp):
     # where the exponent is 0 the result is 1 whatever x is: gradient 0, also at x = 0 where
     # y * x ** (y - 1) is 0 * inf (PyTorch's convention; Note [Gradients at a kink])
+    # (the factor is made first, then g times it: Note [The order of a gradient's products])
     if isinstance(y, (int, float, complex)):
         return g * 0 if y == 0 else g * conj(y * x ** (y - 1))
     return g * conj(xp.where(y == 0, 0, y * x ** (y - 1)))
@@ -557,10 +569,11 @@ def _addcdiv(xp, x, t1, t2, out=None, value=1):
     return ufunc(xp.add, x, p, out=out)
 
 
-defop("addcmul", _addcmul, grad=(lambda g: g, lambda g, t2, value: g * value * t2,
-                                 lambda g, t1, value: g * value * t1))
-defop("addcdiv", _addcdiv, grad=(lambda g: g, lambda g, t2, value: g * value / t2,
-                                 lambda g, t1, t2, value: -g * value * t1 / (t2 * t2)))
+# Note [The order of a gradient's products]
+defop("addcmul", _addcmul, grad=(lambda g: g, lambda g, t2, value: g * (t2 * value),
+                                 lambda g, t1, value: g * (t1 * value)))
+defop("addcdiv", _addcdiv, grad=(lambda g: g, lambda g, t2, value: g * (value / t2),
+                                 lambda g, t1, t2, value: -g * (value * t1 / (t2 * t2))))
 
 # ---- comparisons and logic (no gradient; in place they keep the written dtype) -------------
 def _ufunc2(name):

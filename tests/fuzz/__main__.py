@@ -27,15 +27,21 @@ def _work(args):
     for i in range(start, stop):
         ps = program_seed(seed, i)
         try:
-            o = classify(generate(ps))
-            out.append((ps, o.cls, o.category))
+            p = generate(ps)
+            o = classify(p)
+            out.append((ps, o.cls, o.category, uses_create_graph(p)))
         except Exception as e:   # noqa: BLE001 - a fuzzer bug is reported, not fatal
-            out.append((ps, "fuzzer-error", f"{type(e).__name__}: {e}"))
+            out.append((ps, "fuzzer-error", f"{type(e).__name__}: {e}", False))
     return out
 
 
+def uses_create_graph(program):
+    return "create_graph=True" in program.source()
+
+
 def sweep(n, seed=0, jobs=1, progress=None):
-    """{(class, category): [program seeds]} over ``n`` programs."""
+    """{(class, category): [program seeds]} over ``n`` programs; the seeds of the programs
+    that use create_graph are under the key ``"create_graph"``."""
     tasks = [(seed, s, min(s + CHUNK, n)) for s in range(0, n, CHUNK)]
     found = collections.defaultdict(list)
     done = 0
@@ -46,8 +52,10 @@ def sweep(n, seed=0, jobs=1, progress=None):
         pool, results = None, map(_work, tasks)
     try:
         for chunk in results:
-            for ps, cls, cat in chunk:
+            for ps, cls, cat, higher in chunk:
                 found[(cls, cat)].append(ps)
+                if higher:
+                    found["create_graph"].append(ps)
             done += len(chunk)
             if progress:
                 progress(done)
@@ -61,11 +69,16 @@ def sweep(n, seed=0, jobs=1, progress=None):
 
 
 def report(found, shrink_first=True, out=sys.stdout):
+    found = dict(found)
+    higher = found.pop("create_graph", [])
     by_class = collections.Counter()
     for (cls, _), seeds in found.items():
         by_class[cls] += len(seeds)
+    total = sum(by_class.values())
     print("programs per class:", ", ".join(f"{c} {n}" for c, n in sorted(by_class.items())),
           file=out)
+    share = 100 * len(higher) / max(total, 1)
+    print(f"using create_graph: {len(higher)} of {total} ({share:.1f}%)", file=out)
     for (cls, cat), seeds in sorted(found.items(), key=lambda kv: (kv[0][0], -len(kv[1]))):
         print(f"  {cls:9} {len(seeds):7}  {cat or '-'}   (first: --program {seeds[0]})",
               file=out)

@@ -75,19 +75,29 @@ class Outcome:
         return (self.cls, self.category)
 
 
+_DTYPE_NAMES = {}
+
+
 def _dtype(t):
-    return str(t.dtype).replace("torch.", "")
+    d = t.dtype
+    name = _DTYPE_NAMES.get(d)
+    if name is None:   # (mutograd's str of a dtype asks the dialect: slow, and asked often)
+        name = _DTYPE_NAMES[d] = str(d).replace("torch.", "")
+    return name
 
 
 def _array(t):
-    return np.array(t.detach().numpy(), copy=True)
+    if isinstance(t, mutograd.Tensor):
+        return np.array(t.detach().numpy(), copy=True)
+    return np.array(t.numpy(force=True), copy=True)   # (force: also a ZeroTensor of PyTorch's)
 
 
 def _info(t):
     g = t.grad
     return {"shape": tuple(t.shape), "dtype": _dtype(t), "value": _array(t),
             "version": t._version, "requires_grad": t.requires_grad, "is_leaf": t.is_leaf,
-            "grad": None if g is None else _array(g)}
+            "grad": None if g is None else _array(g),
+            "grad_requires_grad": None if g is None else g.requires_grad}
 
 
 def snapshot(env, tensor_type, born):
@@ -128,6 +138,14 @@ def _deliberate(exc):
     return linecache.getline(fname, last.tb_lineno).strip().startswith("raise")
 
 
+def _raised_by_program(exc):
+    """Whether ``exc`` was raised by the program's own statement, not inside a framework."""
+    tb, last = exc.__traceback__, None
+    while tb is not None:
+        last, tb = tb, tb.tb_next
+    return last is not None and last.tb_frame.f_code.co_filename.startswith("<fuzz")
+
+
 @functools.lru_cache(maxsize=4096)
 def _compiled(text, i):
     return compile(text, f"<fuzz {i}>", "exec")
@@ -162,6 +180,8 @@ def execute(program, framework, allow_mutation=False):
 def _close(a, b, tol):
     if a.shape != b.shape:
         return False
+    if a.dtype == b.dtype and a.tobytes() == b.tobytes():   # the common case: the same bits
+        return True
     if a.dtype.kind == "b" or b.dtype.kind == "b":
         return np.array_equal(a, b)
     if np.array_equal(a, b, equal_nan=True):       # the common case, and cheap
@@ -186,9 +206,25 @@ def _diff_info(name, a, b, tol):
             return f, f"{name}.{label}: mutograd {a[f]}, PyTorch {b[f]}"
     ga, gb = a["grad"], b["grad"]
     what = "grad" if b["is_leaf"] else "retained grad"
-    if (ga is None) != (gb is None) or (ga is not None and not _close(ga, gb, tol)):
+    if (ga is None) != (gb is None):
+        return what + _none_for_zeros(ga, gb), f"{name}.grad: mutograd {_short(ga)}, " \
+                                               f"PyTorch {_short(gb)}"
+    if ga is not None and not _close(ga, gb, tol):
         return what, f"{name}.grad: mutograd {_short(ga)}, PyTorch {_short(gb)}"
+    if a["grad_requires_grad"] != b["grad_requires_grad"]:   # kept a history: create_graph
+        return "grad.requires_grad", (f"{name}.grad.requires_grad: mutograd "
+                                      f"{a['grad_requires_grad']}, PyTorch "
+                                      f"{b['grad_requires_grad']}")
     return None
+
+
+def _none_for_zeros(a, b):
+    """`` None for zeros`` when one side has no gradient where the other has zeros (a zero
+    derivative that one framework records and the other does not), else nothing."""
+    other = b if a is None else a
+    if other is not None and not np.asarray(other).any():
+        return " None for zeros" if a is None else " zeros for None"
+    return ""
 
 
 def _short(a):
@@ -210,8 +246,8 @@ def diff_snap(m, t, tol):
                 return "length", f"{name}: {len(a)} items in mutograd, {len(b)} in PyTorch"
             for k, (x, y) in enumerate(zip(a, b)):
                 if (x is None) != (y is None):
-                    return "grad", f"{name}[{k}]: mutograd {x and 'a tensor'}, PyTorch " \
-                                   f"{y and 'a tensor'}"
+                    return "grad" + _none_for_zeros(x and x["value"], y and y["value"]), \
+                        f"{name}[{k}]: mutograd {x and 'a tensor'}, PyTorch {y and 'a tensor'}"
                 d = x is not None and _diff_info(f"{name}[{k}]", x, y, tol)
                 if d:
                     return d
@@ -261,9 +297,14 @@ def message_tag(exc):
 
 
 def family(kind):
-    """The statement's family for a category: ``inplace.exp_`` -> ``inplace``."""
+    """The statement's family for a category: ``inplace.exp_`` -> ``inplace``; the prefixes
+    ``nograd.`` (under no_grad()) and ``grad.`` (a write into a gradient made with
+    create_graph) stay: ``nograd.grad.setitem.basic`` -> ``nograd.grad.setitem``."""
     parts = kind.split(".")
-    return ".".join(parts[:2]) if parts[0] == "nograd" else parts[0]
+    n = 0
+    while parts[n] in ("nograd", "grad") and n + 1 < len(parts):
+        n += 1
+    return ".".join(parts[:n + 1])
 
 
 def classify(program, traces=None):
@@ -282,6 +323,11 @@ def classify(program, traces=None):
         # the program's own tuple unpacking failed: the generator's shape bookkeeping lost
         # track (a shape-only in-place op through an alias), not an error of mutograd's
         return Outcome("ok", "program unpacking")
+    if em is not None and et is not None and em.index == et.index and \
+            type(em.exc) is type(et.exc) and _raised_by_program(em.exc):
+        # the program's own text failed alike in both (``g = x.grad`` was None in both, and
+        # the next statement used it): nothing of either framework's
+        return Outcome("ok", "program error")
     if em is not None and not em.deliberate:
         kind = program.stmts[em.index].kind
         where = "" if et is None or et.index != em.index else f" (PyTorch: {et.describe()})"

@@ -17,11 +17,6 @@ pytestmark = pytest.mark.torch
 # Intended departures where mutograd refuses what PyTorch computes, or computes what PyTorch
 # refuses: (class, category) -> why. docs/fuzzing.md explains each one.
 ALLOWED = {
-    ("refused", "backward: saved tensor modified"):
-        "a formula saves its output where PyTorch's saves an input (DESIGN rule 3), so a later "
-        "write of the output is a version error in mutograd only",
-    ("refused", "autograd: saved tensor modified"):
-        "as above, found by torch.autograd.grad",
     ("refused", "inplace: overlapping memory"):
         "an element-wise write into windows that share memory (unfold, as_strided): PyTorch "
         "cannot see the overlap and writes a shared location several times (DESIGN rule 10)",
@@ -36,23 +31,20 @@ ALLOWED = {
         "as_strided of a tensor that is not C-contiguous: mutograd's strides count from the "
         "tensor's first element, so it asks for .contiguous() first (docs/views.md)",
     ("accepted", "backward: saved tensor modified"):
-        "a formula saves its output where PyTorch's saves the input that was written; the "
-        "gradient equals PyTorch's with allow_mutation_on_saved_tensors (DESIGN rule 3)",
+        "a formula saves its output (DESIGN rule 3), or nothing, where PyTorch's saves the "
+        "input that was written; the gradient equals PyTorch's with "
+        "allow_mutation_on_saved_tensors",
     ("accepted", "autograd: saved tensor modified"): "as above, with torch.autograd.grad",
     ("accepted", "unverified setitem: dtype"):
         "x[int tensor] = v with v of another float dtype is cast, as x[slice] = v is in both "
-        "frameworks; PyTorch's index_put_ alone requires equal dtypes",
+        "frameworks; PyTorch's index_put_ alone requires equal dtypes (its rendering casts v "
+        "first, unless the generator got v's dtype wrong)",
     ("accepted", "unverified nograd.setitem: dtype"): "as above, under no_grad",
     ("accepted", "unverified inplace: dtype"):
-        "index_add_/scatter_ with a source of another float dtype cast it, as add_ does in "
-        "both frameworks; PyTorch's index ops alone require equal dtypes",
+        "index_add_/scatter_/lerp_ with a source of another float dtype cast it, as add_ does "
+        "in both frameworks; PyTorch's alone require equal dtypes (cast in its rendering, as "
+        "above)",
     ("accepted", "unverified nograd.inplace: dtype"): "as above, under no_grad",
-    **{("accepted", f"unverified {phase}: view made under no_grad written"):
-       "a write through a view made under no_grad() of a base that requires grad enters the "
-       "base's history (Note [Views without history]); PyTorch refuses it"
-       for phase in ("inplace", "setitem", "aug", "function", "meta", "step", "requires_grad_",
-                     "nograd.inplace", "nograd.setitem", "nograd.aug", "nograd.leaf_write",
-                     "nograd.function", "nograd.meta", "nograd.step")},
     **{("accepted", f"unverified {phase}: internal assert"):
        "PyTorch fails an internal assertion of its own (out != nullptr) in index_put_"
        for phase in ("inplace", "setitem", "aug", "function")},
@@ -82,11 +74,57 @@ ALLOWED = {
     ("accepted", "unverified backward: overlapping memory"):
         "a fill through an expanded view is well defined (DESIGN rule 10: each location is "
         "counted once in backward); PyTorch refuses at backward",
+    ("accepted", "unverified higher: overlapping memory"):
+        "as backward: overlapping memory, at a backward of a program that uses create_graph",
+    ("accepted", "higher: saved tensor modified"):
+        "a gradient formula run with create_graph records its own ops, which keep other "
+        "tensors than PyTorch's double-backward formulas (abs multiplies g by a sign that has "
+        "no graph, so its product keeps no g; PyTorch's grad * sgn(x) keeps grad), so a write "
+        "between the backwards that PyTorch's graph sees is not read by mutograd's; the results "
+        "equal PyTorch's with allow_mutation_on_saved_tensors",
+    ("accepted", "unverified grad.aug: in-place on a leaf"):
+        "as aug: in-place on a leaf, into a gradient",
+    ("accepted", "unverified grad.inplace: overlapping memory"):
+        "as inplace: overlapping memory, into a gradient",
+    ("accepted", "unverified grad.aug: overlapping memory"):
+        "x op= y with y a view of x whose layout the generator did not know (a gradient's): "
+        "mutograd reads y first (DESIGN rule 10), PyTorch refuses the partial overlap",
 }
 
 # Bugs found by the fuzzer and not fixed yet, by (class, category): skipped here until their
-# fixes land (docs/fuzzing.md). Empty: every bug it found so far is fixed.
-KNOWN = set()
+# fixes land (docs/fuzzing.md, "Bugs it found"). They are in gradient formulas owned elsewhere.
+KNOWN = {
+    # a first-order gradient made with create_graph does not require grad where PyTorch's does
+    # (abs, relu: the formula multiplies by a mask or a sign computed without a graph; PyTorch's
+    # sgn and threshold_backward are differentiable with a zero derivative), and the other way
+    # round for a region overwritten whole (PyTorch's CopySlices gives zeros_like, mutograd a
+    # product with a mask)
+    ("wrong", "requires_grad after higher"),
+    ("wrong", "grad.requires_grad after higher"),
+    ("wrong", "grad None for zeros after higher"),   # the same kink, one order up
+    ("wrong", "grad None for zeros after higher (accepted)"),
+    # gradients made with create_graph share memory where PyTorch's are new tensors, which a
+    # write into one of them shows: mean's is an expanded view of g / n (PyTorch: g expanded,
+    # then divided), so a write into one element through select() writes them all and an
+    # element-wise write is refused as overlapping memory; a region's gradient from CopySlices
+    # is a view of the incoming gradient (PyTorch clones it), so writing one gradient grad()
+    # returned writes another; fit_graph's reshape makes a view where PyTorch's sum_to_size
+    # makes a tensor, and sum's gradient of an unchanged shape is the incoming tensor itself
+    # where PyTorch's expand() makes a new view (an identity difference)
+    ("wrong", "value after grad.aug"),
+    ("wrong", "value after grad.inplace"),
+    ("wrong", "value after grad.setitem"),
+    ("wrong", "version after grad.inplace"),
+    ("wrong", "version after nograd.grad.inplace"),
+    ("wrong", "same_as after higher"),
+    ("refused", "grad.inplace: overlapping memory"),
+    ("refused", "grad.aug: overlapping memory"),
+    ("refused", "grad.setitem: overlapping memory"),
+    ("refused", "nograd.grad.inplace: overlapping memory"),
+    # scatter_ with an index out of range raises IndexRangeError (an IndexError and a
+    # ValueError), where PyTorch raises a RuntimeError
+    ("refused", "error class RuntimeError -> IndexRangeError"),
+}
 
 CI_PROGRAMS = 3000
 PARTS = 6
@@ -139,8 +177,25 @@ def test_the_generator_covers_what_users_write():
                   ".copy_(", ".fill_(", ".zero_()", ".masked_fill_(", ".index_add_(",
                   ".scatter_(", "with torch.no_grad():", ".requires_grad_()", "mark_dirty",
                   "save_for_backward", ".register_hook(", ".retain_grad()",
-                  "backward(retain_graph=True)", "torch.autograd.grad(", ".t_()"):
+                  "backward(retain_graph=True)", "torch.autograd.grad(", ".t_()",
+                  # create_graph: double and triple backward, writes between the backwards
+                  "create_graph=True)", ".backward(create_graph=True)", ".grad\n",
+                  "grad_outputs=x", "grad_outputs=torch.ones_like(",
+                  "grad_outputs=torch.linspace(", "lambda g: g * g"):
         assert piece in text, piece
+
+
+def test_a_fifth_of_the_programs_or_more_use_create_graph():
+    from .__main__ import uses_create_graph
+    progs = [generate(s) for s in range(500)]
+    higher = [p for p in progs if uses_create_graph(p)]
+    assert len(higher) >= 0.2 * len(progs)
+    kinds = {s.kind.split(".")[0] for p in higher for s in p.stmts}
+    assert {"higher", "grad"} <= kinds   # second backwards, and writes into gradients
+    text = "\n".join(p.source() for p in higher)
+    # the ops whose second-order formulas are still being fixed are left out of them
+    for piece in ("torch.cat(", ".diagonal(", ".scatter_(", ".index_add_(", "[torch.tensor(["):
+        assert piece not in text, piece
 
 
 def test_most_programs_run_to_the_end_in_pytorch():
@@ -167,8 +222,11 @@ def test_the_classifier_names_each_class():
     accepted = _prog(("x = torch.ones(2, requires_grad=True)", "leaf", None, ("x",), (), False),
                      ("x.detach().add_(1)", "inplace.add_", "x.add_(1)", (), ("x",), False))
     assert classify(accepted).cls == "accepted"
-    crashed = _prog(("x = torch.ones(2).no_such_method()", "unary", None, ("x",), (), False))
+    crashed = _prog(("x = torch.ones(2).no_such_method()", "unary", "x = torch.ones(2)", ("x",),
+                     (), False))
     assert classify(crashed).key == ("crashed", "AttributeError in unary")
+    both = _prog(("x = torch.ones(2).no_such_method()", "unary", None, ("x",), (), False))
+    assert classify(both).key == ("ok", "program error")   # the program's own error, in both
 
 
 def test_drop_also_drops_what_depends_on_the_statement():
@@ -177,6 +235,26 @@ def test_drop_also_drops_what_depends_on_the_statement():
               ("c = torch.ones(2)", "leaf", None, ("c",), (), False),
               ("d = b + c", "binary", None, ("d",), ("b", "c"), False))
     assert [s.src for s in drop(p.stmts, 1)] == ["a = torch.ones(2)", "c = torch.ones(2)"]
+
+
+def test_dropping_a_create_graph_statement_leaves_no_name_undefined():
+    """The shrinker's step on the new statements: the gradients a backward made go with it."""
+    from .run import execute
+    checked = 0
+    for seed in range(80):
+        p = generate(seed)
+        for i, st in enumerate(p.stmts):
+            if "create_graph=True" not in st.src:
+                continue
+            small = p.replace(drop(p.stmts, i))
+            defined = set()
+            for s in small.stmts:
+                assert set(s.uses) <= defined, s.src
+                defined.update(s.defs)
+            err = execute(small, "mutograd").error
+            assert err is None or not isinstance(err.exc, NameError), err.describe()
+            checked += 1
+    assert checked >= 20
 
 
 def test_a_failing_program_shrinks_to_a_short_runnable_script():
