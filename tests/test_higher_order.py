@@ -101,6 +101,7 @@ def _write_through_views(lib, make):
     return g.detach().numpy(), hh.numpy()
 
 
+@pytest.mark.torch
 def test_writes_through_views_differentiated_twice_match_pytorch():
     torch_ = pytest.importorskip("torch")
     got = _write_through_views(mg, lambda d, **k: mg.tensor(np.array(d), **k))
@@ -182,6 +183,7 @@ def _mutation_allowed(lib, make):
     return g.detach().numpy(), hh.numpy()
 
 
+@pytest.mark.torch
 @pytest.mark.parametrize("program", [_under_hooks, _mutation_allowed])
 def test_saved_tensor_policies_hold_for_second_order_graphs(program):
     torch_ = pytest.importorskip("torch")
