@@ -68,6 +68,7 @@ class Var:
     curv: bool = False            # its gradient depends on a tensor requiring grad (a guess)
     grad: bool = False            # a gradient made with create_graph, or a view of one
     aliased: bool = False         # may share memory with another variable in one framework only
+    piece: tuple = None           # (split variable, axis, index) of a split/unbind output
 
     @property
     def ndim(self):
@@ -101,6 +102,12 @@ def broadcasts_to(small, big):
     if len(small) > len(big):
         return False
     return all(s in (1, b) for s, b in zip(small[::-1], big[::-1]))
+
+
+def _disjoint(a, b):
+    """Whether variables ``a`` and ``b`` are (views of) different pieces of one split."""
+    return a.piece is not None and b.piece is not None and a.piece[:2] == b.piece[:2] and \
+        a.piece[2] != b.piece[2]
 
 
 def broadcast(a, b):
@@ -313,7 +320,7 @@ class Generator:
             contig=v.contig if contig is None else contig,
             overlap=v.overlap if overlap is None else overlap,
             nograd_view=(self.nograd and v.rg) or (v.nograd_view and not detach),
-            grad=v.grad, aliased=v.aliased,
+            grad=v.grad, aliased=v.aliased, piece=None if detach else v.piece,
             deps=frozenset() if self.nograd or detach or v.nograd_view else v.deps,
             curv=v.curv and not detach)
 
@@ -403,8 +410,9 @@ class Generator:
         written inside an expression (``v.abs() + 0.5``, ``(v * 2)``) reaches the write as a new
         tensor and is left alone: cloning it there would change what the expression's own op
         saves for backward."""
-        names = {o.name for o in operands if o is not None and o.storage == target.storage}
-        if not names:
+        names = {o.name for o in operands if o is not None and o.storage == target.storage
+                 and not _disjoint(o, target)}
+        if not names or target.numel == 0:   # (nothing overlaps in an empty tensor)
             return None
         ops = [m for m in re.finditer(r" (?:[-+*/]?=) ", src)]
         cut = ops[-1].end() if ops else src.index("(") + 1
@@ -748,7 +756,7 @@ class Generator:
                 shape = x.shape[:d] + x.shape[d + 1:]
             else:
                 shape = x.shape[:d] + (sizes[i],) + x.shape[d + 1:]
-            self.view_of(x, nm, shape, contig=None if d == 0 else False)
+            self.view_of(x, nm, shape, contig=None if d == 0 else False).piece = (x.name, d, i)
 
     def s_detach(self):
         x = self.pick()

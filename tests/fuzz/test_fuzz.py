@@ -103,6 +103,7 @@ KNOWN = {
     ("wrong", "grad.requires_grad after higher"),
     ("wrong", "grad None for zeros after higher"),   # the same kink, one order up
     ("wrong", "grad None for zeros after higher (accepted)"),
+    ("wrong", "grad zeros for None after higher"),   # the whole overwrite, one order up
     # gradients made with create_graph share memory where PyTorch's are new tensors, which a
     # write into one of them shows: mean's is an expanded view of g / n (PyTorch: g expanded,
     # then divided), so a write into one element through select() writes them all and an
