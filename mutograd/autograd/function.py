@@ -169,39 +169,37 @@ class FunctionNode(Node):
     def apply(self, g, into=None):
         from ..tensor import Tensor
         from ..transfer import wrap_for_xp as _wrap  # the gradient on its own place
+        from .op_node import unbroadcast
         xp = self.xp
         if into is None:   # backward may write into its argument: never into a shared array
             g = g.copy()
         grads = self.fn.backward(self.ctx, *[None if p is None else _wrap(p, xp)
                                              for p in self._grads_for_backward(g)])
-        if not isinstance(grads, tuple):
-            grads = (grads,)
-        res = []
-        for e, gi, shape in zip(self.next, grads, self.shapes):
-            if e is None or gi is None:
-                res.append(None)
-            else:
-                arr = gi._data if isinstance(gi, Tensor) else self.xp.asarray(gi)
-                from .op_node import unbroadcast
-                res.append(unbroadcast(self.xp, arr, shape) if arr.shape != shape else arr)
-        return res
+
+        def fit(gi, shape):
+            arr = gi._data if isinstance(gi, Tensor) else xp.asarray(gi)
+            return unbroadcast(xp, arr, shape) if arr.shape != shape else arr
+        return self._fitted(grads, fit)
 
     def apply_graph(self, g, out=None):
         """``backward`` run with grad mode on, on tensors: a backward written with mutograd
         ops is then differentiable (Note [Differentiable gradient formulas])."""
-        grads = self.fn.backward(self.ctx, *self._grads_for_backward(g))
-        if not isinstance(grads, tuple):
-            grads = (grads,)
         from ..tensor import Tensor
         from .op_node import fit_graph
-        res = []
-        for e, gi, shape in zip(self.next, grads, self.shapes):
-            if e is None or gi is None:
-                res.append(None)
-            else:
-                dtype = gi._data.dtype if isinstance(gi, Tensor) else g._data.dtype
-                res.append(fit_graph(gi, tuple(shape), dtype, g))
-        return res
+        grads = self.fn.backward(self.ctx, *self._grads_for_backward(g))
+
+        def fit(gi, shape):
+            dtype = gi._data.dtype if isinstance(gi, Tensor) else g._data.dtype
+            return fit_graph(gi, tuple(shape), dtype, g)
+        return self._fitted(grads, fit)
+
+    def _fitted(self, grads, fit):
+        """What ``backward`` returned, one gradient per edge, each fitted to its input's shape
+        (None where the edge or the gradient is absent)."""
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        return [None if e is None or gi is None else fit(gi, shape)
+                for e, gi, shape in zip(self.next, grads, self.shapes)]
 
     def release(self):
         # saved tensors are freed as an op's are (PyTorch: ctx.saved_tensors then raises);

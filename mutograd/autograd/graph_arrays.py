@@ -16,8 +16,6 @@ Note [Differentiable gradient formulas]
     never a silent write. A backend function without a differentiable counterpart here is an
     error that names it.
 """
-import math
-
 import numpy as np
 
 from ..errors import BackwardError
@@ -381,7 +379,8 @@ def written(r, out):
 
 
 def namespace_call(name, *args, **kw):
-    return getattr(GraphNamespace(None), name)(*args, **kw)
+    """The namespace's function ``name`` (a GraphArray method NumPy spells the same way)."""
+    return _FUNCTIONS[name](*args, **kw)
 
 
 class _Ufunc:
@@ -791,4 +790,4 @@ def graph_mode(xp):
     return type(xp) is GraphNamespace
 
 
-__all__ = ["GraphArray", "GraphNamespace", "box", "graph_mode", "graph_namespace", "math"]
+__all__ = ["GraphArray", "GraphNamespace", "box", "graph_mode", "graph_namespace"]
