@@ -478,6 +478,7 @@ def empty_like(
     requires_grad=False,
     stop_gradient=None,
     name=None,
+    memory_format=None,
     **kw,
 ): ...
 def eq(x, y, *, out=None) -> Tensor:
@@ -625,6 +626,7 @@ def full_like(
     requires_grad=False,
     stop_gradient=None,
     name=None,
+    memory_format=None,
 ): ...
 def gammainc(x, y, *, out=None) -> Tensor:
     """``gammainc`` of ``x``, ``y``, element by element (broadcast together), in a new tensor."""
@@ -1087,6 +1089,7 @@ def ones_like(
     requires_grad=False,
     stop_gradient=None,
     name=None,
+    memory_format=None,
     **kw,
 ): ...
 def outer(x, y) -> Tensor:
@@ -1142,7 +1145,7 @@ def rand(
     generator=None,
     **kw,
 ): ...
-def rand_like(x, dtype=None, device=None): ...
+def rand_like(x, dtype=None, device=None, memory_format=None): ...
 def randint(
     low=0,
     high=None,
@@ -1156,7 +1159,7 @@ def randint(
     generator=None,
 ):
     """Integers in ``[low, high)``; ``randint(high, shape)`` draws from ``[0, high)``."""
-def randint_like(x, low=0, high=None, dtype=None, device=None): ...
+def randint_like(x, low=0, high=None, dtype=None, device=None, memory_format=None): ...
 def randn(
     *shape,
     dtype=None,
@@ -1168,7 +1171,7 @@ def randn(
     generator=None,
     **kw,
 ): ...
-def randn_like(x, dtype=None, device=None): ...
+def randn_like(x, dtype=None, device=None, memory_format=None): ...
 def random_(x, *args, generator=None, **kw):
     """``random_()``, ``random_(to)`` or ``random_(from, to)``: integers in ``[from, to)``; without
     ``to``, the whole range the dtype holds exactly (``2**24`` for float32).
@@ -1639,6 +1642,7 @@ def zeros_like(
     requires_grad=False,
     stop_gradient=None,
     name=None,
+    memory_format=None,
     **kw,
 ): ...
 

@@ -258,6 +258,8 @@ class Tensor:
             return
         if flag and not self._rg:   # where a leaf was made, for the leaf error (cheap: only here)
             self.__dict__["_site"] = here(2)
+            if self._counter.watched:   # saved already: Note [Leaves made after they were saved]
+                self._counter.late_leaf = weakref.ref(self)
         self._rg = flag
 
     def requires_grad_(self, requires_grad=True):
@@ -433,6 +435,9 @@ class Tensor:
         v = base
         for op, attrs in self._view_chain:
             v = run(op, [v], attrs)
+            if v._base is base and v.grad_fn is not None and v.grad_fn.next[0] is (
+                    base.grad_fn or base):   # the node into the base: Note [Gradients of
+                v.grad_fn.replayed = True    # replayed views] in autograd/op_node.py
         if v.grad_fn is None and self.grad_fn is not None:
             # a view that was in a graph (through requires_grad_() on a view of it) stays in one
             # after its base was written without grad, as in PyTorch; nothing reaches the base

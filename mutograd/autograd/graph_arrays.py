@@ -19,6 +19,7 @@ Note [Differentiable gradient formulas]
 import numpy as np
 
 from ..errors import BackwardError
+from .node import Node
 
 _mg = None
 
@@ -520,8 +521,7 @@ def _broadcast_to(a, shape):
     t = tensor_of(a)
     if not isinstance(t, _lib().Tensor):
         t = constant(np.asarray(t))
-    if tuple(t.shape) == tuple(shape):
-        return box(t)
+    # a new view even to the same shape, as PyTorch's expand: never the tensor it was given
     return box(_lib().broadcast_to(t, *shape) if shape else t.reshape([]))
 
 
@@ -772,6 +772,41 @@ class GraphNamespace:
 _PASSTHROUGH = {"dtype", "iinfo", "finfo", "broadcast_shapes", "can_cast", "promote_types",
                 "issubdtype", "iscomplexobj"}
 
+# Note [Gradients at a kink, differentiated again]
+#     relu's gradient is the incoming one where the input was positive: a mask, which has no
+#     derivative, times ``g``. Evaluated on tensors, ``g * mask`` then needs no gradient when
+#     ``g`` needs none, and a second derivative of ``relu(x).sum()`` finds no path to ``x``.
+#     PyTorch's backward of relu, abs, hardtanh, leaky_relu and max pooling takes the input as
+#     an argument with a zero derivative (threshold_backward, sgn), so that gradient requires
+#     grad and differentiating it gives zeros. An op declared with ``kink=True`` gets the same:
+#     under create_graph its gradient of each input carries a :class:`KinkBackward` node with
+#     a second edge to that input, which passes zeros.
+
+
+class KinkBackward(Node):
+    """The gradient of a kinked op's input: ``next[0]`` the masked gradient's own history,
+    ``next[1]`` the input, whose gradient here is zero."""
+
+    __slots__ = ("shape", "dtype", "like")
+
+    def apply(self, g, into=None):
+        return [g, self.like._place.xp.zeros(self.shape, self.dtype)]
+
+    def apply_graph(self, g, out=None):
+        return [g, constant(self.like._place.xp.zeros(self.shape, self.dtype), self.like)]
+
+
+def with_kink_edge(t, edge, shape, dtype):
+    """Tensor ``t`` (a gradient just computed) with a zero edge to input ``edge`` (Note
+    [Gradients at a kink, differentiated again])."""
+    from ..tensor import _alias
+    node = KinkBackward(((t.grad_fn or t) if t._rg else None, edge))
+    node.shape, node.dtype, node.like = shape, dtype, t
+    r = _alias(t, t._data)   # a new tensor: ``t`` may be one the caller holds
+    r.grad_fn, r._rg = node, True
+    return r
+
+
 _GRAPH_NS = {}
 
 
@@ -790,4 +825,5 @@ def graph_mode(xp):
     return type(xp) is GraphNamespace
 
 
-__all__ = ["GraphArray", "GraphNamespace", "box", "graph_mode", "graph_namespace"]
+__all__ = ["GraphArray", "GraphNamespace", "KinkBackward", "box", "graph_mode", "graph_namespace",
+           "with_kink_edge"]

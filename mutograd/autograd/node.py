@@ -32,6 +32,13 @@ def user_location(depth=2):
     return sites.fmt(sites.here(depth + 1))
 
 
+# Note [Leaves made after they were saved]
+#     ``c.requires_grad_()`` on a constant that a node saved already: PyTorch's saved value is
+#     the tensor itself, so a gradient computed from it under create_graph requires grad and
+#     reaches ``c``. The counter of a saved tensor remembers such a leaf (``late_leaf``), and
+#     ``Node.saved_with_history`` returns it for a saved array that is the leaf's own.
+
+
 class VersionCounter:
     """Shared by a base, its views and its ``detach()``/``.data`` aliases; every write bumps it.
 
@@ -47,6 +54,7 @@ class VersionCounter:
     guards = None   # the live guards of saved values (Note [Mutation of saved tensors])
 
     inference = False   # made inside inference_mode() (Note [Inference tensors])
+    late_leaf = None    # Note [Leaves made after they were saved]
 
     def bump(self, op_name="write"):
         self.value += 1
@@ -302,6 +310,10 @@ class Node:
             arr = self.unpack(key)
             counter = rec[1] if arr is rec[0] else None
         edge = self.history(key)
+        if edge is None and counter is not None and counter.late_leaf is not None:
+            leaf = counter.late_leaf()   # Note [Leaves made after they were saved]
+            if leaf is not None and leaf._rg and leaf.grad_fn is None and leaf._data is arr:
+                return leaf
         if edge is not None and not isinstance(edge, Node):   # a leaf tensor
             if edge._data is arr:
                 return edge

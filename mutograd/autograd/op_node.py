@@ -7,14 +7,22 @@ An op declared with ``defop`` (ops/registry.py) gets a subclass of :class:`OpNod
 import math
 
 from .engine import RegionGrad
-from .graph_arrays import GraphArray, constant, graph_namespace
+from .graph_arrays import GraphArray, constant, graph_namespace, with_kink_edge
 from .node import Node
+
+
+# Note [Gradients of replayed views]
+#     A view used after its base was written gets its history again by replaying its view ops on
+#     the base (Tensor._refresh_view). PyTorch regenerates it as one as_strided node instead,
+#     whose gradient is always a new tensor; the replayed node that leads to the base is marked
+#     ``replayed``, and under create_graph its gradient is a copy too, so that a later write
+#     into the returned gradient changes the same tensors as in PyTorch.
 
 
 class OpNode(Node):
     """Backward node of a declared op; one subclass per op, named ``<Op>Backward``."""
 
-    __slots__ = ("attrs", "dtypes", "layouts", "shapes", "xp")
+    __slots__ = ("attrs", "dtypes", "layouts", "replayed", "shapes", "xp")
     op = None
 
     def apply(self, g, into=None):
@@ -57,7 +65,12 @@ class OpNode(Node):
             args = [None if p == "into" else GraphArray(out) if p == "out" and out is not None
                     else self.graph_arg(p, xp) for p in params]
             gi = fn(gb, *args, **self.attrs) if all_attrs else fn(gb, *args)
-            grads.append(fit_graph(gi, self.shapes[i], self.dtypes[i], g))
+            gi = fit_graph(gi, self.shapes[i], self.dtypes[i], g)
+            if op.kink:
+                gi = with_kink_edge(gi, edge, self.shapes[i], self.dtypes[i])
+            elif getattr(self, "replayed", False):   # Note [Gradients of replayed views]
+                gi = gi.clone()
+            grads.append(gi)
         return grads
 
     def graph_arg(self, name, xp):
@@ -195,7 +208,9 @@ def fit_graph(gi, shape, dtype, like):
     else:
         arr = like._place.xp.asarray(gi)
         t = constant(arr if arr.dtype.kind in "fc" else arr.astype(dtype), like)
-    if tuple(t.shape) != tuple(shape):
+    if not shape and t.ndim:   # PyTorch's sum_to: a 0-d gradient is a sum, never a view
+        t = mg.sum(t)
+    elif tuple(t.shape) != tuple(shape):
         if t.ndim < len(shape):
             t = t.reshape(*((1,) * (len(shape) - t.ndim) + tuple(t.shape)))
         lead = t.ndim - len(shape)

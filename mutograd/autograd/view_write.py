@@ -10,6 +10,8 @@ Note [Writing through a view]
     geometry) and the op's own saved values, never a copy of the base. The view itself gets a new
     ``grad_fn`` from the base the next time it is used (Note [Views and their history]).
 """
+import weakref
+
 import numpy as np
 
 from ..errors import InplaceError
@@ -19,7 +21,8 @@ from .node import Node, move_retained
 class CopySlices(Node):
     """Backward of an in-place op applied through a view of a base tensor."""
 
-    __slots__ = ("base_dtype", "base_order", "base_shape", "chain", "inner", "written", "xp")
+    __slots__ = ("base_dtype", "base_order", "base_shape", "chain", "inner", "view", "written",
+                 "xp")
 
     def name(self):
         return f"CopySlices({self.inner.name()})"
@@ -70,6 +73,14 @@ class CopySlices(Node):
         from ..tensor import _borrow
         arr = self.inner.unpack("out")
         rec = saved["out"]
+        view = self.view()
+        if view is not None and type(rec) is tuple and view._counter is rec[1] and \
+                view._data is arr and view.requires_grad:   # (requires_grad refreshes its
+            # history) the written view itself, as PyTorch saves it: its retain_grad and hooks
+            # see this gradient too
+            t = _borrow(arr, rec[1])
+            t.grad_fn, t._rg = view.grad_fn, True
+            return t
         base = _borrow(self.xp.zeros(self.base_shape, self.base_dtype, order=self.base_order),
                        rec[1] if type(rec) is tuple else None)
         replay(self.chain, base._data, self.xp)[...] = arr
@@ -195,6 +206,7 @@ def _copy_slices(x, base, inner, written):
     node = CopySlices((base.grad_fn,) + edges[:written] + edges[written + 1:])
     node.inner = inner
     node.written = written
+    node.view = weakref.ref(x)
     node.chain = x._view_chain
     node.xp = base._place.xp
     b = base._data

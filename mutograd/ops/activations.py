@@ -16,7 +16,7 @@ def _hardtanh(xp, x, min=-1.0, max=1.0, out=None):
 
 
 defop("hardtanh", _hardtanh, grad=lambda g, out, min, max: g * ((out > min) & (out < max)),
-      copy_out=True, keywords={"min_val": "min", "max_val": "max", "inplace": None})
+      copy_out=True, keywords={"min_val": "min", "max_val": "max", "inplace": None}, kink=True)
 
 
 def _celu(xp, x, alpha=1.0, out=None):
@@ -57,7 +57,7 @@ def _hardsigmoid(xp, x, slope=1 / 6, offset=0.5, out=None):
 
 
 defop("hardsigmoid", _hardsigmoid, result="float",
-      grad=lambda g, out, slope: g * slope * ((out > 0) & (out < 1)), copy_out=True)
+      grad=lambda g, out, slope: g * slope * ((out > 0) & (out < 1)), copy_out=True, kink=True)
 
 
 def _hardswish(xp, x, out=None):
@@ -73,7 +73,7 @@ def _threshold(xp, x, *, threshold, value, out=None):
     return _into(out, xp.where(x <= threshold, value, x), x)
 
 
-defop("threshold", _threshold, grad=lambda g, x, threshold: g * ~(x <= threshold))
+defop("threshold", _threshold, grad=lambda g, x, threshold: g * ~(x <= threshold), kink=True)
 
 
 def _thresholded_relu(xp, x, threshold=1.0, value=0.0, out=None):
@@ -81,7 +81,7 @@ def _thresholded_relu(xp, x, threshold=1.0, value=0.0, out=None):
 
 
 defop("thresholded_relu", _thresholded_relu,
-      grad=lambda g, x, threshold: g * ~(x <= threshold))
+      grad=lambda g, x, threshold: g * ~(x <= threshold), kink=True)
 
 
 # rrelu(training=True): the slope of negative inputs drawn per element (the noise input;
@@ -92,7 +92,7 @@ def _rrelu(xp, x, noise, out=None):
 
 # the slope is positive, so out >= 0 exactly where x >= 0: the output and the noise suffice
 defop("rrelu_with_noise", _rrelu, method=False,
-      grad=(lambda g, out, noise, xp: g * xp.where(out >= 0, 1.0, noise), None))
+      grad=(lambda g, out, noise, xp: g * xp.where(out >= 0, 1.0, noise), None), kink=True)
 
 
 Tensor.hardshrink = lambda self, lambd=0.5: __import__(

@@ -239,12 +239,28 @@ def full(shape, fill_value, dtype=None, place=None, device=None, requires_grad=F
     return _finish(on_place(arr, p), requires_grad, stop_gradient, p)
 
 
+def in_layout_of(t, x, memory_format=None):
+    """``t``, a new tensor of ``x``'s shape, laid out in memory as ``x`` is: PyTorch's
+    ``memory_format=torch.preserve_format``, the default of every ``*_like`` factory (a
+    transposed input gives a transposed result). ``contiguous_format`` keeps ``t`` row-major."""
+    a = x._data
+    flags = getattr(a, "flags", None)   # (a batched array inside vmap has none)
+    if a.ndim < 2 or flags is None or flags.c_contiguous or str(memory_format).endswith(
+            ("contiguous_format", "contiguous")) or t._place is not x._place:
+        return t
+    r = t._place.xp.empty_like(a, dtype=t._data.dtype)   # order "K": a's order of strides
+    r[...] = t._data
+    t._data = r
+    return t
+
+
 def _like(make):
     def like(x, dtype=None, place=None, device=None, requires_grad=False, stop_gradient=None,
-             name=None, **kw):
+             name=None, memory_format=None, **kw):
         _no_extra(kw, make.__name__ + "_like")
-        return make(tuple(x.shape), dtype=dtype or x.dtype, place=place or device or x.place,
-                    requires_grad=requires_grad, stop_gradient=stop_gradient)
+        t = make(tuple(x.shape), dtype=dtype or x.dtype, place=place or device or x.place,
+                 requires_grad=requires_grad, stop_gradient=stop_gradient)
+        return in_layout_of(t, x, memory_format)
     like.__name__ = make.__name__ + "_like"
     return like
 
@@ -253,10 +269,10 @@ zeros_like, ones_like, empty_like = _like(zeros), _like(ones), _like(empty)
 
 
 def full_like(x, fill_value, dtype=None, place=None, device=None, requires_grad=False,
-              stop_gradient=None, name=None):
-    return full(tuple(x.shape), fill_value, dtype=dtype or x.dtype,
-                place=place or device or x.place, requires_grad=requires_grad,
-                stop_gradient=stop_gradient)
+              stop_gradient=None, name=None, memory_format=None):
+    return in_layout_of(full(tuple(x.shape), fill_value, dtype=dtype or x.dtype,
+                             place=place or device or x.place, requires_grad=requires_grad,
+                             stop_gradient=stop_gradient), x, memory_format)
 
 
 def arange(start=0, end=None, step=1, dtype=None, place=None, device=None,
@@ -342,16 +358,19 @@ def randint(low=0, high=None, shape=None, dtype=None, size=None, place=None, dev
     return _finish(on_place(arr, p), requires_grad, None, p)
 
 
-def randint_like(x, low=0, high=None, dtype=None, device=None):
-    return randint(low, high, tuple(x.shape), dtype=dtype or x.dtype, place=device or x.place)
+def randint_like(x, low=0, high=None, dtype=None, device=None, memory_format=None):
+    return in_layout_of(randint(low, high, tuple(x.shape), dtype=dtype or x.dtype,
+                                place=device or x.place), x, memory_format)
 
 
-def rand_like(x, dtype=None, device=None):
-    return rand(tuple(x.shape), dtype=dtype or x.dtype, place=device or x.place)
+def rand_like(x, dtype=None, device=None, memory_format=None):
+    return in_layout_of(rand(tuple(x.shape), dtype=dtype or x.dtype, place=device or x.place),
+                        x, memory_format)
 
 
-def randn_like(x, dtype=None, device=None):
-    return randn(tuple(x.shape), dtype=dtype or x.dtype, place=device or x.place)
+def randn_like(x, dtype=None, device=None, memory_format=None):
+    return in_layout_of(randn(tuple(x.shape), dtype=dtype or x.dtype, place=device or x.place),
+                        x, memory_format)
 
 
 def normal(mean=0.0, std=1.0, shape=None, size=None, dtype=None, name=None, generator=None):

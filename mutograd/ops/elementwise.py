@@ -57,7 +57,7 @@ def _abs_grad(g, x, xp):
 
 
 defop("abs", lambda xp, x, out=None: ufunc(xp.absolute, x, out=out), grad=_abs_grad,
-      ufunc=np.absolute)
+      ufunc=np.absolute, kink=True)
 defop("sign", sign, grad=zero_gradient)
 defop("exp", lambda xp, x, out=None: ufunc(xp.exp, x, out=out),
       grad=lambda g, out, into, xp: ufunc(xp.multiply, g, conj(out), out=into), result="float",
@@ -152,9 +152,9 @@ def _zero_block(dtype):
 
 
 defop("relu", _relu,
-      grad=lambda g, out, into, xp: ufunc(xp.multiply, g, ~(out <= 0), out=into))
+      grad=lambda g, out, into, xp: ufunc(xp.multiply, g, ~(out <= 0), out=into), kink=True)
 defop("relu6", lambda xp, x, out=None: xp.clip(x, 0, 6, out=out),
-      grad=lambda g, out: g * ((out > 0) & (out < 6)), copy_out=True)
+      grad=lambda g, out: g * ((out > 0) & (out < 6)), copy_out=True, kink=True)
 
 
 def _into(out, r, x):
@@ -171,7 +171,7 @@ def _leaky_relu(xp, x, out=None, negative_slope=0.01):
 
 defop("leaky_relu", _leaky_relu,
       grad=lambda g, out, negative_slope, xp: g * xp.where(out > 0, 1.0, negative_slope),
-      copy_out=True)
+      copy_out=True, kink=True)
 
 
 def nonpositive(xp, x):

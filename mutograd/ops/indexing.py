@@ -19,6 +19,7 @@ The functions composed from them pick elements by flat or per-dimension indices 
 """
 import numpy as np
 
+from ..autograd.graph_arrays import graph_mode
 from ..errors import ShapeError
 from ..tensor import Tensor
 from . import creation
@@ -92,8 +93,13 @@ def _index_put(xp, x, value, *, index, accumulate=False, out=None):
 def _value_grad(g, index, accumulate, xp):
     """The value's gradient: ``g`` at the written positions; where an integer index repeats,
     only the write that NumPy keeps (the last) gets it, unless the writes accumulate."""
+    if _whole(index, g.shape):   # a copy into all of x: the value's gradient is g, as PyTorch's
+        return g                 # copy_ gives it (summed to the value's shape by the engine)
     r = g[index]
-    if accumulate or _is_basic(index) or not _repeats(xp, index, g.shape):
+    if _is_basic(index):   # under create_graph a copy, as PyTorch's CopySlices gives: the
+        # value's gradient must not be a view of the others (the engine copies a plain view)
+        return r.copy() if graph_mode(xp) else r
+    if accumulate or not _repeats(xp, index, g.shape):
         return r
     from .scatter import _last_writes
     return r * _last_writes(xp, g.shape, index, r.shape)
@@ -106,14 +112,34 @@ def _repeats(xp, index, shape):
 
 
 defop("index_put", _index_put, kind="index", result="same", method=False,
-      grad=(lambda g, index, accumulate: _zero_region(g, index) if not accumulate else g,
+      grad=(lambda g, index, accumulate, xp: _zero_region(g, index, xp) if not accumulate else g,
             _value_grad)).region = "index"   # it writes only x[index]
 
 
-def _zero_region(g, index):
+def _zero_region(g, index, xp):
+    """``g`` with the written region zeroed. An index of full slices (``x[:]``, ``x[0:]``,
+    ``x[...]``) gives plain zeros: PyTorch's indexing returns ``x`` itself for it and runs the
+    write as a fill or copy of the whole tensor, whose gradient has no history under
+    create_graph (a write through a view such as ``x[0]`` keeps the incoming history)."""
+    if _whole(index, g.shape):
+        return xp.zeros_like(g)
     g = g.copy()
     g[index] = 0
     return g
+
+
+def _whole(index, shape):
+    """Whether ``index`` is Ellipsis and slices, each the full range of its dimension."""
+    items = index if isinstance(index, tuple) else (index,)
+    if any(i is not Ellipsis and type(i) is not slice for i in items):
+        return False
+    if Ellipsis in items:
+        k = items.index(Ellipsis)
+        dims = list(shape[:k]) + list(shape[len(shape) - (len(items) - k - 1):])
+        items = items[:k] + items[k + 1:]
+    else:
+        dims = shape[:len(items)]
+    return all(i.indices(n) == (0, n, 1) for i, n in zip(items, dims))
 
 
 def getitem(x, index):

@@ -63,7 +63,7 @@ def _max_pool2d_grad(g, x_shape, argmax, kernel_size, stride, padding, dilation,
 
 
 defop("max_pool2d", _max_pool2d, kind="other", inplace=False, method=False,
-      grad=_max_pool2d_grad, keeps=("argmax",))
+      grad=_max_pool2d_grad, keeps=("argmax",), kink=True)
 
 
 def _avg_divisor(xp, geo, count_include_pad, divisor_override, dtype):

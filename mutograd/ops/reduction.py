@@ -77,9 +77,14 @@ def _mean(xp, x, axis=None, keepdim=False, dtype=None):
     return xp.mean(x, axis=_np_axis(axis, x.ndim, "mean"), keepdims=keepdim, dtype=dtype)
 
 
-defop("mean", _mean, kind="reduction", inplace=False,
-      grad=lambda g, x_shape, axis, keepdim, xp: expand_back(
-          xp, g / _count(x_shape, axis), x_shape, axis, keepdim))
+def _mean_grad(g, x_shape, axis, keepdim, xp):
+    if type(xp) is GraphNamespace:   # a gradient of its own memory, as PyTorch's: a user may
+        # write into it (the broadcast view below is cheaper, and the engine copies it first)
+        return expand_back(xp, g, x_shape, axis, keepdim) / _count(x_shape, axis)
+    return expand_back(xp, g / _count(x_shape, axis), x_shape, axis, keepdim)
+
+
+defop("mean", _mean, kind="reduction", inplace=False, grad=_mean_grad)
 
 
 # Note [Products with a zero factor]

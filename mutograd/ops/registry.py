@@ -85,6 +85,7 @@ class OpDef:
     runner = None      # the path of an op kind that does not go through run()'s own
     keywords = {}      # set by defop: the op's own other spellings of its keyword arguments
     written_first = None   # defop(writes=...): the declaration with the written input first
+    kink = False       # defop(kink=True): Note [Gradients at a kink, differentiated again]
 
     def __init__(self, name, fwd, grad, kind, inplace, varargs, result, fill, node_name,
                  keeps=(), saves_inputs=False):
@@ -213,7 +214,7 @@ def _camel(name):
 def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, result=None,
           fill=False, method=True, node_name=None, aliases=(), keeps=(), copy_out=False,
           doc=None, example=None, ufunc=None, saves_inputs=False, undo=None, inplace_name=None,
-          keywords=None, writes=None, promotes=None, leading=()):
+          keywords=None, writes=None, promotes=None, leading=(), kink=False):
     """Declare an op; returns the OpDef. See the module docstring.
 
     ``doc``: the one-line summary ``help()`` shows; ``example``: a runnable expression using
@@ -230,6 +231,9 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
     autograd/dispatch.py). ``writes``: the input the in-place form writes when it is not the
     first: ``where(condition, x, y)`` with ``writes="x"`` gives ``x.where_(condition, y)``, and
     the method ``x.where(condition, y)`` (``op.self_function``) takes that input as ``self``.
+    ``kink=True``: the gradient is the incoming one masked by where the input lies (relu, abs,
+    hardtanh, max pooling), and is recorded with a zero edge to that input under create_graph
+    (Note [Gradients at a kink, differentiated again] in autograd/graph_arrays.py).
     ``promotes=False``: the runner leaves Note [0-d tensors and Python floats in promotion] to
     the forward (an element-wise op with several inputs has it applied before its forward).
 
@@ -251,6 +255,7 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
         op.keywords = keywords
     if promotes is not None:
         op.promotes = promotes
+    op.kink = kink
     OPS[name] = op
     op.leading = tuple(leading)
     op.function = None   # a storage swap exists only in place

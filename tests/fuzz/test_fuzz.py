@@ -230,6 +230,41 @@ def test_the_classifier_names_each_class():
     assert classify(both).key == ("ok", "program error")   # the program's own error, in both
 
 
+def test_a_value_difference_after_a_huge_value_is_not_wrong():
+    def program(x):   # PyTorch's rendering perturbs x by one rounding error before cos
+        return _prog((f"x = torch.tensor({x}, dtype=torch.float64)", "leaf", None, ("x",), (),
+                      False),
+                     ("y = x.cos()", "unary", "y = (x * (1 + 2 ** -52)).cos()", ("y",), ("x",),
+                      False))
+    assert classify(program("4e56")).key == ("ok", "ill-conditioned values")
+    assert classify(program("1.5")).cls == "ok"
+    assert classify(program("3e9")).key == ("wrong", "value after unary")
+
+
+def test_a_write_through_another_view_of_a_saved_gradient_is_checked_against_copies():
+    # PyTorch refuses the last backward (it saved a view of g11); its
+    # allow_mutation_on_saved_tensors misses the write through another view of g11, so the
+    # reference is PyTorch with every saved tensor copied, which mutograd's result equals
+    lines = [
+        ("x1 = torch.tensor([[1.0, 2.0], [0.5, -1.0]], dtype=torch.float64, "
+         "requires_grad=True)", "leaf", ("x1",), (), False),
+        ("x2 = torch.tensor(-0.7, dtype=torch.float64, requires_grad=True)", "leaf", ("x2",),
+         (), False),
+        ("v4 = torch.mul(x2, x1).square()", "binary", ("v4",), ("x2", "x1"), False),
+        ("v5 = x2.sum()", "reduce", ("v5",), ("x2",), False),
+        ("v6 = torch.stack([v4, x1, x1], 0)", "catstack", ("v6",), ("v4", "x1"), False),
+        ("loss8 = (v5 * 0.882) + (v6 * torch.linspace(-0.5, 1.5, 12, dtype=torch.float64)"
+         ".reshape(3, 2, 2)).sum()", "loss", ("loss8",), ("v5", "v6"), False),
+        ("g9, g10, g11 = torch.autograd.grad(loss8, [x1, v5, v6], create_graph=True)",
+         "higher", ("g9", "g10", "g11"), ("loss8",), True),
+        ("g11[..., 1] += v5", "grad.aug", (), ("g11", "v5"), False),
+        ("loss17 = (g9.square() * 0.5).sum()", "loss", ("loss17",), ("g9",), False),
+        ("loss17.backward()", "higher", (), ("loss17",), True),
+    ]
+    p = _prog(*[(src, kind, None, d, u, b) for src, kind, d, u, b in lines])
+    assert classify(p).key == ("accepted", "higher: saved tensor modified")
+
+
 def test_drop_also_drops_what_depends_on_the_statement():
     p = _prog(("a = torch.ones(2)", "leaf", None, ("a",), (), False),
               ("b = a * 2", "unary", None, ("b",), ("a",), False),

@@ -1,0 +1,180 @@
+"""Gradient graphs that PyTorch builds in a particular way, matched here: which gradients require
+grad, which are new tensors and which share memory, found by the differential fuzzer. Each
+program runs with ``torch`` bound to mutograd's dialect and to PyTorch, and the names it binds
+are compared: values, ``requires_grad`` and identity (a program records the versions it
+compares, as differences: how many writes an op makes into a result it creates is not a
+behaviour)."""
+import numpy as np
+import pytest
+
+import mutograd.compat.torch as mtorch
+
+KINKS = {   # ops whose gradient is the incoming one masked by where the input lies
+    "relu": "torch.relu(x)", "abs": "x.abs()", "hardtanh": "torch.nn.functional.hardtanh(x)",
+    "relu6": "torch.nn.functional.relu6(x)", "leaky_relu": "torch.nn.functional.leaky_relu(x)",
+    "threshold": "torch.nn.functional.threshold(x, 0.1, 0.0)",
+    "max_pool2d": "torch.nn.functional.max_pool2d(x.reshape(1, 1, 2, 3), 2, 1)",
+}
+
+PROGRAMS = {
+    # Note [Gradients at a kink, differentiated again]: the first gradient requires grad and
+    # its derivative is zeros, not "unused"
+    **{f"kink_{name}": f"""
+x = torch.tensor([-1.5, -0.2, 0.0, 0.3, 0.9, 2.0], dtype=torch.float64, requires_grad=True)
+y = {expr}
+g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+rg = torch.tensor(g.requires_grad)
+h = torch.autograd.grad(g.sum(), x)[0] + 0.0   # (PyTorch's zeros may be a ZeroTensor)
+""" for name, expr in KINKS.items()},
+    "kink_with_grad_outputs": """
+x = torch.tensor([[-0.5, 0.4], [1.3, -0.8]], dtype=torch.float64, requires_grad=True)
+w = torch.tensor([[-0.8, 0.9], [1.3, 0.7]], dtype=torch.float64, requires_grad=True)
+g, = torch.autograd.grad(torch.relu(x), [x], grad_outputs=w, create_graph=True)
+h = torch.autograd.grad(g, [x, w], grad_outputs=torch.ones(2, 2, dtype=torch.float64),
+                        allow_unused=True)
+""",
+    # a write into all of a tensor (x[:], x[0:], x[...]) is a copy into the tensor itself in
+    # PyTorch: the old value's gradient is plain zeros, the value's is the incoming gradient
+    "whole_write_then_constant": """
+c = torch.zeros(1, 4, 3, dtype=torch.float64).detach()
+x = torch.tensor(-1.3, dtype=torch.float64, requires_grad=True)
+c[0:] = x
+c[0:] = torch.tensor(-0.151, dtype=torch.float64)
+w = torch.ones(1, 4, 3, dtype=torch.float64, requires_grad=True) * 2
+g, = torch.autograd.grad(c, x, w, create_graph=True)
+""",
+    "ellipsis_write_gives_the_incoming_gradient": """
+x = torch.tensor([1.5, 1.0, -1.4], dtype=torch.float64, requires_grad=True)
+v = torch.dot(x.square(), x.square())
+s = torch.tensor(0.0, dtype=torch.float64, requires_grad=True)
+v[...] = s
+loss = v * 0.937
+gx, gv, gs = torch.autograd.grad(loss, [x, v, s], create_graph=True)
+""",
+    "view_write_keeps_the_history": """
+x = torch.tensor([1.0, 1.4, -0.1, -0.2], dtype=torch.float64, requires_grad=True)
+m = (x * 2.5).mean()
+m[None] = -0.289
+g, = torch.autograd.grad(m.pow(2) * 0.954, [x], create_graph=True)
+""",
+    # a region's value gradient is a new tensor: writing it leaves the other gradient alone
+    "region_value_gradient_is_a_copy": """
+c = torch.full((1, 3), 0.5, dtype=torch.float64)
+x = torch.tensor([-0.5], dtype=torch.float64, requires_grad=True)
+c[..., 2] = x
+c.addcmul_(torch.full((1, 3), 0.1, dtype=torch.float64), torch.full((1, 3), 0.1,
+                                                                     dtype=torch.float64))
+gc, gx = torch.autograd.grad((c * torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)).sum(),
+                             [c, x], create_graph=True)
+before = gc._version
+gx[-1].fill_(0.725)
+gc_written = torch.tensor(gc._version - before)
+""",
+    # mean's gradient has memory of its own (PyTorch divides the expanded gradient)
+    "mean_gradient_is_writable": """
+x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64, requires_grad=True)
+g, = torch.autograd.grad((x * x).mean(), x, create_graph=True)
+g.add_(1.0)
+""",
+    # sum's gradient is a new view, never the incoming tensor itself
+    "sum_gradient_is_a_new_tensor": """
+x = torch.tensor([-0.5], dtype=torch.float64, requires_grad=True)
+v = x.sum(dim=0, keepdim=True)
+gx, gv = torch.autograd.grad((v * 0.5).sum(), [x, v], create_graph=True)
+""",
+    # a 0-d gradient of a broadcast input is a sum, not a view of the incoming gradient
+    "scalar_gradient_is_not_a_view": """
+x = torch.tensor(0.3, dtype=torch.float64, requires_grad=True)
+c = torch.zeros((1,), dtype=torch.float64)
+c.add_(x)
+g, = torch.autograd.grad(c.sum(), [x], create_graph=True)
+g -= x
+g.register_hook(lambda t: t * 2)
+g.detach().add_(0.949)
+(g.square() * 0.5).sum().backward()
+""",
+    # Note [Leaves made after they were saved]
+    "leaf_made_after_it_was_saved": """
+x = torch.tensor([[0.9], [-0.5], [-0.5]], dtype=torch.float64, requires_grad=True)
+c = torch.linspace(-1.0, 1.0, 3, dtype=torch.float64).reshape(1, 3)
+v = x @ c
+c.requires_grad_()
+g, = torch.autograd.grad(v.sum(), [x], create_graph=True)
+rg = torch.tensor(g.requires_grad)
+""",
+    # Note [Gradients of replayed views]
+    "replayed_view_gradient_is_new": """
+x = torch.tensor([[-1.1, -0.2, -0.9], [-0.0, -0.6, 1.1]], dtype=torch.float64,
+                 requires_grad=True)
+v = x.reshape(-1)
+with torch.no_grad():
+    x.copy_(x * 0.9)
+s = v.sum()
+gx, gs = torch.autograd.grad(s * 1.3, [x, s], create_graph=True)
+before = gx._version
+gs.abs_()
+gx_written = torch.tensor(gx._version - before)
+""",
+    # the saved output of a write through a view is the view itself, with its hooks
+    "retained_view_sees_the_second_backward": """
+x = torch.tensor(0.7, dtype=torch.float64, requires_grad=True)
+v = (torch.exp(x) - x).reshape(1)
+v.exp_()
+loss = (v * 0.5).sum()
+g, = torch.autograd.grad(loss, [x], create_graph=True)
+v.retain_grad()
+h, = torch.autograd.grad(g.pow(2).sum() + loss, [x], create_graph=True)
+vg = v.grad
+""",
+    # *_like factories keep the layout of their input (preserve_format)
+    "like_factories_preserve_the_layout": """
+x = torch.zeros(4, 2, dtype=torch.float64).t()
+strides = torch.tensor([list(f(x).stride()) for f in (
+    torch.zeros_like, torch.ones_like, torch.empty_like, torch.rand_like, torch.randn_like,
+    lambda t: torch.full_like(t, 2.0), lambda t: torch.randint_like(t, 3),
+    lambda t: torch.zeros_like(t, memory_format=torch.contiguous_format))])
+""",
+}
+
+
+def _run(torch, src):
+    """The tensors ``src`` binds, tuples flattened: {name or name[i]: tensor or None}."""
+    env = {"torch": torch}
+    exec(compile(src, "<program>", "exec"), env)
+    out = {}
+    for k, v in env.items():
+        if isinstance(v, torch.Tensor):
+            out[k] = v
+        elif isinstance(v, tuple):
+            out.update((f"{k}[{i}]", t) for i, t in enumerate(v))
+    return out
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_matches_pytorch(name):
+    torch = pytest.importorskip("torch")
+    mine, theirs = _run(mtorch, PROGRAMS[name]), _run(torch, PROGRAMS[name])
+    assert sorted(mine) == sorted(theirs)
+    for k, b in theirs.items():
+        a = mine[k]
+        assert (a is None) == (b is None), k
+        if b is None:
+            continue
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12,
+                                   err_msg=k)
+        assert a.requires_grad == b.requires_grad, k
+        same = sorted(j for j in theirs if theirs[j] is b)
+        assert sorted(j for j in mine if mine[j] is a) == same, (k, "identity")
+
+
+def test_kinked_gradients_record_a_zero_edge_without_pytorch():
+    x = mtorch.tensor([-1.0, 0.5, 2.0], dtype=mtorch.float64, requires_grad=True)
+    for f in (mtorch.relu, mtorch.abs):
+        (g,) = mtorch.autograd.grad(f(x).sum(), x, create_graph=True)
+        assert g.requires_grad and g.grad_fn.name() == "KinkBackward0"
+        (h,) = mtorch.autograd.grad(g.sum(), x)
+        assert h.tolist() == [0.0, 0.0, 0.0]
+    # first order is untouched: no extra node, no history
+    (g,) = mtorch.autograd.grad(mtorch.relu(x).sum(), x)
+    assert g.grad_fn is None and g.tolist() == [0.0, 1.0, 1.0]
