@@ -429,9 +429,10 @@ class Tensor:
             from .autograd.inplace import nograd_view_error
             raise nograd_view_error(self)
         self._view_version = self._counter.value
-        from .autograd.view_write import check_layout
+        from .autograd.view_write import check_layout, check_base_overlap
         from .autograd.dispatch import run
         check_layout(self)
+        check_base_overlap(self)
         v = base
         for op, attrs in self._view_chain:
             v = run(op, [v], attrs)

@@ -33,6 +33,14 @@ g, = torch.autograd.grad(torch.relu(x), [x], grad_outputs=w, create_graph=True)
 h = torch.autograd.grad(g, [x, w], grad_outputs=torch.ones(2, 2, dtype=torch.float64),
                         allow_unused=True)
 """,
+    "kink_edge_runs_the_output_hooks": """
+x = torch.tensor([[0.4, 1.3, -1.4], [0.2, -0.5, 0.8]], dtype=torch.float64, requires_grad=True)
+y = torch.relu(x)
+y.register_hook(lambda t: t + 1)
+w = torch.tensor([[0.9, -0.3, 1.0], [-0.8, 0.7, 1.4]], dtype=torch.float64, requires_grad=True)
+g, = torch.autograd.grad(y, [x], grad_outputs=w, create_graph=True)
+h = torch.autograd.grad(g, [x, w], grad_outputs=torch.ones(2, 3, dtype=torch.float64))
+""",
     # a write into all of a tensor (x[:], x[0:], x[...]) is a copy into the tensor itself in
     # PyTorch: the old value's gradient is plain zeros, the value's is the incoming gradient
     "whole_write_then_constant": """
@@ -126,6 +134,24 @@ v.retain_grad()
 h, = torch.autograd.grad(g.pow(2).sum() + loss, [x], create_graph=True)
 vg = v.grad
 """,
+    # a custom Function's saved input that is a view without history requires grad (a view
+    # made under no_grad of a tensor that requires grad), though its gradient goes nowhere
+    "function_saves_a_view_without_history": """
+class MulFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        return x * y
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        return g * y, g * x
+x = torch.tensor(-0.8, dtype=torch.float64, requires_grad=True)
+with torch.no_grad():
+    v = x.t()
+g, = torch.autograd.grad(MulFn.apply(v, x) * 0.662, [x], create_graph=True)
+""",
     # *_like factories keep the layout of their input (preserve_format)
     "like_factories_preserve_the_layout": """
 x = torch.zeros(4, 2, dtype=torch.float64).t()
@@ -178,3 +204,26 @@ def test_kinked_gradients_record_a_zero_edge_without_pytorch():
     # first order is untouched: no extra node, no history
     (g,) = mtorch.autograd.grad(mtorch.relu(x).sum(), x)
     assert g.grad_fn is None and g.tolist() == [0.0, 1.0, 1.0]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("index", ["[0:]", "[:]", "[-4:]", "[0:4]", "[0:100]", "[...]", "[:, :]",
+                                   "[:, 0:]", "[::1]", "[None]", "[-5:]", "[:4]", "[0:-0]",
+                                   "[..., :]", "[:, ...]", "[1:]", "[0]"])
+def test_which_writes_count_as_writes_into_the_whole_tensor(index):
+    # PyTorch's indexing returns the tensor itself for some spellings of "all of it" and a view
+    # for others; the gradient of the overwritten value requires grad only through a view
+    torch = pytest.importorskip("torch")
+    src = f"""
+x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+c = (x * 1.0).expand(4, 2).clone()
+c{index} = torch.tensor(0.5, dtype=torch.float64)
+g, = torch.autograd.grad(c.sin(), [x], grad_outputs=torch.ones(4, 2, dtype=torch.float64),
+                         create_graph=True, allow_unused=True)
+"""
+    mine, theirs = _run(mtorch, src), _run(torch, src)
+    if theirs["g"] is None:
+        assert mine["g"] is None
+    else:
+        assert mine["g"].requires_grad == theirs["g"].requires_grad
+        np.testing.assert_allclose(mine["g"].detach().numpy(), theirs["g"].detach().numpy())

@@ -19,7 +19,7 @@ Saved tensors are version-checked like every other saved value (Note [Saved vers
 """
 from . import sites
 from .grad_mode import _state, no_grad
-from .node import _FREED, Node, Packed, freed_error, save, saved_tensor
+from .node import _FREED, DeadEnd, Node, Packed, freed_error, save, saved_tensor
 from .saved import before_write
 from .view_write import rebase
 
@@ -297,6 +297,7 @@ def _takes_ctx(cls):
 def _saved_edges(ctx, args, edges, outs, slots):
     """The history of each saved tensor that is an input or an output of the function (None
     for others), for ``saved_tensors`` under create_graph."""
+    from ..tensor import Tensor
     objs = getattr(ctx, "_saved_objects", ())
     ctx._saved_objects = ()
     if not objs:
@@ -308,6 +309,10 @@ def _saved_edges(ctx, args, edges, outs, slots):
         e = next((s for o, s in zip(outs, slots) if o is t), None)
         if e is None:
             e = next((e for a, e in zip(args, edges) if a is t), None)
+        if e is None and isinstance(t, Tensor) and t.requires_grad:
+            # a view without history (Note [Views without history] in tensor.py): as PyTorch's
+            # saved input it requires grad, and a gradient through it goes nowhere
+            e = DeadEnd(())
         found.append(e)
     return tuple(found)
 

@@ -780,12 +780,14 @@ _PASSTHROUGH = {"dtype", "iinfo", "finfo", "broadcast_shapes", "can_cast", "prom
 #     an argument with a zero derivative (threshold_backward, sgn), so that gradient requires
 #     grad and differentiating it gives zeros. An op declared with ``kink=True`` gets the same:
 #     under create_graph its gradient of each input carries a :class:`KinkBackward` node with
-#     a second edge to that input, which passes zeros.
+#     a second edge, which passes zeros: to the op's own node when the formula reads the output
+#     (as PyTorch's edge goes to the saved result, through that tensor's hooks), else to the
+#     input.
 
 
 class KinkBackward(Node):
     """The gradient of a kinked op's input: ``next[0]`` the masked gradient's own history,
-    ``next[1]`` the input, whose gradient here is zero."""
+    ``next[1]`` the op's output or input, whose gradient here is zero."""
 
     __slots__ = ("shape", "dtype", "like")
 
@@ -797,8 +799,8 @@ class KinkBackward(Node):
 
 
 def with_kink_edge(t, edge, shape, dtype):
-    """Tensor ``t`` (a gradient just computed) with a zero edge to input ``edge`` (Note
-    [Gradients at a kink, differentiated again])."""
+    """Tensor ``t`` (a gradient just computed) with a zero edge of ``shape`` and ``dtype`` to
+    ``edge`` (Note [Gradients at a kink, differentiated again])."""
     from ..tensor import _alias
     node = KinkBackward(((t.grad_fn or t) if t._rg else None, edge))
     node.shape, node.dtype, node.like = shape, dtype, t

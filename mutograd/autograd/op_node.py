@@ -66,8 +66,10 @@ class OpNode(Node):
                     else self.graph_arg(p, xp) for p in params]
             gi = fn(gb, *args, **self.attrs) if all_attrs else fn(gb, *args)
             gi = fit_graph(gi, self.shapes[i], self.dtypes[i], g)
-            if op.kink:
-                gi = with_kink_edge(gi, edge, self.shapes[i], self.dtypes[i])
+            if op.kink:   # the zero edge goes where PyTorch's does: to the saved output (this
+                # node, with the output's hooks) or to the input
+                gi = with_kink_edge(gi, self if "out" in params else edge, self.shapes[i],
+                                    self.dtypes[i])
             elif getattr(self, "replayed", False):   # Note [Gradients of replayed views]
                 gi = gi.clone()
             grads.append(gi)

@@ -150,6 +150,23 @@ def replay_tensor(chain, t):
     return t
 
 
+def check_base_overlap(v):
+    """Refuse to give ``v`` a history again when its base requires grad and has elements that
+    share one memory location (``x.expand(3).detach().requires_grad_()``): after a write, which
+    element of the base the view's gradient belongs to is ambiguous (PyTorch spreads it evenly
+    over the elements that share the location, where its view ops give each its own)."""
+    base = v._base
+    if base._rg and internal_overlap(base._data):
+        chain = v._view_chain
+        made_by = chain[-1][0].name if chain else "a view op"
+        raise InplaceError(
+            f"this view (made by {made_by}) is used after a write into its base, whose elements "
+            f"share one memory location (shape {list(base.shape)}, strides "
+            f"{[st // base._data.itemsize for st in base._data.strides]}: an expand). Which "
+            f"element the view's gradient belongs to is then ambiguous; make the base with "
+            f"its own memory (.clone()) before it requires grad, or take the view again.")
+
+
 def check_layout(v):
     """Refuse to replay ``v``'s chain when it no longer finds ``v``'s region in its base.
 

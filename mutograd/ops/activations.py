@@ -7,6 +7,7 @@ Where the math allows, gradients are written in terms of the output (``selu``, `
 ``hardtanh``, ...), so the in-place form keeps no copy.
 """
 from .elementwise import _into, nonpositive
+from .gradients import masked
 from ..tensor import Tensor
 from .registry import defop
 
@@ -15,7 +16,8 @@ def _hardtanh(xp, x, min=-1.0, max=1.0, out=None):
     return xp.clip(x, min, max, out=out)
 
 
-defop("hardtanh", _hardtanh, grad=lambda g, out, min, max: g * ((out > min) & (out < max)),
+defop("hardtanh", _hardtanh,
+      grad=lambda g, out, min, max, xp: masked(g, (out > min) & (out < max), xp),
       copy_out=True, keywords={"min_val": "min", "max_val": "max", "inplace": None}, kink=True)
 
 
@@ -57,7 +59,8 @@ def _hardsigmoid(xp, x, slope=1 / 6, offset=0.5, out=None):
 
 
 defop("hardsigmoid", _hardsigmoid, result="float",
-      grad=lambda g, out, slope: g * slope * ((out > 0) & (out < 1)), copy_out=True, kink=True)
+      grad=lambda g, out, slope, xp: masked(g * slope, (out > 0) & (out < 1), xp), copy_out=True,
+      kink=True)
 
 
 def _hardswish(xp, x, out=None):
@@ -73,7 +76,8 @@ def _threshold(xp, x, *, threshold, value, out=None):
     return _into(out, xp.where(x <= threshold, value, x), x)
 
 
-defop("threshold", _threshold, grad=lambda g, x, threshold: g * ~(x <= threshold), kink=True)
+defop("threshold", _threshold,
+      grad=lambda g, x, threshold, xp: masked(g, ~(x <= threshold), xp), kink=True)
 
 
 def _thresholded_relu(xp, x, threshold=1.0, value=0.0, out=None):
@@ -81,7 +85,7 @@ def _thresholded_relu(xp, x, threshold=1.0, value=0.0, out=None):
 
 
 defop("thresholded_relu", _thresholded_relu,
-      grad=lambda g, x, threshold: g * ~(x <= threshold), kink=True)
+      grad=lambda g, x, threshold, xp: masked(g, ~(x <= threshold), xp), kink=True)
 
 
 # rrelu(training=True): the slope of negative inputs drawn per element (the noise input;

@@ -12,7 +12,7 @@ gradients come from those): logaddexp, logaddexp2, and fmax and fmin (NaN-ignori
 import math
 
 from .elementwise import _into, sign
-from .gradients import power_grad_exponent, zero_gradient
+from .gradients import masked, power_grad_exponent, zero_gradient
 from .registry import OPS, defop
 
 
@@ -25,10 +25,10 @@ def _clamp_max(xp, x, max, out=None):
 
 
 # the bound is an input (a number or a tensor, which then gets its share of the gradient)
-defop("clamp_min", _clamp_min, grad=(lambda g, x, min: g * (x >= min),
-                                     lambda g, x, min: g * (x < min)))
-defop("clamp_max", _clamp_max, grad=(lambda g, x, max: g * (x <= max),
-                                     lambda g, x, max: g * (x > max)))
+defop("clamp_min", _clamp_min, grad=(lambda g, x, min, xp: masked(g, x >= min, xp),
+                                     lambda g, x, min, xp: masked(g, x < min, xp)))
+defop("clamp_max", _clamp_max, grad=(lambda g, x, max, xp: masked(g, x <= max, xp),
+                                     lambda g, x, max, xp: masked(g, x > max, xp)))
 
 defop("copysign", lambda xp, x, y, out=None: xp.copysign(x, y, out=out), result="float",
       grad=(lambda g, x, y, xp: g * xp.where(x == 0, 0, sign(xp, x) * xp.where(

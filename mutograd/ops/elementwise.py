@@ -13,7 +13,7 @@ from ..backends.special import BLOCK, blockwise, erf, normal_cdf_block
 from ..errors import DTypeError
 from ..parallel import ufunc   # large arrays on all cores (Note [Splitting a ufunc ...])
 from ..autograd.promotion import _promote
-from .gradients import power_grad_exponent, zero_gradient
+from .gradients import masked, power_grad_exponent, zero_gradient
 from .registry import defop
 
 
@@ -152,9 +152,9 @@ def _zero_block(dtype):
 
 
 defop("relu", _relu,
-      grad=lambda g, out, into, xp: ufunc(xp.multiply, g, ~(out <= 0), out=into), kink=True)
+      grad=lambda g, out, into, xp: masked(g, ~(out <= 0), xp, into), kink=True)
 defop("relu6", lambda xp, x, out=None: xp.clip(x, 0, 6, out=out),
-      grad=lambda g, out: g * ((out > 0) & (out < 6)), copy_out=True, kink=True)
+      grad=lambda g, out, xp: masked(g, (out > 0) & (out < 6), xp), copy_out=True, kink=True)
 
 
 def _into(out, r, x):
@@ -331,28 +331,28 @@ def _clamp(xp, x, min, max, out=None):
     return xp.clip(x, min, max, out=out)
 
 
-def _clamp_grad(g, x, min, max):
+def _clamp_grad(g, x, min, max, xp):
     keep = True
     if min is not None:
         keep = keep & (x >= min)
     if max is not None:
         keep = keep & (x <= max)
-    return g * keep
+    return g if keep is True else masked(g, keep, xp)
 
 
-def _clamp_min_grad(g, x, min, max):
+def _clamp_min_grad(g, x, min, max, xp):
     hit = x < min
     if max is not None:
         hit = hit & (min < max)   # min >= max: the result is max, whose gradient it is (PyTorch)
-    return g * hit
+    return masked(g, hit, xp)
 
 
-def _clamp_max_grad(g, x, min, max):
+def _clamp_max_grad(g, x, min, max, xp):
     # the result is max where x is above it, and everywhere when the bounds cross (min > max)
     hit = x > max
     if min is not None:
         hit = hit | (min > max)
-    return g * hit
+    return masked(g, hit, xp)
 
 
 defop("clamp", _clamp, grad=(_clamp_grad, _clamp_min_grad, _clamp_max_grad), promotes=False)
@@ -490,18 +490,18 @@ def _pow_grad_x(g, x, y, xp):
 defop("pow", _pow, grad=(_pow_grad_x, power_grad_exponent))
 
 
-def _share(xp, x, y, loses):
-    """The share of a max/min's gradient for the side that ``loses`` where it does: half at a
-    tie, all of it at a NaN (Note [Gradients at a kink])."""
-    return xp.where(x == y, 0.5, ~loses)
+def _share(g, xp, x, y, loses):
+    """The share of a max/min's gradient ``g`` for the side that ``loses`` where it does: half
+    at a tie, all of it at a NaN (Note [Gradients at a kink])."""
+    return masked(g * xp.where(x == y, 0.5, 1.0), ~loses, xp)
 
 
 defop("maximum", lambda xp, x, y, out=None: ufunc(xp.maximum, x, y, out=out),
-      grad=(lambda g, x, y, xp: g * _share(xp, x, y, x < y),
-            lambda g, x, y, xp: g * _share(xp, x, y, y < x)), ufunc=np.maximum)
+      grad=(lambda g, x, y, xp: _share(g, xp, x, y, x < y),
+            lambda g, x, y, xp: _share(g, xp, x, y, y < x)), ufunc=np.maximum)
 defop("minimum", lambda xp, x, y, out=None: ufunc(xp.minimum, x, y, out=out),
-      grad=(lambda g, x, y, xp: g * _share(xp, x, y, x > y),
-            lambda g, x, y, xp: g * _share(xp, x, y, y > x)), ufunc=np.minimum)
+      grad=(lambda g, x, y, xp: _share(g, xp, x, y, x > y),
+            lambda g, x, y, xp: _share(g, xp, x, y, y > x)), ufunc=np.minimum)
 defop("atan2", lambda xp, x, y, out=None: ufunc(xp.arctan2, x, y, out=out), result="float",
       grad=(lambda g, x, y: g * y / (x * x + y * y), lambda g, x, y: -g * x / (x * x + y * y)))
 
@@ -517,7 +517,8 @@ def _where(xp, cond, x, y, out=None):
 # x.where(cond, y) and x.where_(cond, y) (Paddle: where_(cond, x, y)) take x first; a condition
 # of another dtype than bool holds where it is not zero
 defop("where", _where, writes="x",
-      grad=(None, lambda g, cond: g * (cond != 0), lambda g, cond: g * (cond == 0)))
+      grad=(None, lambda g, cond, xp: masked(g, cond != 0, xp),
+            lambda g, cond, xp: masked(g, cond == 0, xp)))
 
 
 def _lerp(xp, x, y, weight, out=None):
@@ -544,7 +545,8 @@ def _masked_fill(xp, x, mask, value, out=None):
 
 
 defop("masked_fill", _masked_fill, result="same",
-      grad=(lambda g, mask: g * ~mask, None, lambda g, mask: (g * mask).sum()))
+      grad=(lambda g, mask, xp: masked(g, ~mask, xp), None,
+            lambda g, mask, xp: masked(g, mask, xp).sum()))
 
 
 def _addcmul(xp, x, t1, t2, out=None, value=1):

@@ -129,7 +129,9 @@ def _zero_region(g, index, xp):
 
 
 def _whole(index, shape):
-    """Whether ``index`` is Ellipsis and slices, each the full range of its dimension."""
+    """Whether ``index`` is Ellipsis and slices, each the full range of its dimension as
+    PyTorch's indexing recognises it: start 0 or omitted, step 1 or omitted, and a stop omitted
+    or at least the size (``x[-n:]`` selects all of ``x`` too, but through a view there)."""
     items = index if isinstance(index, tuple) else (index,)
     if any(i is not Ellipsis and type(i) is not slice for i in items):
         return False
@@ -139,7 +141,8 @@ def _whole(index, shape):
         items = items[:k] + items[k + 1:]
     else:
         dims = shape[:len(items)]
-    return all(i.indices(n) == (0, n, 1) for i, n in zip(items, dims))
+    return all(i.start in (None, 0) and i.step in (None, 1) and (i.stop is None or i.stop >= n)
+               for i, n in zip(items, dims))
 
 
 def getitem(x, index):

@@ -21,6 +21,7 @@ from ..errors import DTypeError
 from ..tensor import Tensor
 from .axes import canon_dim, canon_dims, keepdim_arg
 from .elementwise import sign
+from .gradients import masked
 from .registry import OPS, call, defop
 
 # what max/min along a dim, sort, topk, kthvalue and cummax return
@@ -147,7 +148,7 @@ def _all_extreme_grad(g, x, out, xp):
     result, or among the NaN elements when it is NaN (PyTorch's max(); its amax, whose
     gradient above divides by a count of 0 there, gives NaN)."""
     hit = xp.isnan(x) if xp.isnan(out) else x == out
-    return g * hit / hit.sum()
+    return masked(xp.broadcast_to(g / hit.sum(), hit.shape), hit, xp)
 
 
 defop("max_all", lambda xp, x: xp.amax(x), kind="reduction", inplace=False, method=False,
