@@ -152,6 +152,20 @@ with torch.no_grad():
     v = x.t()
 g, = torch.autograd.grad(MulFn.apply(v, x) * 0.662, [x], create_graph=True)
 """,
+    # Note [The layout of .grad]: .grad is laid out as its leaf, first and second order
+    "grad_layout_follows_the_leaf": """
+x = torch.zeros(4, 3, dtype=torch.float64, requires_grad=True)
+(torch.stack([x.t(), x.t()], 0) * torch.linspace(-0.5, 1.5, 24, dtype=torch.float64).reshape(
+    2, 3, 4)).sum().backward(create_graph=True)
+y = torch.zeros(3, 4, dtype=torch.float64).t().requires_grad_()
+(y * 2).sum().backward()
+z = torch.zeros(4, 3, dtype=torch.float64, requires_grad=True)
+(z.t() * 2).sum().backward()
+strides = torch.tensor([list(x.grad.stride()), list(y.grad.stride()), list(z.grad.stride())])
+before = x.grad._version
+x.grad.reshape(12).mul_(2)   # a view of a row-major .grad: the write reaches it
+x_grad_written = torch.tensor(x.grad._version - before)
+""",
     # *_like factories keep the layout of their input (preserve_format)
     "like_factories_preserve_the_layout": """
 x = torch.zeros(4, 2, dtype=torch.float64).t()

@@ -728,9 +728,31 @@ def _accumulate(leaf, g, owned):
                             f"{list(leaf.shape)}")
     cur = leaf.__dict__.get("_grad")
     if cur is None:
-        leaf.__dict__["_grad"] = _wrap(g if owned else g.copy(), leaf)
+        leaf.__dict__["_grad"] = _wrap(_in_leaf_layout(leaf, g, owned), leaf)
     else:
         _add_into_grad(cur, g)
+
+
+# Note [The layout of .grad]
+#     PyTorch's gradient layout contract: a leaf's first ``.grad`` is laid out in memory as the
+#     leaf is (a row-major parameter gets a row-major gradient, a transposed one a transposed
+#     gradient), whatever layout the gradient arrived in; a view of it (``p.grad.view(-1)``)
+#     then behaves as in PyTorch. With create_graph it is always a recorded copy.
+
+
+def _in_leaf_layout(leaf, g, owned):
+    """``g``, an array this accumulation may keep when ``owned``, laid out as ``leaf`` is
+    (Note [The layout of .grad])."""
+    la, flags = leaf._data, getattr(g, "flags", None)
+    if flags is None:   # (a batched array inside vmap)
+        return g if owned else g.copy()
+    if la.flags.c_contiguous or g.ndim < 2:
+        return g if owned and flags.c_contiguous else g.copy(order="C")
+    r = leaf._place.xp.empty_like(la)   # order "K": the leaf's order of strides
+    if r.strides == g.strides:
+        return g if owned else g.copy(order="K")
+    r[...] = g
+    return r
 
 
 def _accumulate_graph(leaf, g):
@@ -743,7 +765,11 @@ def _accumulate_graph(leaf, g):
         raise BackwardError(f"gradient of shape {list(g.shape)} for a leaf of shape "
                             f"{list(leaf.shape)}")
     cur = leaf.__dict__.get("_grad")
-    leaf.__dict__["_grad"] = g.clone() if cur is None else cur + g
+    if cur is not None:
+        leaf.__dict__["_grad"] = cur + g
+    else:   # a recorded copy in the leaf's layout (Note [The layout of .grad])
+        from ..ops.creation import empty_like
+        leaf.__dict__["_grad"] = empty_like(leaf, dtype=g.dtype).copy_(g)
 
 
 def _fits(small, big):

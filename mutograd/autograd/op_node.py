@@ -67,9 +67,9 @@ class OpNode(Node):
             gi = fn(gb, *args, **self.attrs) if all_attrs else fn(gb, *args)
             gi = fit_graph(gi, self.shapes[i], self.dtypes[i], g)
             if op.kink:   # the zero edge goes where PyTorch's does: to the saved output (this
-                # node, with the output's hooks) or to the input
-                gi = with_kink_edge(gi, self if "out" in params else edge, self.shapes[i],
-                                    self.dtypes[i])
+                # node, or the written view's history, with the output's hooks) or to the input
+                kedge = edge if "out" not in params else self if out is None else out.grad_fn
+                gi = with_kink_edge(gi, kedge, self.shapes[i], self.dtypes[i])
             elif getattr(self, "replayed", False):   # Note [Gradients of replayed views]
                 gi = gi.clone()
             grads.append(gi)

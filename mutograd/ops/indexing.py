@@ -24,6 +24,7 @@ from ..errors import ShapeError
 from ..tensor import Tensor
 from . import creation
 from .registry import OPS, call, call_inplace, defop
+from .views import whole_index
 
 
 def _is_basic(index):
@@ -93,8 +94,8 @@ def _index_put(xp, x, value, *, index, accumulate=False, out=None):
 def _value_grad(g, index, accumulate, xp):
     """The value's gradient: ``g`` at the written positions; where an integer index repeats,
     only the write that NumPy keeps (the last) gets it, unless the writes accumulate."""
-    if _whole(index, g.shape):   # a copy into all of x: the value's gradient is g, as PyTorch's
-        return g                 # copy_ gives it (summed to the value's shape by the engine)
+    if whole_index(index, g.shape):   # a copy into all of x: the value's gradient is g, as
+        return g                      # PyTorch's copy_ gives it (the engine sums it to shape)
     r = g[index]
     if _is_basic(index):   # under create_graph a copy, as PyTorch's CopySlices gives: the
         # value's gradient must not be a view of the others (the engine copies a plain view)
@@ -121,28 +122,11 @@ def _zero_region(g, index, xp):
     ``x[...]``) gives plain zeros: PyTorch's indexing returns ``x`` itself for it and runs the
     write as a fill or copy of the whole tensor, whose gradient has no history under
     create_graph (a write through a view such as ``x[0]`` keeps the incoming history)."""
-    if _whole(index, g.shape):
+    if whole_index(index, g.shape):
         return xp.zeros_like(g)
     g = g.copy()
     g[index] = 0
     return g
-
-
-def _whole(index, shape):
-    """Whether ``index`` is Ellipsis and slices, each the full range of its dimension as
-    PyTorch's indexing recognises it: start 0 or omitted, step 1 or omitted, and a stop omitted
-    or at least the size (``x[-n:]`` selects all of ``x`` too, but through a view there)."""
-    items = index if isinstance(index, tuple) else (index,)
-    if any(i is not Ellipsis and type(i) is not slice for i in items):
-        return False
-    if Ellipsis in items:
-        k = items.index(Ellipsis)
-        dims = list(shape[:k]) + list(shape[len(shape) - (len(items) - k - 1):])
-        items = items[:k] + items[k + 1:]
-    else:
-        dims = shape[:len(items)]
-    return all(i.start in (None, 0) and i.step in (None, 1) and (i.stop is None or i.stop >= n)
-               for i, n in zip(items, dims))
 
 
 def getitem(x, index):

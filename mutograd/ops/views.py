@@ -11,7 +11,7 @@ strides and return it: Note [Metadata in place] in autograd/dispatch.py. ``undo`
 view step that takes the new geometry back to the old one, for the views made before the change.
 """
 from ..autograd.engine import RegionGrad
-from ..autograd.graph_arrays import GraphArray
+from ..autograd.graph_arrays import GraphArray, graph_mode
 from ..errors import ShapeError
 from ..tensor import Tensor
 from .axes import canon_dim, real_dim
@@ -201,9 +201,33 @@ def _getitem(xp, x, *, index):
     return r
 
 
+def whole_index(index, shape):
+    """Whether ``index`` is Ellipsis and slices, each the full range of its dimension as
+    PyTorch's indexing recognises it: start 0 or omitted, step 1 or omitted, and a stop omitted
+    or at least the size (``x[-n:]`` selects all of ``x`` too, but through a view there)."""
+    items = index if isinstance(index, tuple) else (index,)
+    if any(i is not Ellipsis and type(i) is not slice for i in items):
+        return False
+    if Ellipsis in items:
+        k = items.index(Ellipsis)
+        dims = list(shape[:k]) + list(shape[len(shape) - (len(items) - k - 1):])
+        items = items[:k] + items[k + 1:]
+    else:
+        dims = shape[:len(items)]
+    return all(i.start in (None, 0) and i.step in (None, 1) and (i.stop is None or i.stop >= n)
+               for i, n in zip(items, dims))
+
+
+def _getitem_grad(g, x_shape, x_dtype, xp, index):
+    if graph_mode(xp) and whole_index(index, x_shape):   # PyTorch's ``x[...]``, ``x[:]`` are
+        return g                                         # aliases: the gradient passes as it is
+    return RegionGrad(xp, x_shape, x_dtype, lambda z: _getitem(xp, z, index=index), g)
+
+
 for _name, _fwd in (("narrow", _narrow), ("select", _select), ("diagonal", _diagonal),
                     ("getitem", _getitem)):
-    defop(_name, _fwd, kind="view", inplace=False, grad=_region_grad(_fwd),
+    defop(_name, _fwd, kind="view", inplace=False,
+          grad=_getitem_grad if _name == "getitem" else _region_grad(_fwd),
           method=_name != "getitem",
           node_name={"getitem": "SliceBackward"}.get(_name))
 

@@ -212,16 +212,6 @@ FUNCTIONS = {
         return g * y""", 1, True),
 }
 
-# Ops whose gradient formulas are being made twice differentiable in other branches (issue 27):
-# a program that uses create_graph leaves them out, by the statement tags below. Delete an entry
-# when its fix lands, and this list (and ``Generator.pending``) when it is empty.
-PENDING_SECOND_ORDER = {
-    "cat",                                    # cat/concat
-    "diagonal",                               # diagonal views
-    "getitem.advanced", "setitem.advanced",   # indexing by masks and integer tensors
-    "scatter_", "index_add_",                 # scatter and index writes
-}
-
 # statement families that write their first variable
 WRITES = {"inplace", "aug", "setitem", "meta", "function", "leaf_write"}
 HIGHER_ORDER_SHARE = 0.3   # programs that use create_graph (the issue asks for at least 20%)
@@ -277,10 +267,6 @@ class Generator:
                 alt = "with torch.no_grad():\n" + "\n".join("    " + ln for ln in alt.split("\n"))
             kind = "nograd." + kind
         self.stmts.append(Stmt(src, kind, tuple(defs), uses, alt, backward))
-
-    def pending(self, tag):
-        """Whether ``tag`` is left out of this program (PENDING_SECOND_ORDER)."""
-        return self.higher and tag in PENDING_SECOND_ORDER
 
     def pick(self, pred=lambda v: True):
         focus, self.focus = self.focus, None   # the focus serves one pick
@@ -442,7 +428,7 @@ class Generator:
 
     def s_unary(self):
         x = self.pick()
-        text, tag = self.choice([u for u in UNARY if not self.pending(u[1])])
+        text, tag = self.choice(UNARY)
         name = self.fresh()
         self.emit(f"{name} = {text.format(x=x.name)}", "unary." + tag, defs=(name,),
                   uses=(x.name,))
@@ -452,7 +438,7 @@ class Generator:
 
     def s_binary(self):
         x = self.pick()
-        text, tag = self.choice([b for b in BINARY if not self.pending(b[1])])
+        text, tag = self.choice(BINARY)
         ytext, y = self.operand(x.shape, x.dtype)
         if y is not None and self.chance(0.5):   # operand first: broadcasting both ways
             x, y, ytext = y, x, x.name
@@ -521,7 +507,7 @@ class Generator:
         parts = [x] + [self.choice(ys) for _ in range(int(self.rng.integers(1, 3)))]
         names = "[" + ", ".join(p.name for p in parts) + "]"
         name = self.fresh()
-        if x.ndim == 0 or self.chance(0.4) or self.pending("cat"):
+        if x.ndim == 0 or self.chance(0.4):
             d = int(self.rng.integers(0, x.ndim + 1))
             shape = x.shape[:d] + (len(parts),) + x.shape[d:]
             self.emit(f"{name} = torch.stack({names}, {d})", "stack", defs=(name,),
@@ -542,8 +528,6 @@ class Generator:
         i = int(self.rng.integers(-n0, n0))
         kinds = ["int", "slice", "step", "neg", "ellipsis", "none", "tuple", "mask", "itensor",
                  "mix"]
-        if self.pending("getitem.advanced") or self.pending("setitem.advanced"):
-            kinds = kinds[:-3]
         k = self.choice(kinds)
         if k == "int":
             return str(i), i, True
@@ -592,7 +576,7 @@ class Generator:
         else:
             opts += ["unsqueeze", "expand", "reshape"]
         if nd >= 2:
-            opts += ["transpose", "permute"] + ([] if self.pending("diagonal") else ["diagonal"])
+            opts += ["transpose", "permute", "diagonal"]
         if nd <= 2:
             opts += ["t"]
         if 1 in sh:
@@ -903,8 +887,6 @@ class Generator:
             return
         n0 = x.shape[0]
         add = self.chance(0.5)
-        if self.pending("index_add_" if add else "scatter_"):
-            return
         if add:
             idx = self.rng.integers(0, n0, size=int(self.rng.integers(1, 4)))   # repeats add up
             ytext, y = self.operand((len(idx),) + x.shape[1:], x.dtype, exact=True)

@@ -194,16 +194,22 @@ def test_a_fifth_of_the_programs_or_more_use_create_graph():
     kinds = {s.kind.split(".")[0] for p in higher for s in p.stmts}
     assert {"higher", "grad"} <= kinds   # second backwards, and writes into gradients
     text = "\n".join(p.source() for p in higher)
-    # the ops whose second-order formulas are still being fixed are left out of them
     for piece in ("torch.cat(", ".diagonal(", ".scatter_(", ".index_add_(", "[torch.tensor(["):
-        assert piece not in text, piece
+        assert piece in text, piece   # every op of the generator, under create_graph too
 
 
 def test_most_programs_run_to_the_end_in_pytorch():
-    """The generator keeps shapes consistent: few programs are invalid PyTorch."""
-    from .run import execute
-    errors = sum(execute(generate(s), "torch").error is not None for s in range(200))
-    assert errors < 0.2 * 200
+    """The generator keeps shapes consistent: few programs are invalid PyTorch. The errors it
+    means to provoke (autograd's rules: a saved tensor written, a leaf written in place, ...)
+    do not count; at most a quarter of the programs end on one of those."""
+    from .run import execute, message_tag
+    errors = [execute(generate(s), "torch").error for s in range(200)]
+    rules = {"saved tensor modified", "in-place on a leaf", "view made under no_grad written",
+             "view from a custom Function written", "output of a multi-output view written",
+             "overlapping memory", "graph freed", "no grad", "unused input", "hook"}
+    invalid = [e for e in errors if e is not None and message_tag(e.exc) not in rules]
+    assert len(invalid) < 0.05 * 200, [str(e.exc)[:80] for e in invalid]
+    assert sum(e is not None for e in errors) < 0.25 * 200
 
 
 def _prog(*lines):
