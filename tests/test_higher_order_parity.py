@@ -166,6 +166,14 @@ before = x.grad._version
 x.grad.reshape(12).mul_(2)   # a view of a row-major .grad: the write reaches it
 x_grad_written = torch.tensor(x.grad._version - before)
 """,
+    "op_saves_a_view_without_history": """
+x = torch.tensor([[0.3, 0.9, 1.2], [-0.4, -0.9, 0.4]], dtype=torch.float64, requires_grad=True)
+with torch.no_grad():
+    v = x.permute(1, 0)
+y = torch.matmul(v, x)
+y.sum().backward(create_graph=True)
+rg = torch.tensor(x.grad.requires_grad)
+""",
     # *_like factories keep the layout of their input (preserve_format)
     "like_factories_preserve_the_layout": """
 x = torch.zeros(4, 2, dtype=torch.float64).t()

@@ -9,6 +9,8 @@ operators (:func:`binary`) and small in-place writes (:func:`small_write`) take 
 that end in ``run`` for anything they do not handle (Note [The operator path]). Ops over a list
 of tensors and storage swaps have paths of their own (``op.runner``).
 """
+import weakref
+
 import numpy as np
 
 from .. import memory, parallel
@@ -411,6 +413,8 @@ def _view_result(op, x, out, attrs):
     v._base = x._base if x._base is not None else x
     if not _state.enabled or "_nograd_view" in x.__dict__:
         v.__dict__["_nograd_view"] = True   # Note [Views without history] in tensor.py
+        if v._base._rg:   # Note [Leaves made after they were saved] in autograd/node.py
+            x._counter.nograd_view = weakref.ref(v)
     v._view_chain = (x._view_chain if x._base is not None else ()) + ((op, attrs),)
     v._view_version = x._counter.value
     v._base_arr = v._base._data   # the base's layout now (Note [Views and their history])

@@ -36,7 +36,11 @@ def user_location(depth=2):
 #     ``c.requires_grad_()`` on a constant that a node saved already: PyTorch's saved value is
 #     the tensor itself, so a gradient computed from it under create_graph requires grad and
 #     reaches ``c``. The counter of a saved tensor remembers such a leaf (``late_leaf``), and
-#     ``Node.saved_with_history`` returns it for a saved array that is the leaf's own.
+#     ``Node.saved_with_history`` returns it for a saved array that is the leaf's own. Likewise
+#     a view made under no_grad of a tensor that requires grad (Note [Views without history]
+#     in tensor.py) has no edge, yet as PyTorch's saved value it requires grad: the counter
+#     remembers the latest such view (``nograd_view``), and its saved array comes back with a
+#     history that leads nowhere.
 
 
 class VersionCounter:
@@ -55,6 +59,7 @@ class VersionCounter:
 
     inference = False   # made inside inference_mode() (Note [Inference tensors])
     late_leaf = None    # Note [Leaves made after they were saved]
+    nograd_view = None  # the same Note
 
     def bump(self, op_name="write"):
         self.value += 1
@@ -310,10 +315,13 @@ class Node:
             arr = self.unpack(key)
             counter = rec[1] if arr is rec[0] else None
         edge = self.history(key)
-        if edge is None and counter is not None and counter.late_leaf is not None:
-            leaf = counter.late_leaf()   # Note [Leaves made after they were saved]
+        if edge is None and counter is not None:   # Note [Leaves made after they were saved]
+            leaf = counter.late_leaf and counter.late_leaf()
             if leaf is not None and leaf._rg and leaf.grad_fn is None and leaf._data is arr:
                 return leaf
+            view = counter.nograd_view and counter.nograd_view()
+            if view is not None and view._data is arr and view._base._rg:
+                edge = DeadEnd(())
         if edge is not None and not isinstance(edge, Node):   # a leaf tensor
             if edge._data is arr:
                 return edge
