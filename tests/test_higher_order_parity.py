@@ -174,6 +174,14 @@ y = torch.matmul(v, x)
 y.sum().backward(create_graph=True)
 rg = torch.tensor(x.grad.requires_grad)
 """,
+    # x[...] is an alias (its gradient is the incoming one itself), x[0:] a slice
+    "getitem_alias_and_full_slice": """
+x = torch.tensor([[0.9, -0.7], [1.2, 0.2]], dtype=torch.float64, requires_grad=True)
+w = torch.tensor([[-1.2, 1.5], [0.1, 0.4]], dtype=torch.float64, requires_grad=True)
+g1, = torch.autograd.grad(x[...], [x], grad_outputs=w, create_graph=True)
+g2, = torch.autograd.grad(x[0:], [x], grad_outputs=w, create_graph=True)
+leaves = torch.tensor([g1.is_leaf, g2.is_leaf])
+""",
     # *_like factories keep the layout of their input (preserve_format)
     "like_factories_preserve_the_layout": """
 x = torch.zeros(4, 2, dtype=torch.float64).t()

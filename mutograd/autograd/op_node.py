@@ -71,7 +71,9 @@ class OpNode(Node):
                 kedge = edge if "out" not in params else self if out is None else out.grad_fn
                 gi = with_kink_edge(gi, kedge, self.shapes[i], self.dtypes[i])
             elif getattr(self, "replayed", False):   # Note [Gradients of replayed views]
-                gi = gi.clone()
+                gi = gi.clone() if g._data.size else constant(
+                    self.xp.zeros(self.shapes[i], self.dtypes[i]), g)   # (as_strided's for
+                # an empty view: zeros with no history)
             grads.append(gi)
         return grads
 

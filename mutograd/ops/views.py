@@ -219,8 +219,13 @@ def whole_index(index, shape):
 
 
 def _getitem_grad(g, x_shape, x_dtype, xp, index):
-    if graph_mode(xp) and whole_index(index, x_shape):   # PyTorch's ``x[...]``, ``x[:]`` are
-        return g                                         # aliases: the gradient passes as it is
+    if graph_mode(xp):   # PyTorch's ``x[...]`` is an alias of x, its gradient the incoming one;
+        # ``x[None]`` an unsqueeze, its gradient a view of the incoming one (``x[:]`` a slice)
+        items = index if type(index) is tuple else (index,)
+        if all(i is Ellipsis for i in items):
+            return g
+        if all(i is Ellipsis or i is None for i in items):
+            return g.reshape(x_shape)
     return RegionGrad(xp, x_shape, x_dtype, lambda z: _getitem(xp, z, index=index), g)
 
 
