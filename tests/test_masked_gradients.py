@@ -69,3 +69,24 @@ def test_relu_after_sqrt_at_zero_has_a_finite_gradient():
     with np.errstate(divide="ignore", invalid="ignore"):
         mg.relu(x).sqrt().sum().backward()
     assert x.grad.tolist() == [0.0, 0.0, 0.25]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("slope", [0.01, 0.2, 0.0, 1.0, 1.5, 3.0])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_leaky_relu_at_special_values_matches_pytorch(slope, dtype):
+    # the forward is a maximum (or minimum) of x and x * slope, the gradient arithmetic on the
+    # mask: signed zeros, infinities and NaN come out as PyTorch's
+    torch = pytest.importorskip("torch")
+    x = np.array([-2.0, -0.0, 0.0, 3.0, np.nan, np.inf, -np.inf, 1e-30], dtype=dtype)
+    g = np.array([1.0, np.inf, -np.inf, 2.0, 3.0, 1.0, 1.0, np.nan], dtype=dtype)
+    res = []
+    for lib in (mtorch, torch):
+        t = lib.tensor(x, requires_grad=True)
+        with np.errstate(invalid="ignore"):
+            y = lib.nn.functional.leaky_relu(t, slope)
+            y.backward(lib.tensor(g))
+        res.append((y.detach().numpy(), t.grad.numpy()))
+    bits = f"u{x.itemsize}"
+    assert np.array_equal(res[0][0].view(bits), res[1][0].view(bits))
+    np.testing.assert_array_equal(res[0][1], res[1][1])

@@ -5,6 +5,7 @@ An op declared with ``defop`` (ops/registry.py) gets a subclass of :class:`OpNod
 (Note [Reusing the incoming gradient] in ops/registry.py).
 """
 import math
+import weakref
 
 from .engine import RegionGrad
 from .graph_arrays import GraphArray, constant, graph_namespace, with_kink_edge
@@ -15,14 +16,16 @@ from .node import Node
 #     A view used after its base was written gets its history again by replaying its view ops on
 #     the base (Tensor._refresh_view). PyTorch regenerates it as one as_strided node instead,
 #     whose gradient is always a new tensor; the replayed node that leads to the base is marked
-#     ``replayed``, and under create_graph its gradient is a copy too, so that a later write
-#     into the returned gradient changes the same tensors as in PyTorch.
+#     (kept in ``REPLAYED``), and under create_graph its gradient is a copy too, so that a
+#     later write into the returned gradient changes the same tensors as in PyTorch.
+
+REPLAYED = weakref.WeakSet()
 
 
 class OpNode(Node):
     """Backward node of a declared op; one subclass per op, named ``<Op>Backward``."""
 
-    __slots__ = ("attrs", "dtypes", "layouts", "replayed", "shapes", "xp")
+    __slots__ = ("attrs", "dtypes", "layouts", "shapes", "xp")
     op = None
 
     def apply(self, g, into=None):
@@ -70,7 +73,7 @@ class OpNode(Node):
                 # node, or the written view's history, with the output's hooks) or to the input
                 kedge = edge if "out" not in params else self if out is None else out.grad_fn
                 gi = with_kink_edge(gi, kedge, self.shapes[i], self.dtypes[i])
-            elif getattr(self, "replayed", False):   # Note [Gradients of replayed views]
+            elif self in REPLAYED:   # Note [Gradients of replayed views]
                 gi = gi.clone() if g._data.size else constant(
                     self.xp.zeros(self.shapes[i], self.dtypes[i]), g)   # (as_strided's for
                 # an empty view: zeros with no history)

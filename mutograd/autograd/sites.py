@@ -107,7 +107,7 @@ def here_in_backward(depth=1):
     node = running.node
     if site is None or node is None:
         return site
-    return site + ((node.name(), getattr(node, "created_at", None)),)
+    return site + ((node, getattr(node, "created_at", None)),)   # named when a message needs it
 
 
 def made_by(site):
@@ -115,8 +115,8 @@ def made_by(site):
     PowBackward (created at a.py:3), run at a.py:5`` (Note [Nodes made by a backward])."""
     if len(site) < 4:
         return f"created at {fmt(site)}"
-    name, parent = site[3]
-    of = f"{name} ({made_by(parent)})" if parent is not None else name
+    node, parent = site[3]
+    of = f"{node.name()} ({made_by(parent)})" if parent is not None else node.name()
     return f"created during the backward of {of}, run at {fmt(site)}"
 
 

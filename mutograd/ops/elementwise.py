@@ -166,12 +166,25 @@ def _into(out, r, x):
 
 
 def _leaky_relu(xp, x, out=None, negative_slope=0.01):
+    if x.dtype.kind == "f" and 0 < abs(negative_slope) < math.inf:   # (inf * 0 is NaN)
+        # x where x > 0, x * slope elsewhere, as the larger of the two (the smaller for a slope
+        # above 1): NumPy's where on a random mask runs ten times slower. NaN stays NaN, and a
+        # tie returns the second operand, so -0.0 and +0.0 come out as PyTorch's x * slope
+        pick = xp.maximum if negative_slope <= 1 else xp.minimum
+        return ufunc(pick, x, x * negative_slope, out=out)
     return _into(out, xp.where(x > 0, x, x * negative_slope), x)
 
 
-defop("leaky_relu", _leaky_relu,
-      grad=lambda g, out, negative_slope, xp: g * xp.where(out > 0, 1.0, negative_slope),
-      copy_out=True, kink=True)
+def _leaky_relu_grad(g, out, negative_slope, xp):
+    # g where out > 0, g * slope elsewhere (at a NaN too, as PyTorch's), by arithmetic on the
+    # mask: several times faster than NumPy's where on a random one
+    f = (out > 0).astype(out.dtype)
+    f *= 1 - negative_slope
+    f += negative_slope
+    return g * f
+
+
+defop("leaky_relu", _leaky_relu, grad=_leaky_relu_grad, copy_out=True, kink=True)
 
 
 def nonpositive(xp, x):
