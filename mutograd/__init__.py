@@ -16,8 +16,8 @@ from .autograd.anomaly import (detect_anomaly, is_anomaly_enabled,  # noqa: F401
                                set_detect_anomaly)
 from .dtypes import (bool, complex64, complex128, float16, float32, float64, get_default_dtype,
                      int8, int16, int32, int64, set_default_dtype, uint8)
-from .errors import (BackwardError, DTypeError, IndexRangeError, InplaceError, MutogradError,
-                     OverlapError, PlaceError, ShapeError, VersionError)
+from .errors import (BackwardError, DTypeError, GatherIndexError, IndexRangeError, InplaceError,
+                     MutogradError, OverlapError, PlaceError, ShapeError, VersionError)
 from .places import CPU, Place
 from .parallel import get_num_threads, set_num_threads  # noqa: F401
 from .printing import set_printoptions

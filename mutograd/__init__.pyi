@@ -39,6 +39,7 @@ from . import walkthrough as walkthrough
 from .errors import BackwardError as BackwardError
 from .errors import DTypeError as DTypeError
 from .autograd.function import Function as Function
+from .errors import GatherIndexError as GatherIndexError
 from .random import Generator as Generator
 from .errors import IndexRangeError as IndexRangeError
 from .errors import InplaceError as InplaceError

@@ -45,6 +45,11 @@ class IndexRangeError(MutogradError, IndexError, ValueError):
     """A dimension or an index out of range for the tensor it is used on."""
 
 
+class GatherIndexError(IndexRangeError, RuntimeError):
+    """An index tensor of gather or scatter with an entry out of range: a RuntimeError too, as
+    PyTorch raises there (where ``x[i]``, ``index_select`` and ``take`` raise an IndexError)."""
+
+
 class LinAlgError(MutogradError, RuntimeError):
     """A matrix a linear-algebra routine cannot handle (singular, not positive definite, no
     convergence): ``torch.linalg.LinAlgError``'s counterpart."""

@@ -258,7 +258,7 @@ class Tensor:
             return
         if flag and not self._rg:   # where a leaf was made, for the leaf error (cheap: only here)
             self.__dict__["_site"] = here(2)
-            if self._counter.watched:   # saved already: Note [Leaves made after they were saved]
+            if "_saved" in self.__dict__:   # Note [Leaves made after they were saved]
                 self._counter.late_leaf = weakref.ref(self)
         self._rg = flag
 

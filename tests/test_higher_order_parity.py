@@ -190,6 +190,60 @@ strides = torch.tensor([list(f(x).stride()) for f in (
     lambda t: torch.full_like(t, 2.0), lambda t: torch.randint_like(t, 3),
     lambda t: torch.zeros_like(t, memory_format=torch.contiguous_format))])
 """,
+    # x[:, None] is an unsqueeze in PyTorch (the whole slice is skipped): its gradient is a
+    # view of the incoming one, so a write into one gradient shows in the other
+    "unsqueeze_by_index_passes_a_view": """
+x = torch.tensor([[[-1.2], [-1.3], [0.6]], [[0.7], [-1.0], [-0.6]]], dtype=torch.float64,
+                 requires_grad=True)
+v = x[:, None].sum(-3)
+gx, gv = torch.autograd.grad((v * torch.linspace(-0.5, 1.5, 6, dtype=torch.float64)
+                              .reshape(2, 3, 1)).sum(), [x, v], create_graph=True)
+gv.masked_fill_(torch.tensor([True]), 0.184)
+""",
+    # the saved constant is c itself: requires_grad_() on an alias of it (.detach()) leaves
+    # the gradient computed from it without history
+    "alias_of_a_saved_constant_made_a_leaf": """
+c = torch.tensor([[0.3, -0.5, 1.3], [0.2, -1.1, 0.8]], dtype=torch.float64)
+x = torch.tensor([[-1.2, -0.7], [0.0, -0.3], [-0.2, -1.2]], dtype=torch.float64,
+                 requires_grad=True)
+y = c @ x
+alias = c.detach()
+alias.requires_grad_()
+g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+""",
+    # a custom Function that saves the view it wrote: its node is reached by itself (the saved
+    # output's history) and inside the CopySlices of the write, in one backward
+    "function_saving_a_written_view": """
+class Exp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.exp_()
+        ctx.mark_dirty(x)
+        ctx.save_for_backward(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return g * y
+x = torch.tensor([[1.3, -0.3, -0.7]], dtype=torch.float64, requires_grad=True)
+v = (x * x).t()
+Exp.apply(v)
+w = v + 1
+loss = (w * torch.linspace(-0.5, 1.5, 3, dtype=torch.float64).reshape(3, 1)).sum()
+g, gw = torch.autograd.grad(loss, [x, w], create_graph=True)
+((g.pow(2).sum() + 0.01).sqrt() + loss).backward()
+xg = x.grad
+""",
+    # a fill through overlapping windows, differentiated with create_graph
+    "fill_through_overlapping_windows": """
+x = torch.tensor([0.9, 1.1, -0.7, 0.2], dtype=torch.float64, requires_grad=True)
+w = (x.reshape(1, 4) + 1.145).unsqueeze(0).unfold(2, 2, 1)
+w.fill_(-0.77)
+o = torch.tensor([[[[0.9, 0.8], [-1.1, -0.4], [0.8, 0.1]]]], dtype=torch.float64,
+                 requires_grad=True)
+g, = torch.autograd.grad(w, [x], grad_outputs=o, create_graph=True)
+""",
 }
 
 

@@ -116,3 +116,31 @@ def test_small_inputs_take_the_short_road():
         assert seen == ["add"]
     finally:
         dispatch.run = real
+
+
+@pytest.mark.parametrize("other", [None, "a", object(), {1: 2}], ids=["None", "str", "object",
+                                                                      "dict"])
+def test_an_operand_that_is_no_tensor_is_pythons_type_error(other):
+    # the operators return NotImplemented, as PyTorch's do: Python then raises its own TypeError
+    # naming both types (or asks the other operand), and == compares by identity
+    x = mg.ones(2)
+    name = type(other).__name__
+    for expr in (lambda: x * other, lambda: other * x, lambda: x / other, lambda: other - x,
+                 lambda: x @ other, lambda: x & other, lambda: x ** other):
+        with pytest.raises(TypeError, match=f"unsupported operand type.*'(Tensor|{name})'|"
+                                             f"converted to an index"):   # ("a" * x repeats)
+            expr()
+    y = other
+    with pytest.raises(TypeError, match=r"\*=|converted to an index"):
+        y *= x
+    with pytest.raises(TypeError, match=r"\*="):
+        x *= other
+    assert (x == other) is False and (x != other) is True
+    assert x.tolist() == [1.0, 1.0] and x._version == 0
+
+
+def test_array_likes_stay_operands():
+    x = mg.ones(2, dtype="float32")
+    assert (np.ones(2) + x).tolist() == [2.0, 2.0]
+    assert (x + np.float32(2)).dtype == mg.float32
+    assert (x * [2, 3]).tolist() == [2.0, 3.0]

@@ -298,3 +298,19 @@ def test_repeated_assignment_gives_the_gradient_to_the_last_write_only():
     (h * mg.tensor(np.array([[1.0, 10.0, 100.0], [0.0, 0.0, 0.0]]))).sum().backward()
     assert s.grad.numpy().tolist() == [[0.0, 100.0, 1.0]]
     assert x.grad.numpy()[0].tolist() == [0.0, 10.0, 0.0]
+
+
+def test_an_index_out_of_range_in_gather_and_scatter_is_a_runtime_error_too():
+    # PyTorch raises a RuntimeError there (an IndexError for x[i] and index_select)
+    x = mg.zeros(3)
+    i = mg.tensor([5])
+    for f in (lambda: x.scatter_(0, i, 1.0), lambda: x.gather(0, i),
+              lambda: x.scatter_add(0, i, mg.ones(1)),
+              lambda: x.scatter_reduce(0, i, mg.ones(1), "sum")):
+        with pytest.raises(mg.GatherIndexError) as e:
+            f()
+        assert isinstance(e.value, RuntimeError) and isinstance(e.value, IndexError)
+    assert x.tolist() == [0.0, 0.0, 0.0] and x._version == 0
+    with pytest.raises(IndexError) as e:
+        x.index_select(0, i)
+    assert not isinstance(e.value, RuntimeError)

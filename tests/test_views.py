@@ -363,14 +363,25 @@ def test_setting_data_replaces_the_storage_and_bumps_the_version():
 
 
 @pytest.mark.parametrize("write", [lambda e: e.mul_(2.0), lambda e: e.add_(mg.ones(3, 4)),
-                                   lambda e: e.__setitem__(0, 1.0), lambda e: e.exp_()],
-                         ids=["mul_", "add_", "setitem", "exp_"])
+                                   lambda e: e.__setitem__((slice(None), 0), mg.ones(3)),
+                                   lambda e: e.__setitem__(mg.tensor([0, 1]), 1.0),
+                                   lambda e: e.exp_()],
+                         ids=["mul_", "add_", "setitem", "setitem-advanced", "exp_"])
 def test_write_into_an_expanded_tensor_errors_before_any_change(write):
     x = mg.tensor(np.array([[1.0, 2.0, 3.0, 4.0]]))
     e = x.expand(3, 4)
     with pytest.raises(mg.OverlapError, match="refers to a single memory location"):
         write(e)
     assert x.numpy().tolist() == [[1.0, 2.0, 3.0, 4.0]] and x._version == 0
+
+
+def test_a_region_of_an_expanded_tensor_without_overlap_can_be_written():
+    # as PyTorch's copy into a slice: e[0] addresses each location once (its rows share them)
+    x = mg.tensor(np.array([[1.0, 2.0, 3.0, 4.0]]))
+    e = x.expand(3, 4)
+    e[0] = mg.tensor([5.0, 6.0, 7.0, 8.0])
+    assert x.numpy().tolist() == [[5.0, 6.0, 7.0, 8.0]] and x._version == 1
+    assert e.numpy().tolist() == [[5.0, 6.0, 7.0, 8.0]] * 3
 
 
 def test_fills_into_an_expanded_tensor_are_allowed():
@@ -630,3 +641,27 @@ def test_old_view_after_several_geometry_changes_with_unit_dimensions():
     g = W.copy()
     g[[0, 1, 2], [0, 1, 2]] *= 2 * np.cos(A[[0, 1, 2], [0, 1, 2]])
     np.testing.assert_allclose(a.grad.numpy(), g)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("shape,args", [((), (0, 1, 1)), ((), (-1, 1, 2)), ((), (0, 0, 1)),
+                                        ((3,), (0, 0, 1)), ((3,), (-1, 2, 1)), ((2, 3), (1, 3, 2)),
+                                        ((), (0, 2, 1)), ((), (1, 1, 1)), ((3,), (1, 1, 1)),
+                                        ((3,), (0, 4, 1)), ((3,), (0, 1, 0))])
+def test_unfold_shapes_and_errors_match_pytorch(shape, args):
+    # a 0-d tensor has one element along dimension 0: its windows are [size], size 0 or 1
+    torch = pytest.importorskip("torch")
+    values = np.arange(1.0, 1.0 + max(1, int(np.prod(shape)))).reshape(shape)
+    try:
+        want = torch.tensor(values).unfold(*args)
+    except (RuntimeError, IndexError) as e:
+        with pytest.raises(type(e)):
+            mg.tensor(values).unfold(*args)
+        return
+    got = mg.tensor(values, requires_grad=True)
+    r = got.unfold(*args)
+    assert r.shape == list(want.shape) and r.numpy().tolist() == want.numpy().tolist()
+    r.sum().backward()
+    t = torch.tensor(values, requires_grad=True)
+    t.unfold(*args).sum().backward()
+    assert got.grad.numpy().tolist() == t.grad.numpy().tolist()

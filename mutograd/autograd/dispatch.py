@@ -9,12 +9,14 @@ operators (:func:`binary`) and small in-place writes (:func:`small_write`) take 
 that end in ``run`` for anything they do not handle (Note [The operator path]). Ops over a list
 of tensors and storage swaps have paths of their own (``op.runner``).
 """
+import numbers
 import weakref
 
 import numpy as np
 
 from .. import memory, parallel
-from ..errors import DTypeError, IndexRangeError, InplaceError, MutogradError, ShapeError
+from ..errors import (DTypeError, GatherIndexError, IndexRangeError, InplaceError,
+                      MutogradError, ShapeError)
 from ..memory import Storage as _Storage
 from ..memory import _cache
 from ..places import CPU as _CPU
@@ -86,9 +88,10 @@ def run(op, inputs, attrs, target=None, dead=None):
     enabled = _state.enabled
     buf = raw = None
     if target is not None:
-        record, copies = prepare_write(op, target, inputs, arrays, rg, enabled)
+        region = attrs[op.region] if op.region else None
+        record, copies = prepare_write(op, target, inputs, arrays, rg, enabled, region)
         if target._counter.guards:   # Note [Mutation of saved tensors] in autograd/saved.py
-            before_write(target, attrs[op.region] if op.region else None, op.iname)
+            before_write(target, region, op.iname)
         args = arrays
         buf = target._data
     else:
@@ -369,7 +372,9 @@ def bad_input(op, arrays, e):
     if isinstance(e, MutogradError):
         return e
     if isinstance(e, IndexError):   # a backend's axis or index out of range
-        return IndexRangeError(f"{op.name}(): {e}")
+        error = GatherIndexError if op.name == "gather" or op.name.startswith("scatter") else \
+            IndexRangeError   # (a RuntimeError there, as PyTorch's)
+        return error(f"{op.name}(): {e}")
     shapes = ", ".join(str(list(getattr(a, "shape", ()))) for a in arrays
                        if hasattr(a, "shape"))
     if isinstance(e, ValueError):
@@ -608,11 +613,23 @@ def binary(op):
                     r.grad_fn = _record_binary(op, self, other, a, b, r)
                     r._rg = True
                 return r
+        if foreign_operand(other):
+            return NotImplemented   # Python then tries the other operand, or raises its TypeError
         if (_getrc(self) == temporaries.DEAD_OP - 1 and op.pool
                 and temporaries.unshared(self, temporaries.DEAD_OP, 1)):
             return run(op, (self, other), d, None, self)   # Note [Dead temporaries]
         return run(op, (self, other), d)
     return operator
+
+
+def foreign_operand(other):
+    """Whether ``other`` is no operand of a tensor operator (None, a string, a dict, an object
+    with no array interface): the operator returns NotImplemented, as PyTorch's do, so that
+    ``None * t`` is Python's own TypeError and ``t == None`` is False."""
+    return not isinstance(other, (Tensor, numbers.Number, np.ndarray, np.generic, list, tuple)) \
+        and (other is None or isinstance(other, (str, bytes, dict, set, frozenset))
+             or not any(hasattr(other, a) for a in (
+                 "__array__", "__array_interface__", "__cuda_array_interface__", "__dlpack__")))
 
 
 def small_write(op, x, y):

@@ -378,6 +378,7 @@ def _run(roots, retain_graph, only, accumulate, graph=False, cut=None):
     running = sites.running.node   # a backward run from a hook inside a create_graph one
     if graph:
         _graph_backwards(1)
+    freed_last = []   # Note [Nodes wrapped by CopySlices] in node.py
     try:
         while ready:
             node = ready.pop()
@@ -388,7 +389,7 @@ def _run(roots, retain_graph, only, accumulate, graph=False, cut=None):
                 # no gradient reached it (or none is wanted through it): its inputs must not
                 # wait for it
                 if runs and not retain_graph:
-                    node.release()
+                    _release(node, freed_last)
                 _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor, graph)
                 continue
             g, owned = entry
@@ -435,8 +436,10 @@ def _run(roots, retain_graph, only, accumulate, graph=False, cut=None):
                     continue
                 add(buf, e, gi, mine)
             if not retain_graph:
-                node.release()
+                _release(node, freed_last)
             _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor, graph)
+        for node in freed_last:
+            node.release()
         for leaf, (g, owned) in list(buf.items()):
             if not isinstance(leaf, Tensor):
                 continue
@@ -461,6 +464,15 @@ def _run(roots, retain_graph, only, accumulate, graph=False, cut=None):
         if graph:
             _graph_backwards(-1)
     return found
+
+
+def _release(node, freed_last):
+    """Free what ``node`` saved, now or, for a CopySlices and the node it wraps, after the pass
+    (Note [Nodes wrapped by CopySlices] in node.py)."""
+    if node in _node.FREED_LAST:
+        freed_last.append(node)
+    else:
+        node.release()
 
 
 _graph_lock = threading.Lock()

@@ -35,12 +35,24 @@ def user_location(depth=2):
 # Note [Leaves made after they were saved]
 #     ``c.requires_grad_()`` on a constant that a node saved already: PyTorch's saved value is
 #     the tensor itself, so a gradient computed from it under create_graph requires grad and
-#     reaches ``c``. The counter of a saved tensor remembers such a leaf (``late_leaf``), and
+#     reaches ``c`` (``c`` itself: not an alias of it by ``detach()`` or ``.data``, whose
+#     ``requires_grad_()`` leaves the saved value a constant). A saved constant is marked
+#     (``_saved``), its counter remembers it once it is made a leaf (``late_leaf``), and
 #     ``Node.saved_with_history`` returns it for a saved array that is the leaf's own. Likewise
 #     a view made under no_grad of a tensor that requires grad (Note [Views without history]
 #     in tensor.py) has no edge, yet as PyTorch's saved value it requires grad: the counter
 #     remembers the latest such view (``nograd_view``), and its saved array comes back with a
 #     history that leads nowhere.
+
+
+# Note [Nodes wrapped by CopySlices]
+#     A write through a view wraps the write's node in a CopySlices node (view_write.py), which
+#     runs it inside its own backward and frees its saved values with its own. Under
+#     create_graph the wrapped node can also be reached by itself (the history of a saved
+#     output: a custom Function that saves the view it marked dirty). Both are in
+#     ``FREED_LAST``: a backward that does not retain the graph frees them after its last node
+#     ran, whichever of the two runs first.
+FREED_LAST = weakref.WeakSet()
 
 
 class VersionCounter:
@@ -136,6 +148,8 @@ class Policies:
 
 def save(tensor):
     """The saved record of a tensor: array, counter and current version (Note [Saved versions])."""
+    if not tensor._rg:   # a constant that requires_grad_() may make a leaf later: Note [Leaves
+        tensor.__dict__["_saved"] = True   # made after they were saved]
     if Policies.active:
         from .saved import save_with_policy
         return save_with_policy(tensor)

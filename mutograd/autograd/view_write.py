@@ -15,7 +15,7 @@ import weakref
 import numpy as np
 
 from ..errors import InplaceError
-from .node import Node, move_retained
+from .node import FREED_LAST, Node, move_retained
 
 
 class CopySlices(Node):
@@ -59,6 +59,14 @@ class CopySlices(Node):
         view = replay_tensor(self.chain, gb)
         if gx is None:
             view.zero_()
+        elif internal_overlap(region):   # elements that share a location: the last one (in C
+            # order, as NumPy's assignment in ``apply``) is written there, by a recorded index
+            # write, where copy_ into overlapping memory is refused (DESIGN rule 10)
+            from .graph_arrays import constant
+            pos, last = self._last_visits(self.xp)
+            flat = gb.reshape(-1)
+            flat[constant(pos, g)] = gx.reshape(-1)[constant(last, g)]
+            gb = flat.reshape(self.base_shape)
         else:
             view.copy_(gx)
         return [gb] + inner_grads
@@ -90,14 +98,24 @@ class CopySlices(Node):
     def history(self, key):
         return self.inner.history(key)
 
-    def _first_visits(self, xp, shape):
-        """1 where an element of the region is the first to address its memory location."""
+    def _positions(self, xp):
+        """The flat (C-order) position in the base of each element of the region."""
         ids = xp.empty(self.base_shape, xp.int64, order=self.base_order)
         ids[...] = xp.arange(ids.size).reshape(self.base_shape)
-        pos = replay(self.chain, ids, xp).ravel()
+        return replay(self.chain, ids, xp).ravel()
+
+    def _first_visits(self, xp, shape):
+        """1 where an element of the region is the first to address its memory location."""
+        pos = self._positions(xp)
         first = xp.zeros(pos.size, bool)
         first[xp.unique(pos, return_index=True)[1]] = True
         return first.reshape(shape)
+
+    def _last_visits(self, xp):
+        """Each location the region addresses, and the last element that addresses it."""
+        pos = self._positions(xp)
+        where, first_of_reversed = xp.unique(pos[::-1], return_index=True)
+        return where, pos.size - 1 - first_of_reversed
 
     def release(self):
         self.inner.release()
@@ -222,6 +240,8 @@ def _copy_slices(x, base, inner, written):
     edges = inner.next
     node = CopySlices((base.grad_fn,) + edges[:written] + edges[written + 1:])
     node.inner = inner
+    FREED_LAST.add(inner)   # Note [Nodes wrapped by CopySlices] in node.py
+    FREED_LAST.add(node)
     node.written = written
     node.view = weakref.ref(x)
     node.chain = x._view_chain

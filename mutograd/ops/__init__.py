@@ -43,7 +43,7 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
 )
 from . import signatures
 from .registry import OPS, binary, call, call_inplace, defop  # noqa: F401
-from ..autograd.dispatch import small_write
+from ..autograd.dispatch import foreign_operand, small_write
 
 # Public names that differ from the op's declared name
 ALIASES = {
@@ -114,7 +114,13 @@ for _op in OPS.values():   # methods that take another input than the first as s
 
 
 def _swap(op):
-    return lambda self, other: call(OPS[op], [other, self], OPS[op].defaults)
+    o = OPS[op]
+
+    def f(self, other):
+        if foreign_operand(other):
+            return NotImplemented
+        return call(o, [other, self], o.defaults)
+    return f
 
 
 def _binary(op):
@@ -129,6 +135,8 @@ def _inplace(op):
     def f(self, other):
         if small_write(o, self, other):   # Note [The operator path]
             return self
+        if foreign_operand(other):
+            return NotImplemented
         return call_inplace(o, (self, other), d)
     return f
 
@@ -147,6 +155,8 @@ for _dunder, _op in (("eq", "eq"), ("ne", "ne"), ("lt", "lt"), ("le", "le"), ("g
 
 def _logic(logical, bitwise):
     def f(self, other):
+        if foreign_operand(other):
+            return NotImplemented
         o = other._data.dtype if isinstance(other, Tensor) else None
         is_bool = self._data.dtype.kind == "b" and (o is None or o.kind == "b")
         return call(OPS[logical if is_bool else bitwise], [self, other], {})
@@ -155,6 +165,8 @@ def _logic(logical, bitwise):
 
 def _ilogic(logical, bitwise):
     def f(self, other):
+        if foreign_operand(other):
+            return NotImplemented
         op = logical if self._data.dtype.kind == "b" else bitwise
         return call_inplace(OPS[op], [self, other], {})
     return f

@@ -17,7 +17,7 @@ spellings, a shape as varargs or a list) are in the declarations themselves (``d
 import numpy as np
 
 from .. import dtypes
-from ..errors import IndexRangeError, ShapeError
+from ..errors import GatherIndexError, IndexRangeError, ShapeError
 from ..tensor import Tensor
 from .axes import canon_dim, keepdim_arg, lift_0d
 from .creation import _no_extra
@@ -47,7 +47,7 @@ def _check_along(x, index, axis, what):
     n = x.shape[a]
     data = index._data
     if data.size and (data.min() < -n or data.max() >= n):
-        raise IndexRangeError(f"{what}(): index out of range for dimension {a} of size {n}")
+        raise GatherIndexError(f"{what}(): index out of range for dimension {a} of size {n}")
 
 
 @lift_0d

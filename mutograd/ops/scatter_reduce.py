@@ -19,7 +19,7 @@ contributors, ``assign`` gives a gradient only to the value that was kept.
 """
 import numpy as np
 
-from ..errors import IndexRangeError, ShapeError
+from ..errors import GatherIndexError, ShapeError
 from .axes import canon_dim
 from .registry import defop
 from .shaping import _flat_pos, _full_index
@@ -48,7 +48,7 @@ def _positions(xp, x, index, axis):
                              f"shape {list(x.shape)} at dimension {d}")
     n = x.shape[a]
     if index.size and (index.min() < -n or index.max() >= n):
-        raise IndexRangeError(f"scatter: index out of range for dimension {a} of size {n}")
+        raise GatherIndexError(f"scatter: index out of range for dimension {a} of size {n}")
     return _full_index(xp, index % n if index.size else index, a)
 
 

@@ -219,14 +219,23 @@ def whole_index(index, shape):
 
 
 def _getitem_grad(g, x_shape, x_dtype, xp, index):
-    if graph_mode(xp):   # PyTorch's ``x[...]`` is an alias of x, its gradient the incoming one;
-        # ``x[None]`` an unsqueeze, its gradient a view of the incoming one (``x[:]`` a slice)
-        items = index if type(index) is tuple else (index,)
-        if all(i is Ellipsis for i in items):
-            return g
-        if all(i is Ellipsis or i is None for i in items):
-            return g.reshape(x_shape)
+    if graph_mode(xp) and _alias_index(index, x_shape):   # PyTorch's ``x[...]``, ``x[:, :]`` are
+        # an alias of x, its gradient the incoming one; ``x[:, None]`` an unsqueeze, its
+        # gradient a view of the incoming one (``x[:]`` and ``x[:, :2]`` are slices: new tensors)
+        return g if None not in _items(index) else g.reshape(x_shape)
     return RegionGrad(xp, x_shape, x_dtype, lambda z: _getitem(xp, z, index=index), g)
+
+
+def _items(index):
+    return index if type(index) is tuple else (index,)
+
+
+def _alias_index(index, shape):
+    """Whether PyTorch's indexing makes ``x[index]`` an alias or unsqueeze of ``x``, not a slice:
+    a bare Ellipsis or None, or a tuple of those and of whole slices (a slice alone is a slice)."""
+    if type(index) is slice:
+        return False
+    return whole_index(tuple(i for i in _items(index) if i is not None), shape)
 
 
 for _name, _fwd in (("narrow", _narrow), ("select", _select), ("diagonal", _diagonal),
@@ -278,10 +287,13 @@ defop("as_strided", _as_strided, kind="view", undo=_as_strided_back, grad=_as_st
 def _unfold(xp, x, *, axis, size, step):
     """Windows of ``size`` elements every ``step`` along ``axis``, as a new last dimension
     (PyTorch's ``Tensor.unfold``); windows that overlap share memory, like an expand."""
-    if x.ndim == 0:
-        raise ShapeError("unfold: a 0-d tensor has no dimension to take windows from")
-    a = axis % x.ndim
-    if not 0 < size <= x.shape[a] or step < 1:
+    a = canon_dim(axis, x.ndim, "unfold")
+    if x.ndim == 0:   # one element along dimension 0, as PyTorch's: [size] windows
+        if not 0 <= size <= 1 or step < 1:
+            raise ShapeError(f"unfold: size {size} and step {step} do not fit a 0-d tensor "
+                             f"(one element along dimension 0)")
+        return xp.lib.stride_tricks.as_strided(x, (size,), (x.itemsize,))
+    if not 0 <= size <= x.shape[a] or step < 1:
         raise ShapeError(f"unfold: size {size} and step {step} do not fit dimension {a} of "
                          f"size {x.shape[a]}")
     n = (x.shape[a] - size) // step + 1

@@ -71,8 +71,9 @@ and +0.0 mixed into normal inputs, on empty tensors ((0,), (0, 3), (3, 0)), on 0
 `dim=0` and `dim=-1`) and on int64 and bool inputs where PyTorch takes them. What holds:
 
 - An error is raised exactly where PyTorch raises one, and it is a `MutogradError`: a dimension
-  or an index out of range is an `IndexRangeError` (also an `IndexError` and a `ValueError`),
-  never a `ZeroDivisionError` or a backend's own error.
+  or an index out of range is an `IndexRangeError` (also an `IndexError` and a `ValueError`;
+  in `gather` and the `scatter` family a `GatherIndexError`, a `RuntimeError` too, as PyTorch
+  raises there), never a `ZeroDivisionError` or a backend's own error.
 - A 0-d tensor has one dimension for a dim argument, as in PyTorch: `dim=0` and `dim=-1` name
   its element (`x.sum(0)`, `x.max(-1)`, `gather`, `index_select`, the scatter and `index_*`
   family), any other dim is out of range (`mutograd/ops/axes.py`).

@@ -729,12 +729,18 @@ class Generator:
             call = self.choice([f"{x.name}.unbind({d})", f"torch.unbind({x.name}, {d})"])
         names = [self.fresh() for _ in starts]
         lhs = ", ".join(names) + ("," if len(names) == 1 else "")
+        # PyTorch's pieces are narrow()s and select()s sized at run time: a shape-only write
+        # through an alias (y = x.lerp_(...); y.t_()) can change x's shape behind the
+        # generator's back, and both renderings must then cut the same pieces
+        n_now = f"{x.name}.shape[{d}]"
         if sizes is None:
-            rhs = [f"{x.name}.select({d}, {s})" for s in starts]
+            rhs = f"[{x.name}.select({d}, i) for i in range({n_now})]"
         else:
-            rhs = [f"{x.name}.narrow({d}, {s}, {z})" for s, z in zip(starts, sizes)]
+            size = f"{size}" if k == "split" else f"-(-{n_now} // {chunks})"
+            rhs = (f"[{x.name}.narrow({d}, s, min(k, {n_now} - s)) for k in [{size}] "
+                   f"for s in range(0, {n_now}, k)]")
         self.emit(f"{lhs} = {call}", "view." + k, defs=names, uses=(x.name,),
-                  alt=f"{lhs} = " + ", ".join(rhs) + ("," if len(rhs) == 1 else ""))
+                  alt=f"{lhs} = {rhs}")
         for i, nm in enumerate(names):
             if sizes is None:
                 shape = x.shape[:d] + x.shape[d + 1:]
