@@ -235,6 +235,39 @@ g, gw = torch.autograd.grad(loss, [x, w], create_graph=True)
 ((g.pow(2).sum() + 0.01).sqrt() + loss).backward()
 xg = x.grad
 """,
+    # a gradient is a tensor of its own where PyTorch's is (not a view of a buffer the formula
+    # made): a hook on it and a write through a view of it act on it alone
+    "matrix_vector_gradient_is_its_own_tensor": """
+x = torch.tensor([-0.6, -0.1, -0.4, 0.7], dtype=torch.float64, requires_grad=True)
+m = torch.tensor([[-0.1, -0.2, -0.8, 1.0], [-1.5, 1.1, -1.1, 1.0], [-0.4, 0.6, -0.8, -1.0]],
+                 dtype=torch.float64, requires_grad=True)
+gx, gm = torch.autograd.grad(m @ x, [x, m], grad_outputs=torch.ones(3, dtype=torch.float64),
+                             create_graph=True)
+gx.register_hook(lambda g: g + 1)
+gx.reshape(4, 1)[:, -1, None] = torch.tensor(0.4, dtype=torch.float64)
+h = torch.autograd.grad(gx, [x, m], grad_outputs=torch.linspace(-1.0, 1.0, 4,
+                        dtype=torch.float64), allow_unused=True)
+""",
+    "unfold_gradient_is_its_own_tensor": """
+x = torch.tensor([[0.7, 1.4, 0.1], [-0.5, -1.3, 1.2]], dtype=torch.float64, requires_grad=True)
+g, = torch.autograd.grad((x.unfold(1, 1, 2) * 2).sum(), [x], create_graph=True)
+v = g.select(1, 0)
+g.requires_grad_()
+flags = torch.tensor([v.requires_grad, g.is_leaf])
+""",
+    # a view made under no_grad has no gradient edge: the saved value only its gradient would
+    # read may be written before the second backward
+    "no_grad_view_needs_no_gradient": """
+x = torch.tensor([0.7, 1.0, 1.0], dtype=torch.float64, requires_grad=True)
+v = x + x
+with torch.no_grad():
+    t = x.t()
+y = t @ v
+gx, gv, gy = torch.autograd.grad(y * 0.814, [x, v, y], create_graph=True)
+gy.sub_(0.25)
+(((gv.pow(2).sum() + 0.01).sqrt() - 1) ** 2).backward()
+xg = x.grad
+""",
     # a fill through overlapping windows, differentiated with create_graph
     "fill_through_overlapping_windows": """
 x = torch.tensor([0.9, 1.1, -0.7, 0.2], dtype=torch.float64, requires_grad=True)

@@ -6,7 +6,7 @@ destroys (Note [In-place saving] in ops/registry.py).
 import numpy as np
 
 from .. import dtypes, memory
-from ..errors import DTypeError, InplaceError, OverlapError, ShapeError
+from ..errors import DTypeError, IndexRangeError, InplaceError, OverlapError, ShapeError
 from .explain import leaf_error
 from .grad_mode import _state
 from .node import save_copy
@@ -100,7 +100,7 @@ def check_writable(op, x, arrays, region=None):
         if rt != xa.dtype and not np.can_cast(rt, xa.dtype, "same_kind"):
             raise DTypeError(f"{op.name}_(): result type {rt} can't be cast to the desired "
                              f"output type {xa.dtype} of the tensor written in place")
-    if not op.fill and internal_overlap(xa if not _basic(region) else xa[region]):
+    if not op.fill and internal_overlap(_written_part(op, xa, region)):
         raise OverlapError(
             f"{op.name}_(): unsupported operation: more than one element of the written-to "
             f"tensor refers to a single memory location (an expanded tensor or overlapping "
@@ -108,12 +108,17 @@ def check_writable(op, x, arrays, region=None):
             f"clone() the tensor before performing the operation.")
 
 
-def _basic(index):
-    """Whether ``index`` is a basic index (ints, slices, None, Ellipsis): its region is a view."""
-    if index is None:
-        return False
-    return all(i is None or i is Ellipsis or type(i) in (int, slice) or isinstance(i, np.integer)
-               for i in (index if type(index) is tuple else (index,)))
+def _written_part(op, xa, index):
+    """What a write into ``xa[index]`` writes: that region for a basic index (ints, slices, None,
+    Ellipsis: a view), else all of ``xa``."""
+    if index is None or not all(
+            i is None or i is Ellipsis or type(i) in (int, slice) or isinstance(i, np.integer)
+            for i in (index if type(index) is tuple else (index,))):
+        return xa
+    try:
+        return xa[index]
+    except IndexError as e:
+        raise IndexRangeError(f"{op.name}_(): {e}") from None
 
 
 def result_dtype(op, xa, arrays):

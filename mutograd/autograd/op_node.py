@@ -9,7 +9,7 @@ import weakref
 
 from .engine import RegionGrad
 from .graph_arrays import GraphArray, constant, graph_namespace, with_kink_edge
-from .node import Node
+from .node import DeadEnd, Node
 
 
 # Note [Gradients of replayed views]
@@ -35,8 +35,8 @@ class OpNode(Node):
                                      sum(e is not None for e in self.next) == 1):
             into = None   # Note [Reusing the incoming gradient]: only the one formula may
         for i, edge in enumerate(self.next):
-            if edge is None:
-                grads.append(None)
+            if edge is None or type(edge) is DeadEnd:   # (a DeadEnd needs no gradient, nor
+                grads.append(None)                      # the saved values that make it)
                 continue
             fn, params, all_attrs = op.grad_fns[i]
             args = [into if p == "into" else self.arg(p) for p in params]
@@ -61,7 +61,7 @@ class OpNode(Node):
         gb = GraphArray(g)
         grads = []
         for i, edge in enumerate(self.next):
-            if edge is None:
+            if edge is None or type(edge) is DeadEnd:
                 grads.append(None)
                 continue
             fn, params, all_attrs = op.grad_fns[i]
@@ -231,4 +231,8 @@ def fit_graph(gi, shape, dtype, like):
         if t._data.dtype.kind == "c" and dtype.kind != "c":   # a real input's share
             t = t.real
         t = mg.cast(t, dtype) if t._data.dtype != dtype else t
+    if t._base is not None and t._base is not (like._base if like._base is not None else like):
+        t = t.clone()   # a view of a tensor the formula made (a matrix-vector product's column):
+        # PyTorch's formulas return views only of the incoming gradient, so a hook on the
+        # gradient and a write through a view of it act on a tensor of its own, as there
     return t

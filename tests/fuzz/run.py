@@ -23,7 +23,9 @@ import linecache
 import os
 import pickle
 import re
-import signal
+import select
+import subprocess
+import sys
 import warnings
 from dataclasses import dataclass, field
 
@@ -187,34 +189,70 @@ def execute(program, framework, allow_mutation=False):
 
 
 class ReferenceCrashed(Exception):
-    """The reference run killed its process (PyTorch's allow_mutation_on_saved_tensors can
-    dereference a null pointer on a program that writes a saved tensor)."""
+    """The reference run killed its process, or hung (PyTorch's allow_mutation_on_saved_tensors
+    can dereference a null pointer on a program that writes a saved tensor)."""
+
+
+REFERENCE_TIMEOUT = 120   # seconds a reference run may take before it counts as hung
+
+
+class _ReferenceServer:
+    """A separate Python process that runs PyTorch's reference runs of ``execute``, so that a
+    crash of PyTorch ends in a :class:`Trace` whose error is :class:`ReferenceCrashed` instead of
+    taking the fuzzer with it. Started on first use and again after a crash; a forked child
+    would be cheaper but can deadlock on a lock another thread held at the fork."""
+
+    proc = None
+
+    def run(self, program, allow_mutation):
+        if self.proc is None or self.proc.poll() is not None:
+            # the same module path as here (pytest imports this as fuzz.run, the command line
+            # as tests.fuzz.run), so that the programs it is sent unpickle there
+            env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", f"from {__name__} import serve; serve()"], env=env,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        why = "hung"
+        try:
+            pickle.dump((program, allow_mutation), self.proc.stdin)
+            self.proc.stdin.flush()
+            ready, _, _ = select.select([self.proc.stdout], [], [], REFERENCE_TIMEOUT)
+            if ready:
+                return pickle.load(self.proc.stdout)
+        except (EOFError, BrokenPipeError, pickle.UnpicklingError):   # it died
+            try:
+                why = f"exit status {self.proc.wait(REFERENCE_TIMEOUT)}"
+            except subprocess.TimeoutExpired:
+                pass
+        self.proc.kill()
+        self.proc.wait()
+        self.proc = None
+        return Trace(error=Failure(0, "forward", ReferenceCrashed(f"PyTorch {why}"), True))
+
+
+_reference = _ReferenceServer()
 
 
 def execute_isolated(program, allow_mutation):
-    """:func:`execute` of PyTorch in a forked child, so that a crash of the reference ends in a
-    :class:`Trace` whose error is :class:`ReferenceCrashed` at the first statement."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:   # the child: run, send the trace, leave without cleanup of the parent's state
+    """:func:`execute` of PyTorch in the reference server (:class:`_ReferenceServer`)."""
+    return _reference.run(program, allow_mutation)
+
+
+def serve():
+    """The reference server's loop: (program, allow_mutation) in, a pickled Trace out."""
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr   # nothing else may write into the pipe
+    while True:
         try:
-            trace = execute(program, "torch", allow_mutation)
-            if trace.error is not None:   # an exception's own state may not pickle
-                e = trace.error.exc
-                trace.error.exc = type(e)(str(e)) if _picklable(e) else RuntimeError(str(e))
-            with os.fdopen(write, "wb") as f:
-                pickle.dump(trace, f)
-        finally:
-            os._exit(0)
-    os.close(write)
-    with os.fdopen(read, "rb") as f:
-        data = f.read()
-    _, status = os.waitpid(pid, 0)
-    if data:
-        return pickle.loads(data)
-    why = f"signal {signal.Signals(-os.waitstatus_to_exitcode(status)).name}" \
-        if os.WIFSIGNALED(status) else f"exit status {os.waitstatus_to_exitcode(status)}"
-    return Trace(error=Failure(0, "forward", ReferenceCrashed(f"PyTorch crashed ({why})"), True))
+            program, allow_mutation = pickle.load(stdin)
+        except EOFError:
+            return
+        trace = execute(program, "torch", allow_mutation)
+        if trace.error is not None:   # an exception's own state may not pickle
+            e = trace.error.exc
+            trace.error.exc = type(e)(str(e)) if _picklable(e) else RuntimeError(str(e))
+        pickle.dump(trace, stdout)
+        stdout.flush()
 
 
 def _picklable(exc):

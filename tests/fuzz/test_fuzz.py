@@ -277,3 +277,16 @@ def test_a_failing_program_shrinks_to_a_short_runnable_script():
     assert script.startswith("import mutograd.compat.torch as torch")
     assert "# PyTorch runs: c = torch.zeros(2)" in script
     exec(compile(script, "<reproducer>", "exec"), {})
+
+
+def test_a_reference_run_that_kills_its_process_is_reported_and_the_next_one_runs():
+    # PyTorch's allow_mutation_on_saved_tensors can crash the process on a program that writes
+    # a saved tensor: the reference runs in a process of its own, started again after a crash
+    from .run import ReferenceCrashed, execute_isolated
+    crash = Program(0, [Stmt("x = torch.ones(2)", "value"),
+                        Stmt("import os; os._exit(3)", "value")])
+    t = execute_isolated(crash, allow_mutation=True)
+    assert isinstance(t.error.exc, ReferenceCrashed) and "exit status 3" in str(t.error.exc)
+    fine = Program(0, [Stmt("x = torch.ones(2) * 3", "value")])
+    t = execute_isolated(fine, allow_mutation="snapshot")
+    assert t.error is None and t.snaps[-1]["x"]["value"].tolist() == [3.0, 3.0]
