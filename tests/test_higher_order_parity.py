@@ -268,6 +268,72 @@ gy.sub_(0.25)
 (((gv.pow(2).sum() + 0.01).sqrt() - 1) ** 2).backward()
 xg = x.grad
 """,
+    # Note [Writes through overlapping views]: a region without overlap of an expanded
+    # tensor written; each location's gradient sums over the elements that address it
+    "write_into_a_region_of_an_expanded_tensor": """
+x = torch.tensor([[1.3, -0.2, 0.0], [1.0, -1.4, 0.8]], dtype=torch.float64, requires_grad=True)
+b = x.sum(-2) * torch.tensor([-1.0, 1.0, 3.0], dtype=torch.float64)
+e = b.expand(2, 3)
+e[-2, 1:] = torch.tensor([1.3, -1.2], dtype=torch.float64)
+ge, = torch.autograd.grad(e, [x], grad_outputs=torch.linspace(-1.0, 1.0, 6,
+                          dtype=torch.float64).reshape(2, 3), retain_graph=True)
+gb, = torch.autograd.grad(b, [x], grad_outputs=torch.linspace(-1.0, 1.0, 3, dtype=torch.float64))
+""",
+    "write_into_a_region_of_an_expanded_gradient": """
+x = torch.tensor([[1.3, -0.2, 0.0], [1.0, -1.4, 0.8]], dtype=torch.float64, requires_grad=True)
+v = x.sum(-2)
+gx, gv = torch.autograd.grad((v * v * torch.linspace(-0.5, 1.5, 3, dtype=torch.float64)).sum(),
+                             [x, v], create_graph=True)
+gx[-2, 1:] = torch.tensor([1.3, -1.2], dtype=torch.float64)
+h, = torch.autograd.grad(gx, [x], grad_outputs=torch.linspace(-1.0, 1.0, 6,
+                         dtype=torch.float64).reshape(2, 3))
+""",
+    # PyTorch's sum_to reshapes its sum into a view: a hook registered on it after a write
+    # stays with the value before the next write
+    "summed_gradient_is_a_view_of_its_sum": """
+x = torch.tensor([1.3, 0.9, -0.6, -0.6], dtype=torch.float64, requires_grad=True)
+m = torch.tensor([[-0.3, 0.3, 1.5, -1.4], [-0.1, -0.4, 1.4, -0.7]], dtype=torch.float64,
+                 requires_grad=True)
+gx, gm = torch.autograd.grad(x * m, [x, m], grad_outputs=torch.ones(2, 4, dtype=torch.float64),
+                             create_graph=True)
+gx.div_(1.8)
+gx.register_hook(lambda g: g * 2)
+gx[torch.tensor([3, 0])] = torch.tensor(-1.4, dtype=torch.float64)
+(gx * torch.linspace(-0.5, 1.5, 4, dtype=torch.float64)).sum().backward()
+mg_ = m.grad
+""",
+    # Note [Leaves made after they were saved], for a custom Function's saved tensors and for
+    # several views made under no_grad of one tensor
+    "function_saved_constant_made_a_leaf": """
+class Mul(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        return x * y
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        return g * y, g * x
+x = torch.tensor([[1.2, 0.3, 0.1], [1.0, 0.2, -1.1]], dtype=torch.float64, requires_grad=True)
+e = x.exp()
+with torch.no_grad():
+    c = e.detach()
+y = Mul.apply(c, e)
+c.requires_grad_()
+g, = torch.autograd.grad(y, [x], grad_outputs=torch.ones(2, 3, dtype=torch.float64),
+                         create_graph=True)
+(g.square() * 0.5).sum().backward()
+cg = c.grad
+""",
+    "second_no_grad_view_of_a_saved_view": """
+x = torch.tensor([0.8], dtype=torch.float64, requires_grad=True)
+with torch.no_grad():
+    v = x[0::2]
+w = v.squeeze(0)
+(x @ v * 0.74).backward(create_graph=True)
+g = x.grad
+""",
     # a fill through overlapping windows, differentiated with create_graph
     "fill_through_overlapping_windows": """
 x = torch.tensor([0.9, 1.1, -0.7, 0.2], dtype=torch.float64, requires_grad=True)

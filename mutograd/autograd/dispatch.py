@@ -419,7 +419,10 @@ def _view_result(op, x, out, attrs):
     if not _state.enabled or "_nograd_view" in x.__dict__:
         v.__dict__["_nograd_view"] = True   # Note [Views without history] in tensor.py
         if v._base._rg:   # Note [Leaves made after they were saved] in autograd/node.py
-            x._counter.nograd_view = weakref.ref(v)
+            counter = x._counter
+            if counter.nograd_views is None:
+                counter.nograd_views = weakref.WeakSet()
+            counter.nograd_views.add(v)
     v._view_chain = (x._view_chain if x._base is not None else ()) + ((op, attrs),)
     v._view_version = x._counter.value
     v._base_arr = v._base._data   # the base's layout now (Note [Views and their history])

@@ -19,7 +19,8 @@ Saved tensors are version-checked like every other saved value (Note [Saved vers
 """
 from . import sites
 from .grad_mode import _state, no_grad
-from .node import _FREED, DeadEnd, Node, Packed, freed_error, save, saved_tensor
+from .node import (_FREED, DeadEnd, Node, Packed, freed_error, late_history, save,
+                   saved_tensor)
 from .saved import before_write
 from .view_write import rebase
 
@@ -53,6 +54,9 @@ class FunctionCtx:
             if type(rec) is tuple or type(rec) is Packed:
                 t = saved_tensor(node, rec, i)
                 edge = node.saved_edges[i] if graph else None
+                if graph and edge is None and t._counter is not None:
+                    edge = late_history(t._counter, t._data)   # Note [Leaves made after they
+                    # were saved] in node.py
                 if edge is not None:
                     t = edge if not isinstance(edge, Node) and edge._data is t._data else \
                         _with_history(t, edge)

@@ -41,8 +41,8 @@ def user_location(depth=2):
 #     ``Node.saved_with_history`` returns it for a saved array that is the leaf's own. Likewise
 #     a view made under no_grad of a tensor that requires grad (Note [Views without history]
 #     in tensor.py) has no edge, yet as PyTorch's saved value it requires grad: the counter
-#     remembers the latest such view (``nograd_view``), and its saved array comes back with a
-#     history that leads nowhere.
+#     remembers such views (``nograd_views``), and a saved array that is one of theirs comes
+#     back with a history that leads nowhere.
 
 
 # Note [Nodes wrapped by CopySlices]
@@ -71,7 +71,7 @@ class VersionCounter:
 
     inference = False   # made inside inference_mode() (Note [Inference tensors])
     late_leaf = None    # Note [Leaves made after they were saved]
-    nograd_view = None  # the same Note
+    nograd_views = None  # the same Note: a WeakSet
 
     def bump(self, op_name="write"):
         self.value += 1
@@ -329,13 +329,10 @@ class Node:
             arr = self.unpack(key)
             counter = rec[1] if arr is rec[0] else None
         edge = self.history(key)
-        if edge is None and counter is not None:   # Note [Leaves made after they were saved]
-            leaf = counter.late_leaf and counter.late_leaf()
-            if leaf is not None and leaf._rg and leaf.grad_fn is None and leaf._data is arr:
-                return leaf
-            view = counter.nograd_view and counter.nograd_view()
-            if view is not None and view._data is arr and view._base._rg:
-                edge = DeadEnd(())
+        if edge is None and counter is not None:
+            edge = late_history(counter, arr)
+            if edge is not None and not isinstance(edge, Node):
+                return edge
         if edge is not None and not isinstance(edge, Node):   # a leaf tensor
             if edge._data is arr:
                 return edge
@@ -354,6 +351,19 @@ def _written_since(node, rec, key):
     if guard is not None and guard.covers(rec[1].value):
         return guard.restore()
     raise stale_error(node, rec, key)
+
+
+def late_history(counter, arr):
+    """The history a saved array without one has gained since it was saved (Note [Leaves made
+    after they were saved]): the leaf it became, a DeadEnd for a view made under no_grad of a
+    tensor that requires grad, or None."""
+    leaf = counter.late_leaf and counter.late_leaf()
+    if leaf is not None and leaf._rg and leaf.grad_fn is None and leaf._data is arr:
+        return leaf
+    if counter.nograd_views is not None and any(
+            v._data is arr and v._base._rg for v in counter.nograd_views):
+        return DeadEnd(())
+    return None
 
 
 def saved_tensor(node, rec, key):

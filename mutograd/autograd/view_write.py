@@ -18,6 +18,15 @@ from ..errors import InplaceError
 from .node import FREED_LAST, Node, move_retained
 
 
+# Note [Writes through overlapping views]
+#     A view whose elements share locations (an expand; unfold's windows) can be written in
+#     place by a fill, or in a region of it that has no overlap (``e[0] = v``), as in PyTorch.
+#     The incoming gradient is the base's, one per location: the written view's elements get
+#     it once per location (the first element that addresses it), the write's own gradient
+#     maps that to the old view's elements, and a location's old value gets the sum over the
+#     elements that address it.
+
+
 class CopySlices(Node):
     """Backward of an in-place op applied through a view of a base tensor."""
 
@@ -40,7 +49,16 @@ class CopySlices(Node):
         gx = inner_grads.pop(self.written)
         if self.next[0] is None:
             return [None] + inner_grads
-        region[...] = 0 if gx is None else gx
+        if gx is not None and internal_overlap(region):
+            # Note [Writes through overlapping views]: a location's gradient is the sum over
+            # the elements that address it
+            pos = self._positions(xp)
+            flat = gb.ravel()   # (logical order: a copy when gb is F-ordered)
+            flat[pos] = 0
+            xp.add.at(flat, pos, gx.ravel())
+            gb[...] = flat.reshape(gb.shape)
+        else:
+            region[...] = 0 if gx is None else gx
         return [gb] + inner_grads
 
     def apply_graph(self, g, out=None):
@@ -59,13 +77,14 @@ class CopySlices(Node):
         view = replay_tensor(self.chain, gb)
         if gx is None:
             view.zero_()
-        elif internal_overlap(region):   # elements that share a location: the last one (in C
-            # order, as NumPy's assignment in ``apply``) is written there, by a recorded index
-            # write, where copy_ into overlapping memory is refused (DESIGN rule 10)
+        elif internal_overlap(region):   # Note [Writes through overlapping views], by
+            # recorded index writes (copy_ into overlapping memory is refused: DESIGN rule 10)
+            from .. import index_put_
             from .graph_arrays import constant
-            pos, last = self._last_visits(self.xp)
+            pos = constant(self._positions(self.xp), g)
             flat = gb.reshape(-1)
-            flat[constant(pos, g)] = gx.reshape(-1)[constant(last, g)]
+            flat[pos] = 0.0
+            index_put_(flat, (pos,), gx.reshape(-1), accumulate=True)
             gb = flat.reshape(self.base_shape)
         else:
             view.copy_(gx)
@@ -110,12 +129,6 @@ class CopySlices(Node):
         first = xp.zeros(pos.size, bool)
         first[xp.unique(pos, return_index=True)[1]] = True
         return first.reshape(shape)
-
-    def _last_visits(self, xp):
-        """Each location the region addresses, and the last element that addresses it."""
-        pos = self._positions(xp)
-        where, first_of_reversed = xp.unique(pos[::-1], return_index=True)
-        return where, pos.size - 1 - first_of_reversed
 
     def release(self):
         self.inner.release()

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..tensor import Size, Tensor
-from .axes import real_dim
+from .axes import canon_dim, real_dim
 from .registry import OPS, call, defop
 
 
@@ -64,6 +64,7 @@ cat = defop("cat", _cat, grad=_cat_grad, kind="variadic", keywords={"out": None}
 def _stack(xp, xs, axis=0):
     if not xs:
         raise ValueError("stack(): expected a non-empty list of tensors")
+    canon_dim(axis, xs[0].ndim + 1, "stack")   # checked before the shapes, as PyTorch does
     return _c_order(xp, xp.stack(xs, axis=axis))
 
 
