@@ -333,3 +333,17 @@ def test_the_cpu_place():
     x = mg.tensor([1.0], place="cpu")
     assert x.place == "cpu" and x.place == mg.CPU and repr(x.place) == "Place(cpu)"
     assert x.to("cpu") is x and x.cpu() is x and not x.is_cuda
+
+
+def test_linspace_is_symmetric_as_pytorchs():
+    # the second half counts down from the end, so a range symmetric about 0 sums to 0 and its
+    # halves mirror each other exactly (NumPy's start + i * step does not)
+    for n in (6, 7, 12, 48):
+        for dt in ("float32", "float64"):
+            v = mg.linspace(-1.0, 1.0, n, dtype=dt).numpy()
+            assert v[0] == -1.0 and v[-1] == 1.0 and (v == -v[::-1]).all(), (n, dt)
+    assert mg.linspace(-1.0, 1.0, 6, dtype="float64").sum().item() == 0.0
+    # integer dtypes: integer ends, a double step, values cut toward zero (PyTorch's answers)
+    assert mg.linspace(0.5, 2.5, 6, dtype="int64").tolist() == [0, 0, 0, 1, 1, 2]
+    assert mg.linspace(5, -5, 4, dtype="int64").tolist() == [5, 1, -1, -5]
+    assert mg.linspace(0, 1, 1).tolist() == [0.0] and mg.linspace(0, 1, 0).shape == [0]

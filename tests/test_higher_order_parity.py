@@ -268,26 +268,6 @@ gy.sub_(0.25)
 (((gv.pow(2).sum() + 0.01).sqrt() - 1) ** 2).backward()
 xg = x.grad
 """,
-    # Note [Writes through overlapping views]: a region without overlap of an expanded
-    # tensor written; each location's gradient sums over the elements that address it
-    "write_into_a_region_of_an_expanded_tensor": """
-x = torch.tensor([[1.3, -0.2, 0.0], [1.0, -1.4, 0.8]], dtype=torch.float64, requires_grad=True)
-b = x.sum(-2) * torch.tensor([-1.0, 1.0, 3.0], dtype=torch.float64)
-e = b.expand(2, 3)
-e[-2, 1:] = torch.tensor([1.3, -1.2], dtype=torch.float64)
-ge, = torch.autograd.grad(e, [x], grad_outputs=torch.linspace(-1.0, 1.0, 6,
-                          dtype=torch.float64).reshape(2, 3), retain_graph=True)
-gb, = torch.autograd.grad(b, [x], grad_outputs=torch.linspace(-1.0, 1.0, 3, dtype=torch.float64))
-""",
-    "write_into_a_region_of_an_expanded_gradient": """
-x = torch.tensor([[1.3, -0.2, 0.0], [1.0, -1.4, 0.8]], dtype=torch.float64, requires_grad=True)
-v = x.sum(-2)
-gx, gv = torch.autograd.grad((v * v * torch.linspace(-0.5, 1.5, 3, dtype=torch.float64)).sum(),
-                             [x, v], create_graph=True)
-gx[-2, 1:] = torch.tensor([1.3, -1.2], dtype=torch.float64)
-h, = torch.autograd.grad(gx, [x], grad_outputs=torch.linspace(-1.0, 1.0, 6,
-                         dtype=torch.float64).reshape(2, 3))
-""",
     # PyTorch's sum_to reshapes its sum into a view: a hook registered on it after a write
     # stays with the value before the next write
     "summed_gradient_is_a_view_of_its_sum": """

@@ -88,10 +88,9 @@ def run(op, inputs, attrs, target=None, dead=None):
     enabled = _state.enabled
     buf = raw = None
     if target is not None:
-        region = attrs[op.region] if op.region else None
-        record, copies = prepare_write(op, target, inputs, arrays, rg, enabled, region)
+        record, copies = prepare_write(op, target, inputs, arrays, rg, enabled)
         if target._counter.guards:   # Note [Mutation of saved tensors] in autograd/saved.py
-            before_write(target, region, op.iname)
+            before_write(target, attrs[op.region] if op.region else None, op.iname)
         args = arrays
         buf = target._data
     else:

@@ -6,7 +6,7 @@ destroys (Note [In-place saving] in ops/registry.py).
 import numpy as np
 
 from .. import dtypes, memory
-from ..errors import DTypeError, IndexRangeError, InplaceError, OverlapError, ShapeError
+from ..errors import DTypeError, InplaceError, OverlapError, ShapeError
 from .explain import leaf_error
 from .grad_mode import _state
 from .node import save_copy
@@ -59,10 +59,8 @@ def check_no_grad(x, what):
             f"requires grad; call it under no_grad() or on a tensor that does not require grad")
 
 
-def check_writable(op, x, arrays, region=None):
-    """DESIGN.md rule 10: refuse a write that cannot be done safely, before any data changes.
-    A write into ``x[region]`` for a basic index (ints, slices) needs only that region free of
-    overlap, as PyTorch's copy into a slice does: ``g[:, 0] = v`` into an expanded ``g``."""
+def check_writable(op, x, arrays):
+    """DESIGN.md rule 10: refuse a write that cannot be done safely, before any data changes."""
     xa = x._data
     shape = xa.shape
     if len(arrays) == 2 and op.result is None and op.kind == "elementwise":
@@ -100,25 +98,12 @@ def check_writable(op, x, arrays, region=None):
         if rt != xa.dtype and not np.can_cast(rt, xa.dtype, "same_kind"):
             raise DTypeError(f"{op.name}_(): result type {rt} can't be cast to the desired "
                              f"output type {xa.dtype} of the tensor written in place")
-    if not op.fill and internal_overlap(_written_part(op, xa, region)):
+    if not op.fill and internal_overlap(xa):
         raise OverlapError(
             f"{op.name}_(): unsupported operation: more than one element of the written-to "
             f"tensor refers to a single memory location (an expanded tensor or overlapping "
             f"as_strided windows, shape {list(shape)}, strides {list(xa.strides)}). Please "
             f"clone() the tensor before performing the operation.")
-
-
-def _written_part(op, xa, index):
-    """What a write into ``xa[index]`` writes: that region for a basic index (ints, slices, None,
-    Ellipsis: a view), else all of ``xa``."""
-    if index is None or not all(
-            i is None or i is Ellipsis or type(i) in (int, slice) or isinstance(i, np.integer)
-            for i in (index if type(index) is tuple else (index,))):
-        return xa
-    try:
-        return xa[index]
-    except IndexError as e:
-        raise IndexRangeError(f"{op.name}_(): {e}") from None
 
 
 def result_dtype(op, xa, arrays):
@@ -165,15 +150,14 @@ def read_first(xa, arrays, xp):
 
 
 
-def prepare_write(op, x, inputs, arrays, rg, enabled, region=None):
+def prepare_write(op, x, inputs, arrays, rg, enabled):
     """Check and prepare ``op_`` writing into tensor ``x`` (the first of ``inputs``), before any
-    data changes (``region``: the index of an op that writes only ``x[index]``). Returns whether
-    a backward node will be recorded and the saved copies of the values the write destroys that
-    a gradient needs (input index -> saved record, or None). May replace entries of ``arrays``
-    by copies (Note [Inputs that overlap the output])."""
+    data changes. Returns whether a backward node will be recorded and the saved copies of the
+    values the write destroys that a gradient needs (input index -> saved record, or None).
+    May replace entries of ``arrays`` by copies (Note [Inputs that overlap the output])."""
     if enabled and (x.grad_fn is None or x._base is not None):   # a non-view non-leaf passes
         check_leaf(x, op.iname, rg)                              # rule 4
-    check_writable(op, x, arrays, region)
+    check_writable(op, x, arrays)
     overlap = read_first(x._data, arrays, x._place.xp)
     # A write without a gradient formula into a tensor that requires grad gets a zero gradient.
     record = rg and enabled and (op.differentiable or x._rg)

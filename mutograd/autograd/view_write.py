@@ -20,11 +20,10 @@ from .node import FREED_LAST, Node, move_retained
 
 # Note [Writes through overlapping views]
 #     A view whose elements share locations (an expand; unfold's windows) can be written in
-#     place by a fill, or in a region of it that has no overlap (``e[0] = v``), as in PyTorch.
-#     The incoming gradient is the base's, one per location: the written view's elements get
-#     it once per location (the first element that addresses it), the write's own gradient
-#     maps that to the old view's elements, and a location's old value gets the sum over the
-#     elements that address it.
+#     place only by a fill (DESIGN.md rule 10). The incoming gradient is the base's, one per
+#     location: the written view's elements get it once per location (the first element that
+#     addresses it), the fill's own gradient maps that to the old view's elements, and a
+#     location's old value gets the sum over the elements that address it.
 
 
 class CopySlices(Node):

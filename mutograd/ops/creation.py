@@ -294,8 +294,30 @@ def linspace(start, stop, num, dtype=None, place=None, device=None, requires_gra
     p = _where(place, device)
     npd = dtypes.to_numpy(dtype) or dtypes.default_float.np
     with _naming_oom((int(num),), npd, p):
-        arr = p.xp.linspace(start, stop, int(num), dtype=npd)
+        arr = _linspace(p.xp, start, stop, int(num), npd)
     return _finish(on_place(arr, p), requires_grad, stop_gradient, p)
+
+
+def _linspace(xp, start, stop, num, dtype):
+    """PyTorch's and Paddle's values: the first half counted up from ``start``, the second half
+    down from ``stop``, in the dtype's own arithmetic (for an integer dtype: integer ends, a
+    double step, values cut toward zero). They are symmetric where NumPy's ``start + i * step``
+    is not: ``linspace(-1, 1, 6).sum()`` is 0 there, 2.2e-16 in NumPy."""
+    if num < 0:
+        raise ValueError(f"linspace: number of steps must be non-negative, got {num}")
+    work = np.dtype(dtype) if np.dtype(dtype).kind in "fc" else np.dtype(np.float64)
+    if work != np.dtype(dtype):   # the ends in the integer dtype first, as PyTorch casts them
+        start, stop = np.dtype(dtype).type(int(start)), np.dtype(dtype).type(int(stop))
+    a, b = work.type(start), work.type(stop)
+    if num <= 1:
+        return xp.full(num, a, dtype=work).astype(dtype, copy=False)
+    step = (b - a) / work.type(num - 1)
+    i = xp.arange(num, dtype=work)
+    half = num // 2
+    out = xp.empty(num, dtype=work)
+    out[:half] = a + step * i[:half]
+    out[half:] = b - step * (work.type(num - 1) - i[half:])
+    return out.astype(dtype, copy=False)
 
 
 def eye(n, m=None, dtype=None, place=None, device=None, requires_grad=False,
