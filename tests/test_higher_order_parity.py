@@ -314,6 +314,33 @@ w = v.squeeze(0)
 (x @ v * 0.74).backward(create_graph=True)
 g = x.grad
 """,
+    # Note [Indexing gradients]: x[None, i] is an unsqueeze, then a select: its gradient is a
+    # squeeze (a view) of the select's, so overwriting it keeps a history
+    "leading_none_index_gradient_is_a_view": """
+x = torch.tensor([[1.0, 0.9, 1.0], [-1.0, -1.0, -1.2], [-0.6, -0.9, -0.9]], dtype=torch.float64,
+                 requires_grad=True)
+v = x[None, -2, ...]
+g, = torch.autograd.grad((v * torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)).sum(), [x],
+                         create_graph=True)
+with torch.no_grad():
+    g.div_(2.0)
+g.sub_(v)
+g.copy_(torch.tensor(-0.313, dtype=torch.float64))
+h, = torch.autograd.grad(g.pow(2).sum(), [x], create_graph=True)
+""",
+    # a write through an as_strided view of a base whose gradient arrives transposed
+    "written_as_strided_view_with_a_transposed_gradient": """
+x = torch.tensor([[[0.6, -0.5, 0.5], [0.7, 1.4, -1.5], [-0.1, 1.4, -1.3]],
+                  [[-0.6, 0.7, 0.7], [0.9, 1.0, -0.9], [-1.3, -0.7, 1.4]]], dtype=torch.float64,
+                 requires_grad=True)
+v = x[torch.tensor([0, 1]), 1:]
+w = v.select(0, 0).as_strided((2, 2), (1, 2))
+w.mul_(1.5)
+loss = (v.transpose(2, 1) * torch.linspace(-0.5, 1.5, 12, dtype=torch.float64)
+        .reshape(2, 3, 2)).sum()
+loss.backward(create_graph=True)
+g = x.grad
+""",
     # a fill through overlapping windows, differentiated with create_graph
     "fill_through_overlapping_windows": """
 x = torch.tensor([0.9, 1.1, -0.7, 0.2], dtype=torch.float64, requires_grad=True)

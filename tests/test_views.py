@@ -666,3 +666,18 @@ def test_unfold_shapes_and_errors_match_pytorch(shape, args):
     t = torch.tensor(values, requires_grad=True)
     t.unfold(*args).sum().backward()
     assert got.grad.numpy().tolist() == t.grad.numpy().tolist()
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("args", [(0, 3, 0), (0, 4, 0), (0, -3, 1), (0, -4, 1), (0, 2, 2),
+                                  (0, 0, 4), (0, 1, -1), (1, 1, 1), (1, 2, 0)])
+def test_narrow_raises_pytorchs_error_classes(args):
+    # a start outside [-n, n] is an IndexError, a window past the end a RuntimeError
+    torch = pytest.importorskip("torch")
+    try:
+        want = torch.zeros(3, 1).narrow(*args)
+    except (IndexError, RuntimeError) as e:
+        with pytest.raises(type(e)):
+            mg.zeros(3, 1).narrow(*args)
+        return
+    assert mg.zeros(3, 1).narrow(*args).shape == list(want.shape)

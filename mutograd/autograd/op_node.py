@@ -215,12 +215,6 @@ def fit_graph(gi, shape, dtype, like):
     else:
         arr = like._place.xp.asarray(gi)
         t = constant(arr if arr.dtype.kind in "fc" else arr.astype(dtype), like)
-    if t._base is not None and t._base is not (like._base if like._base is not None else like) \
-            and tuple(t.shape) == tuple(shape):
-        t = t.clone()   # a view of a tensor the formula made (a matrix-vector product's column):
-        # PyTorch's formulas return views only of the incoming gradient, so a hook on the
-        # gradient and a write through a view of it act on a tensor of its own, as there (the
-        # reshape of a sum below is a view, as PyTorch's sum_to makes it)
     if not shape and t.ndim:   # PyTorch's sum_to: a 0-d gradient is a sum, never a view
         t = mg.sum(t)
     elif tuple(t.shape) != tuple(shape):

@@ -63,7 +63,10 @@ class CopySlices(Node):
     def apply_graph(self, g, out=None):
         """``apply`` on tensors (Note [Differentiable gradient formulas]): the same steps as
         recorded ops, the region written into a recorded copy of ``g``."""
-        gb = g.clone()
+        # a recorded copy of g, in the base's layout as ``apply``'s buffer: the chain's
+        # as_strided and reshapes replay on it as they did on the base
+        c_order = self.base_order == "C" and not g._data.flags.c_contiguous
+        gb = g.contiguous() if c_order else g.clone()
         g_in = replay_tensor(self.chain, gb).clone()
         region = replay(self.chain, gb._data, self.xp)
         if internal_overlap(region):

@@ -102,8 +102,8 @@ def _matmul_grad_y(g, x, y_shape, y_transposed, xp):
         return g * x
     if x.ndim == 1:
         return xp.expand_dims(x, -1) * xp.expand_dims(g, -2)   # (k,1)*(...,1,n)
-    if len(y_shape) == 1:
-        return (mT(x) @ xp.expand_dims(g, -1))[..., 0]
+    if len(y_shape) == 1:   # a matrix-vector product's: a vector of its own, as PyTorch's mv
+        return mT(x) @ g if x.ndim == 2 else (mT(x) @ xp.expand_dims(g, -1))[..., 0]
     if len(y_shape) == 2 and x.ndim > 2:
         # the sum over the stacked dimensions as part of one product
         x2, g2 = x.reshape(-1, x.shape[-1]), g.reshape(-1, g.shape[-1])

@@ -12,7 +12,7 @@ view step that takes the new geometry back to the old one, for the views made be
 """
 from ..autograd.engine import RegionGrad
 from ..autograd.graph_arrays import GraphArray, graph_mode
-from ..errors import ShapeError
+from ..errors import IndexRangeError, ShapeError
 from ..tensor import Tensor
 from .axes import canon_dim, real_dim
 from .registry import OPS, call, defop
@@ -155,10 +155,16 @@ defop("broadcast_to", _expand, kind="view", varargs="shape", keywords={"size": "
 
 def _narrow(xp, x, *, axis, start, length):
     a = real_dim(axis, x.ndim, "narrow", ShapeError)
-    start = start % x.shape[a] if start < 0 else start
-    if start + length > x.shape[a] or length < 0:
+    n = x.shape[a]
+    if not -n <= start <= n:   # an IndexError, as PyTorch's (a bad length is not)
+        raise IndexRangeError(f"narrow: start out of range (expected to be in range of "
+                              f"[{-n}, {n}], but got {start})")
+    start = start + n if start < 0 else start
+    if length < 0:
+        raise ShapeError("narrow(): length must be non-negative")
+    if start + length > n:
         raise ShapeError(f"narrow: start ({start}) + length ({length}) exceeds dimension size "
-                         f"({x.shape[a]})")
+                         f"({n})")
     return x[(slice(None),) * a + (slice(start, start + length),)]
 
 
@@ -219,11 +225,24 @@ def whole_index(index, shape):
 
 
 def _getitem_grad(g, x_shape, x_dtype, xp, index):
-    if graph_mode(xp) and _alias_index(index, x_shape):   # PyTorch's ``x[...]``, ``x[:, :]`` are
-        # an alias of x, its gradient the incoming one; ``x[:, None]`` an unsqueeze, its
-        # gradient a view of the incoming one (``x[:]`` and ``x[:, :2]`` are slices: new tensors)
-        return g if None not in _items(index) else g.reshape(x_shape)
+    if graph_mode(xp):   # the gradient is a view where PyTorch's is (Note [Indexing gradients])
+        if _alias_index(index, x_shape):
+            return g if None not in _items(index) else g.reshape(x_shape)
+        if type(index) is tuple and index and index[0] is None:
+            z = xp.zeros((1,) + tuple(x_shape), x_dtype)
+            z[(slice(None),) + index[1:]] = g
+            return z.reshape(x_shape)
     return RegionGrad(xp, x_shape, x_dtype, lambda z: _getitem(xp, z, index=index), g)
+
+
+# Note [Indexing gradients]
+#     PyTorch's ``x[index]`` applies one view op per item, left to right, skipping whole slices
+#     inside a tuple: None an unsqueeze, an int a select, a slice a slice; an index of nothing
+#     else is an alias. Its gradient is that chain's backwards, right to left, so the last one
+#     decides whether the gradient is a tensor of its own or a view: an alias gives the
+#     incoming gradient itself, a first None (``x[None, 1]``) a squeeze of what the rest gives,
+#     a first int or slice a new tensor. Under create_graph a write into the gradient shows
+#     the difference, so ``_getitem_grad`` follows it there.
 
 
 def _items(index):
