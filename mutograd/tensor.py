@@ -364,8 +364,22 @@ class Tensor:
             raise BackwardError("cannot register a hook on a tensor that doesn't require "
                                 "gradient")
         if self.grad_fn is not None:
-            return self.grad_fn.register_tensor_hook(hook)
+            return self._hook_node().register_tensor_hook(hook)
         return HookHandle(self.__dict__.setdefault("_hooks", []), hook)
+
+    def _hook_node(self):
+        """The node a tensor's hooks go to: its history when the first one was registered,
+        until a write replaces that history. PyTorch keeps a tensor's hooks in one dict on the
+        node of its first hook, and empties it on a write but not on a change of shape only
+        (``unsqueeze_``, ``t_``: Note [Metadata in place] in autograd/dispatch.py), so a hook
+        registered after ``t_()`` sees the gradient of the tensor before it."""
+        ref = self.__dict__.get("_hook_node") if self._base is None else None
+        node = ref() if ref is not None else None
+        if node is None:
+            node = self.grad_fn
+            if self._base is None:
+                self.__dict__["_hook_node"] = weakref.ref(node)
+        return node
 
     def register_post_accumulate_grad_hook(self, hook):
         """Call ``hook(self)`` on a leaf each time backward has accumulated into its ``.grad``."""

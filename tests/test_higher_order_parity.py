@@ -341,6 +341,23 @@ loss = (v.transpose(2, 1) * torch.linspace(-0.5, 1.5, 12, dtype=torch.float64)
 loss.backward(create_graph=True)
 g = x.grad
 """,
+    # a tensor's hooks stay on the node of its first hook across a change of shape only, and
+    # move to the new history after a write
+    "hooks_across_a_shape_change_and_a_write": """
+c = torch.tensor([[1.0, 0.8, 0.2], [1.3, 0.0, -1.5]], dtype=torch.float64)
+x = torch.tensor([0.6, -0.5, 0.2], dtype=torch.float64, requires_grad=True)
+v = c.sigmoid()
+v.sub_(x * 2)
+m = torch.mean(v, 1, False)
+v.register_hook(lambda g: g * 2)
+v.unsqueeze_(0)
+v.register_hook(lambda g: g * g)
+g1, = torch.autograd.grad(m, [x], grad_outputs=torch.tensor([0.2, 0.8], dtype=torch.float64),
+                          create_graph=True)
+v.mul_(3.0)
+v.register_hook(lambda g: g + 1)
+g2, = torch.autograd.grad(v.sum(), [x])
+""",
     # a fill through overlapping windows, differentiated with create_graph
     "fill_through_overlapping_windows": """
 x = torch.tensor([0.9, 1.1, -0.7, 0.2], dtype=torch.float64, requires_grad=True)

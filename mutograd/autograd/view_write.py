@@ -245,6 +245,7 @@ def rebase(x, node, written=0):
     old = x.grad_fn
     move_retained(old, node)
     node.rebased = True   # for graph(): history rewritten by an in-place op
+    x.__dict__.pop("_hook_node", None)   # later hooks go to the new history (Tensor._hook_node)
     x.grad_fn = node
     x._rg = True
     return node
