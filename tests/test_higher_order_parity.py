@@ -358,6 +358,18 @@ v.mul_(3.0)
 v.register_hook(lambda g: g + 1)
 g2, = torch.autograd.grad(v.sum(), [x])
 """,
+    # as_strided's gradient is a view of a flat buffer in PyTorch: a hook on it is left
+    # behind by a write into it
+    "as_strided_gradient_is_a_view": """
+x = torch.tensor([-0.2, 0.8, -1.5, 0.0], dtype=torch.float64, requires_grad=True)
+d = x.as_strided((2, 2), (1, 2)).diagonal(1)
+g, = torch.autograd.grad(d.sum() * 0.5, [x], create_graph=True)
+g *= d.abs() * 2
+g.register_hook(lambda t: t * t)
+g.sub_(0.25)
+g.pow(2).sum().backward()
+xg = x.grad
+""",
     # a fill through overlapping windows, differentiated with create_graph
     "fill_through_overlapping_windows": """
 x = torch.tensor([0.9, 1.1, -0.7, 0.2], dtype=torch.float64, requires_grad=True)

@@ -288,16 +288,11 @@ def _as_strided_grad(g, x_shape, size, stride, storage_offset, xp):
     for d in x_shape:
         n *= d
     idx = _as_strided(xp, xp.arange(n), size=size, stride=stride, storage_offset=storage_offset)
-    return _windows_grad(xp, g, idx, x_shape)
+    z = xp.zeros(n, g.dtype)
+    xp.add.at(z, idx, g)          # overlapping windows accumulate
+    return z.reshape(x_shape)     # a view of the flat buffer, as PyTorch's as_strided_backward
 
 
-def _windows_grad(xp, g, idx, x_shape):
-    """The gradient of windows of ``x`` at flat positions ``idx``: ``g`` added at each position,
-    overlapping windows accumulating, into a tensor of ``x``'s shape of its own (not a view of
-    a flat buffer: a gradient a user gets is no view where PyTorch's is none)."""
-    z = xp.zeros(x_shape, g.dtype)
-    xp.add.at(z.reshape(-1), idx, g)
-    return z
 
 
 def _as_strided_back(old, attrs):
@@ -333,7 +328,9 @@ def _unfold_grad(g, x_shape, axis, size, step, xp):
     for d in x_shape:
         n *= d
     idx = _unfold(xp, xp.arange(n).reshape(x_shape), axis=axis, size=size, step=step)
-    return _windows_grad(xp, g, idx, x_shape)
+    z = xp.zeros(x_shape, g.dtype)   # a tensor of its own, as PyTorch's unfold_backward
+    xp.add.at(z.reshape(-1), idx, g)   # overlapping windows accumulate
+    return z
 
 
 defop("unfold", _unfold, kind="view", inplace=False, grad=_unfold_grad)

@@ -350,23 +350,32 @@ ULPS = 16   # rounding errors a chain of ops may accumulate in a value, in units
 
 def _ill_conditioned(snaps, mine):
     """Whether the values of statement ``len(snaps) - 1`` differ by no more than the rounding
-    error (ULPS units in the last place) of the largest finite value PyTorch's run made so far:
-    two correct libraries may differ by that much after ``sin`` or ``x - y`` (``cos`` of
-    ``exp(8.6)`` in float32), so such a difference says nothing of either. ``mine``: the same
-    statement's snapshot from mutograd's run."""
-    rounding = 0.0
+    error (ULPS units in the last place) of the largest finite value PyTorch's run made so far,
+    or than two earlier values already differed by (within the tolerance, a large value can
+    differ by much in absolute terms): two correct libraries may then differ by that much after
+    ``sin`` or ``x - y`` (``cos`` of ``exp(8.6)`` in float32), so such a difference says
+    nothing of either. ``mine``: mutograd's snapshots of the same statements."""
+    bound = 0.0
     for snap in snaps:
         for v in _float_arrays(snap):
             a = np.abs(v[np.isfinite(v)])
             if a.size:
-                rounding = max(rounding, float(a.max()) * float(np.finfo(v.dtype).eps) * ULPS)
+                bound = max(bound, float(a.max()) * float(np.finfo(v.dtype).eps) * ULPS)
+    for m, t in zip(mine[:-1], snaps[:-1]):
+        bound = max(bound, _largest_difference(m, t))
+    largest = _largest_difference(mine[-1], snaps[-1])
+    return 0 < largest <= bound
+
+
+def _largest_difference(m, t):
     largest = 0.0
-    for a, b in zip(_float_arrays(mine), _float_arrays(snaps[-1])):
+    for a, b in zip(_float_arrays(m), _float_arrays(t)):
         if a.shape == b.shape:
             with np.errstate(invalid="ignore", over="ignore"):
                 d = np.abs(a.astype(np.float64) - b.astype(np.float64))
-            largest = max(largest, float(np.nanmax(d, initial=0.0)))
-    return 0 < largest <= rounding
+            largest = max(largest, float(np.nanmax(np.where(np.isfinite(d), d, 0.0),
+                                                   initial=0.0)))
+    return largest
 
 
 def _float_arrays(snap):
@@ -437,7 +446,7 @@ def classify(program, traces=None):
     d = first_difference(tm, tt, tol)
     if d:
         i, fld, text = d
-        if fld in ("value", "grad") and _ill_conditioned(tt.snaps[:i + 1], tm.snaps[i]):
+        if fld in ("value", "grad") and _ill_conditioned(tt.snaps[:i + 1], tm.snaps[:i + 1]):
             return Outcome("ok", "ill-conditioned values", text, i)
         return Outcome("wrong", f"{fld} after {family(program.stmts[i].kind)}", text, i)
     if em is None and et is None:

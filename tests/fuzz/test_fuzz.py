@@ -213,6 +213,17 @@ def test_a_value_difference_after_a_huge_value_is_not_wrong():
     assert classify(program("1.5", "x + 1e-6")).key == ("wrong", "value after unary")
 
 
+def test_a_value_difference_no_larger_than_an_earlier_one_is_not_wrong():
+    # x agrees within the tolerance (1e-11 relative) but differs by 1e-3: sin of it may differ
+    # by as much; a difference larger than any before is still wrong
+    def program(alt):
+        return _prog(("x = torch.tensor(1e8, dtype=torch.float64)", "leaf",
+                      "x = torch.tensor(1e8 + 1e-3, dtype=torch.float64)", ("x",), (), False),
+                     ("y = x.sin()", "unary", alt, ("y",), ("x",), False))
+    assert classify(program(None)).key == ("ok", "ill-conditioned values")
+    assert classify(program("y = x.sin() + 0.01")).key == ("wrong", "value after unary")
+
+
 def test_a_write_through_another_view_of_a_saved_gradient_is_checked_against_copies():
     # PyTorch refuses the last backward (it saved a view of g11); its
     # allow_mutation_on_saved_tensors misses the write through another view of g11, so the
