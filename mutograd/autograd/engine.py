@@ -469,7 +469,7 @@ def _run(roots, retain_graph, only, accumulate, graph=False, cut=None):
 def _release(node, freed_last):
     """Free what ``node`` saved, now or, for a CopySlices and the node it wraps, after the pass
     (Note [Nodes wrapped by CopySlices] in node.py)."""
-    if node in _node.FREED_LAST:
+    if _node.wrapped_any and node in _node.FREED_LAST:
         freed_last.append(node)
     else:
         node.release()

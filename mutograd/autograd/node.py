@@ -53,6 +53,7 @@ def user_location(depth=2):
 #     ``FREED_LAST``: a backward that does not retain the graph frees them after its last node
 #     ran, whichever of the two runs first.
 FREED_LAST = weakref.WeakSet()
+wrapped_any = False   # whether FREED_LAST was ever used: the engine's check is free till then
 
 
 class VersionCounter:

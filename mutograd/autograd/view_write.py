@@ -15,6 +15,7 @@ import weakref
 import numpy as np
 
 from ..errors import InplaceError
+from . import node as _node
 from .node import FREED_LAST, Node, move_retained
 
 
@@ -258,6 +259,7 @@ def _copy_slices(x, base, inner, written):
     node.inner = inner
     FREED_LAST.add(inner)   # Note [Nodes wrapped by CopySlices] in node.py
     FREED_LAST.add(node)
+    _node.wrapped_any = True
     node.written = written
     node.view = weakref.ref(x)
     node.chain = x._view_chain

@@ -74,7 +74,7 @@ def _index_put(xp, x, value, *, index, accumulate=False, out=None):
     if out is None:
         out = x.copy()
     lead = 0   # leading size-1 axes of the value broadcast away (NumPy's mask writes refuse them)
-    while lead < getattr(value, "ndim", 0) - 1 and value.shape[lead] == 1:
+    while lead < getattr(value, "ndim", 0) and value.shape[lead] == 1:
         lead += 1
     if lead:
         value = value.reshape(value.shape[lead:])
