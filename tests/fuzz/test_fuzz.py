@@ -60,9 +60,11 @@ ALLOWED = {
        "a fill through an expanded view is well defined (DESIGN rule 10); PyTorch refuses"
        for family in _WRITES},
     ("accepted", "unverified autograd: overlapping memory"): "as backward: overlapping memory",
-    ("accepted", "unverified autograd: saved tensor modified"):
-        "as backward: saved tensor modified, where PyTorch's allow_mutation_on_saved_tensors() "
-        "refuses too",
+    **{("accepted", f"unverified {phase}: saved tensor modified"):
+       "as backward: saved tensor modified, where PyTorch's allow_mutation_on_saved_tensors() "
+       "refuses too, or where its copies of saved tensors change which gradients require grad "
+       "(a saved constant made a leaf afterwards)"
+       for phase in ("autograd", "backward", "higher")},
     ("refused", "view: shape"):
         "view() of a reduction's result: NumPy keeps the input's memory order in a reduction, so "
         "the result can be non-contiguous where PyTorch's is contiguous; reshape() works",
