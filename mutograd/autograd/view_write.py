@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import InplaceError
 from . import node as _node
-from .node import FREED_LAST, Node, move_retained
+from .node import Node, move_retained
 
 
 # Note [Writes through overlapping views]
@@ -257,8 +257,8 @@ def _copy_slices(x, base, inner, written):
     edges = inner.next
     node = CopySlices((base.grad_fn,) + edges[:written] + edges[written + 1:])
     node.inner = inner
-    FREED_LAST.add(inner)   # Note [Nodes wrapped by CopySlices] in node.py
-    FREED_LAST.add(node)
+    _node.FREED_LAST.add(inner)   # Note [Nodes wrapped by CopySlices] in node.py
+    _node.FREED_LAST.add(node)
     _node.wrapped_any = True
     node.written = written
     node.view = weakref.ref(x)
