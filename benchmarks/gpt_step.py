@@ -78,18 +78,16 @@ def build_mutograd(cfg, batch, state_path=None):
     with compat.importing_as("torch"):
         nm = runpy.run_path(EXAMPLE, run_name="gpt_bench")
     mtorch = nm["torch"]
-    with compat.dialect("torch"):
-        model = nm["GPT"](nm["GPTConfig"](**cfg))
-        if state_path:
-            with np.load(state_path) as f:
-                model.load_state_dict({k: mg.tensor(f[k]) for k in f.files})
-        opt = model.configure_optimizers(0.1, 6e-4, (0.9, 0.95))
+    model = nm["GPT"](nm["GPTConfig"](**cfg))
+    if state_path:
+        with np.load(state_path) as f:
+            model.load_state_dict({k: mg.tensor(f[k]) for k in f.files})
+    opt = model.configure_optimizers(0.1, 6e-4, (0.9, 0.95))
     x, y = _batch(cfg, batch)
     b = [(mtorch.tensor(x), mtorch.tensor(y))]
 
     def step():
-        with compat.dialect("torch"):
-            return nm["train_step"](model, opt, b, 6e-4, 1.0)
+        return nm["train_step"](model, opt, b, 6e-4, 1.0)
     return step
 
 

@@ -8,21 +8,24 @@ import numpy as np
 
 
 class DType:
-    __slots__ = ("name", "np", "is_floating_point", "is_complex", "itemsize")
+    """A dtype; each dialect has its own objects (``torch.float32`` prints as ``torch.float32``
+    everywhere), equal to the main namespace's of the same NumPy dtype."""
+    __slots__ = ("name", "np", "is_floating_point", "is_complex", "itemsize", "_repr")
 
-    def __init__(self, name):
+    def __init__(self, name, prefix=""):
         self.name = name
         self.np = np.dtype(name)
         self.is_floating_point = self.np.kind == "f"
         self.is_complex = self.np.kind == "c"
         self.itemsize = self.np.itemsize
+        self._repr = prefix + name
 
     def __repr__(self):
-        return self.name
+        return self._repr
 
     def __eq__(self, other):
         if isinstance(other, DType):
-            return self is other
+            return self is other or self.np == other.np
         try:
             return self.np == np.dtype(to_numpy(other))
         except (TypeError, ValueError):
@@ -58,6 +61,11 @@ _ALIASES = {
 }
 
 default_float = globals()["float32"]
+
+
+def family(prefix):
+    """A dialect's dtypes, printing as ``prefix + name``: ``{numpy dtype: DType}``."""
+    return {d: DType(d.name, prefix) for d in _BY_NP}
 
 
 def from_numpy(np_dtype):

@@ -1,34 +1,24 @@
-"""How tensors print: Paddle's layout by default, PyTorch's for code in the ``torch`` dialect.
+"""How tensors print: each tensor type has its layout (``Tensor._print_style``).
 
-The layout follows the dialect of the code that prints (``mutograd.compat.dialect``): code
-written for PyTorch sees ``tensor([...])`` and code written for Paddle ``Tensor(shape=...)``,
-whatever other modules imported. ``set_printoptions(style=...)`` chooses the layout for the main
-namespace's code only; the other options (precision, threshold, ...) apply to every layout.
+A ``torch.Tensor`` prints as ``tensor([...])`` and a ``paddle.Tensor`` as ``Tensor(shape=...)``,
+wherever it is printed. ``set_printoptions(style=...)`` chooses the layout of the main
+namespace's tensors only (Paddle's by default); the other options (precision, threshold, ...)
+apply to every layout.
 """
 import numpy as np
 
 _options = {"style": "paddle", "precision": None, "threshold": 1000, "edgeitems": 3,
             "linewidth": 80, "sci_mode": None}
 
-# ``mutograd.compat.get_dialect`` once the compat package is imported (before that no
-# code can have asked for a dialect): which framework's layout the printing code's caller uses.
-dialect_of_caller = None
-
-
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
                      sci_mode=None, style=None, profile=None):
     """Set how tensors print; ``style`` is the main namespace's layout, ``'paddle'`` (the
-    default) or ``'torch'`` (code in a compat dialect prints in that framework's layout)."""
+    default) or ``'torch'`` (a dialect's tensors always print in their framework's layout)."""
     for key, value in (("precision", precision), ("threshold", threshold),
                        ("edgeitems", edgeitems), ("linewidth", linewidth),
                        ("sci_mode", sci_mode), ("style", style)):
         if value is not None:
             _options[key] = value
-
-
-def _style():
-    style = dialect_of_caller() if dialect_of_caller is not None else None
-    return style or _options["style"]
 
 
 def _body(arr, prefix, precision):
@@ -116,9 +106,10 @@ def _paddle(arr, indent, precision):
     return _paddle_body(arr, summary, indent, width, signed, precision)
 
 
-def format_tensor(t):
+def format_tensor(t, style=None):
+    """``repr(t)`` in ``style``: ``'torch'``, ``'paddle'``, or None for the main namespace's."""
     arr = t._data if t._place.kind == "cpu" else t._place.xp.asnumpy(t._data)
-    style = _style()
+    style = style or _options["style"]
     precision = _precision(style)
     if style == "torch":
         prefix = "tensor("
@@ -128,7 +119,7 @@ def format_tensor(t):
         if arr.dtype not in (np.float32, np.int64, np.bool_) or arr.size == 0:
             extras.append(f"dtype=torch.{arr.dtype}")
         if t.grad_fn is not None:
-            extras.append(f"grad_fn={t.grad_fn!r}")
+            extras.append(f"grad_fn=<{t.grad_fn.name()}>")
         elif t.requires_grad:
             extras.append("requires_grad=True")
         body = _body(arr, prefix, precision)

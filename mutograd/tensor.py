@@ -61,13 +61,13 @@ class Size(tuple):
 
     def __getitem__(self, i):
         r = tuple.__getitem__(self, i)
-        return Size(r) if isinstance(i, slice) else r   # x.shape[1:] is a shape too
+        return type(self)(r) if isinstance(i, slice) else r   # x.shape[1:] is a shape too
 
     def __add__(self, other):
-        return Size(tuple.__add__(self, tuple(other)))
+        return type(self)(tuple.__add__(self, tuple(other)))
 
     def __radd__(self, other):
-        return Size(tuple(other) + tuple(self))
+        return type(self)(tuple(other) + tuple(self))
 
     def __repr__(self):
         return f"[{', '.join(map(str, self))}]"
@@ -93,6 +93,11 @@ class Tensor:
                  "grad_fn")
 
     _place = CPU
+    # Note [Tensor types of the dialects]: the type an op's result takes when this tensor is its
+    # first tensor input (a dialect's Parameter gives that dialect's tensor); set below the class
+    _result_class = None
+    _print_style = None     # how repr() lays it out: None for set_printoptions(style=...)
+    _int_is_size = False    # Tensor(5): five zeros (PyTorch's legacy constructor) or the value 5
     _view_version = 0
     _base_arr = None
     _grad = None
@@ -105,7 +110,8 @@ class Tensor:
         from .ops.creation import _array_from
         from .places import default, get
         place = place if device is None else device
-        if sizes or _legacy_size(data):   # PyTorch's legacy Tensor(2, 3): zeros of that shape
+        if sizes or isinstance(data, Size) or (type(data) is int and self._int_is_size):
+            # PyTorch's legacy Tensor(2, 3): zeros of that shape
             shape = tuple(data) if isinstance(data, Size) else (data,) + sizes
             if not all(isinstance(n, int) and not isinstance(n, bool) for n in shape):
                 raise TypeError(f"Tensor() takes data, or sizes as ints, got {(data,) + sizes}")
@@ -126,6 +132,13 @@ class Tensor:
             requires_grad = not stop_gradient
         if requires_grad:
             self.requires_grad = True
+
+    def __init_subclass__(cls, dialect=False, **kwargs):
+        """``class T(Tensor, dialect=True)``: a dialect's tensor type, which the results of ops
+        on its tensors take (Note [Tensor types of the dialects])."""
+        super().__init_subclass__(**kwargs)
+        if dialect:
+            cls._result_class = cls
 
     # ---- metadata ---------------------------------------------------------------------------
 
@@ -531,7 +544,7 @@ class Tensor:
 
     def __repr__(self):
         from .printing import format_tensor
-        return format_tensor(self)
+        return format_tensor(self, self._print_style)
 
     __str__ = __repr__
 
@@ -562,15 +575,47 @@ class Tensor:
         return new
 
 
-def _legacy_size(data):
-    """Whether ``Tensor(data)`` is PyTorch's ``Tensor(Size)`` or ``Tensor(n)`` (a shape; an int
-    only in the torch dialect: elsewhere ``Tensor(5)`` holds the value 5)."""
-    if isinstance(data, Size):
-        return True
-    if type(data) is not int:
-        return False
-    from .compat import get_dialect
-    return get_dialect() == "torch"
+Tensor._result_class = Tensor
+
+
+def result_class(inputs):
+    """The type of an op's result (Note [Tensor types of the dialects]): the result type of the
+    first input of a dialect's type, else the main Tensor."""
+    for t in inputs:
+        if isinstance(t, Tensor) and t._result_class is not Tensor:
+            return t._result_class
+    return Tensor
+
+
+def of_type_of(t, x):
+    """``t``, a new main tensor, made of ``x``'s result type (``zeros_like``, ``x.new_zeros``)."""
+    if type(t) is Tensor and x._result_class is not Tensor:
+        t.__class__ = x._result_class
+    return t
+
+
+def adopt(value, cls, keep=()):
+    """``value`` with each main-type Tensor in it (also inside lists, tuples and dicts) made a
+    ``cls``: what a dialect's function gives (Note [Tensor types of the dialects]). Tensors that
+    are among ``keep`` (its arguments, returned as they are) keep their type. Each container is
+    visited once, however often it is referenced (a file's nested references stay linear)."""
+    if type(value) is Tensor:
+        if not any(value is k for k in keep):
+            value.__class__ = cls
+        return value
+    if not isinstance(value, (list, tuple, dict)):
+        return value
+    seen = set()
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        if type(v) is Tensor:
+            if not any(v is k for k in keep):
+                v.__class__ = cls
+        elif isinstance(v, (list, tuple, dict)) and id(v) not in seen:
+            seen.add(id(v))
+            todo.extend(v.values() if isinstance(v, dict) else v)
+    return value
 
 
 def _host_error(t, what):
@@ -583,10 +628,10 @@ def _address(arr):
     return arr.__array_interface__["data"][0] if isinstance(arr, _ndarray) else arr.data.ptr
 
 
-def _fresh(arr, storage, counter):
+def _fresh(arr, storage, counter, cls=Tensor):
     """A tensor with no history over ``arr``: what every constructor below, and the runner's
     fast paths, fill in (the place is the class's CPU unless the caller sets it)."""
-    t = _new(Tensor)
+    t = _new(cls)
     t._data = arr
     t._storage = storage
     t._counter = counter
@@ -597,14 +642,20 @@ def _fresh(arr, storage, counter):
 
 
 def _wrap(arr, like=None):
-    """A tensor owning a fresh buffer (counted by the allocator)."""
+    """A tensor owning a fresh buffer (counted by the allocator), of ``like``'s place and result
+    type (Note [Tensor types of the dialects])."""
+    if like is None:
+        if type(arr) is not _ndarray:
+            arr = np.asarray(arr)
+        return _fresh(arr, memory.Storage(arr.nbytes), VersionCounter())
     if type(arr) is not _ndarray:
-        arr = (like._place.xp if like is not None else np).asarray(arr)
-    if like is not None and like._place is not CPU:
-        t = _fresh(arr, memory.Storage(arr.nbytes, str(like._place)), VersionCounter())
+        arr = like._place.xp.asarray(arr)
+    if like._place is not CPU:
+        t = _fresh(arr, memory.Storage(arr.nbytes, str(like._place)), VersionCounter(),
+                   like._result_class)
         t._place = like._place
         return t
-    return _fresh(arr, memory.Storage(arr.nbytes), VersionCounter())
+    return _fresh(arr, memory.Storage(arr.nbytes), VersionCounter(), like._result_class)
 
 
 def _borrow(arr, counter):
@@ -614,7 +665,7 @@ def _borrow(arr, counter):
 
 def _alias(x, arr):
     """A tensor over ``x``'s storage sharing its version counter (a view, detach(), .data)."""
-    t = _fresh(arr, x._storage, x._counter)
+    t = _fresh(arr, x._storage, x._counter, x._result_class)
     if x._place is not CPU:
         t._place = x._place
     return t

@@ -12,14 +12,14 @@ are PyTorch's names for pieces that may be written in place, which every split h
 """
 from .ops import creation
 from .ops import views as _views
-from .tensor import Tensor
+from .tensor import Tensor, of_type_of
 
 
 def _new(make):
     def method(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
                pin_memory=False):
-        return make(*size, dtype=dtype or self.dtype, device=device or self.place,
-                    requires_grad=requires_grad)
+        return of_type_of(make(*size, dtype=dtype or self.dtype, device=device or self.place,
+                               requires_grad=requires_grad), self)
     method.__name__ = "new_" + make.__name__
     method.__doc__ = (f"A tensor of ``size`` made by ``{make.__name__}``, with ``self``'s dtype "
                       f"and place unless ``dtype``/``device`` are given.")
@@ -29,8 +29,9 @@ def _new(make):
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
              layout=None, pin_memory=False):
     """A tensor of ``size`` filled with ``fill_value``, with ``self``'s dtype and place."""
-    return creation.full(size, fill_value, dtype=dtype or self.dtype, device=device or self.place,
-                         requires_grad=requires_grad)
+    return of_type_of(creation.full(size, fill_value, dtype=dtype or self.dtype,
+                                    device=device or self.place, requires_grad=requires_grad),
+                      self)
 
 
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
@@ -38,8 +39,9 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layo
     """A copy of ``data`` (never sharing memory), with ``self``'s dtype and place by default."""
     if isinstance(data, Tensor):
         data = data.detach().numpy()
-    return creation.tensor(data, dtype=dtype or self.dtype, device=device or self.place,
-                           requires_grad=requires_grad)
+    return of_type_of(creation.tensor(data, dtype=dtype or self.dtype,
+                                      device=device or self.place, requires_grad=requires_grad),
+                      self)
 
 
 def view_as(self, other):

@@ -52,9 +52,11 @@ def to_place(x, place):
 
 
 class _At:
-    """Stands for "a tensor on ``place``" where ``_wrap`` asks for one (it reads ``_place``)."""
+    """Stands for "a main tensor on ``place``" where ``_wrap`` asks for one (it reads
+    ``_place`` and ``_result_class``)."""
 
     __slots__ = ("_place",)
+    _result_class = Tensor
 
     def __init__(self, place):
         self._place = place

@@ -37,7 +37,7 @@ def run(argv=()):
           "steps)\n")
 
     h = a * 3
-    out = (h * h).sum()                # MulBackward saves h
+    out = (h * h).sum()                # MulBackward0 saves h
     h.add_(1)                          # ... and this write makes the saved value stale
     try:
         out.backward()

@@ -2,14 +2,11 @@ import numpy as np
 import pytest
 
 import mutograd as mg
-import mutograd.compat
 
 
 @pytest.fixture(autouse=True)
 def _fresh_state():
-    """Every test starts with grad mode on, a fixed seed, the default dtype and no explicit
-    dialect in its thread (a test that sets one and fails may not have put it back)."""
-    mutograd.compat.set_dialect(None)
+    """Every test starts with grad mode on, a fixed seed and the default dtype."""
     mg.seed(0)
     np.random.seed(0)
     yield

@@ -1117,8 +1117,14 @@ def _negative_det(rng):
     return [_square(rng)[0][[1, 0, 2]]]                    # rows swapped: det < 0
 
 
+def _set_value(x, v):
+    """The set_value op itself (paddle.Tensor.set_value also lets a leaf be loaded)."""
+    from mutograd.ops.registry import OPS, call_inplace
+    return call_inplace(OPS["set_value"], [x, v], {})
+
+
 def _paddle_write(rng):
-    import mutograd.compat.paddle  # noqa: F401  (declares Tensor.set_value)
+    import mutograd.compat.paddle  # noqa: F401  (declares the set_value op)
     return _floats(rng, (3, 4), (3, 4))
 
 
@@ -1175,7 +1181,7 @@ WRITES_AND_LINALG = [
                x, axis, index, src, "prod")),
     # Paddle's x.set_value(v): an in-place write with no ``_`` name and no function
     OpInfo("set_value", lambda x, v: v + 0 * x, nargs=2, make=_paddle_write, function=False,
-           call=lambda fn, x, v: x.set_value(v), torch=False,
+           call=lambda fn, x, v: _set_value(x, v), torch=False,
            torch_inplace=lambda torch, x, v: (x * 1.0).copy_(v)),
     # linear algebra on well-conditioned matrices
     *[OpInfo("linalg_cholesky", _cholesky_ref, kind="linalg", inplace=False, method=False,

@@ -1,5 +1,6 @@
-"""The compat namespaces: where PyTorch and Paddle clash, each gets its own signature; the
-dialect decides the few clashing Tensor methods; the import alias runs unmodified scripts."""
+"""The compat namespaces: where PyTorch and Paddle clash, each gets its own signature; a
+tensor's type (``torch.Tensor``, ``paddle.Tensor`` or the main one) decides the few clashing
+Tensor methods; the import alias runs unmodified scripts."""
 import sys
 
 import numpy as np
@@ -17,6 +18,10 @@ from mutograd.errors import BackwardError, PlaceError, ShapeError
 
 def x34():
     return mg.arange(12.0).reshape(3, 4)
+
+
+def t34():
+    return T.arange(12.0).reshape(3, 4)
 
 
 def shapes(ts):
@@ -52,9 +57,11 @@ CLASHES = [
     ("Tensor-sizes", lambda: (T.Tensor(2, 3).shape, T.Tensor(2, 3).dtype), ([2, 3], mg.float32)),
     ("Tensor-Size", lambda: T.Tensor(T.Size([2, 1])).shape, [2, 1]),
     ("Tensor-bad", lambda: T.Tensor([1.0], [2.0]), (TypeError, "sizes as ints")),
-    ("isinstance-Tensor", lambda: isinstance(x34(), T.Tensor), True),
-    ("isinstance-FloatTensor", lambda: isinstance(x34(), T.FloatTensor), True),
-    ("isinstance-LongTensor", lambda: isinstance(x34(), T.LongTensor), False),
+    ("isinstance-Tensor", lambda: isinstance(t34(), T.Tensor), True),
+    ("isinstance-FloatTensor", lambda: isinstance(t34(), T.FloatTensor), True),
+    ("isinstance-LongTensor", lambda: isinstance(t34(), T.LongTensor), False),
+    ("FloatTensor-type", lambda: (type(T.FloatTensor([1.0])), type(T.LongTensor(2))),
+     (T.Tensor, T.Tensor)),
     ("torch.Tensor.method", lambda: T.Tensor.add(x34(), 1).sum().item(), 78.0),
     ("to_tensor-default", lambda: P.to_tensor([1.0]).stop_gradient, True),
     ("to_tensor-stop_gradient", lambda: P.to_tensor([1.0], stop_gradient=False).requires_grad,
@@ -66,11 +73,11 @@ CLASHES = [
     ("dtype-half", lambda: T.half, mg.float16), ("dtype-short", lambda: T.short, mg.int16),
     ("dtype-bool", lambda: T.bool, mg.bool), ("dtype-cast", lambda: x34().to(T.int).dtype,
                                                mg.int32),
-    ("torch.Size", lambda: T.Size([3, 4]) == x34().shape, True),
-    ("Size-slice", lambda: isinstance(x34().shape[1:], T.Size) and x34().shape[1:] == [4], True),
-    ("Size-add", lambda: (isinstance(x34().shape + (5,), T.Size), (2,) + x34().shape),
+    ("torch.Size", lambda: T.Size([3, 4]) == t34().shape == t34().size(), True),
+    ("Size-slice", lambda: isinstance(t34().shape[1:], T.Size) and t34().shape[1:] == [4], True),
+    ("Size-add", lambda: (isinstance(t34().shape + (5,), T.Size), (2,) + t34().shape),
      (True, [2, 3, 4])),
-    ("Size-index", lambda: type(x34().shape[-1]), int),
+    ("Size-index", lambda: type(t34().shape[-1]), int),
     ("torch.is_tensor", lambda: (T.is_tensor(x34()), T.is_tensor([1])), (True, False)),
     ("torch.manual_seed", lambda: (T.manual_seed(3) is T.default_generator, T.initial_seed()),
      (True, 3)),
@@ -175,19 +182,26 @@ def test_functional_out_of_place_forms_leave_the_input():
 
 
 # ---- Paddle's Tensor methods: set_value, clear_grad, retain_grads, grad ------------------------
-def test_set_value_is_a_write_that_obeys_the_leaf_rule():
+def test_set_value_on_a_leaf_is_a_data_write_that_moves_the_version():
     w = P.to_tensor([1.0, 2.0], stop_gradient=False)
-    with pytest.raises(ValueError, match="Leaf Var that doesn't stop gradient"):
-        w.set_value([3.0, 4.0])
-    assert w.tolist() == [1.0, 2.0] and w.inplace_version == 0
+    y = w * w                           # saves w
+    assert w.set_value([3.0, 4.0]) is w  # Paddle's way to load weights: no refusal
+    assert w.tolist() == [3.0, 4.0] and w.inplace_version == 1
+    assert w.is_leaf and not w.stop_gradient and w.grad_fn is None
+    with pytest.raises(ValueError, match="tensor_version:1 != wrapper_version_snapshot:0"):
+        y.sum().backward()
+    with pytest.raises(ValueError, match="tensor_version:1 != wrapper_version_snapshot:0"):
+        P.grad(y.sum(), [w])
     with P.no_grad():
-        assert w.set_value(np.array([3.0, 4.0])) is w
-    assert w.tolist() == [3.0, 4.0] and w.inplace_version == 1
-    with pytest.raises(ShapeError, match="must be equal"), P.no_grad():
+        assert w.set_value(np.array([5.0, 6.0])) is w
+    assert w.tolist() == [5.0, 6.0] and w.inplace_version == 2
+    with pytest.raises(ShapeError, match="must be equal"):
         w.set_value([1.0])              # would broadcast, but Paddle wants the same shape
-    with pytest.raises(ShapeError, match="do not broadcast"), P.no_grad():
+    with pytest.raises(ShapeError, match="do not broadcast"):
         w.set_value([1.0, 2.0, 3.0])
-    assert w.tolist() == [3.0, 4.0] and w.inplace_version == 1
+    assert w.tolist() == [5.0, 6.0] and w.inplace_version == 2
+    (w * w).sum().backward()            # a graph built after the write is fine
+    assert w.grad.tolist() == [10.0, 12.0]
 
 
 def test_set_value_on_a_non_leaf_rebases_its_history():
@@ -269,7 +283,7 @@ def test_pylayer_output_modified_before_backward_raises():
         (a + b).sum().backward()
 
 
-# ---- the dialect ------------------------------------------------------------------------------
+# ---- the tensor types: a tensor's namespace decides the clashing methods -----------------------
 def _split_count(x):
     return len(x.split(2))
 
@@ -283,7 +297,9 @@ def _uniform_min(x):
     return float(x.uniform_().min()) < -0.5
 
 
-DIALECT = [  # (method, dialect, expected)
+NAMESPACES = {None: mg, "torch": T, "paddle": P}
+
+DIALECT = [  # (method, namespace that makes the tensor (None: the main one), expected)
     (_split_count, None, 2), (_split_count, "torch", 2), (_split_count, "paddle", 2),
     (_max_kind, None, "pair"), (_max_kind, "torch", "pair"), (_max_kind, "paddle", "values"),
     (_uniform_min, None, False), (_uniform_min, "torch", False), (_uniform_min, "paddle", True),
@@ -301,66 +317,105 @@ DIALECT = [  # (method, dialect, expected)
 
 @pytest.mark.parametrize("method,name,expected", DIALECT,
                          ids=[f"{m.__name__}-{d}" for m, d, _ in DIALECT])
-def test_dialect_decides_clashing_methods(method, name, expected):
-    x = mg.zeros([4, 1000])     # split(2): torch 2 pieces of 2 rows; paddle 2 pieces
-    with compat.dialect(name):
-        assert method(x) == expected
-    assert compat.get_dialect() is None
+def test_the_tensor_type_decides_clashing_methods(method, name, expected):
+    x = NAMESPACES[name].zeros([4, 1000])   # split(2): torch 2 pieces of 2 rows; paddle 2 pieces
+    assert type(x) is (mg.Tensor if name is None else NAMESPACES[name].Tensor)
+    assert method(x) == expected
 
 
-def test_split_differs_between_dialects():
-    x = mg.arange(6)
-    with compat.dialect("torch"):
-        assert shapes(x.split(2)) == [[2], [2], [2]]
-    with compat.dialect("paddle"):
-        assert shapes(x.split(2)) == [[3], [3]] and isinstance(x.split(2), list)
-    assert shapes(x.split(2)) == [[2], [2], [2]]
+def test_split_differs_between_tensor_types():
+    assert shapes(T.arange(6).split(2)) == [[2], [2], [2]]
+    p = P.arange(6)
+    assert shapes(p.split(2)) == [[3], [3]] and isinstance(p.split(2), list)
+    assert shapes(mg.arange(6).split(2)) == [[2], [2], [2]]
+
+
+def _grad_leaf(name):
+    if name == "paddle":
+        return P.to_tensor([1.0, 2.0], stop_gradient=False)
+    return NAMESPACES[name].tensor([1.0, 2.0], requires_grad=True)
 
 
 @pytest.mark.parametrize("name,raises", [(None, False), ("paddle", False), ("torch", True)])
-def test_backward_scalar_rule_per_dialect(name, raises):
-    x = mg.tensor([1.0, 2.0], requires_grad=True)
-    with compat.dialect(name):
-        if raises:
-            with pytest.raises(RuntimeError, match="only for scalar outputs"):
-                (x * 2).backward()
-            assert x.grad is None
-        else:
+def test_backward_scalar_rule_per_tensor_type(name, raises):
+    x = _grad_leaf(name)
+    if raises:
+        with pytest.raises(RuntimeError, match="only for scalar outputs"):
             (x * 2).backward()
-            assert x.grad.tolist() == [2.0, 2.0]
+        assert x.grad is None
+    else:
+        (x * 2).backward()
+        assert x.grad.tolist() == [2.0, 2.0]
     with pytest.raises(BackwardError, match="only for scalar outputs"):
         T.autograd.backward([x * 2])
     P.autograd.backward([x * 2])      # Paddle's function accepts any shape
 
 
 PRINTS = [
-    ("torch", lambda: mg.tensor([[1.0, 2.0]], requires_grad=True),
+    (lambda: T.tensor([[1.0, 2.0]], requires_grad=True),
      "tensor([[1., 2.]], requires_grad=True)"),
-    ("torch", lambda: mg.tensor([0.5, 1.23456789]), "tensor([0.5000, 1.2346])"),
-    ("torch", lambda: mg.tensor([1.0, 2.0], dtype="float64"),
-     "tensor([1., 2.], dtype=torch.float64)"),
-    ("torch", lambda: mg.tensor([[1, 2], [3, 4]]), "tensor([[1, 2],\n        [3, 4]])"),
-    ("paddle", lambda: mg.tensor([[1.5, -2.0]]),
+    (lambda: T.tensor([0.5, 1.23456789]), "tensor([0.5000, 1.2346])"),
+    (lambda: T.tensor([1.0, 2.0], dtype=T.float64), "tensor([1., 2.], dtype=torch.float64)"),
+    (lambda: T.tensor([[1, 2], [3, 4]]), "tensor([[1, 2],\n        [3, 4]])"),
+    (lambda: P.to_tensor([[1.5, -2.0]]),
      ("Tensor(shape=[1, 2], dtype=float32, place=Place(cpu), stop_gradient=True,\n"
       "       [[ 1.50000000, -2.        ]])")),
-    ("paddle", lambda: mg.tensor([4.0, 4.0], requires_grad=True),
+    (lambda: P.to_tensor([4.0, 4.0], stop_gradient=False),
+     ("Tensor(shape=[2], dtype=float32, place=Place(cpu), stop_gradient=False,\n"
+      "       [4., 4.])")),
+    (lambda: mg.tensor([4.0, 4.0], requires_grad=True),     # the main tensor: Paddle's layout
      ("Tensor(shape=[2], dtype=float32, place=Place(cpu), stop_gradient=False,\n"
       "       [4., 4.])")),
 ]
 
 
-@pytest.mark.parametrize("name,make,text", PRINTS)
-def test_printing_follows_the_dialect(name, make, text):
-    with compat.dialect(name):
-        assert repr(make()) == text
+@pytest.mark.parametrize("make,text", PRINTS)
+def test_printing_follows_the_tensor_type(make, text):
+    assert repr(make()) == text
+
+
+def test_a_tensor_prints_by_its_type_in_any_module_and_thread():
+    import threading
+    t, p, m = T.tensor([1.0, 2.0]), P.to_tensor([1.0, 2.0]), mg.tensor([1.0, 2.0])
+    texts = {"torch": "tensor([1., 2.])",
+             "paddle": "Tensor(shape=[2], dtype=float32, place=Place(cpu), stop_gradient=True,"
+                       "\n       [1., 2.])"}
+    seen = []
+    worker = threading.Thread(target=lambda: seen.append((repr(t), repr(p), repr(m))))
+    worker.start()
+    worker.join()
+    # a module that imports neither namespace (this one's globals hold both) prints them alike
+    g = {}
+    exec("def show(*ts):\n    return tuple(repr(x) for x in ts)", g)
+    assert seen == [g["show"](t, p, m)] == [(texts["torch"], texts["paddle"], texts["paddle"])]
+
+
+def test_an_op_keeps_the_type_of_its_first_dialect_tensor():
+    t, p, m = T.ones(2), P.ones([2]), mg.ones([2])
+    assert type(m + t) is T.Tensor and type(t + m) is T.Tensor
+    assert type(m * p) is P.Tensor and type(mg.relu(p)) is P.Tensor
+    assert type(m + m) is mg.Tensor
+    assert type(T.relu(m)) is T.Tensor and type(P.nn.functional.relu(m)) is P.Tensor
+
+
+def test_dtype_objects_print_by_namespace_and_compare_equal():
+    assert (str(T.float32), str(P.float32), str(mg.float32)) == (
+        "torch.float32", "paddle.float32", "float32")
+    assert T.float32 == P.float32 == mg.float32 and T.int64 == mg.int64
+
+
+def test_node_names_are_pytorchs_whatever_the_tensor_type():
+    for x in (T.tensor([1.0], requires_grad=True), P.to_tensor([1.0], stop_gradient=False),
+              mg.tensor([1.0], requires_grad=True)):
+        y = x * 2
+        assert y.grad_fn.name() == "MulBackward0" and repr(y.grad_fn) == "<MulBackward0>"
 
 
 def test_unknown_dialect_is_refused():
-    with pytest.raises(ValueError, match="unknown dialect 'jax'"):
-        compat.set_dialect("jax")
-    with pytest.raises(ValueError, match="unknown dialect"), compat.importing_as("jax"):
+    with pytest.raises(ValueError, match="unknown dialect 'jax'"), compat.importing_as("jax"):
         pass
-    assert compat.get_dialect() is None
+    with pytest.raises(ValueError, match="unknown dialect 'jax'"):
+        compat.install("jax")
 
 
 def test_importing_as_aliases_modules_and_restores_them():
@@ -370,9 +425,11 @@ def test_importing_as_aliases_modules_and_restores_them():
         import torch.nn.functional as F
         from torch.autograd import grad
         assert torch is ns is T and F is TF and grad is T.autograd.grad
-        assert compat.get_dialect() == "torch"
+        # the alias gives torch's tensors; main tensors keep the main rules inside it too
+        assert repr(torch.tensor([1.0])) == "tensor([1.])"
+        assert repr(mg.tensor([1.0]).shape) == "[1]" and str(mg.tensor([1.0]).dtype) == "float32"
     after = {k: v for k, v in sys.modules.items() if k == "torch" or k.startswith("torch.")}
-    assert after == before and compat.get_dialect() is None
+    assert after == before
 
 
 def test_run_script_runs_an_unmodified_paddle_script(tmp_path, capsys):
@@ -387,5 +444,5 @@ def test_run_script_runs_an_unmodified_paddle_script(tmp_path, capsys):
         "print(sys.argv[1:], x.grad.tolist(), y.split(2, axis=1)[0].shape)\n")
     g = compat.run_script(script, "paddle", ["--epochs", "1"])
     assert capsys.readouterr().out == "['--epochs', '1'] [[0.0, 2.0]] [1, 1]\n"
-    assert g["__name__"] == "__main__" and compat.get_dialect() is None
+    assert g["__name__"] == "__main__" and isinstance(g["x"], P.Tensor)
     assert "paddle" not in sys.modules

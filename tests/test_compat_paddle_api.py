@@ -1,7 +1,8 @@
-"""The Paddle namespace's mechanisms that the recorded Paddle cases do not reach: dialect scoping
-of the Paddle Tensor methods, writes and saved values, refusals, ParamAttr with optimizers and
-clipping, local-file datasets and the docstring examples. (The coverage of Paddle's names is
-tools/api_coverage.py's, checked by tests/test_api_coverage.py.)"""
+"""The Paddle namespace's mechanisms that the recorded Paddle cases do not reach: the Paddle
+Tensor type's methods (``paddle.Tensor`` against the main Tensor), writes and saved values,
+refusals, ParamAttr with optimizers and clipping, local-file datasets and the docstring examples.
+(The coverage of Paddle's names is tools/api_coverage.py's, checked by
+tests/test_api_coverage.py.)"""
 import doctest
 import gzip
 import importlib
@@ -10,100 +11,103 @@ import numpy as np
 import pytest
 
 import mutograd as mg
-import mutograd.compat as compat
 import mutograd.compat.paddle as paddle
 
 MODULES = [ "functions", "base", "io", "metric", "tensor_ops", "framework", "_refusals",
-           "nn.initializer", "nn.rnn", "nn.generic", "optimizer.lr", "vision.transforms"]
+           "nn.initializer", "nn.rnn", "nn.generic", "optimizer.lr", "vision.transforms",
+           "tensor"]
 
 
-@pytest.mark.parametrize("name", MODULES + ["mutograd.compat.tensor_methods"])
+@pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name):
-    module = importlib.import_module(name if name.startswith("mutograd.") else
-                                     "mutograd.compat.paddle." + name)
-    compat.set_dialect("paddle")
+    module = importlib.import_module("mutograd.compat.paddle." + name)
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE
                              | doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
 
 
-# ---- dialect scoping --------------------------------------------------------------------------
-# This module imports the paddle namespace, so by itself it follows Paddle: the main namespace's
-# rules are asked for with ``compat.dialect("mutograd")``.
+# ---- the paddle Tensor type -------------------------------------------------------------------
+# A tensor of the paddle namespace (``paddle.Tensor``) follows Paddle; a main tensor
+# (``mg.tensor``) follows the main namespace's rules, whatever module imported the paddle one.
 
 
-def test_a_module_that_imports_the_paddle_namespace_gets_paddle_s_methods():
-    y = mg.ones([1, 3]).expand([2, 3])
+def test_paddle_tensors_get_paddle_s_methods_and_main_tensors_do_not():
+    y = paddle.ones([1, 3]).expand([2, 3])
+    assert type(y) is paddle.Tensor
     assert y._base is None and y.add_(1.0).tolist() == [[2.0] * 3] * 2
+    assert mg.ones([1, 3]).expand([2, 3])._base is not None      # imported paddle or not
+    assert paddle.ones([2], dtype="int32").float32().dtype == paddle.float32
+    for name in ("set_value", "gather_nd", "float32", "is_dense", "gradient"):
+        assert hasattr(paddle.Tensor, name) and not hasattr(mg.Tensor, name), name
+
 
 @pytest.mark.parametrize("method", ["expand", "broadcast_to", "expand_as"])
-def test_expand_copies_in_the_paddle_dialect_and_is_a_view_elsewhere(method):
-    arg = [3, 4] if method != "expand_as" else mg.zeros([3, 4])
+def test_expand_copies_on_a_paddle_tensor_and_is_a_view_on_a_main_one(method):
+    arg = [3, 4] if method != "expand_as" else paddle.zeros([3, 4])
+    x = paddle.ones([1, 4])
+    y = getattr(x, method)(arg)
+    y.add_(1.0)
+    x.mul_(5.0)
+    assert y.tolist() == [[2.0] * 4] * 3
     x = mg.ones([1, 4])
-    with compat.dialect("paddle"):
-        y = getattr(x, method)(arg)
-        y.add_(1.0)
-        x.mul_(5.0)
-        assert y.tolist() == [[2.0] * 4] * 3
-    with compat.dialect("mutograd"):
-        v = getattr(x, method)(arg)
+    v = getattr(x, method)(arg if method != "expand_as" else mg.zeros([3, 4]))
     assert v._base is x
     with pytest.raises(mg.OverlapError):
         v.add_(1.0)
 
 
-def test_set_value_on_a_leaf_is_a_data_write_in_the_paddle_dialect_only():
-    w = mg.tensor([1.0, 2.0], requires_grad=True)
-    with compat.dialect("mutograd"), pytest.raises(mg.InplaceError):
-        w.set_value([3.0, 4.0])
-    with compat.dialect("paddle"):
-        y = (w * w).sum()                       # saves w
-        w.set_value(np.array([3.0, 4.0], "float32"))
-        assert w.tolist() == [3.0, 4.0] and w.inplace_version == 1 and w.is_leaf
-        with pytest.raises(mg.VersionError, match="wrapper_version_snapshot:0"):
-            y.backward()                        # the value saved before the write is stale
+def test_set_value_on_a_leaf_is_a_data_write_on_paddle_tensors_only():
+    with pytest.raises(AttributeError, match="set_value"):
+        mg.tensor([1.0, 2.0], requires_grad=True).set_value([3.0, 4.0])
+    w = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    y = (w * w).sum()                       # saves w
+    w.set_value(np.array([3.0, 4.0], "float32"))
+    assert w.tolist() == [3.0, 4.0] and w.inplace_version == 1 and w.is_leaf
+    with pytest.raises(mg.VersionError, match="wrapper_version_snapshot:0"):
+        y.backward()                        # the value saved before the write is stale
 
 
-def test_paddle_version_wording_only_in_the_paddle_dialect():
-    def stale():
-        a = mg.tensor([0.5, 1.0], requires_grad=True)
+def test_paddle_version_wording_only_for_paddle_tensors():
+    import mutograd.compat.torch as torch
+
+    def stale(leaf, run=lambda c, a: c.sum().backward()):
+        a = leaf([0.5, 1.0])
         b = a.exp()
         c = b.sin()
         b.add_(1.0)
         with pytest.raises(mg.VersionError) as info:
-            c.sum().backward()
+            run(c, a)
         return str(info.value)
-    with compat.dialect("torch"):
-        assert "wrapper_version_snapshot" not in stale()
-    with compat.dialect("paddle"):
-        msg = stale()
-    assert "received tensor_version:1 != wrapper_version_snapshot:0" in msg
-    assert "saved by SinBackward" in msg          # mutograd's own explanation stays
+    assert "wrapper_version_snapshot" not in stale(lambda v: torch.tensor(v, requires_grad=True))
+    assert "wrapper_version_snapshot" not in stale(lambda v: mg.tensor(v, requires_grad=True))
+    for run in (lambda c, a: c.sum().backward(), lambda c, a: paddle.grad(c.sum(), a)):
+        msg = stale(lambda v: paddle.to_tensor(v, stop_gradient=False), run)
+        assert "received tensor_version:1 != wrapper_version_snapshot:0" in msg
+        assert "saved by SinBackward" in msg          # mutograd's own explanation stays
 
 
-def test_where_and_cumsum_bindings_follow_the_dialect():
+def test_where_and_cumsum_bindings_follow_the_tensor_type():
     c = mg.tensor([True, False])
     x = mg.tensor([1.0, 2.0])
-    with compat.dialect("mutograd"):
-        assert x.where_(c, mg.tensor([9.0, 9.0])) is x and x.tolist() == [1.0, 9.0]
-        with pytest.raises(mg.ShapeError):
-            mg.ones([2, 2]).cumsum_()
-    with compat.dialect("paddle"):
-        x = mg.tensor([1.0, 2.0])
-        assert c.where_(x, mg.tensor([9.0, 9.0])) is x and c.tolist() == [True, False]
-        z = mg.ones([2, 2])
-        assert z.cumsum_() is z and z.tolist() == [1.0, 2.0, 3.0, 4.0]
+    assert x.where_(c, mg.tensor([9.0, 9.0])) is x and x.tolist() == [1.0, 9.0]
+    with pytest.raises(mg.ShapeError):
+        mg.ones([2, 2]).cumsum_()
+    c = paddle.to_tensor([True, False])
+    x = paddle.to_tensor([1.0, 2.0])
+    assert c.where_(x, paddle.to_tensor([9.0, 9.0])) is x and c.tolist() == [True, False]
+    assert x.tolist() == [1.0, 9.0]
+    z = paddle.ones([2, 2])
+    assert z.cumsum_() is z and z.tolist() == [1.0, 2.0, 3.0, 4.0]
 
 
-def test_integer_stop_gradient_false_is_accepted_in_the_paddle_dialect():
-    x = mg.tensor([1, 2])
-    with compat.dialect("mutograd"), pytest.raises(mg.BackwardError):
-        x.stop_gradient = False
-    with compat.dialect("paddle"):
-        x.stop_gradient = False
-        assert x.stop_gradient is False and not x.requires_grad
-        x.stop_gradient = True
-        assert x.stop_gradient is True
+def test_integer_stop_gradient_false_is_accepted_on_paddle_tensors():
+    with pytest.raises(mg.BackwardError):
+        mg.tensor([1, 2]).stop_gradient = False
+    x = paddle.to_tensor([1, 2])
+    x.stop_gradient = False
+    assert x.stop_gradient is False and not x.requires_grad
+    x.stop_gradient = True
+    assert x.stop_gradient is True
 
 
 # ---- refusals ---------------------------------------------------------------------------------

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 import mutograd as mg
-import mutograd.compat as compat
 import mutograd.compat.paddle as paddle
 
 _DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
@@ -34,8 +33,7 @@ def _recorded(key):
 
 def _run(case):
     mg.seed(0)
-    with compat.dialect("paddle"):
-        return case.run(paddle)
+    return case.run(paddle)
 
 
 def _params():

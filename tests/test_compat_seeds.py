@@ -234,7 +234,7 @@ def test_seed_003_float_tensor_leaf_normal_raises_runtime_error():
     with pytest.raises(RuntimeError, match=TORCH_LEAF_MSG):
         run(FLOAT_TENSOR_LEAF, "torch", ns)
     w = ns["w"]
-    assert w.shape == [10] and str(w.dtype) == "float32" and w._version == 0
+    assert w.shape == [10] and str(w.dtype) == "torch.float32" and w._version == 0
 
 
 def test_seed_003_data_init_line():

@@ -47,14 +47,14 @@ def test_stale_error_names_tensor_node_lines_and_versions():
     msg = str(e.value)
     assert msg.startswith("one of the variables needed for gradient computation has been "
                           "modified by an inplace operation: tensor 'hidden' of shape [3, 4] "
-                          "and dtype float32, saved by MulBackward (created at "
+                          "and dtype float32, saved by MulBackward0 (created at "
                           f"{at(stale_scenario, '<- forward')})")
     assert "is at version 1; expected version 0 instead." in msg
     assert f"  add_ at {at(stale_scenario, '<- write')} (version 1)\n      h.add_(1)" in msg
     assert "Fix: clone() the tensor before the in-place write, or move the write after " \
            "backward() (or use the out-of-place add() instead of add_)." in msg
     err = e.value
-    assert (err.node, err.saved_version, err.version) == ("MulBackward", 0, 1)
+    assert (err.node, err.saved_version, err.version) == ("MulBackward0", 0, 1)
     assert err.writes == [(1, "add_", at(stale_scenario, "<- write"), "h.add_(1)  # <- write")]
     assert isinstance(err, RuntimeError) and isinstance(err, ValueError)
 
@@ -73,7 +73,7 @@ def test_every_write_since_the_save_is_listed_including_views_and_data():
         several_writes()
     err = e.value
     # exp saves its output; the mul_ that rebased y saved y again at version 1
-    assert err.node == "ExpBackward" and err.created_at == at(several_writes, "<- exp")
+    assert err.node == "ExpBackward0" and err.created_at == at(several_writes, "<- exp")
     assert (err.saved_version, err.version) == (0, 3)
     assert [(v, op, where) for v, op, where, _ in err.writes] == [
         (1, "mul_", at(several_writes, "<- first")),
@@ -188,7 +188,7 @@ def test_walkthrough_names_its_own_lines_not_frozen_runpy():
                          env=_env(), check=True).stdout
     assert "<frozen" not in out
     assert "add_ at mutograd/walkthrough.py:" in out
-    assert "saved by MulBackward (created at mutograd/walkthrough.py:" in out
+    assert "saved by MulBackward0 (created at mutograd/walkthrough.py:" in out
 
 
 def _env(**extra):
@@ -290,7 +290,7 @@ def test_anomaly_version_error_shows_the_forward_stack():
     with mg.detect_anomaly(), pytest.raises(mg.VersionError) as e:
         anomaly_version()
     msg = str(e.value)
-    assert "Traceback of forward call that created SinBackward (anomaly mode):" in msg
+    assert "Traceback of forward call that created SinBackward0 (anomaly mode):" in msg
     assert (f'File "{HERE}", line {line_of(anomaly_version, "<- forward")}, in anomaly_version'
             f"\n    y = h.sin()  # <- forward") in msg
     # the test function that called the scenario is on the stack too, machinery is not
@@ -331,7 +331,7 @@ def test_anomaly_names_the_node_that_produced_nan_or_inf():
         y, z, b = nonfinite_scenarios()
         with np.errstate(divide="ignore"), pytest.raises(mg.BackwardError) as e:
             y.sum().backward()
-        assert str(e.value).startswith("Function 'SqrtBackward' returned inf values in its 0th "
+        assert str(e.value).startswith("Function 'SqrtBackward0' returned inf values in its 0th "
                                        "output.")
         assert f"line {line_of(nonfinite_scenarios, '<- sqrt')}" in str(e.value)
         with pytest.raises(mg.BackwardError) as e:
@@ -448,7 +448,7 @@ SCRIPTS = {
              "x = mg.tensor([0.0, 1.0], requires_grad=True)\n"
              "y = x.sqrt()\n"
              "y.sum().backward()\n"),
-            "BackwardError", 4, [("  cause: Function 'SqrtBackward' returned inf values in "
+            "BackwardError", 4, [("  cause: Function 'SqrtBackward0' returned inf values in "
                                   "its 0th output."),
                                  '    File "{path}", line 3, in <module>']),
     "strict": (("import mutograd as mg\n"
@@ -543,17 +543,17 @@ def test_graph_text_tree_marks_in_place_nodes_and_stale_saves():
     y = h.exp_()
     z = y * y
     z[0:1].mul_(3)
-    assert repr(z.grad_fn) == "<CopySlices(MulBackward)>"
+    assert repr(z.grad_fn) == "<CopySlices(MulBackward0)>"
     text = mg.autograd.graph(z)
     lines = str(text).splitlines()
     assert lines[0] == "tensor [2] float32, version 1"
-    assert lines[1].startswith("#1 CopySlices(MulBackward) [in-place]")
-    assert lines[2].startswith("└── #2 MulBackward saves x v1, y v1 @ ")
-    assert lines[3].startswith("    ├── #3 ExpBackward [in-place] saves out v1 @ ")
-    assert lines[4].startswith("    │   └── #4 MulBackward")
+    assert lines[1].startswith("#1 CopySlices(MulBackward0) [in-place]")
+    assert lines[2].startswith("└── #2 MulBackward0 saves x v1, y v1 @ ")
+    assert lines[3].startswith("    ├── #3 ExpBackward0 [in-place] saves out v1 @ ")
+    assert lines[4].startswith("    │   └── #4 MulBackward0")
     assert lines[5].startswith("    │       └── #5 AccumulateGrad: leaf tensor 'a' [2] "
                                "float32 @")
-    assert lines[6] == "    └── #3 ExpBackward (shown above)"
+    assert lines[6] == "    └── #3 ExpBackward0 (shown above)"
     y.add_(1)
     assert "saves out v1 STALE (now v2)" in str(mg.autograd.graph(z))
 
@@ -565,7 +565,7 @@ def test_graph_dot_export():
     dot = mg.autograd.graph(h).dot()
     assert dot == mg.autograd.graph(h, format="dot")
     assert dot.startswith("digraph mutograd {\n") and dot.endswith("}\n")
-    assert 'n1 [label="AddBackward [in-place]", style=filled, fillcolor="orange", penwidth=2];' \
+    assert 'n1 [label="AddBackward0 [in-place]", style=filled, fillcolor="orange", penwidth=2];' \
         in dot
     assert "n2 -> n1;" in dot and "n3 -> n2;" in dot
     assert 'shape=ellipse, style=filled, fillcolor="lightblue"' in dot
@@ -582,4 +582,4 @@ def test_graph_of_a_long_chain_does_not_recurse():
     h = mg.ones([1], requires_grad=True)
     for _ in range(3000):
         h = h + 1
-    assert str(mg.autograd.graph(h)).count("AddBackward") == 3000
+    assert str(mg.autograd.graph(h)).count("AddBackward0") == 3000

@@ -346,4 +346,7 @@ def test_errors_name_the_problem():
 def test_compat_torch_linalg_has_every_name():
     import mutograd.compat.torch as torch
     for name in mg.linalg.__all__:
-        assert getattr(torch.linalg, name) is getattr(mg.linalg, name), name
+        fn = getattr(torch.linalg, name)
+        assert getattr(fn, "__wrapped__", fn) is getattr(mg.linalg, name), name
+    det = torch.linalg.det(mg.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    assert type(det) is torch.Tensor and np.allclose(det.numpy(), -2.0)

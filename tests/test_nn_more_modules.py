@@ -369,8 +369,11 @@ def test_factory_kwargs_and_torch_dialect_exports():
     import mutograd.compat.torch as torch
     for name in ("grid_sample", "affine_grid", "fold", "unfold", "embedding_bag", "softmin",
                  "logsigmoid", "prelu", "huber_loss", "gumbel_softmax", "instance_norm"):
-        assert getattr(torch.nn.functional, name) is getattr(mg.nn.functional, name)
-    assert torch.nn.LazyLinear is mg.nn.LazyLinear and torch.nn.factory_kwargs is fk
+        fn = getattr(torch.nn.functional, name)
+        assert getattr(fn, "__wrapped__", fn) is getattr(mg.nn.functional, name), name
+    assert issubclass(torch.nn.LazyLinear, mg.nn.LazyLinear)
+    assert issubclass(torch.nn.LazyLinear, torch.nn.Module)
+    assert getattr(torch.nn.factory_kwargs, "__wrapped__", torch.nn.factory_kwargs) is fk
 
 
 def test_dropout_layers_in_training_and_eval():

@@ -7,7 +7,7 @@ Two steps, so that the check runs without either framework installed:
    names as JSON), and writes them to ``tools/api_names.json``.
 2. The default run reads ``tools/api_names.json``, looks each name up in
    ``mutograd.compat.torch`` / ``mutograd.compat.paddle`` (``torch.Tensor`` and ``paddle.Tensor``
-   in mutograd's ``Tensor`` class) and writes ``docs/api_coverage.md``: per namespace, how many
+   in the dialects' Tensor classes) and writes ``docs/api_coverage.md``: per namespace, how many
    names exist, which are refused on purpose (with the reason) and every missing one.
    ``--check`` compares instead of writing, and fails when a namespace falls below its floor
    (``FLOORS``); ``tests/test_api_coverage.py`` runs the same check.
@@ -146,11 +146,10 @@ def load_names(path=NAMES_FILE):
 
 # ---- the dialects' side -----------------------------------------------------------------------
 def _dialect_object(namespace):
-    """What ``namespace`` is in mutograd: a compat module, mutograd's Tensor, or None."""
+    """What ``namespace`` is in mutograd: a compat module, a dialect's Tensor class, or None."""
     framework, _, rest = namespace.partition(".")
     if rest == "Tensor":
-        from mutograd.tensor import Tensor
-        return Tensor
+        return importlib.import_module(f"mutograd.compat.{framework}").Tensor
     name = f"mutograd.compat.{framework}" + (f".{rest}" if rest else "")
     try:
         return importlib.import_module(name)
@@ -180,8 +179,6 @@ def _has(obj, name):
 
 def coverage(names):
     """Per namespace: ``total``, ``present``, ``refused`` ({name: reason}), ``missing``."""
-    import mutograd.compat as compat
-    before = compat.get_dialect() if hasattr(compat, "get_dialect") else None
     rows = {}
     for framework in NAMESPACES:
         reason = refusals(framework)
@@ -197,8 +194,6 @@ def coverage(names):
                     row["present"] += 1
                 else:
                     row["missing"].append(name)
-    if hasattr(compat, "set_dialect"):
-        compat.set_dialect(before)
     return rows
 
 

@@ -9,7 +9,7 @@ first node that fails or produces NaN/Inf, showing that stack.
     ...         y.sum().backward()
     ...     except mg.BackwardError as e:
     ...         print(str(e).splitlines()[0])
-    Function 'SqrtBackward' returned inf values in its 0th output.
+    Function 'SqrtBackward0' returned inf values in its 0th output.
 
 It costs a stack walk per node, so it is a debugging switch (off by default), as in PyTorch.
 """

@@ -20,7 +20,7 @@ from ..errors import (DTypeError, GatherIndexError, IndexRangeError, InplaceErro
 from ..memory import Storage as _Storage
 from ..memory import _cache
 from ..places import CPU as _CPU
-from ..tensor import Tensor, _alias, _fresh, _wrap
+from ..tensor import Tensor, _alias, _fresh, _wrap, result_class
 from . import temporaries
 from .grad_mode import _state
 from .inplace import check_leaf, check_no_grad, prepare_write
@@ -52,8 +52,11 @@ def run(op, inputs, attrs, target=None, dead=None):
     x0 = target
     mixed = False
     weak = False   # a 0-d tensor or a Python float: Note [0-d tensors and Python floats ...]
+    cls = Tensor   # the result's type: Note [Tensor types of the dialects] in tensor.py
     for t in inputs:
         if isinstance(t, Tensor):
+            if cls is Tensor:
+                cls = t._result_class
             if t._base is not None:
                 _refresh(t)
                 if t._base._rg:   # Note [Views without history]
@@ -110,6 +113,8 @@ def run(op, inputs, attrs, target=None, dead=None):
         result = _view_result(op, x0, out, attrs)
     else:
         result = _wrap(out, x0)
+    if cls is not Tensor and type(result) is not cls and result is not target:
+        result.__class__ = cls   # a main tensor first, a dialect's tensor after it
     if record:
         if kept:
             copies = dict(copies or {}, **kept)
@@ -316,7 +321,7 @@ def _pooled_result(out, buf, raw, x0, dead):
     """The tensor holding a result computed into ``buf`` (see ``_pooled_buffer``)."""
     if raw is None and out is buf:    # the dead temporary's buffer: the result takes over its
         # counted storage (and cache buffer); nothing allocated
-        return _fresh(out, dead._storage, _VersionCounter())
+        return _fresh(out, dead._storage, _VersionCounter(), dead._result_class)
     result = _wrap(out, x0)
     if out is not buf:            # a forward that returned another array: keep the buffer
         if raw is not None:
@@ -559,6 +564,9 @@ def run_variadic(op, inputs, attrs, target=None):
         result = _wrap(op.fwd(xp, arrays, **attrs), x0)
     except (ValueError, TypeError, IndexError) as e:
         raise bad_input(op, arrays, e) from None
+    cls = result_class(inputs)   # Note [Tensor types of the dialects] in tensor.py
+    if type(result) is not cls:
+        result.__class__ = cls
     if rg and op.differentiable and _state.enabled:
         result.grad_fn = _record(op, inputs, arrays, result, attrs, xp)
         result._rg = True
@@ -590,10 +598,13 @@ def binary(op):
                 and a.nbytes < _cache.small_bytes and op.ufunc is not None
                 and self._place is _CPU):
             t = type(other)
+            cls = self._result_class   # Note [Tensor types of the dialects] in tensor.py
             if t is Tensor or isinstance(other, Tensor):
                 b = other._data
                 ok = (type(b) is _ndarray and other._base is None and b.ndim
                       and b.nbytes < _cache.small_bytes and other._place is _CPU)
+                if cls is Tensor:
+                    cls = other._result_class
             else:
                 b = other
                 ok = t is int or (t is float and a.dtype.kind in "fc")
@@ -603,7 +614,7 @@ def binary(op):
                 except (ValueError, TypeError):
                     return run(op, (self, other), d)   # raises our error
                 # tensor._fresh written out: the call would cost ~5% of a small op
-                r = _new(Tensor)
+                r = _new(cls)
                 r._data = out
                 r._counter = _VersionCounter()
                 r._rg = False

@@ -209,7 +209,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             res.append(None)
         else:
             like = t if isinstance(t, Tensor) else None   # a GradientEdge: its place is g's
-            res.append(g[0] if create_graph else _wrap(g[0] if g[1] else g[0].copy(), like))
+            if not create_graph:
+                res.append(_wrap(g[0] if g[1] else g[0].copy(), like))
+                continue
+            r = g[0]   # a tensor with history: of the input's type, as a first-order gradient
+            if like is not None and type(r) is Tensor and like._result_class is not Tensor:
+                r.__class__ = like._result_class
+            res.append(r)
     return tuple(res)
 
 

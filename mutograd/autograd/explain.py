@@ -15,10 +15,6 @@ LEAF_FIX = ("do the write under `with mutograd.no_grad():` (parameter init, opti
 # how a write shows in messages when its op name alone would not say what the user wrote
 _SPELLED = {"index_put_": "x[index] = value (index_put_)"}
 
-# Callables ``(saved_version, found_version) -> str | None`` that add a framework's own wording
-# of the stale-saved-tensor error (a compat namespace registers one; each reads its dialect at
-# call time), so code that matches that framework's message keeps working.
-DIALECT_LINES = []
 
 
 def spell(op):
@@ -53,7 +49,6 @@ def stale_error(node, rec, key=None, saver=None):
             f"{' ' + role if role else ''}, is at version {counter.value}; expected version "
             f"{version} instead.")
     lines = [head]
-    lines += [t for t in (f(version, counter.value) for f in DIALECT_LINES) if t]
     if writes:
         lines.append("It was modified by:")
         for v, op, site in writes:

@@ -209,13 +209,11 @@ class Node:
             self.stack = sites.stack(2)
 
     def name(self):
-        """The node's name: ``MulBackward``; ``MulBackward0`` in the torch dialect, as PyTorch
-        prints it (its overloads are numbered; ours are not, so it is always 0)."""
+        """The node's name as PyTorch gives it: ``MulBackward0`` (PyTorch numbers the overloads
+        of an op; ours are not, so it is always 0); a custom Function's node is ``MyFnBackward``."""
         n = type(self).__name__
         if n.endswith("Backward") and self.op_named:
-            from ..compat import get_dialect
-            if get_dialect() == "torch":
-                return n + "0"
+            return n + "0"
         return n
 
     op_named = True   # False for nodes PyTorch names without a number (custom Functions)

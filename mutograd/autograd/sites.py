@@ -112,7 +112,7 @@ def here_in_backward(depth=1):
 
 def made_by(site):
     """``created at a.py:3``, or for a node made by a backward ``created during the backward of
-    PowBackward (created at a.py:3), run at a.py:5`` (Note [Nodes made by a backward])."""
+    PowBackward0 (created at a.py:3), run at a.py:5`` (Note [Nodes made by a backward])."""
     if len(site) < 4:
         return f"created at {fmt(site)}"
     node, parent = site[3]

@@ -3,9 +3,9 @@
 
 :func:`importing_as` puts the compat package and every one of its submodules into
 ``sys.modules`` under the framework's own names (``torch``, ``torch.nn``,
-``torch.nn.functional``, ...), makes its dialect the program's default (for every thread, as the
-import alias is), and on exit puts back whatever was there before (a real PyTorch already
-imported in the same process included).
+``torch.nn.functional``, ...) and on exit puts back whatever was there before (a real PyTorch
+already imported in the same process included). What the script's tensors mean follows from
+the namespace that made them (``torch.Tensor``, ``paddle.Tensor``), not from how it ran.
 
     >>> import mutograd.compat as compat
     >>> with compat.importing_as("paddle"):
@@ -22,7 +22,7 @@ import pkgutil
 import runpy
 import sys
 
-from .dialect_scope import DIALECTS, _program_enter, _program_exit
+DIALECTS = ("torch", "paddle")
 
 
 def _modules(name):
@@ -75,19 +75,16 @@ class _Alias:
         sys.modules.update(mods)
         self.refuser = _Refuser(name)
         sys.meta_path.insert(0, self.refuser)
-        self.token = _program_enter(name, mods[name])
         self.active = True
         return mods[name]
 
     def undo(self):
-        """Put back the dialect and whatever ``sys.modules`` held before; a second call does
-        nothing."""
+        """Put back whatever ``sys.modules`` held before; a second call does nothing."""
         if not self.active:
             return
         self.active = False
         if self.refuser in sys.meta_path:
             sys.meta_path.remove(self.refuser)
-        _program_exit(self.token)
         for k in [k for k in sys.modules if _under(k, self.name)]:
             del sys.modules[k]
         sys.modules.update(self.saved)
@@ -99,9 +96,8 @@ def _under(module, name):
 
 def install(name):
     """Make ``import <name>`` (``'torch'`` or ``'paddle'``) give the compat namespace from now on,
-    for the whole process (whether or not the result is kept), and make ``name`` the program's
-    dialect (``get_dialect``: for code that asks for no other); returns a function that undoes
-    both.
+    for the whole process (whether or not the result is kept); returns a function that undoes
+    it.
 
         >>> import mutograd.compat as compat
         >>> undo = compat.install("torch")
@@ -117,9 +113,8 @@ def install(name):
 
 @contextlib.contextmanager
 def importing_as(name):
-    """Inside the block, ``import <name>`` (``'torch'`` or ``'paddle'``) gives the compat namespace
-    and ``name`` is the program's dialect (for every thread; code that asks for another dialect,
-    or a thread's explicit ``set_dialect``, still gets its own)."""
+    """Inside the block, ``import <name>`` (``'torch'`` or ``'paddle'``) gives the compat
+    namespace."""
     alias = _Alias(name)
     try:
         yield alias.enter()
@@ -152,7 +147,7 @@ def main(argv=None):
         prog="python -m mutograd run",
         description="Run an unmodified PyTorch or Paddle script on mutograd.")
     parser.add_argument("--as", dest="framework", required=True,
-                        choices=[d for d in DIALECTS if d],
+                        choices=DIALECTS,
                         help="the framework the script imports")
     parser.add_argument("script", help="path of the script")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="the script's own arguments")

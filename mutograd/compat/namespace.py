@@ -3,7 +3,7 @@ it refuses a name it lacks (an AttributeError naming the framework's spelling an
 recorded in the namespace's ``_refusals.py``, the reason)."""
 import mutograd as _mg
 
-_SKIP = {"compat", "ops", "tensor_methods", "walkthrough"}
+_SKIP = {"compat", "ops", "tensor_methods", "walkthrough", "Tensor"}
 
 
 def public_names():
@@ -59,3 +59,46 @@ def refused_functions(module, why, error, names):
         fn.__doc__ = f"Refused: {why}."
         return fn
     return [refused(n) for n in names]
+
+
+def typed_functions(root, cls, family):
+    """Make every public function of the package ``root`` and its submodules give tensors of
+    ``cls`` and dtypes of ``family`` (``{numpy dtype: DType}``) where the main namespace's
+    function would give main ones: Note [Tensor types of the dialects] in mutograd/tensor.py.
+    Tensors an argument already holds are returned as they are."""
+    import sys
+    import types
+    prefix = root.__name__
+    wrapped = {}
+    for name, mod in list(sys.modules.items()):
+        if mod is None or not (name == prefix or name.startswith(prefix + ".")):
+            continue
+        d = vars(mod)
+        for key, value in list(d.items()):
+            if key.startswith("_") or not isinstance(value, (types.FunctionType,
+                                                             types.BuiltinFunctionType)):
+                continue
+            if getattr(value, "__module__", "") == "typing":
+                continue
+            typed = wrapped.get(id(value))
+            if typed is None:
+                typed = wrapped[id(value)] = _typed(value, cls, family)
+            d[key] = typed
+
+
+def _typed(fn, cls, family):
+    import functools
+
+    from ..dtypes import DType
+    from ..tensor import adopt
+
+    @functools.wraps(fn)
+    def typed(*args, **kwargs):
+        r = fn(*args, **kwargs)
+        t = type(r)
+        if t is cls or r is None:
+            return r
+        if t is DType:
+            return family.get(r.np, r)
+        return adopt(r, cls, args + tuple(kwargs.values()) if kwargs else args)
+    return typed

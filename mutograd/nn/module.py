@@ -68,6 +68,37 @@ class Module:
     """Base class of layers and models: override ``forward`` and assign sub-modules, Parameters
     and buffers as attributes in ``__init__`` (after ``super().__init__()``)."""
 
+    # A dialect's Module (Note [Tensor types of the dialects] in tensor.py): its Parameter class
+    # (``torch.nn.Module`` sets ``torch.nn.Parameter``), which the main Parameters and tensors
+    # registered on it become, and the function giving its class for a main module class (None:
+    # a main sub-module keeps its class and only its state becomes the dialect's)
+    _parameter_class = None
+    _module_class = None
+
+    def _adopt(self, value, parameter):
+        """``value`` (a Parameter or a buffer) of this module's dialect, when it has one."""
+        cls = self._parameter_class
+        if cls is not None and value is not None:
+            if parameter and type(value) is Parameter:
+                value.__class__ = cls
+            elif not parameter and type(value) is Tensor:
+                value.__class__ = cls._result_class
+        return value
+
+    def _adopt_module(self, module):
+        """``module`` and everything in it of this module's dialect, when it has one (a main
+        ``nn.Linear`` built inside a ``torch.nn`` layer is a ``torch.nn.Linear``)."""
+        if self._parameter_class is None or module is None or \
+                module._parameter_class is self._parameter_class:
+            return module
+        for m in module.modules():
+            if self._module_class is not None and m._parameter_class is None:
+                m.__class__ = self._module_class(type(m))
+            for table, parameter in ((m._parameters, True), (m._buffers, False)):
+                for name, value in table.items():
+                    table[name] = self._adopt(value, parameter)
+        return module
+
     def __init__(self):
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_buffers", OrderedDict())
@@ -159,10 +190,10 @@ class Module:
             raise AttributeError(f"cannot assign {name!r} before Module.__init__() was called")
         if isinstance(value, Parameter):
             _forget(d, name, keep="_parameters")
-            d["_parameters"][name] = value
+            d["_parameters"][name] = self._adopt(value, True)
         elif isinstance(value, Module):
             _forget(d, name, keep="_modules")
-            d["_modules"][name] = value
+            d["_modules"][name] = self._adopt_module(value)
         elif isinstance(value, Tensor) and getattr(value, "_is_buffer", False):
             # an nn.Buffer (containers.py): registered as a buffer with its persistence
             _forget(d, name)
@@ -175,7 +206,7 @@ class Module:
             if not ok:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as {table[1:-1]} "
                                 f"'{name}' ({kind} or None expected)")
-            d[table][name] = value
+            d[table][name] = self._adopt(value, False)
         else:
             object.__setattr__(self, name, value)
 
@@ -200,7 +231,7 @@ class Module:
                             f"'{name}' (mutograd.nn.Parameter or None required)")
         self._check_name(name)
         self.__dict__.pop(name, None)
-        self._parameters[name] = param
+        self._parameters[name] = self._adopt(param, True)
 
     def register_buffer(self, name, tensor, persistent=True):
         """Add a tensor that is state but not trained; ``persistent=False`` keeps it out of
@@ -210,7 +241,7 @@ class Module:
                             f"(Tensor or None required)")
         self._check_name(name)
         self.__dict__.pop(name, None)
-        self._buffers[name] = tensor
+        self._buffers[name] = self._adopt(tensor, False)
         if persistent:
             self._non_persistent.discard(name)
         else:
@@ -221,7 +252,7 @@ class Module:
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
         self._check_name(name)
-        self._modules[name] = module
+        self._modules[name] = self._adopt_module(module)
 
     register_module = add_module
 

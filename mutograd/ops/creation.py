@@ -17,7 +17,7 @@ from .. import dtypes, memory, random
 from ..errors import DTypeError
 from ..places import Place
 from ..places import get as get_place
-from ..tensor import Size, Tensor, _wrap
+from ..tensor import Size, Tensor, _wrap, of_type_of
 from ..transfer import on_place, to_place
 
 
@@ -240,9 +240,11 @@ def full(shape, fill_value, dtype=None, place=None, device=None, requires_grad=F
 
 
 def in_layout_of(t, x, memory_format=None):
-    """``t``, a new tensor of ``x``'s shape, laid out in memory as ``x`` is: PyTorch's
-    ``memory_format=torch.preserve_format``, the default of every ``*_like`` factory (a
-    transposed input gives a transposed result). ``contiguous_format`` keeps ``t`` row-major."""
+    """``t``, a new tensor of ``x``'s shape, made of ``x``'s result type and laid out in memory
+    as ``x`` is: PyTorch's ``memory_format=torch.preserve_format``, the default of every
+    ``*_like`` factory (a transposed input gives a transposed result). ``contiguous_format``
+    keeps ``t`` row-major."""
+    of_type_of(t, x)
     a = x._data
     flags = getattr(a, "flags", None)   # (a batched array inside vmap has none)
     if a.ndim < 2 or flags is None or flags.c_contiguous or str(memory_format).endswith(
@@ -469,10 +471,10 @@ def range_(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
 def _legacy_new(self, *args, **kw):
     """PyTorch's legacy ``x.new(...)``: ``Tensor(...)`` with ``x``'s dtype."""
     if not args:
-        return empty(0, dtype=self.dtype)
+        return of_type_of(empty(0, dtype=self.dtype), self)
     if all(isinstance(a, int) for a in args) or isinstance(args[0], Size):
-        return empty(*args, dtype=self.dtype)
-    return tensor(args[0], dtype=self.dtype)
+        return of_type_of(empty(*args, dtype=self.dtype), self)
+    return of_type_of(tensor(args[0], dtype=self.dtype), self)
 
 
 Tensor.new = _legacy_new

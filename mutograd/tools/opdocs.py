@@ -9,7 +9,7 @@ import sys
 
 import mutograd as mg
 from mutograd.tools import write_main
-import mutograd.compat.tensor_methods  # registers set_value, listed too
+import mutograd.compat.paddle  # noqa: F401  (registers set_value, listed too)
 from mutograd.ops import ALIASES, FUNCTIONS, OPS
 from mutograd.ops.signatures import saves as _saves
 

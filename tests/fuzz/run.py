@@ -33,7 +33,6 @@ import numpy as np
 
 import mutograd
 import mutograd.compat.torch as mtorch
-from mutograd import compat
 from mutograd.errors import MutogradError
 
 try:
@@ -165,14 +164,13 @@ def execute(program, framework, allow_mutation=False):
     tensor_type = mutograd.Tensor if framework == "mutograd" else torch.Tensor
     env = {"torch": ns, "__name__": "fuzz_program"}
     trace, born = Trace(), {}
-    ctx = compat.dialect("torch") if framework == "mutograd" else contextlib.nullcontext()
     if allow_mutation == "snapshot":
         mut = torch.autograd.graph.saved_tensors_hooks(lambda t: t.clone(), lambda t: t)
     elif allow_mutation:
         mut = torch.autograd.graph.allow_mutation_on_saved_tensors()
     else:
         mut = contextlib.nullcontext()
-    with ctx, mut, warnings.catch_warnings():
+    with mut, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         grad_mode = ns.is_grad_enabled()
         for i, stmt in enumerate(program.stmts):

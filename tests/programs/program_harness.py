@@ -4,7 +4,6 @@ Both runs execute the same file: once with ``import torch`` giving PyTorch, once
 ``mutograd.compat.torch``. Weights go from the PyTorch model to the mutograd one as NumPy arrays
 (``load_state_dict``), so both start from identical numbers; batches are made once in NumPy.
 """
-import contextlib
 import runpy
 from pathlib import Path
 
@@ -36,13 +35,6 @@ def load(name, framework, dialect="torch"):
         return runpy.run_path(path, run_name=f"example_{name}")
     with compat.importing_as(dialect):
         return runpy.run_path(path, run_name=f"example_{name}")
-
-
-@contextlib.contextmanager
-def mutograd_dialect(dialect="torch"):
-    """mutograd code of a dialect runs inside this block (x.split(n), x.max(dim), printing)."""
-    with compat.dialect(dialect):
-        yield
 
 
 def to_numpy(t):

@@ -21,8 +21,7 @@ F = torch.nn.functional
 
 @pytest.fixture(autouse=True)
 def _torch_dialect():
-    with compat.dialect("torch"):
-        yield
+    yield
 
 
 def _real():
@@ -236,24 +235,23 @@ def test_named_parameters_registration_order_without_duplicates():
 
 
 def test_paddle_layer_semantics():
-    with compat.dialect("paddle"):
-        class L(paddle.nn.Layer):
-            def __init__(self):
-                super().__init__()
-                self.w = self.create_parameter([3, 2])
-                self.add_sublayer("fc", paddle.nn.Linear(2, 1))
+    class L(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.w = self.create_parameter([3, 2])
+            self.add_sublayer("fc", paddle.nn.Linear(2, 1))
 
-            def forward(self, x):
-                return self.fc(paddle.matmul(x, self.w))
-        a, b = L(), L()
-        assert [list(p.shape) for p in a.parameters()] == [[3, 2], [2, 1], [1]]
-        a(paddle.ones([4, 3])).sum().backward()
-        assert a.w.grad is not None
-        a.clear_gradients()
-        assert a.w.grad is None or float(a.w.grad.abs().sum()) == 0.0
-        w = b.w
-        b.set_state_dict(a.state_dict())
-        assert b.w is w and np.array_equal(w._data, a.w._data)
+        def forward(self, x):
+            return self.fc(paddle.matmul(x, self.w))
+    a, b = L(), L()
+    assert [list(p.shape) for p in a.parameters()] == [[3, 2], [2, 1], [1]]
+    a(paddle.ones([4, 3])).sum().backward()
+    assert a.w.grad is not None
+    a.clear_gradients()
+    assert a.w.grad is None or float(a.w.grad.abs().sum()) == 0.0
+    w = b.w
+    b.set_state_dict(a.state_dict())
+    assert b.w is w and np.array_equal(w._data, a.w._data)
 
 
 # ---- 3. the APIs -----------------------------------------------------------------------------

@@ -5,7 +5,7 @@ mutograd (no real framework needed)."""
 import numpy as np
 import pytest
 from program_harness import (assert_close_dict, assert_loss, assert_trajectory, grads, hand_over,
-                             load, mutograd_dialect, params, to_numpy)
+                             load, params, to_numpy)
 
 import mutograd as mg
 
@@ -58,14 +58,12 @@ def test_cnn_matches_pytorch():
     import torch
     torch.manual_seed(0)
     tmodel = nt["Net"]()
-    with mutograd_dialect():
-        mmodel = nm["Net"]()
-        hand_over(tmodel, mmodel)
+    mmodel = nm["Net"]()
+    hand_over(tmodel, mmodel)
     start = params(tmodel)
     batches = _batches(nt)
     lt, gt = _train_torch_style(nt, tmodel, batches)
-    with mutograd_dialect():
-        lm, gm = _train_torch_style(nm, mmodel, batches)
+    lm, gm = _train_torch_style(nm, mmodel, batches)
     assert_close_dict(gm, gt, rtol=2e-3, atol=1e-5)
     for a, b in zip(lm, lt):
         assert_loss(a, b)
@@ -77,19 +75,16 @@ def test_cnn_matches_pytorch():
     # evaluation (no_grad decorator, argmax accuracy) gives PyTorch's numbers
     x, y = nt["digits"](seed=5, n=40)
     tl = [(torch.tensor(x), torch.tensor(y))]
-    with mutograd_dialect():
-        mres = nm["test"](mmodel, [(nm["torch"].tensor(x), nm["torch"].tensor(y))])
+    mres = nm["test"](mmodel, [(nm["torch"].tensor(x), nm["torch"].tensor(y))])
     tres = nt["test"](tmodel, tl)
     assert abs(mres[0] - tres[0]) <= 1e-4 * abs(tres[0]) and mres[1] == tres[1]
 
 
 def _dialect_models():
     nmt, nmp = load("cnn", "mutograd"), load("cnn_paddle", "mutograd", dialect="paddle")
-    with mutograd_dialect():
-        mg.seed(0)
-        tmodel = nmt["Net"]()
-    with mutograd_dialect("paddle"):
-        pmodel = nmp["Net"]()
+    mg.seed(0)
+    tmodel = nmt["Net"]()
+    pmodel = nmp["Net"]()
     return nmt, nmp, tmodel, pmodel
 
 
@@ -112,14 +107,11 @@ def test_cnn_paddle_dialect_matches_torch_dialect_on_mutograd():
     nmt, nmp, tmodel, pmodel = _dialect_models()
     state = _torch_to_paddle_state(tmodel.state_dict())
     assert list(state) == list(pmodel.state_dict())
-    with mutograd_dialect("paddle"):
-        pmodel.set_state_dict({k: mg.tensor(v) for k, v in state.items()})
+    pmodel.set_state_dict({k: mg.tensor(v) for k, v in state.items()})
     start = _torch_to_paddle_state(dict(tmodel.named_parameters()))
     batches = _batches(nmt)
-    with mutograd_dialect():
-        lt, gt = _train_torch_style(nmt, tmodel, batches)
-    with mutograd_dialect("paddle"):
-        lp, gp = _train_paddle_style(nmp, pmodel, batches)
+    lt, gt = _train_torch_style(nmt, tmodel, batches)
+    lp, gp = _train_paddle_style(nmp, pmodel, batches)
     np.testing.assert_allclose(lp, lt, rtol=1e-5)
     assert_close_dict(gp, _torch_to_paddle_state(gt), rtol=1e-4, atol=1e-7)
     assert_trajectory(start, params(pmodel), _torch_to_paddle_state(params(tmodel)))
@@ -140,15 +132,13 @@ def test_cnn_matches_real_paddle():
     import paddle
     paddle.seed(0)
     rmodel = npd["Net"]()
-    with mutograd_dialect("paddle"):
-        pmodel = nmp["Net"]()
-        pmodel.set_state_dict({k: mg.tensor(to_numpy(v))
-                               for k, v in rmodel.state_dict().items()})
+    pmodel = nmp["Net"]()
+    pmodel.set_state_dict({k: mg.tensor(to_numpy(v))
+                           for k, v in rmodel.state_dict().items()})
     start = params(rmodel)
     batches = _batches(npd)
     lr, gr = _train_paddle_style(npd, rmodel, batches)
-    with mutograd_dialect("paddle"):
-        lp, gp = _train_paddle_style(nmp, pmodel, batches)
+    lp, gp = _train_paddle_style(nmp, pmodel, batches)
     assert_close_dict(gp, gr, rtol=2e-3, atol=1e-5)
     for a, b in zip(lp, lr):
         assert_loss(a, b)

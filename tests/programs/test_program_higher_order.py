@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 from program_harness import (assert_close_dict, assert_loss, assert_trajectory, hand_over, load,
-                             mutograd_dialect, params, run_example, to_numpy)
+                             params, run_example, to_numpy)
 
 STEPS = 10
 
@@ -19,9 +19,8 @@ def _models(name, build):
     nt, nm = load(name, "torch"), load(name, "mutograd")
     torch.manual_seed(0)
     tmodel = build(nt)
-    with mutograd_dialect():
-        mmodel = build(nm)
-        hand_over(tmodel, mmodel)
+    mmodel = build(nm)
+    hand_over(tmodel, mmodel)
     return nt, nm, tmodel, mmodel
 
 
@@ -36,11 +35,10 @@ def test_per_sample_gradients_match_pytorch_and_a_loop_then_dp_sgd_steps():
     import torch
     x, y = nt["blobs"](16, seed=3)
     want = _np_dict(nt["per_sample_grads"](tmodel, torch.tensor(x), torch.tensor(y)))
-    with mutograd_dialect():
-        T = nm["torch"]
-        got = _np_dict(nm["per_sample_grads"](mmodel, T.tensor(x), T.tensor(y)))
-        loop = _np_dict(nm["loop_grads"](mmodel, T.tensor(x), T.tensor(y)))
-        mean, norms = nm["clipped_mean"]({k: T.tensor(v) for k, v in got.items()}, 1.0)
+    T = nm["torch"]
+    got = _np_dict(nm["per_sample_grads"](mmodel, T.tensor(x), T.tensor(y)))
+    loop = _np_dict(nm["loop_grads"](mmodel, T.tensor(x), T.tensor(y)))
+    mean, norms = nm["clipped_mean"]({k: T.tensor(v) for k, v in got.items()}, 1.0)
     assert_close_dict(got, want, rtol=1e-4, atol=1e-6, what="per-sample gradient")
     assert_close_dict(got, loop, rtol=1e-5, atol=1e-7, what="per-sample gradient (loop)")
     tmean, tnorms = nt["clipped_mean"]({k: torch.tensor(v) for k, v in want.items()}, 1.0)
@@ -51,8 +49,7 @@ def test_per_sample_gradients_match_pytorch_and_a_loop_then_dp_sgd_steps():
     for s in range(STEPS):
         b = slice(16 * s, 16 * (s + 1))
         lt = nt["dp_sgd_step"](tmodel, torch.tensor(xs[b]), torch.tensor(ys[b]))
-        with mutograd_dialect():
-            lm = nm["dp_sgd_step"](mmodel, T.tensor(xs[b]), T.tensor(ys[b]))
+        lm = nm["dp_sgd_step"](mmodel, T.tensor(xs[b]), T.tensor(ys[b]))
         assert_loss(lm, lt)
     assert_trajectory(start, params(mmodel), params(tmodel))
 
@@ -66,33 +63,29 @@ def test_maml_adaptation_meta_gradient_and_meta_steps_match_pytorch():
     xs, ys = tasks[0][:2]
     fast_t = nt["adapt"](tmodel, dict(tmodel.named_parameters()), torch.tensor(xs),
                          torch.tensor(ys), 0.01, steps=2)
-    with mutograd_dialect():
-        T = nm["torch"]
-        fast_m = nm["adapt"](mmodel, dict(mmodel.named_parameters()), T.tensor(xs),
-                             T.tensor(ys), 0.01, steps=2)
-        assert all(p.requires_grad for p in fast_m.values())
+    T = nm["torch"]
+    fast_m = nm["adapt"](mmodel, dict(mmodel.named_parameters()), T.tensor(xs),
+                         T.tensor(ys), 0.01, steps=2)
+    assert all(p.requires_grad for p in fast_m.values())
     assert_close_dict(_np_dict(fast_m), _np_dict(fast_t), rtol=1e-5, atol=1e-6,
                       what="adapted weight")
     # the meta-gradient, second order (through the inner step) and first order
     for first_order in (False, True):
         lt = nt["meta_loss"](tmodel, tasks, 0.01, first_order)
         gt = torch.autograd.grad(lt, list(tmodel.parameters()))
-        with mutograd_dialect():
-            lm = nm["meta_loss"](mmodel, tasks, 0.01, first_order)
-            gm = T.autograd.grad(lm, list(mmodel.parameters()))
+        lm = nm["meta_loss"](mmodel, tasks, 0.01, first_order)
+        gm = T.autograd.grad(lm, list(mmodel.parameters()))
         assert_loss(lm.item(), lt.item())
         for a, b in zip(gm, gt):
             np.testing.assert_allclose(to_numpy(a), to_numpy(b), rtol=2e-3, atol=2e-6)
     start = params(tmodel)
     opt_t = torch.optim.Adam(tmodel.parameters(), lr=1e-3)
-    with mutograd_dialect():
-        opt_m = T.optim.Adam(mmodel.parameters(), lr=1e-3)
+    opt_m = T.optim.Adam(mmodel.parameters(), lr=1e-3)
     rng = np.random.default_rng(2)
     for _ in range(STEPS):
         batch = nt["sample_tasks"](rng, 3)
         lt = nt["meta_step"](tmodel, opt_t, batch, 0.01)
-        with mutograd_dialect():
-            lm = nm["meta_step"](mmodel, opt_m, batch, 0.01)
+        lm = nm["meta_step"](mmodel, opt_m, batch, 0.01)
         assert_loss(lm, lt)
     assert_trajectory(start, params(mmodel), params(tmodel))
 
@@ -104,21 +97,19 @@ def test_wgan_gp_penalty_gradients_and_steps_match_pytorch():
     nt, nm = load("wgan_gp", "torch"), load("wgan_gp", "mutograd")
     torch.manual_seed(0)
     tc, tg = nt["mlp"](2, 1), nt["mlp"](2, 2)
-    with mutograd_dialect():
-        mc, mg_ = nm["mlp"](2, 1), nm["mlp"](2, 2)
-        hand_over(tc, mc)
-        hand_over(tg, mg_)
-        T = nm["torch"]
+    mc, mg_ = nm["mlp"](2, 1), nm["mlp"](2, 2)
+    hand_over(tc, mc)
+    hand_over(tg, mg_)
+    T = nm["torch"]
     rng = np.random.default_rng(3)
     real, z = nt["real_samples"](rng, 32), nt["noise"](rng, 32)
     alpha = rng.uniform(0, 1, (32, 1)).astype(np.float32)
     fake_t = tg(torch.tensor(z)).detach()
     gp_t = nt["gradient_penalty"](tc, torch.tensor(real), fake_t, torch.tensor(alpha))
     gt = torch.autograd.grad(gp_t, list(tc.parameters()), allow_unused=True)
-    with mutograd_dialect():
-        fake_m = mg_(T.tensor(z)).detach()
-        gp_m = nm["gradient_penalty"](mc, T.tensor(real), fake_m, T.tensor(alpha))
-        gm = T.autograd.grad(gp_m, list(mc.parameters()), allow_unused=True)
+    fake_m = mg_(T.tensor(z)).detach()
+    gp_m = nm["gradient_penalty"](mc, T.tensor(real), fake_m, T.tensor(alpha))
+    gm = T.autograd.grad(gp_m, list(mc.parameters()), allow_unused=True)
     assert_loss(gp_m.item(), gp_t.item())
     assert gm[-1] is None and gt[-1] is None     # the last bias does not move the gradient
     for a, b in zip(gm[:5], gt[:5]):   # the penalty's gradient: a second derivative of the critic
@@ -130,12 +121,10 @@ def test_wgan_gp_penalty_gradients_and_steps_match_pytorch():
     start = {**{"c." + k: v for k, v in params(tc).items()},
              **{"g." + k: v for k, v in params(tg).items()}}
     opts_t = [torch.optim.Adam(m.parameters(), lr=1e-3, betas=(0.5, 0.9)) for m in (tc, tg)]
-    with mutograd_dialect():
-        opts_m = [T.optim.Adam(m.parameters(), lr=1e-3, betas=(0.5, 0.9)) for m in (mc, mg_)]
+    opts_m = [T.optim.Adam(m.parameters(), lr=1e-3, betas=(0.5, 0.9)) for m in (mc, mg_)]
     for s in range(STEPS):
         lt = nt["train_step"](tc, tg, *opts_t, np.random.default_rng(10 + s), 32, 2)
-        with mutograd_dialect():
-            lm = nm["train_step"](mc, mg_, *opts_m, np.random.default_rng(10 + s), 32, 2)
+        lm = nm["train_step"](mc, mg_, *opts_m, np.random.default_rng(10 + s), 32, 2)
         for a, b in zip(lm, lt):
             assert abs(a - b) <= 1e-3 * max(abs(b), 1.0), (lm, lt)
     got = {**{"c." + k: v for k, v in params(mc).items()},
@@ -170,28 +159,25 @@ def _torch_loss(torch, tnet, x_col, x_bc):
 def test_pinn_paddle_residual_loss_gradients_and_adam_steps_match_pytorch():
     torch = pytest.importorskip("torch")
     nm = load("pinn_paddle", "mutograd", dialect="paddle")
-    with mutograd_dialect("paddle"):
-        P = nm["paddle"]
-        P.seed(0)
-        net = nm["PINN"]()
+    P = nm["paddle"]
+    P.seed(0)
+    net = nm["PINN"]()
     tnet = _torch_twin(torch, net)
     rng = np.random.default_rng(0)
     x_col, x_bc = nm["collocation"](rng, 16), np.array([[0.0], [1.0]], np.float32)
     lt, rt = _torch_loss(torch, tnet, x_col, x_bc)
     lt.backward()
-    with mutograd_dialect("paddle"):
-        rm = nm["residual"](net, P.to_tensor(x_col))
-        lm = nm["pinn_loss"](net, P.to_tensor(x_col), P.to_tensor(x_bc))
-        lm.backward()
+    rm = nm["residual"](net, P.to_tensor(x_col))
+    lm = nm["pinn_loss"](net, P.to_tensor(x_col), P.to_tensor(x_bc))
+    lm.backward()
     np.testing.assert_allclose(to_numpy(rm), to_numpy(rt), rtol=1e-4, atol=1e-4)
     assert_loss(float(lm), float(lt))
     for (k, p), (_, q) in zip(net.named_parameters(), tnet.named_parameters()):
         g = to_numpy(p.grad)
         np.testing.assert_allclose(g.T if g.ndim == 2 else g, to_numpy(q.grad), rtol=2e-3,
                                    atol=2e-5, err_msg=k)
-    with mutograd_dialect("paddle"):
-        net.clear_gradients()
-        opt = P.optimizer.Adam(learning_rate=1e-2, parameters=net.parameters())
+    net.clear_gradients()
+    opt = P.optimizer.Adam(learning_rate=1e-2, parameters=net.parameters())
     topt = torch.optim.Adam(tnet.parameters(), lr=1e-2)
     start = {k: v.copy() for k, v in params(tnet).items()}
     for s in range(STEPS):
@@ -200,8 +186,7 @@ def test_pinn_paddle_residual_loss_gradients_and_adam_steps_match_pytorch():
         lt, _ = _torch_loss(torch, tnet, x_col, x_bc)
         lt.backward()
         topt.step()
-        with mutograd_dialect("paddle"):
-            lm = nm["train_step"](net, opt, P.to_tensor(x_col), P.to_tensor(x_bc))
+        lm = nm["train_step"](net, opt, P.to_tensor(x_col), P.to_tensor(x_bc))
         assert_loss(lm, lt.item())
     got = {k.replace("net.", "", 1): (v.T if v.ndim == 2 else v) for k, v in params(net).items()}
     assert_trajectory(start, got, params(tnet))

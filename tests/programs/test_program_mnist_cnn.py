@@ -6,7 +6,7 @@ reloading the weights; the script's own command line."""
 import numpy as np
 import pytest
 from program_harness import (assert_close_dict, assert_loss, assert_same_state_layout,
-                             assert_trajectory, grads, hand_over, load, mutograd_dialect, params,
+                             assert_trajectory, grads, hand_over, load, params,
                              run_example, to_numpy)
 
 pytestmark = pytest.mark.torch
@@ -60,14 +60,12 @@ def test_mnist_cnn_matches_pytorch_stage_by_stage(tmp_path):
     import torch
     torch.manual_seed(0)
     args_t, tnet = _build(nt)
-    with mutograd_dialect():
-        args_m, mnet = _build(nm)
-        assert_same_state_layout(tnet, mnet)
-        hand_over(tnet, mnet)
+    args_m, mnet = _build(nm)
+    assert_same_state_layout(tnet, mnet)
+    hand_over(tnet, mnet)
     start = params(tnet)
     (out_t, loss_t, g_t), losses_t, lr_t, (tl_t, acc_t) = _stages(nt, tnet, args_t)
-    with mutograd_dialect():
-        (out_m, loss_m, g_m), losses_m, lr_m, (tl_m, acc_m) = _stages(nm, mnet, args_m)
+    (out_m, loss_m, g_m), losses_m, lr_m, (tl_m, acc_m) = _stages(nm, mnet, args_m)
     np.testing.assert_allclose(out_m, out_t, rtol=1e-4, atol=1e-5)
     assert_loss(loss_m, loss_t)
     assert_close_dict(g_m, g_t, rtol=2e-3, atol=2e-6)
@@ -80,10 +78,9 @@ def test_mnist_cnn_matches_pytorch_stage_by_stage(tmp_path):
     # the trained weights survive the script's own save, reloaded into a fresh model
     path = tmp_path / "mnist_cnn.pt"
     mtorch = nm["torch"]
-    with mutograd_dialect():
-        mtorch.save(mnet.state_dict(), str(path))
-        fresh = nm["Net"](args_m.image_size)
-        fresh.load_state_dict(mtorch.load(str(path)))
+    mtorch.save(mnet.state_dict(), str(path))
+    fresh = nm["Net"](args_m.image_size)
+    fresh.load_state_dict(mtorch.load(str(path)))
     for k, v in params(mnet).items():
         np.testing.assert_array_equal(params(fresh)[k], v)
 

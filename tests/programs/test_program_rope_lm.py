@@ -6,7 +6,7 @@ cache under inference_mode, top-p sampling; the script's own command line."""
 import numpy as np
 import pytest
 from program_harness import (assert_close_dict, assert_loss, assert_same_state_layout,
-                             assert_trajectory, grads, hand_over, load, mutograd_dialect, params,
+                             assert_trajectory, grads, hand_over, load, params,
                              run_example, to_numpy)
 
 pytestmark = pytest.mark.torch
@@ -43,12 +43,11 @@ def _stages(ns, net, batches):
 def test_rotary_tables_match_pytorch():
     nt, nm = load("rope_lm", "torch"), load("rope_lm", "mutograd")
     ft = nt["precompute_freqs_cis"](8, 16)
-    with mutograd_dialect():
-        fm = nm["precompute_freqs_cis"](8, 16)
-        assert str(fm.dtype).endswith("complex64")
-        xq = nm["torch"].randn(2, 16, 4, 8)
-        xk = nm["torch"].randn(2, 16, 2, 8)
-        oq, ok = nm["apply_rotary_emb"](xq, xk, fm)
+    fm = nm["precompute_freqs_cis"](8, 16)
+    assert str(fm.dtype).endswith("complex64")
+    xq = nm["torch"].randn(2, 16, 4, 8)
+    xk = nm["torch"].randn(2, 16, 2, 8)
+    oq, ok = nm["apply_rotary_emb"](xq, xk, fm)
     np.testing.assert_allclose(to_numpy(fm), ft.numpy(), rtol=1e-6, atol=1e-6)
     import torch
     rq, rk = nt["apply_rotary_emb"](torch.tensor(to_numpy(xq)), torch.tensor(to_numpy(xk)), ft)
@@ -62,15 +61,13 @@ def test_rope_lm_matches_pytorch_stage_by_stage():
     torch.manual_seed(0)
     vocab = 20
     tnet = _model(nt, vocab)
-    with mutograd_dialect():
-        mnet = _model(nm, vocab)
-        assert_same_state_layout(tnet, mnet)
-        hand_over(tnet, mnet)
+    mnet = _model(nm, vocab)
+    assert_same_state_layout(tnet, mnet)
+    hand_over(tnet, mnet)
     start = params(tnet)
     batches = _batches(vocab)
     (lt, loss_t, g_t), steps_t, tok_t = _stages(nt, tnet, batches)
-    with mutograd_dialect():
-        (lm, loss_m, g_m), steps_m, tok_m = _stages(nm, mnet, batches)
+    (lm, loss_m, g_m), steps_m, tok_m = _stages(nm, mnet, batches)
     np.testing.assert_allclose(lm, lt, rtol=1e-4, atol=1e-5)
     assert_loss(loss_m, loss_t)
     assert_close_dict(g_m, g_t, rtol=2e-3, atol=2e-6)
@@ -83,14 +80,13 @@ def test_rope_lm_matches_pytorch_stage_by_stage():
 def test_top_p_sampling_keeps_the_nucleus_and_writes_in_place():
     nm = load("rope_lm", "mutograd")
     torch = nm["torch"]
-    with mutograd_dialect():
-        torch.manual_seed(0)
-        probs = torch.tensor([[0.5, 0.3, 0.15, 0.05]] * 200)
-        with torch.inference_mode():
-            picks = nm["sample_top_p"](probs, 0.7)
-        assert picks.shape == (200, 1)
-        # the nucleus of p=0.7 is the two best tokens; both come up
-        assert set(picks.flatten().tolist()) == {0, 1}
+    torch.manual_seed(0)
+    probs = torch.tensor([[0.5, 0.3, 0.15, 0.05]] * 200)
+    with torch.inference_mode():
+        picks = nm["sample_top_p"](probs, 0.7)
+    assert picks.shape == (200, 1)
+    # the nucleus of p=0.7 is the two best tokens; both come up
+    assert set(picks.flatten().tolist()) == {0, 1}
 
 
 def test_rope_lm_script_trains_and_generates():

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 from program_harness import (assert_close_dict, assert_loss, assert_same_state_layout,
-                             assert_trajectory, grads, hand_over, load, mutograd_dialect, params,
+                             assert_trajectory, grads, hand_over, load, params,
                              run_example, to_numpy)
 
 pytestmark = pytest.mark.torch
@@ -51,18 +51,16 @@ def test_word_lm_matches_pytorch_stage_by_stage(model):
     torch.manual_seed(0)
     args_t, corpus_t, ntok, train_t, valid_t = _setup(nt, model)
     tnet = nt["build_model"](args_t, ntok)
-    with mutograd_dialect():
-        args_m, corpus_m, ntok_m, train_m, valid_m = _setup(nm, model)
-        assert ntok_m == ntok and corpus_m.dictionary.idx2word == corpus_t.dictionary.idx2word
-        np.testing.assert_array_equal(to_numpy(train_m), to_numpy(train_t))
-        mnet = nm["build_model"](args_m, ntok)
-        assert_same_state_layout(tnet, mnet)
-        hand_over(tnet, mnet)
+    args_m, corpus_m, ntok_m, train_m, valid_m = _setup(nm, model)
+    assert ntok_m == ntok and corpus_m.dictionary.idx2word == corpus_t.dictionary.idx2word
+    np.testing.assert_array_equal(to_numpy(train_m), to_numpy(train_t))
+    mnet = nm["build_model"](args_m, ntok)
+    assert_same_state_layout(tnet, mnet)
+    hand_over(tnet, mnet)
     start = params(tnet)
 
     out_t, loss_t, g_t = _first_batch(nt, tnet, args_t, ntok, train_t)
-    with mutograd_dialect():
-        out_m, loss_m, g_m = _first_batch(nm, mnet, args_m, ntok, train_m)
+    out_m, loss_m, g_m = _first_batch(nm, mnet, args_m, ntok, train_m)
     np.testing.assert_allclose(out_m, out_t, rtol=1e-4, atol=1e-5)
     assert_loss(loss_m, loss_t)
     assert_close_dict(g_m, g_t, rtol=2e-3, atol=2e-6)
@@ -70,11 +68,10 @@ def test_word_lm_matches_pytorch_stage_by_stage(model):
     crit_t = nt["nn"].NLLLoss()
     losses_t = nt["train_epoch"](tnet, train_t, args_t, ntok, crit_t, 1.0, log=lambda s: None)
     val_t = nt["evaluate"](tnet, valid_t, args_t, ntok, crit_t)
-    with mutograd_dialect():
-        crit_m = nm["nn"].NLLLoss()
-        losses_m = nm["train_epoch"](mnet, train_m, args_m, ntok, crit_m, 1.0,
-                                     log=lambda s: None)
-        val_m = nm["evaluate"](mnet, valid_m, args_m, ntok, crit_m)
+    crit_m = nm["nn"].NLLLoss()
+    losses_m = nm["train_epoch"](mnet, train_m, args_m, ntok, crit_m, 1.0,
+                                 log=lambda s: None)
+    val_m = nm["evaluate"](mnet, valid_m, args_m, ntok, crit_m)
     assert len(losses_m) == len(losses_t) >= 3
     np.testing.assert_allclose(losses_m, losses_t, rtol=2e-3)
     assert_trajectory(start, params(mnet), params(tnet), rtol=5e-3)
@@ -83,9 +80,8 @@ def test_word_lm_matches_pytorch_stage_by_stage(model):
 
 def test_word_lm_tied_weights_share_one_parameter():
     nm = load("word_lm", "mutograd")
-    with mutograd_dialect():
-        args = nm["parse_args"](["--model", "LSTM", "--tied"])
-        net = nm["build_model"](args, 50)
+    args = nm["parse_args"](["--model", "LSTM", "--tied"])
+    net = nm["build_model"](args, 50)
     assert net.decoder.weight is net.encoder.weight
     assert "decoder.weight" not in dict(net.named_parameters())
 

@@ -1,8 +1,8 @@
 """Paddle's names and signatures over mutograd: ``import mutograd.compat.paddle as paddle``.
 
-A module that imports it follows the ``'paddle'`` dialect (``mutograd.compat.dialect``):
-``x.split(2)`` makes two pieces, ``x.max(1)`` gives the values, ``x.uniform_()`` samples
-[-1, 1), and ``backward()`` accepts any output shape. Other modules are not affected.
+Its functions give ``paddle.Tensor`` objects (``tensor.py``), on which ``x.split(2)`` makes two
+pieces, ``x.max(1)`` gives the values and ``x.uniform_()`` samples [-1, 1), wherever they are
+used; the main namespace's tensors are not affected.
 
     >>> import mutograd.compat.paddle as paddle
     >>> a = paddle.randn([3, 4])
@@ -24,10 +24,14 @@ from ...ops.creation import shape_args as _shape_args
 from ...ops.registry import OPS as _OPS
 from ...ops.registry import call as _call
 from ...ops.registry import call_inplace as _call_inplace
-from ...tensor import Tensor
+from ...tensor import Tensor as _Tensor
 from ..namespace import public_names as _public_names
+from .tensor import DTYPES as _DTYPES
+from .tensor import Tensor
+from .tensor import with_paddle_wording as _with_paddle_wording
 
 globals().update(_public_names())
+globals().update({_d.name: _d for _d in _DTYPES.values()})   # paddle.float32, ...
 dtype = _mg.dtypes.DType
 # the Paddle release whose API this namespace follows (programs compare it before using an API)
 __version__ = "3.3.1"
@@ -39,7 +43,7 @@ def _shape(shape, dtype, fn):
             isinstance(dtype, type)):
         raise TypeError(f"paddle.{fn}(shape, dtype): dtype got {dtype!r}; pass the shape as "
                         f"one list, e.g. paddle.{fn}([3, 4])")
-    if isinstance(shape, Tensor) and shape.ndim == 0:
+    if isinstance(shape, _Tensor) and shape.ndim == 0:
         shape = [int(shape)]
     return _shape_args((shape,) if not isinstance(shape, int) else ([shape],))
 
@@ -82,7 +86,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         if t._data.dtype.kind in "fc":
             t.stop_gradient = False
         else:
-            t.__dict__["_int_stop_gradient"] = False   # tensor_methods.py: reads back False
+            t.__dict__["_int_stop_gradient"] = False   # tensor.py: reads back False
     return t
 
 
@@ -139,8 +143,11 @@ def matmul_(x, y, transpose_x=False, transpose_y=False, name=None):
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=False, no_grad_vars=None):
     """The gradients of ``outputs`` with respect to ``inputs`` (a list), leaving ``.grad`` alone."""
-    return list(_mg.grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
-                         allow_unused=allow_unused, no_grad_vars=no_grad_vars))
+    try:
+        return list(_mg.grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                             allow_unused=allow_unused, no_grad_vars=no_grad_vars))
+    except _mg.VersionError as error:
+        raise _with_paddle_wording(error)
 
 
 def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
@@ -175,7 +182,7 @@ def seed(value):
 
 
 def is_tensor(x):
-    return isinstance(x, Tensor)
+    return isinstance(x, _Tensor)
 
 
 def in_dynamic_mode():
@@ -200,7 +207,6 @@ randn, rand, zeros, ones, empty, full, standard_normal, uniform = (
                                       uniform))
 
 from . import autograd, base, device, incubate, io, metric, nn, optimizer, vision  # noqa: E402, F401
-from ..tensor_methods import install_paddle_methods as _install_methods  # noqa: E402
 from . import tensor_ops as _tensor_ops  # noqa: E402
 from .tensor_ops import (  # noqa: E402, F401
     broadcast_shape, broadcast_shapes, crop, e, equal_all, gather_nd, index_sample, inf,
@@ -221,7 +227,6 @@ from .nn.functional import (  # noqa: E402, F401  (Paddle 3 exposes these at the
 concatenate = concat  # noqa: F821  (from the main namespace)
 from .nn.initializer import ParamAttr  # noqa: E402, F401
 
-_install_methods()
 from .device import get_device, is_compiled_with_cuda, set_device  # noqa: E402, F401
 
 from ..namespace import refuse_missing as _refuse_missing  # noqa: E402
@@ -233,3 +238,6 @@ _refuse_missing(_sys.modules[__name__])
 from ._refusals import install as _install_refusals  # noqa: E402
 
 _install_refusals(_sys.modules[__name__])
+from ..namespace import typed_functions as _typed_functions  # noqa: E402
+
+_typed_functions(_sys.modules[__name__], Tensor, _DTYPES)

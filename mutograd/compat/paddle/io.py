@@ -15,6 +15,8 @@ epoch), and takes an ``IterableDataset`` (no ``len``) as well as a map-style one
 from ...data import (ChainDataset, ConcatDataset, Dataset, IterableDataset,  # noqa: F401
                      Subset, SubsetRandomSampler, WeightedRandomSampler, random_split)
 from ...data import DataLoader as _DataLoader
+from ...tensor import adopt
+from .tensor import Tensor as _PaddleTensor
 from ...data import Sampler as _Sampler
 from ...data import TensorDataset as _TensorDataset
 from ...data import default_collate, get_worker_info  # noqa: F401
@@ -95,7 +97,7 @@ class DataLoader(_DataLoader):
 
     def __iter__(self):
         for b in super().__iter__():
-            yield _as_list(b)
+            yield adopt(_as_list(b), _PaddleTensor)   # Note [Tensor types of the dialects]
 
     def __len__(self):
         if self._iterable:

@@ -1,7 +1,7 @@
 """Paddle's functions that are compositions of mutograd ops (so their gradients come from the
 ops): ``gather_nd``, ``scatter_nd_add``, ``index_sample``, ``slice``, ``strided_slice``,
 ``crop``, ``stanh``, ``multiplex``, ``reduce_as``, ... Those Paddle also binds as Tensor methods
-are added to Tensor where no method of that name exists yet.
+are methods of ``paddle.Tensor`` too (tensor.py).
 
     >>> import mutograd.compat.paddle as paddle
     >>> x = paddle.to_tensor([[1., 2.], [3., 4.]])
@@ -14,7 +14,6 @@ import math
 
 import mutograd as _mg
 
-from ...tensor import Tensor
 from ..sampling import sample as _sample
 
 
@@ -154,7 +153,7 @@ def range(start=0, end=None, step=1, dtype=None, name=None):
     return _mg.arange(start, end, step, dtype=dtype)
 
 
-# Tensor methods Paddle has with these names (added where Tensor has none yet)
+# Tensor methods Paddle has with these names (paddle.Tensor has those the main Tensor lacks)
 METHODS = {"add_n": lambda x, name=None: x.clone(),
            "broadcast_shape": broadcast_shape, "broadcast_shapes": broadcast_shapes,
            "multiplex": multiplex, "scatter_nd": scatter_nd,
@@ -170,28 +169,12 @@ pi, e, inf, nan = math.pi, math.e, math.inf, math.nan
 newaxis = None
 
 
-# Tensor methods PyTorch has too (some with another result, e.g. a named tuple): they belong
-# on Tensor itself for both dialects, so the paddle namespace does not add them; while missing
-# there, they are only functions here (paddle.cummax(x), not x.cummax()).
-SHARED_WITH_TORCH = frozenset({
-    "cdouble", "cfloat", "cummax", "cummin", "diagflat", "dsplit", "fmax", "fmin", "histogram",
-    "hsplit", "is_complex", "is_floating_point", "is_sparse", "is_sparse_csr", "isneginf",
-    "isposinf", "isreal", "logaddexp", "logcumsumexp", "mode", "msort", "mv", "pin_memory",
-    "ravel", "tensor_split", "to_dense", "type_as", "unique_consecutive", "view_as", "vsplit"})
-
-
 def install(namespace):
-    """Add the Tensor methods where the name is not taken yet, and the functions of
-    :data:`COMPOSED` to ``namespace`` (the paddle module's globals), where Paddle's signatures
-    (``axis=``, ``name=``) replace the main namespace's functions of the same name."""
-    for name, fn in METHODS.items():
-        if not hasattr(Tensor, name) and name not in SHARED_WITH_TORCH:
-            setattr(Tensor, name, fn)
+    """Put the functions of :data:`COMPOSED` in ``namespace`` (the paddle module's globals),
+    where Paddle's signatures (``axis=``, ``name=``) replace the main namespace's functions of
+    the same name."""
     for name in COMPOSED:
         namespace[name] = globals()[name]
-    for name in COMPOSED_METHODS:
-        if not hasattr(Tensor, name) and name not in SHARED_WITH_TORCH:
-            setattr(Tensor, name, globals()[name])
 
 
 # ---- array-manipulation conveniences composed of mutograd ops -------------------------------

@@ -1,8 +1,8 @@
 """PyTorch's names and signatures over mutograd: ``import mutograd.compat.torch as torch``.
 
-A module that imports it follows the ``'torch'`` dialect (``mutograd.compat.dialect``): tensors
-print as ``tensor([...])``, ``x.max(1)`` gives ``(values, indices)``, ``x.split(2)`` makes pieces
-of size 2 and ``backward()`` needs a scalar output. Other modules are not affected.
+Its functions give ``torch.Tensor`` objects (``tensor.py``), which print as ``tensor([...])``,
+report ``torch.float32`` and ``torch.Size([2])``, and need a scalar output for ``backward()``,
+wherever they are used; the main namespace's tensors are not affected.
 
     >>> import mutograd.compat.torch as torch
     >>> w = torch.FloatTensor([[2.], [1.]]).requires_grad_()
@@ -24,21 +24,23 @@ from ...ops import views as _views
 from ...ops.creation import shape_args as _shape_args
 from ...tensor import Tensor as _Tensor
 from ..namespace import public_names as _public_names
+from .tensor import DTYPES as _DTYPES
+from .tensor import Tensor
 
 globals().update(_public_names())
+from .tensor import Size  # noqa: E402  (over the main namespace's)
 
-# ---- dtypes: PyTorch's aliases (torch.int is int32, unlike numpy's default int) -------------
-float = float32 = _mg.float32
-double = float64 = _mg.float64
-half = float16 = _mg.float16
-int = int32 = _mg.int32
-long = int64 = _mg.int64
-short = int16 = _mg.int16
-int8, uint8 = _mg.int8, _mg.uint8
-bool = _mg.bool
-cfloat = complex64 = _mg.complex64
-cdouble = complex128 = _mg.complex128
-Size = _mg.Size
+# ---- dtypes: PyTorch's objects and aliases (torch.int is int32, unlike numpy's default int) -----
+float = float32 = _DTYPES[_np.dtype("float32")]
+double = float64 = _DTYPES[_np.dtype("float64")]
+half = float16 = _DTYPES[_np.dtype("float16")]
+int = int32 = _DTYPES[_np.dtype("int32")]
+long = int64 = _DTYPES[_np.dtype("int64")]
+short = int16 = _DTYPES[_np.dtype("int16")]
+int8, uint8 = _DTYPES[_np.dtype("int8")], _DTYPES[_np.dtype("uint8")]
+bool = _DTYPES[_np.dtype("bool")]
+cfloat = complex64 = _DTYPES[_np.dtype("complex64")]
+cdouble = complex128 = _DTYPES[_np.dtype("complex128")]
 dtype = _mg.dtypes.DType
 
 
@@ -168,52 +170,10 @@ def equal(input, other):
     return input.shape == other.shape and _builtins.bool((input._data == other._data).all())
 
 
-def div(input, other, *, rounding_mode=None, out=None):
-    """``input / other``; ``rounding_mode='trunc'`` rounds towards zero and ``'floor'`` down
-    (both keep an integer dtype, and have a zero gradient, as in PyTorch)."""
-    if rounding_mode is None:
-        return _mg.div(input, other) if out is None else _mg.div(input, other, out=out)
-    if rounding_mode == "floor":
-        r = _mg.floor_divide(input, other)
-    elif rounding_mode == "trunc":
-        r = _mg.trunc(_mg.div(input, other))
-        kinds = [getattr(a, "dtype", None) for a in (input, other)]
-        if _builtins.all(k is None or not (k.is_floating_point or k.is_complex) for k in kinds):
-            r = r.astype(input.dtype if isinstance(input, _Tensor) else other.dtype)
-    else:
-        raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
-                         f"but found '{rounding_mode}'")
-    if out is not None:
-        out.copy_(r)
-        return out
-    return r
-
-
-divide = true_divide = div
-
-
-def _div_method(name, op):
-    def method(self, other, *, rounding_mode=None):
-        if rounding_mode is None:
-            return op(self, other)
-        r = div(self, other, rounding_mode=rounding_mode)
-        return self.copy_(r) if name.endswith("_") else r
-    method.__name__ = name
-    method.__doc__ = f"``{name}(other, rounding_mode=None)``: see :func:`div`."
-    method._plain = op
-    return method
-
-
-for _n in ("div", "div_"):
-    _op = getattr(_Tensor, _n)
-    _m = _div_method(_n, getattr(_op, "_plain", _op))
-    for _alias in (_n, "divide" + _n[3:], "true_divide" + _n[3:]):   # aliases stay one method
-        if hasattr(_Tensor, _alias):
-            setattr(_Tensor, _alias, _m)
-
 fill = _mg.ops.registry.OPS["fill"].function
 from ...autograd.grad_mode import is_inference_mode_enabled  # noqa: E402, F401
 from . import _toplevel  # noqa: E402
+from ._toplevel import div, divide, true_divide  # noqa: E402, F401 (rounding_mode=)
 
 # the rest of PyTorch's top-level names (function forms, windows, switches, memory formats...)
 globals().update({_n: getattr(_toplevel, _n) for _n in _toplevel.NAMES if _n not in globals()})
@@ -223,8 +183,9 @@ from .serialization import load, save  # noqa: E402  (file objects too; a Module
 
 # ---- legacy constructors: torch.Tensor(2, 3), torch.FloatTensor([[1., 2.]]) -----------------
 class _LegacyType(type):
-    """``FloatTensor(10)`` is 10 zeros, ``FloatTensor([[1., 2.]])`` is a copy of the data, and
-    ``isinstance(x, FloatTensor)`` checks the dtype; ``Tensor`` is any tensor."""
+    """``FloatTensor(10)`` is 10 zeros, ``FloatTensor([[1., 2.]])`` is a copy of the data (a
+    ``torch.Tensor``), and ``isinstance(x, FloatTensor)`` checks that ``x`` is a ``torch.Tensor``
+    of that dtype."""
 
     def __call__(cls, *args, device=None, requires_grad=False):
         npd = cls._dtype.np if cls._dtype is not None else _mg.get_default_dtype().np
@@ -236,16 +197,17 @@ class _LegacyType(type):
         else:
             raise TypeError(f"{cls.__name__}() takes sizes as ints or one sequence of data, got "
                             f"{args!r}")
+        t.__class__ = Tensor
         return t.requires_grad_() if requires_grad else t
 
     def __instancecheck__(cls, obj):
-        return isinstance(obj, _Tensor) and (cls._dtype is None or obj.dtype == cls._dtype)
+        return isinstance(obj, Tensor) and (cls._dtype is None or obj.dtype == cls._dtype)
 
     def __subclasscheck__(cls, sub):
-        return issubclass(sub, _Tensor)
+        return issubclass(sub, Tensor)
 
-    def __getattr__(cls, name):          # torch.Tensor.add_(x, y), torch.Tensor.shape
-        return getattr(_Tensor, name)
+    def __getattr__(cls, name):          # torch.FloatTensor.add_(x, y)
+        return getattr(Tensor, name)
 
 
 def _legacy(name, dt):
@@ -253,7 +215,6 @@ def _legacy(name, dt):
                                   "__doc__": f"Legacy constructor of {dt or 'float'} tensors."})
 
 
-Tensor = _Tensor   # the real class: torch.Tensor(2, 3) is zeros, torch.Tensor([1.]) a copy
 FloatTensor = _legacy("FloatTensor", _mg.float32)
 DoubleTensor = _legacy("DoubleTensor", _mg.float64)
 HalfTensor = _legacy("HalfTensor", _mg.float16)
@@ -271,9 +232,9 @@ from .amp import GradScaler, autocast  # noqa: E402, F401
 
 ModuleDict, ParameterDict = nn.ModuleDict, nn.ParameterDict   # (PyTorch exports them too)
 from ..namespace import refuse_missing as _refuse_missing  # noqa: E402
-from ._refusals import install_tensor_refusals as _install_tensor_refusals  # noqa: E402
+from ..namespace import typed_functions as _typed_functions  # noqa: E402
 
 from . import distributed  # noqa: E402, F401  (torch.distributed, over MPI)
 
 _refuse_missing(_sys.modules[__name__])
-_install_tensor_refusals(_Tensor)
+_typed_functions(_sys.modules[__name__], Tensor, _DTYPES)

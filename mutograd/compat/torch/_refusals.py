@@ -119,11 +119,15 @@ class _Refused:
         raise AttributeError(f"Tensor.{self.name} is not supported in mutograd: {self.why}")
 
 
-def install_tensor_refusals(tensor_class):
-    """Give ``tensor_class`` each refused attribute it does not have, raising the reason."""
-    for name, why in tensor_names().items():
-        if name not in vars(tensor_class) and not hasattr(tensor_class, name):
-            setattr(tensor_class, name, _Refused(name, why))
+def _refusals_mixin():
+    from ...tensor import Tensor
+    attrs = {name: _Refused(name, why) for name, why in tensor_names().items()
+             if not hasattr(Tensor, name)}
+    return type("TensorRefusals", (), dict(attrs, __slots__=(), __module__=__name__, __doc__=(
+        "The torch.Tensor attributes mutograd refuses, each raising its reason.")))
+
+
+TensorRefusals = _refusals_mixin()
 
 
 def reason(namespace, name):

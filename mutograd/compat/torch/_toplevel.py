@@ -20,6 +20,30 @@ from ..sampling import sample as _sample
 
 
 # ---- function forms of Tensor methods --------------------------------------------------------
+def div(input, other, *, rounding_mode=None, out=None):
+    """``input / other``; ``rounding_mode='trunc'`` rounds towards zero and ``'floor'`` down
+    (both keep an integer dtype, and have a zero gradient, as in PyTorch)."""
+    if rounding_mode is None:
+        return _mg.div(input, other) if out is None else _mg.div(input, other, out=out)
+    if rounding_mode == "floor":
+        r = _mg.floor_divide(input, other)
+    elif rounding_mode == "trunc":
+        r = _mg.trunc(_mg.div(input, other))
+        kinds = [getattr(a, "dtype", None) for a in (input, other)]
+        if all(k is None or not (k.is_floating_point or k.is_complex) for k in kinds):
+            r = r.astype(input.dtype if isinstance(input, _Tensor) else other.dtype)
+    else:
+        raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                         f"but found '{rounding_mode}'")
+    if out is not None:
+        out.copy_(r)
+        return out
+    return r
+
+
+divide = true_divide = div
+
+
 def detach(input):
     return input.detach()
 
@@ -305,7 +329,6 @@ class layout:   # noqa: N801 - PyTorch's name
 
 
 strided = layout("strided")
-_Tensor.layout = property(lambda self: strided, doc="``torch.strided``: tensors are dense.")
 
 
 # ---- more top-level names ------------------------------------------------------------------
@@ -412,7 +435,5 @@ def matrix_rank(input, tol=None, symmetric=False):
     return mr(input, atol=tol)
 
 
-_Tensor.unique_consecutive = unique_consecutive
-_Tensor.histogram = histogram
 
 NAMES = [n for n in list(globals()) if not n.startswith("_") and n != "np"]

@@ -134,6 +134,7 @@ class LazyModuleMixin:
                 if isinstance(mine.get(name), (UninitializedParameter, UninitializedBuffer)):
                     mine[name].materialize(t.shape)
                     mine[name]._data[...] = t._data
+                    self._adopt(mine[name], mine is self._parameters)   # a dialect's module
         for key, value in fresh.__dict__.items():
             if key not in ("_parameters", "_buffers", "_modules", "training") and \
                     not key.startswith("_forward"):

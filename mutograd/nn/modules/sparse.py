@@ -17,6 +17,12 @@ from ..functional.sparse import _BAG_MODES
 from ..module import Module, Parameter
 
 
+def _pretrained_shape(embeddings):
+    if embeddings.ndim != 2:
+        raise ValueError("Embeddings parameter is expected to be 2-dimensional")
+    return tuple(embeddings.shape)
+
+
 class EmbeddingBag(Module):
     """A table of ``num_embeddings`` vectors whose bags are reduced by ``mode`` ('sum',
     'mean' or 'max'); ``forward(input, offsets=None, per_sample_weights=None)``."""
@@ -43,6 +49,18 @@ class EmbeddingBag(Module):
                 raise ShapeError("Shape of weight does not match num_embeddings and "
                                  "embedding_dim")
             self.weight = Parameter(_weight)
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, max_norm=None, norm_type=2.0,
+                        scale_grad_by_freq=False, mode="mean", sparse=False,
+                        include_last_offset=False, padding_idx=None):
+        """An EmbeddingBag over the 2-D ``embeddings`` (shared, not copied); ``freeze``: its
+        weight does not require grad."""
+        rows, cols = _pretrained_shape(embeddings)
+        bag = cls(rows, cols, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
+                  embeddings, include_last_offset, padding_idx)
+        bag.weight.requires_grad = not freeze
+        return bag
 
     def reset_parameters(self):
         init.normal_(self.weight)
@@ -87,6 +105,21 @@ class Embedding(Module):
         if padding_idx is not None:
             with no_grad():
                 self.weight[padding_idx] = 0.0
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None,
+                        norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+        """An Embedding over the 2-D ``embeddings`` (shared, not copied); ``freeze``: its weight
+        does not require grad.
+
+            >>> import mutograd as mg
+            >>> emb = mg.nn.Embedding.from_pretrained(mg.tensor([[1., 2.], [3., 4.]]))
+            >>> emb(mg.tensor([1])).tolist(), emb.weight.requires_grad
+            ([[3.0, 4.0]], False)
+        """
+        rows, cols = _pretrained_shape(embeddings)
+        return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
+                   _weight=embeddings, _freeze=freeze)
 
     def forward(self, indices):
         return F.embedding(indices, self.weight, self.padding_idx, self.max_norm, self.norm_type,

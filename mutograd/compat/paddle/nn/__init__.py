@@ -5,7 +5,7 @@
     >>> [list(p.shape) for p in net.parameters()]
     [[4, 3], [3]]
 """
-from ....nn import Parameter  # noqa: F401
+from ..tensor import Parameter  # noqa: F401
 from ....nn.utils import clip_grad_norm_  # noqa: F401
 from . import functional, initializer  # noqa: F401
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa: F401

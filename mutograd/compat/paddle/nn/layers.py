@@ -12,11 +12,14 @@ from .... import nn as _nn
 from ....nn import functional as _F
 from . import functional as F
 from . import initializer as I
+from ..tensor import Parameter
 
 
 class Layer(_nn.Module):
     """``paddle.nn.Layer``: a Module whose ``parameters()`` is a list, with Paddle's
     ``create_parameter``, ``add_sublayer``, ``sublayers`` and ``set_state_dict``."""
+
+    _parameter_class = Parameter   # its parameters and buffers are paddle tensors
 
     def parameters(self, include_sublayers=True):
         return list(super().parameters(recurse=include_sublayers))
@@ -39,7 +42,7 @@ class Layer(_nn.Module):
         attr = I.to_attr(attr)
         if attr is False:
             return None
-        p = _nn.Parameter(zeros(list(shape), dtype=dtype))
+        p = Parameter(zeros(list(shape), dtype=dtype))
         default = default_initializer or (I.Constant(0.0) if is_bias else I.XavierUniform())
         return I.apply(p, attr, default, is_bias)
 
