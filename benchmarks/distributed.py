@@ -29,7 +29,7 @@ def worker(args):
     rng = np.random.default_rng(0)
     local = args.batch // n
     if args.model == "demo":       # the CNN of ``python -m mutograd demo`` on 8x8 images
-        from mutograd.demo import build_model
+        from mutograd.cli.demo import build_model
         mg.seed(0)
         net = build_model(True)
         ws = list(net.parameters())
@@ -94,7 +94,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--worker", action="store_true")
     ap.add_argument("--model", choices=("demo", "mlp"), default=None,
-                    help="the demo's CNN (default when mutograd.demo exists) or an MLP")
+                    help="the demo's CNN (default when mutograd.cli.demo exists) or an MLP")
     ap.add_argument("--width", type=int, default=512)
     ap.add_argument("--depth", type=int, default=4)
     ap.add_argument("--batch", type=int, default=256)
@@ -113,7 +113,7 @@ def main():
     if args.model is None:
         import importlib.util
         sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        args.model = "demo" if importlib.util.find_spec("mutograd.demo") else "mlp"
+        args.model = "demo" if importlib.util.find_spec("mutograd.cli.demo") else "mlp"
     if args.bucket_mb is None:
         args.bucket_mb = 1.0 if args.model == "mlp" else 0.02
     if args.worker:

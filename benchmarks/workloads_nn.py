@@ -1,5 +1,5 @@
 """Training steps written with ``mutograd.nn`` / ``torch.nn``: the MLP of workloads_mlp.py as
-layers, and the demo's CNN (``mutograd.demo.build_model``) on 8x8 digit-sized inputs with Adam.
+layers, and the demo's CNN (``mutograd.cli.demo.build_model``) on 8x8 digit-sized inputs with Adam.
 
 NumPy has no contestant here (no hand-written convolution backward); the raw-op MLP is the
 NumPy floor. Both models get the same initial weights, copied from mutograd's into PyTorch's.
@@ -105,7 +105,7 @@ class CnnStep:
 
     def mutograd(size):
         import mutograd as mg
-        from mutograd.demo import build_model
+        from mutograd.cli.demo import build_model
         from mutograd.nn import functional as F
         x, y = _digits(size)
         X, Y = mg.from_numpy(x), mg.from_numpy(y)
@@ -119,7 +119,7 @@ class CnnStep:
         import torch
 
         import mutograd as mg
-        from mutograd.demo import build_model
+        from mutograd.cli.demo import build_model
         x, y = _digits(size)
         X, Y = torch.from_numpy(x), torch.from_numpy(y)
         model = _torch_cnn(True)

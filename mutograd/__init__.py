@@ -70,5 +70,5 @@ def get_default_device():
 
 # after the ops: nn, optim and data are built on them
 from . import cuda, data, func, linalg, nn, optim, transfer  # noqa: E402, F401
-from .checkpoint import load, save  # noqa: E402, F401
+from .serialization.checkpoint import load, save  # noqa: E402, F401
 from .transfer import from_dlpack, to_dlpack  # noqa: E402, F401

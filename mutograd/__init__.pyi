@@ -7,16 +7,14 @@ from typing import Any
 from . import autograd as autograd
 from . import backends as backends
 from . import check as check
-from . import checkpoint as checkpoint
+from . import cli as cli
 from . import compat as compat
 from . import cuda as cuda
 from . import data as data
-from . import demo as demo
 from . import distributed as distributed
 from . import dtypes as dtypes
 from . import errors as errors
 from . import func as func
-from . import interop as interop
 from . import linalg as linalg
 from . import memory as memory
 from . import memtrace as memtrace
@@ -34,7 +32,6 @@ from . import tensor_factories as tensor_factories
 from . import tensor_methods as tensor_methods
 from . import tools as tools
 from . import transfer as transfer
-from . import walkthrough as walkthrough
 
 from .errors import BackwardError as BackwardError
 from .errors import DTypeError as DTypeError

@@ -6,9 +6,9 @@ import sys
 
 # command -> (module, its entry point taking argv, one line for the command list)
 COMMANDS = {
-    "walkthrough": ("mutograd.__main__", "walkthrough",
+    "walkthrough": ("mutograd.cli.walkthrough", "main",
                     "a measured walkthrough of views, in-place and ordinary ops (the default)"),
-    "demo": ("mutograd.demo", "main",
+    "demo": ("mutograd.cli.demo", "main",
              "train a small CNN twice, in place and out of place, and measure the saving"),
     "check": ("mutograd.check", "main",
               "run a script under strict and anomaly mode; report in-place misuse with its fix"),
@@ -67,18 +67,6 @@ def main(argv=None):
         with data_loaders():
             return run(argv[1:])
     return run(argv[1:])
-
-
-def walkthrough(argv=()):
-    """``python -m mutograd walkthrough``: what the three kinds of operation do, measured."""
-    argparse.ArgumentParser(
-        prog="python -m mutograd walkthrough",
-        description="A measured walkthrough of the three kinds of operation: ordinary ops "
-                    "(new storage), views (shared storage) and in-place ops (the same object), "
-                    "the leaf rule, rebasing history and the version check, with the bytes "
-                    "each allocates.").parse_args(list(argv))
-    from .walkthrough import run
-    return run()
 
 
 if __name__ == "__main__":

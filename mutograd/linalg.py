@@ -44,7 +44,8 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return A.diagonal(offset, dim1, dim2)
 
 
-# ---- Tensor methods of the decompositions (PyTorch's and Paddle's names) ---------------------
+# ---- Tensor methods of the decompositions (PyTorch's and Paddle's names), each where no other
+# declaration has that name (attached by the op generator, mutograd/ops/__init__.py) ---------
 def _lu(self, pivot=True, get_infos=False):
     """``(LU, pivots)`` (and ``infos`` with ``get_infos``): ``lu_factor_ex``."""
     LU, pivots, info = lu_factor_ex(self, pivot=pivot)
@@ -77,12 +78,5 @@ METHODS = {
 }
 
 
-def _install_methods():
-    from .tensor import Tensor
-    for name, fn in METHODS.items():
-        if not hasattr(Tensor, name):
-            fn.__name__ = name
-            setattr(Tensor, name, fn)
-
-
-_install_methods()
+for _name, _fn in METHODS.items():
+    _fn.__name__ = _name

@@ -74,17 +74,20 @@ def unsafe_chunk(self, chunks, dim=0):
     return _views.chunk(self, chunks, dim)
 
 
-Tensor.new_zeros = _new(creation.zeros)
-Tensor.new_ones = _new(creation.ones)
-Tensor.new_empty = _new(creation.empty)
-Tensor.new_full = new_full
-Tensor.new_tensor = new_tensor
-Tensor.view_as = view_as
-Tensor.reshape_as = reshape_as
-Tensor.type_as = type_as
-Tensor.nelement = Tensor.numel
-Tensor.split_with_sizes = split_with_sizes
-Tensor.unsafe_split = unsafe_split
-Tensor.unsafe_split_with_sizes = split_with_sizes
-Tensor.unsafe_chunk = unsafe_chunk
-Tensor.is_inference = lambda self: self._counter.inference   # Note [Inference tensors]
+# name -> method, attached by the op generator (mutograd/ops/__init__.py)
+TENSOR_METHODS = {
+    "new_zeros": _new(creation.zeros),
+    "new_ones": _new(creation.ones),
+    "new_empty": _new(creation.empty),
+    "new_full": new_full,
+    "new_tensor": new_tensor,
+    "view_as": view_as,
+    "reshape_as": reshape_as,
+    "type_as": type_as,
+    "nelement": Tensor.numel,
+    "split_with_sizes": split_with_sizes,
+    "unsafe_split": unsafe_split,
+    "unsafe_split_with_sizes": split_with_sizes,
+    "unsafe_chunk": unsafe_chunk,
+    "is_inference": lambda self: self._counter.inference,   # Note [Inference tensors]
+}

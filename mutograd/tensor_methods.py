@@ -1,6 +1,6 @@
 """Tensor methods that are conversions rather than ops: dtype casts, places, ``clear_grad``."""
 from . import dtypes
-from .ops import OPS, call
+from .ops.registry import OPS, call
 from .tensor import Tensor
 
 
@@ -10,13 +10,6 @@ def _cast(dtype):
             return self
         return call(OPS["astype"], [self], {"dtype": dtype})
     return method
-
-
-for _name, _dtype in (("float", dtypes.float32), ("double", dtypes.float64),
-                      ("half", dtypes.float16), ("int", dtypes.int32), ("long", dtypes.int64),
-                      ("short", dtypes.int16), ("bool", dtypes.bool), ("byte", dtypes.uint8),
-                      ("char", dtypes.int8)):
-    setattr(Tensor, _name, _cast(_dtype))
 
 
 def type_(self, dtype=None, non_blocking=False):
@@ -68,16 +61,6 @@ def clear_grad(self, set_to_zero=False):
         self.__dict__["_grad"] = None
 
 
-Tensor.type = type_
-Tensor.to = to
-Tensor.cpu = cpu
-Tensor.clear_grad = clear_grad
-Tensor.clear_gradient = clear_grad
-Tensor.astype = lambda self, dtype: self if self._data.dtype == dtypes.to_numpy(dtype) else call(
-    OPS["astype"], [self], {"dtype": dtype})
-Tensor.cast = Tensor.astype
-
-
 def apply(self, func):
     """``func(self)`` as a new tensor, computed without recording (Paddle's ``Tensor.apply``);
     refused on a tensor that requires grad, as Paddle does.
@@ -95,4 +78,14 @@ def apply(self, func):
         return func(self)
 
 
-Tensor.apply = apply
+# name -> method, attached by the op generator (mutograd/ops/__init__.py)
+TENSOR_METHODS = {
+    **{name: _cast(dtype) for name, dtype in (
+        ("float", dtypes.float32), ("double", dtypes.float64), ("half", dtypes.float16),
+        ("int", dtypes.int32), ("long", dtypes.int64), ("short", dtypes.int16),
+        ("bool", dtypes.bool), ("byte", dtypes.uint8), ("char", dtypes.int8))},
+    "type": type_, "to": to, "cpu": cpu, "clear_grad": clear_grad, "clear_gradient": clear_grad,
+    **dict.fromkeys(("astype", "cast"), lambda self, dtype: self if self._data.dtype ==
+                    dtypes.to_numpy(dtype) else call(OPS["astype"], [self], {"dtype": dtype})),
+    "apply": apply,
+}

@@ -73,8 +73,6 @@ def cuda(self, device=None, non_blocking=False):
                     device if not isinstance(device, int) else f"gpu:{device}")
 
 
-Tensor.cuda = cuda
-
 
 def place_of_array(arr):
     """The place of a backend array that is not a NumPy array (None for NumPy arrays)."""
@@ -136,4 +134,4 @@ def _cuda_array_interface(self):
     return self._data.__cuda_array_interface__
 
 
-Tensor.__cuda_array_interface__ = property(_cuda_array_interface)
+TENSOR_METHODS = {"cuda": cuda, "__cuda_array_interface__": property(_cuda_array_interface)}

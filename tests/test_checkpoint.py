@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import mutograd as mg
-from mutograd.checkpoint import CheckpointError
+from mutograd.serialization.checkpoint import CheckpointError
 
 FORMATS = ["safetensors", "npz"]
 

@@ -179,7 +179,7 @@ def test_the_demo_output_folder_is_ignored_by_git():
     with open(os.path.join(ROOT, ".gitignore")) as f:
         ignored = f.read().split()
     assert "mutograd-demo/" in ignored
-    from mutograd import demo
+    from mutograd.cli import demo
     assert demo.parse([]).out == "mutograd-demo"
 
 

@@ -5,7 +5,8 @@ import sys
 import pytest
 
 import mutograd as mg
-from mutograd import demo, progress
+from mutograd import progress
+from mutograd.cli import demo
 
 
 class FakeTTY(io.StringIO):

@@ -202,12 +202,12 @@ def test_save_and_load_through_file_objects(tmp_path):
     with open(tmp_path / "w.pt", "rb") as f:
         assert mt.load(f)["bias"].tolist() == net.bias.tolist()
     assert mt.load(tmp_path / "w.pt")["bias"].tolist() == net.bias.tolist()   # a path too
-    with pytest.raises(mg.checkpoint.CheckpointError, match="truncated|not a mutograd"):
+    with pytest.raises(mg.errors.CheckpointError, match="truncated|not a mutograd"):
         mt.load(io.BytesIO(b"garbage"))
 
 
 def test_saving_a_whole_module_says_what_to_do(tmp_path):
-    with pytest.raises(mg.checkpoint.CheckpointError, match="state_dict.*load_state_dict") as e:
+    with pytest.raises(mg.errors.CheckpointError, match="state_dict.*load_state_dict") as e:
         mt.save(mt.nn.Sequential(mt.nn.Linear(2, 2)), tmp_path / "m.pt")
     assert isinstance(e.value, RuntimeError) and "never pickle" in str(e.value)
     assert not (tmp_path / "m.pt").exists()

@@ -5,7 +5,7 @@ import sys
 import pytest
 
 from mutograd import __main__ as cli
-from mutograd import demo
+from mutograd.cli import demo
 
 
 @pytest.fixture(scope="module")

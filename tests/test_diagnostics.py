@@ -187,8 +187,8 @@ def test_walkthrough_names_its_own_lines_not_frozen_runpy():
     out = subprocess.run([sys.executable, "-m", "mutograd"], capture_output=True, text=True,
                          env=_env(), check=True).stdout
     assert "<frozen" not in out
-    assert "add_ at mutograd/walkthrough.py:" in out
-    assert "saved by MulBackward0 (created at mutograd/walkthrough.py:" in out
+    assert "add_ at mutograd/cli/walkthrough.py:" in out
+    assert "saved by MulBackward0 (created at mutograd/cli/walkthrough.py:" in out
 
 
 def _env(**extra):

@@ -340,7 +340,7 @@ def test_sampler_rejects_a_rank_outside_the_world():
 def test_example_trains_checkpoints_on_rank_0_and_resumes_on_every_rank(tmp_path):
     ckpt = tmp_path / "ckpt.npz"
     env = dict(os.environ, PYTHONPATH=ROOT)
-    cmd = [sys.executable, "-m", "mutograd.distributed.example", "--samples", "384",
+    cmd = [sys.executable, "-m", "mutograd.cli.distributed_example", "--samples", "384",
            "--checkpoint", str(ckpt)]
     p = subprocess.run([_mpiexec(), "-n", "2"] + cmd + ["--epochs", "2"], check=False,
                        capture_output=True, text=True, timeout=120, env=env)

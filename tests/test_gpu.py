@@ -442,7 +442,7 @@ def test_cupy_dlpack_and_cuda_array_interface_share_memory():
 
 
 def test_demo_trains_on_the_device(fake_gpu, tmp_path, capsys):
-    from mutograd import demo
+    from mutograd.cli import demo
     n0 = memory.num_allocations("gpu:0")
     assert demo.main(["--quick", "--epochs", "1", "--device", "cuda", "--out",
                       str(tmp_path), "--blas-threads", "0"]) == 0
@@ -452,7 +452,7 @@ def test_demo_trains_on_the_device(fake_gpu, tmp_path, capsys):
 
 
 def test_demo_without_cupy_says_how_to_get_it(monkeypatch, tmp_path):
-    from mutograd import demo
+    from mutograd.cli import demo
     monkeypatch.setitem(sys.modules, "cupy", None)
     mg.places.unregister_backend("gpu")
     with pytest.raises(mg.PlaceError, match=r"pip install mutograd\[gpu\]"):

@@ -14,7 +14,7 @@ import pytest
 
 import mutograd as mg
 from mutograd import nn
-from mutograd.checkpoint import CheckpointError
+from mutograd.serialization.checkpoint import CheckpointError
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "interop")
 
@@ -272,8 +272,8 @@ def test_tensors_saved_on_a_gpu_follow_map_location(tmp_path, fake_gpu):
 
 def test_the_module_examples_run():
     import doctest
-    import mutograd.interop
-    result = doctest.testmod(mutograd.interop, optionflags=doctest.NORMALIZE_WHITESPACE)
+    from mutograd.serialization import interop
+    result = doctest.testmod(interop, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
 
 

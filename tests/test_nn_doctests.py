@@ -26,8 +26,9 @@ MODULES = ["mutograd.nn", "mutograd.nn.module", "mutograd.nn.init", "mutograd.nn
            "mutograd.optim",
            "mutograd.optim.algorithms",
            "mutograd.optim.lr_scheduler", "mutograd.data", "mutograd.data.dataset",
-           "mutograd.data.datasets", "mutograd.data.loader", "mutograd.checkpoint",
+           "mutograd.data.datasets", "mutograd.data.loader", "mutograd.serialization.checkpoint",
            "mutograd.serialization.arrays", "mutograd.serialization.budget",
+           "mutograd.serialization.containers",
            "mutograd.serialization.text"]
 
 

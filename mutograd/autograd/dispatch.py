@@ -443,31 +443,31 @@ def _record(op, inputs, arrays, result, attrs, xp, copies=None):
         if op.saves_inputs:
             saved = {i: save(t) if isinstance(t, Tensor) else a
                      for i, (t, a) in enumerate(zip(inputs, arrays))}
-        return _node(op, edges, saved, arrays, attrs, xp)
-    mask = 0
-    edges = []
-    grad_fns = op.grad_fns
-    for i, t in enumerate(inputs):
-        if isinstance(t, Tensor) and t._rg and grad_fns[i] is not None:
-            edges.append(t.grad_fn or t)
-            mask |= 1 << i
-        else:
-            edges.append(None)
-    names = op.plans.get(mask)
-    if names is None:
-        names = op.plan(mask)
-    saved = {} if names else None   # a node that saves nothing keeps no dict
-    for name in names:
-        if name == "out":   # Note [Outputs copied on write] in autograd/saved.py
-            saved[name] = save_output(result) if op.copy_out else save(result)
-        elif op.keeps and name in op.keeps:
-            saved[name] = copies[name]
-        elif copies is not None and op.index[name] in copies:
-            saved[name] = copies[op.index[name]]
-        else:
-            t = inputs[op.index[name]]
-            saved[name] = save(t) if isinstance(t, Tensor) else arrays[op.index[name]]
-    node = op.node_cls(tuple(edges), saved)   # _node's work, a frame less on the per-op path
+    else:
+        mask = 0
+        edges = []
+        grad_fns = op.grad_fns
+        for i, t in enumerate(inputs):
+            if isinstance(t, Tensor) and t._rg and grad_fns[i] is not None:
+                edges.append(t.grad_fn or t)
+                mask |= 1 << i
+            else:
+                edges.append(None)
+        names = op.plans.get(mask)
+        if names is None:
+            names = op.plan(mask)
+        saved = {} if names else None   # a node that saves nothing keeps no dict
+        for name in names:
+            if name == "out":   # Note [Outputs copied on write] in autograd/saved.py
+                saved[name] = save_output(result) if op.copy_out else save(result)
+            elif op.keeps and name in op.keeps:
+                saved[name] = copies[name]
+            elif copies is not None and op.index[name] in copies:
+                saved[name] = copies[op.index[name]]
+            else:
+                t = inputs[op.index[name]]
+                saved[name] = save(t) if isinstance(t, Tensor) else arrays[op.index[name]]
+    node = op.node_cls(tuple(edges), saved)
     node.attrs = attrs
     node.xp = xp
     node.shapes, node.dtypes = _meta(arrays)
@@ -477,17 +477,11 @@ def _record(op, inputs, arrays, result, attrs, xp, copies=None):
     return node
 
 
-def _node(op, edges, saved, arrays, attrs, xp):
-    node = op.node_cls(tuple(edges), saved)
-    node.attrs = attrs
-    node.xp = xp
-    node.shapes, node.dtypes = _meta(arrays)
-    return node
-
-
 def _record_binary(op, x, y, a, b, result):
     """``_record`` for the operator path (Note [The operator path]): a tensor ``x`` and a tensor
-    or Python scalar ``y``, with arrays (or the scalar) ``a`` and ``b``, nothing copied."""
+    or Python scalar ``y``, with arrays (or the scalar) ``a`` and ``b``, nothing copied. The
+    same node as ``_record`` makes, written out for two operands: through ``_record`` a recorded
+    ``a * b`` costs a fifth more."""
     # the CPU's namespace, not numpy itself: inside vmap it is the batching one (func/layers.py),
     # whose gradient formulas take batched gradients
     if op.wants_layout or op.keeps:
@@ -511,7 +505,7 @@ def _record_binary(op, x, y, a, b, result):
                 saved[name] = save(x)
             else:
                 saved[name] = save(y) if tensor_y else b
-    # _node's work written out: this is the per-op cost of a recorded a * b
+    # _record's tail written out: this is the per-op cost of a recorded a * b
     node = op.node_cls((ex, ey), saved)
     node.attrs = op.defaults
     node.xp = _CPU.xp

@@ -3,7 +3,7 @@ it refuses a name it lacks (an AttributeError naming the framework's spelling an
 recorded in the namespace's ``_refusals.py``, the reason)."""
 import mutograd as _mg
 
-_SKIP = {"compat", "ops", "tensor_methods", "walkthrough", "Tensor"}
+_SKIP = {"compat", "ops", "tensor_methods", "Tensor"}
 
 
 def public_names():

@@ -43,6 +43,7 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
 )
 from . import signatures
 from .registry import OPS, binary, call, call_inplace, defop  # noqa: F401
+from .. import tensor_factories, tensor_methods  # (they use the submodules above)
 from ..autograd.dispatch import foreign_operand, small_write
 
 # Public names that differ from the op's declared name
@@ -103,14 +104,12 @@ def _public():
 
 PUBLIC = _public()
 _NOT_METHODS = {"cat", "stack", "einsum", "where"}
-
-for _name, _fn in PUBLIC.items():
-    if _name not in _NOT_METHODS and not hasattr(Tensor, _name):
-        setattr(Tensor, _name, signatures.method(_fn))
-for _op in OPS.values():   # methods that take another input than the first as self (defop writes=)
-    if _op.self_function is not None:
-        setattr(Tensor, _op.name, _op.self_function)
-        setattr(Tensor, _op.name + "_", _op.inplace_function)
+from .. import linalg as linalg_namespace, transfer  # noqa: E402  (they use FUNCTIONS above)
+# Modules that declare Tensor methods which are not ops: TENSOR_METHODS, name -> function or
+# property (no two declare one name; tests/test_tensor_methods_generator.py)
+_DECLARING = (activations, complex_views, creation, indexing, linalg, memory_layout, predicates,
+              reduction, sampling, scans, shaping, views, tensor_methods, tensor_factories,
+              transfer)
 
 
 def _swap(op):
@@ -141,18 +140,6 @@ def _inplace(op):
     return f
 
 
-for _dunder, _op in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"),
-                     ("floordiv", "floor_divide"), ("mod", "remainder"), ("pow", "pow"),
-                     ("matmul", "matmul")):
-    setattr(Tensor, f"__{_dunder}__", _binary(_op))
-    setattr(Tensor, f"__r{_dunder}__", _swap(_op))
-    setattr(Tensor, f"__i{_dunder}__", _inplace(_op))
-
-for _dunder, _op in (("eq", "eq"), ("ne", "ne"), ("lt", "lt"), ("le", "le"), ("gt", "gt"),
-                     ("ge", "ge")):
-    setattr(Tensor, f"__{_dunder}__", _binary(_op))
-
-
 def _logic(logical, bitwise):
     def f(self, other):
         if foreign_operand(other):
@@ -172,15 +159,49 @@ def _ilogic(logical, bitwise):
     return f
 
 
-for _dunder, _lo, _bw in (("and", "logical_and", "bitwise_and"),
-                          ("or", "logical_or", "bitwise_or"),
-                          ("xor", "logical_xor", "bitwise_xor")):
-    setattr(Tensor, f"__{_dunder}__", _logic(_lo, _bw))
-    setattr(Tensor, f"__r{_dunder}__", _logic(_lo, _bw))
-    setattr(Tensor, f"__i{_dunder}__", _ilogic(_lo, _bw))
+_UNARY = {
+    "__neg__": OPS["neg"].function,
+    "__abs__": OPS["abs"].function,
+    "__pos__": lambda self: self,
+    "__invert__": lambda self: call(
+        OPS["logical_not" if self._data.dtype.kind == "b" else "bitwise_not"], [self], {}),
+}
 
-Tensor.__neg__ = OPS["neg"].function
-Tensor.__abs__ = OPS["abs"].function
-Tensor.__pos__ = lambda self: self
-Tensor.__invert__ = lambda self: call(
-    OPS["logical_not" if self._data.dtype.kind == "b" else "bitwise_not"], [self], {})
+
+def _attach_methods():
+    """Set Tensor's methods and operators, the one place that sets attributes on Tensor: each
+    name declared in a TENSOR_METHODS, else each public function the class body lacks; over
+    those, the ops that take another input as self, then the operators."""
+    methods = {}
+    for module in _DECLARING:
+        methods.update(module.TENSOR_METHODS)
+    for name, fn in PUBLIC.items():
+        if name not in _NOT_METHODS and name not in methods and not hasattr(Tensor, name):
+            methods[name] = signatures.method(fn)
+    for op in OPS.values():   # another input than the first as self (defop writes=)
+        if op.self_function is not None:
+            methods[op.name] = op.self_function
+            methods[op.name + "_"] = op.inplace_function
+    for dunder, op in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"),
+                       ("floordiv", "floor_divide"), ("mod", "remainder"), ("pow", "pow"),
+                       ("matmul", "matmul")):
+        methods[f"__{dunder}__"] = _binary(op)
+        methods[f"__r{dunder}__"] = _swap(op)
+        methods[f"__i{dunder}__"] = _inplace(op)
+    for dunder in ("eq", "ne", "lt", "le", "gt", "ge"):
+        methods[f"__{dunder}__"] = _binary(dunder)
+    for dunder, lo, bw in (("and", "logical_and", "bitwise_and"),
+                           ("or", "logical_or", "bitwise_or"),
+                           ("xor", "logical_xor", "bitwise_xor")):
+        methods[f"__{dunder}__"] = _logic(lo, bw)
+        methods[f"__r{dunder}__"] = _logic(lo, bw)
+        methods[f"__i{dunder}__"] = _ilogic(lo, bw)
+    methods.update(_UNARY)
+    for name, fn in linalg_namespace.METHODS.items():   # only names nothing else declares
+        if name not in methods and not hasattr(Tensor, name):
+            methods[name] = fn
+    for name, attr in methods.items():
+        setattr(Tensor, name, attr)
+
+
+_attach_methods()

@@ -8,7 +8,6 @@ Where the math allows, gradients are written in terms of the output (``selu``, `
 """
 from .elementwise import _into, nonpositive
 from .gradients import masked
-from ..tensor import Tensor
 from .registry import defop
 
 
@@ -99,7 +98,9 @@ defop("rrelu_with_noise", _rrelu, method=False,
       grad=(lambda g, out, noise, xp: g * xp.where(out >= 0, 1.0, noise), None), kink=True)
 
 
-Tensor.hardshrink = lambda self, lambd=0.5: __import__(
-    "mutograd.nn.functional", fromlist=["hardshrink"]).hardshrink(self, lambd)
-Tensor.prelu = lambda self, weight: __import__(
-    "mutograd.nn.functional", fromlist=["prelu"]).prelu(self, weight)
+TENSOR_METHODS = {
+    "hardshrink": lambda self, lambd=0.5: __import__(
+        "mutograd.nn.functional", fromlist=["hardshrink"]).hardshrink(self, lambd),
+    "prelu": lambda self, weight: __import__(
+        "mutograd.nn.functional", fromlist=["prelu"]).prelu(self, weight),
+}

@@ -16,7 +16,6 @@ Gradients follow PyTorch's convention for a real loss: the gradient of a complex
 import math
 
 from ..errors import DTypeError, ShapeError
-from ..tensor import Tensor
 from .registry import OPS, call, defop
 
 _REAL_OF = {"complex64": "float32", "complex128": "float64"}
@@ -90,12 +89,6 @@ def polar(abs, angle):
     return call(OPS["complex"], [abs * angle.cos(), abs * angle.sin()], {})
 
 
-Tensor.real = property(lambda self: OPS["real"].function(self) if self.is_complex() else self,
-                       doc="The real parts (a view); ``self`` itself for a real dtype.")
-Tensor.imag = property(OPS["imag"].function, doc="The imaginary parts (a view) of a complex "
-                                                "tensor.")
-
-
 def angle(input):
     """The argument: ``atan2(imag, real)`` of a complex tensor; pi for negative reals, else 0."""
     if input.is_complex():
@@ -108,12 +101,19 @@ def conj(input):
     return OPS["conj_physical"].function(input) if input.is_complex() else input
 
 
-Tensor.adjoint = lambda self: conj(self.transpose(-2, -1))
-Tensor.H = property(lambda self: conj(self.t()), doc="The conjugate transpose of a matrix.")
-Tensor.mH = property(Tensor.adjoint, doc="The conjugate transpose of the last two dimensions.")
-Tensor.is_conj = lambda self: False     # conjugation is never lazy here
-Tensor.is_neg = lambda self: False
-Tensor.resolve_conj = Tensor.resolve_neg = lambda self: self
-Tensor.cfloat = lambda self: self.type("complex64")
-Tensor.cdouble = lambda self: self.type("complex128")
-FUNCTIONS = {"polar": polar, "angle": angle, "conj": conj, "adjoint": Tensor.adjoint}
+TENSOR_METHODS = {
+    "real": property(lambda self: OPS["real"].function(self) if self.is_complex() else self,
+                     doc="The real parts (a view); ``self`` itself for a real dtype."),
+    "imag": property(OPS["imag"].function, doc="The imaginary parts (a view) of a complex "
+                                              "tensor."),
+    "adjoint": lambda self: conj(self.transpose(-2, -1)),
+    "H": property(lambda self: conj(self.t()), doc="The conjugate transpose of a matrix."),
+    "is_conj": lambda self: False,     # conjugation is never lazy here
+    "is_neg": lambda self: False,
+    **dict.fromkeys(("resolve_conj", "resolve_neg"), lambda self: self),
+    "cfloat": lambda self: self.type("complex64"),
+    "cdouble": lambda self: self.type("complex128"),
+}
+TENSOR_METHODS["mH"] = property(TENSOR_METHODS["adjoint"],
+                                doc="The conjugate transpose of the last two dimensions.")
+FUNCTIONS = {"polar": polar, "angle": angle, "conj": conj, "adjoint": TENSOR_METHODS["adjoint"]}

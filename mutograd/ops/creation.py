@@ -477,6 +477,8 @@ def _legacy_new(self, *args, **kw):
     return of_type_of(tensor(args[0], dtype=self.dtype), self)
 
 
-Tensor.new = _legacy_new
-Tensor.new_empty_strided = lambda self, size, stride, **kw: self.new_empty(*size, **kw)
+TENSOR_METHODS = {
+    "new": _legacy_new,
+    "new_empty_strided": lambda self, size, stride, **kw: self.new_empty(*size, **kw),
+}
 FUNCTIONS = {"scalar_tensor": scalar_tensor}

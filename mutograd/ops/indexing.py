@@ -142,8 +142,7 @@ def setitem(x, index, value):
                  {"index": _plain(index, x._place.xp), "accumulate": False})
 
 
-Tensor.__getitem__ = getitem
-Tensor.__setitem__ = setitem
+TENSOR_METHODS = {"__getitem__": getitem, "__setitem__": setitem}
 
 
 def take(x, index):

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..autograd.graph_arrays import GraphArray
 from ..errors import ShapeError
-from ..tensor import Tensor, _wrap
+from ..tensor import _wrap
 from .creation import eye, ones_like
 from .factorizations import permutation_of
 from .linalg_shared import (check_matrices, check_square, conj, lapack, mH, mT, out_into,
@@ -426,5 +426,5 @@ def cond(A, p=None):
     return matrix_norm(A, p) * matrix_norm(inv(A), p)
 
 
-Tensor.logdet = logdet
+TENSOR_METHODS = {"logdet": logdet}
 FUNCTIONS = {f.__name__: f for f in (slogdet, matrix_power, logdet)}

@@ -8,7 +8,6 @@ one of: dense, strided, unquantized host or device memory (``x.is_sparse`` is Fa
     >>> x.dim_order(), x.get_device(), x.is_cpu, x.is_sparse
     ((1, 0), -1, True, False)
 """
-from ..tensor import Tensor
 
 
 def dim_order(self):
@@ -17,13 +16,15 @@ def dim_order(self):
     return tuple(sorted(range(self.ndim), key=lambda i: -st[i]))
 
 
-Tensor.dim_order = dim_order
-Tensor.get_device = lambda self: -1 if self._place.kind == "cpu" else self._place.index
-Tensor.is_cpu = property(lambda self: self._place.kind == "cpu")
+TENSOR_METHODS = {
+    "dim_order": dim_order,
+    "get_device": lambda self: -1 if self._place.kind == "cpu" else self._place.index,
+    "is_cpu": property(lambda self: self._place.kind == "cpu"),
+    **dict.fromkeys(("is_distributed", "is_pinned", "is_shared"), lambda self, *a: False),
+    "pin_memory": lambda self, device=None: self,    # host memory is what NumPy has
+    "share_memory_": lambda self: self,
+    "to_dense": lambda self, dtype=None, **kw: self if dtype is None else self.type(dtype),
+}
 for _flag in ("is_nested", "is_quantized", "is_sparse", "is_sparse_csr"):
-    setattr(Tensor, _flag, property(lambda self: False, doc="False: mutograd tensors are "
-                                                            "dense, strided and unquantized."))
-Tensor.is_distributed = Tensor.is_pinned = Tensor.is_shared = lambda self, *a: False
-Tensor.pin_memory = lambda self, device=None: self    # host memory is what NumPy has
-Tensor.share_memory_ = lambda self: self
-Tensor.to_dense = lambda self, dtype=None, **kw: self if dtype is None else self.type(dtype)
+    TENSOR_METHODS[_flag] = property(lambda self: False, doc="False: mutograd tensors are "
+                                                            "dense, strided and unquantized.")

@@ -63,7 +63,9 @@ def is_signed(input):
     return input.dtype.is_signed
 
 
-Tensor.allclose = lambda self, other, rtol=1e-05, atol=1e-08, equal_nan=False: bool(
-    np.allclose(self.numpy(), other.numpy(), rtol, atol, equal_nan))
+TENSOR_METHODS = {
+    "allclose": lambda self, other, rtol=1e-05, atol=1e-08, equal_nan=False: bool(
+        np.allclose(self.numpy(), other.numpy(), rtol, atol, equal_nan)),
+}
 FUNCTIONS = {f.__name__: f for f in (isposinf, isneginf, isreal, isclose, signbit, is_nonzero,
                                      is_same_size, is_floating_point, is_signed)}

@@ -322,4 +322,4 @@ defop("logsumexp", _logsumexp, kind="reduction", inplace=False, result="float",
 
 
 FUNCTIONS = {"max": max, "min": min, "aminmax": aminmax}
-Tensor.sum_to_size = sum_to_size
+TENSOR_METHODS = {"sum_to_size": sum_to_size}

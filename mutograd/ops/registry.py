@@ -80,6 +80,7 @@ class OpDef:
     region = None  # the attribute holding the index of the part of x the in-place form writes
     copy_out = False  # set by defop: a later write into the saved output copies it first
 
+    wants_layout = False   # its gradient computes in an input's layout (matmul with W.t())
     variadic = False   # an op over a list of tensors (cat, stack, einsum): kind="variadic"
     leading = ()       # set by defop: attributes a variadic op takes before its tensors
     runner = None      # the path of an op kind that does not go through run()'s own

@@ -82,5 +82,5 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     return out.bernoulli_(input if p is None else p, generator=generator)
 
 
-Tensor.bernoulli = bernoulli
+TENSOR_METHODS = {"bernoulli": bernoulli}
 FUNCTIONS = {"multinomial": multinomial}

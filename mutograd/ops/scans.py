@@ -177,8 +177,7 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     return mid.cumsum(dim) / 2
 
 
-Tensor.cummax = cummax
-Tensor.cummin = cummin
+TENSOR_METHODS = {"cummax": cummax, "cummin": cummin}
 FUNCTIONS = {f.__name__: f for f in (logcumsumexp, cummax, cummin, diff, trapezoid,
                                      cumulative_trapezoid)}
 FUNCTIONS["trapz"] = trapezoid

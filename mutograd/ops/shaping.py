@@ -410,11 +410,10 @@ def rot90(x, k=1, dims=(0, 1)):
     return x.flip(b).permute(*perm) if k == 1 else x.permute(*perm).flip(b)
 
 
-Tensor.fliplr = lambda self: self.flip(1)
-Tensor.flipud = lambda self: self.flip(0)
+TENSOR_METHODS = {"fliplr": lambda self: self.flip(1), "flipud": lambda self: self.flip(0)}
 
 FUNCTIONS = {f.__name__: f for f in (
     hstack, vstack, dstack, column_stack, tensor_split, hsplit, vsplit, dsplit, atleast_1d,
     atleast_2d, atleast_3d, movedim, ravel, broadcast_tensors, broadcast_shapes, rot90)}
 FUNCTIONS.update({"row_stack": vstack, "moveaxis": movedim,
-                  "fliplr": Tensor.fliplr, "flipud": Tensor.flipud})
+                  "fliplr": TENSOR_METHODS["fliplr"], "flipud": TENSOR_METHODS["flipud"]})

@@ -13,7 +13,6 @@ view step that takes the new geometry back to the old one, for the views made be
 from ..autograd.engine import RegionGrad
 from ..autograd.graph_arrays import GraphArray, graph_mode
 from ..errors import IndexRangeError, ShapeError
-from ..tensor import Tensor
 from .axes import canon_dim, real_dim
 from .registry import OPS, call, defop
 
@@ -408,5 +407,4 @@ def mT(x):
     return call(OPS["swapaxes"], [x], {"axis0": -2, "axis1": -1})
 
 
-Tensor.T = property(T)
-Tensor.mT = property(mT)
+TENSOR_METHODS = {"T": property(T), "mT": property(mT)}

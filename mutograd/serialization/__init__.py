@@ -1,6 +1,9 @@
-"""Reading and writing files of tensors safely: the mechanisms under :mod:`mutograd.checkpoint`
-(mutograd's own checkpoints) and :mod:`mutograd.interop` (weights of other tools).
+"""Reading and writing files of tensors safely: ``mutograd.save`` and ``mutograd.load``.
 
+- ``checkpoint``: ``save`` and ``load``, and mutograd's own checkpoints (safetensors or npz,
+  with a digest of the whole file);
+- ``interop``: weights of other tools (PyTorch, Paddle), read and written;
+- ``containers``: the dict keys a file can store and how deep nests may go, in every format;
 - ``budget``: the memory one load may use, checked before anything is allocated;
 - ``arrays``: arrays built from an allow-listed dtype name, a byte order, a shape, strides and
   the bytes present, and nothing else;

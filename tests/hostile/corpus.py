@@ -172,7 +172,7 @@ def safetensors_of(header, body):
 def signed_checkpoint(structure, arrays=None, version=2, fmt="safetensors"):
     """A mutograd checkpoint holding ``structure`` (any JSON) and ``arrays`` with a valid
     digest: the content an attacker controls, the integrity check passed."""
-    from mutograd import checkpoint as ck
+    from mutograd.serialization import checkpoint as ck
     from mutograd.serialization import npy as npy_io
     from mutograd.serialization import safetensors_io
     meta = json.dumps({"version": version, "structure": structure})

@@ -1,6 +1,6 @@
-"""``torch.save`` / ``torch.load`` over mutograd's pickle-free checkpoints (mutograd.checkpoint),
-with PyTorch's signatures: ``f`` is a path or a file object (anything with ``write`` /
-``read``, such as ``io.BytesIO`` or ``open(path, 'wb')``).
+"""``torch.save`` / ``torch.load`` over mutograd's pickle-free checkpoints
+(mutograd.serialization.checkpoint), with PyTorch's signatures: ``f`` is a path or a file object
+(anything with ``write`` / ``read``, such as ``io.BytesIO`` or ``open(path, 'wb')``).
 
 A whole ``nn.Module`` is refused, as every object that would need pickle: save its
 ``state_dict()`` and rebuild the model before ``load_state_dict``.
@@ -13,7 +13,7 @@ A whole ``nn.Module`` is refused, as every object that would need pickle: save i
     >>> torch.load(buf)["w"]
     tensor([1., 1.])
 """
-from ... import checkpoint as _ckpt
+from ...serialization import checkpoint as _ckpt
 from ...nn.module import Module as _Module
 
 

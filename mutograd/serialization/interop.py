@@ -6,7 +6,8 @@
   per storage);
 - a Paddle ``.pdparams``/``.pdopt`` file (``paddle.save``: a pickle of NumPy arrays).
 
-(Plain safetensors files and ``.npz`` archives are read by :mod:`mutograd.checkpoint`.)
+(Plain safetensors files and ``.npz`` archives are read by
+:mod:`mutograd.serialization.checkpoint`.)
 
 Pickles are read by construction (:mod:`mutograd.serialization.unpickler`): every global a file
 names resolves, without importing anything, to a function of ours or a marker, or is refused by
@@ -37,12 +38,12 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .checkpoint import MAX_DEPTH, storable_items
-from .errors import CheckpointError
-from .serialization.arrays import RawTensor, build, little_endian, stored_dtypes
-from .serialization.text import shown
-from .serialization.unpickler import Emulated, Name, PickledDict, resolved, unpickle
-from .serialization.zips import read_member
+from ..errors import CheckpointError
+from .arrays import RawTensor, build, little_endian, stored_dtypes
+from .containers import MAX_DEPTH, storable_items
+from .text import shown
+from .unpickler import Emulated, Name, PickledDict, resolved, unpickle
+from .zips import read_member
 
 # PyTorch's storage classes (``torch.FloatStorage``...) -> dtype name
 _TORCH_STORAGES = {
@@ -348,7 +349,7 @@ class _StorageOut:
 def _plain(obj, path, seen):
     """``obj`` with tensors and arrays as :class:`_TensorOut` (each once, so shared ones stay
     shared) and NumPy scalars as Python numbers; anything else is a TypeError."""
-    from .tensor import Tensor
+    from ..tensor import Tensor
     if isinstance(obj, (Tensor, np.ndarray)):
         if id(obj) not in seen:
             arr = obj.cpu()._data if isinstance(obj, Tensor) else obj

@@ -1,6 +1,6 @@
 """``mpirun -n 2 python -m mutograd demo --distributed``: the demo's CNN trained data-parallel.
 
-Also ``mpirun -n 2 python -m mutograd.distributed.demo [--quick] [--epochs N] [--resume]``.
+Also ``mpirun -n 2 python -m mutograd.cli.distributed_demo [--quick] [--epochs N] [--resume]``.
 
 Every rank builds the same model (rank 0's weights are broadcast), takes its share of each
 global batch of ``--batch-size`` images (DistributedSampler, reshuffled per epoch), and the
@@ -18,14 +18,14 @@ import numpy as np
 import mutograd as mg
 from mutograd.nn import functional as F
 
-from .comm import all_reduce_, barrier, init, rank, world_size
-from .ddp import DistributedDataParallel
-from .sampler import DistributedSampler
+from ..distributed import (DistributedDataParallel, DistributedSampler, all_reduce_, barrier,
+                           init, rank, world_size)
+from .demo import accuracy, build_model
+from .demo import main as demo_main
 
 
 def run(args, train_set, test_set, epochs, batch_size=32, lr=3e-3):
     """Train on every rank; returns the exit status."""
-    from ..demo import accuracy, build_model
     init()
     r, n = rank(), world_size()
     if batch_size % n:
@@ -80,8 +80,7 @@ def _say(r, text):
 
 
 def main(argv=None):
-    """``python -m mutograd.distributed.demo [options]``: ``mutograd demo --distributed``."""
-    from ..demo import main as demo_main
+    """``python -m mutograd.cli.distributed_demo [options]``: ``mutograd demo --distributed``."""
     argv = sys.argv[1:] if argv is None else list(argv)
     return demo_main(argv + ["--distributed"])
 

@@ -273,7 +273,7 @@ def _run(args, epochs):
         x, y = train_set.tensors
         train_set = mg.data.TensorDataset(x[:384], y[:384])
     if args.distributed:
-        from .distributed.demo import run as run_distributed
+        from .distributed_demo import run as run_distributed
         return run_distributed(args, train_set, test_set, epochs)
     train_set, test_set = (mg.data.TensorDataset(*(t.to(place) for t in d.tensors))
                            for d in (train_set, test_set))

@@ -1,4 +1,6 @@
 """A short, measured walkthrough of views, in-place and ordinary ops (``python -m mutograd``)."""
+import argparse
+
 import mutograd as mg
 
 
@@ -44,3 +46,14 @@ def run(argv=()):
     except mg.VersionError as e:
         print("version rule:", e, sep="\n")
     return 0
+
+
+def main(argv=()):
+    """``python -m mutograd walkthrough``: what the three kinds of operation do, measured."""
+    argparse.ArgumentParser(
+        prog="python -m mutograd walkthrough",
+        description="A measured walkthrough of the three kinds of operation: ordinary ops "
+                    "(new storage), views (shared storage) and in-place ops (the same object), "
+                    "the leaf rule, rebasing history and the version check, with the bytes "
+                    "each allocates.").parse_args(list(argv))
+    return run()

@@ -32,17 +32,18 @@ from collections import OrderedDict
 
 import numpy as np
 
-from . import places
-from .errors import CheckpointError, CheckpointPlaceError, PlaceError
-from .serialization import atomic, npy, safetensors_io
-from .serialization.arrays import NUMPY_CODES, STORED, WIDENED, RawTensor, little_endian
-from .serialization.budget import Budget, json_cost
-from .serialization.text import shown
-from .serialization.unpickler import Name
-from .serialization.zips import open_zip
-from .tensor import Tensor, _wrap
+from .. import places
+from ..errors import CheckpointError, CheckpointPlaceError, PlaceError
+from ..tensor import Tensor, _wrap
+from . import atomic, interop, npy, safetensors_io
+from .arrays import NUMPY_CODES, STORED, WIDENED, RawTensor, little_endian
+from .budget import Budget, json_cost
+from .containers import MAX_DEPTH, storable_items
+from .text import shown
+from .unpickler import Name
+from .zips import open_zip
 
-__all__ = ["CheckpointError", "load", "save", "storable_items"]
+__all__ = ["CheckpointError", "load", "save"]
 
 _META_KEY = "mutograd"             # the structure, as JSON
 _DIGEST_KEY = "mutograd_sha256"    # the digest (its own key, so a flip in either key is seen)
@@ -50,25 +51,9 @@ _NPZ_META = "__mutograd__"
 _NPZ_COMMENT = b"mutograd-sha256:"
 _VERSION = 2                       # 1: a CRC-32 per tensor, no digest of the metadata
 _ZEROS = b"0" * 64
-MAX_DEPTH = 200                    # containers nested deeper are refused, in every format
 
 
 # ---- structure <-> JSON --------------------------------------------------------------------
-def storable_items(d, path, sep, prefix=""):
-    """``(key, value, key path)`` for each item of dict ``d``, whose keys a file can store
-    (str, int, float, bool or None; a TypeError, starting with ``prefix``, names the first
-    other key). ``path`` is the dict's own path, ``sep`` joins it to a key.
-
-        >>> [p for _, _, p in storable_items({"w": 1, 2: 3}, "layer", ".")]
-        ['layer.w', 'layer.2']
-    """
-    for k, v in d.items():
-        if not (k is None or isinstance(k, (bool, int, float, str))):
-            raise TypeError(f"{prefix}dict keys must be str, int, float, bool or None; got "
-                            f"{type(k).__name__} at {path or 'the top level'}")
-        yield k, v, f"{path}{sep}{k}" if path else str(k)
-
-
 def _encode(obj, path, arrays):
     if isinstance(obj, Tensor):
         if obj._place.kind != "cpu":   # stored from host memory, with the place it came from
@@ -196,7 +181,7 @@ def _location_name(location):
 
 
 def _as_dtype(name):
-    from . import dtypes
+    from .. import dtypes
     try:
         return dtypes.get(name)
     except TypeError:
@@ -206,7 +191,7 @@ def _as_dtype(name):
 def _tensors(tree, source, map_location):
     """``tree`` (what a file held) with its RawTensors made into tensors on the place
     ``map_location`` picks, one tensor per RawTensor, warning once per widened dtype."""
-    from .nn import Parameter
+    from ..nn import Parameter
     made, seen, widened = {}, {}, {}
 
     def conv(x, name):
@@ -258,7 +243,6 @@ def save(obj, path, format=None):
     was killed is removed by the next save or load of the same path.
     """
     if format in ("torch", "paddle"):
-        from . import interop
         pieces = [interop.torch_file(obj) if format == "torch" else interop.paddle_file(obj)]
     else:
         arrays = {}
@@ -343,9 +327,9 @@ def load(path, map_location=None, weights_only=True, *, max_bytes=None):
     name; the format is detected from the content).
 
     Besides mutograd's own checkpoints it reads, without running any code from the file
-    (:mod:`mutograd.interop`): plain safetensors files, PyTorch ``.pt``/``.pth`` files
-    (``torch.save``'s zip format), Paddle ``.pdparams``/``.pdopt`` files and plain ``.npz``
-    archives. A file of weights gives a dict of tensors that ``load_state_dict`` takes.
+    (:mod:`mutograd.serialization.interop`): plain safetensors files, PyTorch ``.pt``/``.pth``
+    files (``torch.save``'s zip format), Paddle ``.pdparams``/``.pdopt`` files and plain
+    ``.npz`` archives. A file of weights gives a dict of tensors that ``load_state_dict`` takes.
 
     Every problem with the file (truncated, corrupted, not a checkpoint, a pickle naming
     anything but tensors, arrays, dtypes and containers) raises :class:`CheckpointError`,
@@ -383,7 +367,6 @@ def read(data, budget):
                     "archive, a PyTorch file nor a Paddle file")
             raise CheckpointError(f"{source} is not a mutograd checkpoint: {what}")
         if fmt == "pickle":
-            from . import interop
             return interop.read_pickle(data, budget)
         return (_read_safetensors if fmt == "safetensors" else _read_zip)(data, budget)
     except CheckpointError as e:
@@ -408,7 +391,6 @@ def _read_safetensors(data, budget):
 def _read_zip(data, budget):
     z = open_zip(data, budget)
     names = z.namelist()
-    from . import interop
     if interop.torch_record_prefix(names) is not None:
         return interop.read_torch_zip(z, budget)
     ours = z.comment.startswith(_NPZ_COMMENT) or _NPZ_META + ".npy" in names

@@ -1,13 +1,13 @@
 """A small data-parallel training run on synthetic data.
 
-    mpirun -n 2 python -m mutograd.distributed.example --epochs 4 --checkpoint /tmp/ckpt.npz
-    mpirun -n 2 python -m mutograd.distributed.example --epochs 8 --checkpoint /tmp/ckpt.npz \
+    mpirun -n 2 python -m mutograd.cli.distributed_example --epochs 4 --checkpoint /tmp/ckpt.npz
+    mpirun -n 2 python -m mutograd.cli.distributed_example --epochs 8 --checkpoint /tmp/ckpt.npz \
         --resume
 
 Each rank trains the same three-class MLP on its share of every batch (DistributedSampler),
 gradients are averaged in place during backward (DistributedDataParallel), rank 0 alone writes
 the checkpoint (atomically: a temporary file, then a rename) and every rank can resume from it.
-Runs on one process too (``python -m mutograd.distributed.example``).
+Runs on one process too (``python -m mutograd.cli.distributed_example``).
 """
 import argparse
 import os
@@ -17,7 +17,8 @@ import numpy as np
 
 import mutograd as mg
 
-from . import DistributedDataParallel, DistributedSampler, barrier, init, rank, world_size
+from ..distributed import (DistributedDataParallel, DistributedSampler, barrier, init, rank,
+                           world_size)
 
 
 class MLP:
