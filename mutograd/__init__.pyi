@@ -6,7 +6,6 @@ from typing import Any
 
 from . import autograd as autograd
 from . import backends as backends
-from . import check as check
 from . import cli as cli
 from . import compat as compat
 from . import cuda as cuda
@@ -455,8 +454,9 @@ def embedding_renorm(x, index, max_norm, norm_type=2.0, *, out=None) -> Tensor:
     """The ``embedding_renorm`` op on ``x``, ``index``."""
 def embedding_renorm_(weight, index, max_norm, norm_type=2.0):
     """Scale the rows of ``weight`` that ``index`` names down to norm ``max_norm``; returns
-    ``weight``. PyTorch passes ``(weight, input)``, Paddle's functional form ``(x, weight)``: the
-    integer tensor is the index, so either order works.
+    ``weight`` (PyTorch's order). An integer tensor first and a float one second is Paddle's
+    functional order ``(x, weight)``, refused here: it is
+    ``mutograd.compat.paddle.nn.functional.embedding_renorm_``.
     """
 def empty(
     *shape,
@@ -544,8 +544,12 @@ def fill_(x, value) -> Tensor:
     """``fill`` written into ``x`` itself, which is returned (same object, version bumped)."""
 def fill_diagonal(x, value, offset=0, wrap=False, *, out=None) -> Tensor:
     """The ``fill_diagonal`` op on ``x``, ``value``."""
-def fill_diagonal_(x, value=None, offset=0, wrap=False, *, fill_value=None, name=None):
-    """Fill the diagonal of ``x`` with ``value`` in place; returns ``x``."""
+def fill_diagonal_(x, fill_value=None, wrap=False, *, offset=0, value=None, name=None):
+    """Fill the diagonal of ``x`` with ``fill_value`` in place (PyTorch's
+    ``fill_diagonal_(fill_value, wrap=False)``; Paddle's keywords ``value=`` and ``offset=`` are
+    accepted); returns ``x``. Paddle's positional ``fill_diagonal_(value, offset, wrap)`` is
+    ``mutograd.compat.paddle``'s: an offset in the place of ``wrap`` is refused here.
+    """
 def fill_diagonal_tensor(x, y, offset=0, dim1=0, dim2=1, *, out=None) -> Tensor:
     """The ``fill_diagonal_tensor`` op on ``x``, ``y``."""
 def fill_diagonal_tensor_(x, y, offset=0, dim1=0, dim2=1) -> Tensor:
@@ -638,8 +642,12 @@ def gammaln(x, *, out=None) -> Tensor:
     """``lgamma`` of each element of ``x``, in a new tensor."""
 def gammaln_(x) -> Tensor:
     """``lgamma`` written into ``x`` itself, which is returned (same object, version bumped)."""
-def gather(x, *args, axis=None, dim=None, index=None, **kw):
-    """Values of ``x`` picked along an axis by an index tensor."""
+def gather(x, dim=None, index=None, *, sparse_grad=False, axis=None, name=None):
+    """Values of ``x`` picked along ``dim`` by an index with as many dimensions as ``x`` (PyTorch's
+    ``gather``): ``out[i][j] = x[i][index[i][j]]`` for ``dim=1``. Paddle's ``gather(x, index,
+    axis)`` (whole slices, as ``index_select``) is ``mutograd.compat.paddle.gather``; an index in
+    second place is refused here.
+    """
 def gcd(x, y, *, out=None) -> Tensor:
     """``gcd`` of ``x``, ``y``, element by element (broadcast together), in a new tensor."""
 def gcd_(x, y) -> Tensor:
@@ -783,8 +791,10 @@ def index_reduce_(
     """PyTorch's ``Tensor.index_reduce_(dim, index, source, reduce)`` ('prod', 'mean', 'amax',
     'amin'); returns ``x``.
     """
-def index_select(x, *args, axis=None, dim=None, index=None, **kw):
-    """Slices of ``x`` at a 1-D integer ``index`` along an axis."""
+def index_select(x, dim=None, index=None, *, sparse_grad=False, axis=None, name=None):
+    """Slices of ``x`` at a 1-D integer ``index`` along ``dim`` (PyTorch's order; Paddle's
+    ``index_select(x, index, axis)`` is ``mutograd.compat.paddle.index_select``).
+    """
 def inner(a, b):
     """The sum over the last axes: ``tensordot(a, b, ([-1], [-1]))``."""
 def inverse(x) -> Tensor:
@@ -1098,9 +1108,10 @@ def permute_copy(*args, **kw):
     """A copy (new storage) of the view ``permute`` gives."""
 def polar(abs, angle):
     """``abs * (cos(angle) + 1j * sin(angle))``, differentiable in both."""
-def polygamma(*args, **kw):
-    """The n-th derivative of digamma: ``polygamma(x, n)`` (Paddle) or ``polygamma(n, x)``
-    (PyTorch); the integer tells them apart. The method and ``polygamma_`` take ``(x, n)``.
+def polygamma(n, x=None, *, input=None, out=None, name=None):
+    """The ``n``-th derivative of digamma at ``x`` (PyTorch's ``polygamma(n, x)``). A tensor in
+    first place is Paddle's ``polygamma(x, n)``, refused here: that order is
+    ``mutograd.compat.paddle.polygamma``, and the method ``x.polygamma(n)``.
     """
 def polygamma_(x, n) -> Tensor:
     """``polygamma`` written into ``x`` itself, which is returned (same object, version bumped)."""
@@ -1258,11 +1269,11 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, *, out=None) -> Tensor:
 def scale_(x, scale=1.0, bias=0.0, bias_after_scale=True) -> Tensor:
     """``scale`` written into ``x`` itself, which is returned (same object, version bumped)."""
 def scatter(x, *args, **kw):
-    """``x.scatter(dim, index, src, reduce=None)`` (PyTorch) or ``scatter(x, index, updates,
-    overwrite=True)`` (Paddle).
+    """``scatter(x, dim, index, src, reduce=None)`` out of place (PyTorch's order; see the docstring
+    of mutograd.ops.scatter).
     """
 def scatter_(x, *args, **kw):
-    """In-place ``scatter`` (both conventions)."""
+    """``scatter`` written into its first argument, which is returned."""
 def scatter_add(x, *args, **kw):
     """``scatter_add`` out of place (see the docstring of mutograd.ops.scatter)."""
 def scatter_add_(x, *args, **kw):
@@ -1309,16 +1320,18 @@ def selu_(x, scale=1.0507009873554805, alpha=1.6732632423543772) -> Tensor:
 def set_(
     x,
     source=None,
-    *args,
-    shape=None,
-    stride=None,
-    offset=None,
     storage_offset=None,
     size=None,
+    stride=None,
+    *,
+    shape=None,
+    offset=None,
     name=None,
 ):
-    """Make ``x`` look into ``source``'s storage (shape, stride, offset); returns ``x`` (the storage
-    swap ``set`` of ops/storage.py).
+    """Make ``x`` look into ``source``'s storage (PyTorch's ``set_(source, storage_offset, size,
+    stride)``); returns ``x``. ``storage_offset`` counts elements, the keyword ``offset`` (Paddle's)
+    bytes; ``shape=`` is ``size=``. A shape in second place is Paddle's order
+    (``mutograd.compat.paddle``'s ``set_``), refused here.
     """
 def set_default_device(device):
     """Choose where new tensors go: ``'cpu'``, ``'gpu'``, ``'gpu:N'``, ``'cuda:N'`` (a GPU without
@@ -1505,11 +1518,14 @@ def topk(x, k, axis=-1, largest=True, sorted=True, dim=None, name=None):
     """
 def trace(x):
     """The sum of the main diagonal of a matrix."""
-def transpose(x, *args, **kw):
-    """``transpose(x, perm)`` (Paddle) or ``transpose(x, dim0, dim1)`` (PyTorch)."""
-def transpose_(x, *args, **kw):
-    """In-place :func:`transpose`: ``transpose_(x, perm)`` (Paddle) or ``transpose_(x, dim0, dim1)``
-    (PyTorch) gives ``x`` the transposed geometry; returns ``x``.
+def transpose(x, dim0=None, dim1=None, *, perm=None, axis0=None, axis1=None, name=None):
+    """``x`` with dimensions ``dim0`` and ``dim1`` swapped (a view; PyTorch's order), or permuted by
+    the keyword ``perm``. Paddle's ``transpose(x, perm)`` is ``mutograd.compat.paddle.transpose``; a
+    list in second place is refused here.
+    """
+def transpose_(x, dim0=None, dim1=None, *, perm=None, axis0=None, axis1=None, name=None):
+    """In-place :func:`transpose`: ``x`` takes the geometry with ``dim0`` and ``dim1`` swapped (or
+    permuted by ``perm=``); returns ``x``.
     """
 def transpose_copy(*args, **kw):
     """A copy (new storage) of the view ``transpose`` gives."""
@@ -1825,7 +1841,7 @@ class Tensor:
     def deg2rad_(self) -> Tensor: ...
     def det(self) -> Tensor: ...
     def detach(self):
-        """A tensor sharing storage and version counter, outside the graph (DESIGN.md rule 7)."""
+        """A tensor sharing storage and version counter, outside the graph (design.md rule 7)."""
     def detach_(self): ...
     def detach_copy(self, /, *args, **kw): ...
     @property
@@ -1888,7 +1904,7 @@ class Tensor:
     def feature_dropout_(input, p=0.5, train=True): ...
     def fill_(self, value) -> Tensor: ...
     def fill_diagonal(self, value, offset=0, wrap=False, *, out=None) -> Tensor: ...
-    def fill_diagonal_(x, value=None, offset=0, wrap=False, *, fill_value=None, name=None): ...
+    def fill_diagonal_(x, fill_value=None, wrap=False, *, offset=0, value=None, name=None): ...
     def fill_diagonal_tensor(self, y, offset=0, dim1=0, dim2=1, *, out=None) -> Tensor: ...
     def fill_diagonal_tensor_(self, y, offset=0, dim1=0, dim2=1) -> Tensor: ...
     def fix(self, *, out=None) -> Tensor: ...
@@ -1920,7 +1936,7 @@ class Tensor:
     def gammaincc_(self, y) -> Tensor: ...
     def gammaln(self, *, out=None) -> Tensor: ...
     def gammaln_(self) -> Tensor: ...
-    def gather(x, *args, axis=None, dim=None, index=None, **kw): ...
+    def gather(x, dim=None, index=None, *, sparse_grad=False, axis=None, name=None): ...
     def gcd(self, y, *, out=None) -> Tensor: ...
     def gcd_(self, y) -> Tensor: ...
     def ge(self, y, *, out=None) -> Tensor: ...
@@ -1998,7 +2014,7 @@ class Tensor:
         include_self=True,
         dim=None,
     ): ...
-    def index_select(x, *args, axis=None, dim=None, index=None, **kw): ...
+    def index_select(x, dim=None, index=None, *, sparse_grad=False, axis=None, name=None): ...
     def inner(a, b): ...
     @property
     def inplace_version(self) -> Any: ...
@@ -2237,7 +2253,8 @@ class Tensor:
     @property
     def place(self) -> Any: ...
     def polar(abs, angle): ...
-    def polygamma(self, /, *args, **kw): ...
+    def polygamma(self, n, *, out=None) -> Tensor:
+        """``polygamma`` of each element of ``x``, in a new tensor."""
     def polygamma_(self, n) -> Tensor: ...
     def positive(x): ...
     def pow(self, y, *, out=None) -> Tensor: ...
@@ -2370,12 +2387,12 @@ class Tensor:
     def set_(
         x,
         source=None,
-        *args,
-        shape=None,
-        stride=None,
-        offset=None,
         storage_offset=None,
         size=None,
+        stride=None,
+        *,
+        shape=None,
+        offset=None,
         name=None,
     ): ...
     def sgn(self, *, out=None) -> Tensor: ...
@@ -2482,8 +2499,8 @@ class Tensor:
     def tolist(self): ...
     def topk(x, k, axis=-1, largest=True, sorted=True, dim=None, name=None): ...
     def trace(x): ...
-    def transpose(x, *args, **kw): ...
-    def transpose_(x, *args, **kw): ...
+    def transpose(x, dim0=None, dim1=None, *, perm=None, axis0=None, axis1=None, name=None): ...
+    def transpose_(x, dim0=None, dim1=None, *, perm=None, axis0=None, axis1=None, name=None): ...
     def transpose_copy(self, /, *args, **kw): ...
     def trapezoid(y, x=None, *, dx=None, dim=-1): ...
     def trapz(y, x=None, *, dx=None, dim=-1): ...

@@ -10,7 +10,7 @@ COMMANDS = {
                     "a measured walkthrough of views, in-place and ordinary ops (the default)"),
     "demo": ("mutograd.cli.demo", "main",
              "train a small CNN twice, in place and out of place, and measure the saving"),
-    "check": ("mutograd.check", "main",
+    "check": ("mutograd.cli.check", "main",
               "run a script under strict and anomaly mode; report in-place misuse with its fix"),
     "run": ("mutograd.compat.import_alias", "main",
             "run an unmodified PyTorch or Paddle script on mutograd (--as torch|paddle)"),

@@ -1,4 +1,4 @@
-"""Strict mode (DESIGN.md rule 7): arrays handed to NumPy are read-only while it is on.
+"""Strict mode (design.md rule 7): arrays handed to NumPy are read-only while it is on.
 
 Autograd sees every write made through a tensor, a view, ``detach()`` or ``.data`` (they share
 the version counter). It cannot see a write made through a NumPy array that aliases a tensor's

@@ -3,7 +3,7 @@
 ``new_zeros`` & co. take ``self``'s dtype and place unless told otherwise; ``view_as``,
 ``reshape_as`` and ``type_as`` take the other tensor's shape or dtype; the ``unsafe_*`` splits
 are PyTorch's names for pieces that may be written in place, which every split here allows
-(DESIGN.md rule 6).
+(design.md rule 6).
 
     >>> import mutograd as mg
     >>> x = mg.ones([2, 3], dtype="float64")

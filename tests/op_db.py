@@ -560,7 +560,7 @@ BASE = [
     _v("transpose", lambda x: np.swapaxes(x, 0, 2), shapes=((2, 3, 4),), inplace=True,
        make=_mk_list(((2, 3, 4),), {}), call=lambda fn, x: fn(x, 0, 2)),
     _v("transpose", lambda x: np.transpose(x, (1, 2, 0)), inplace=True, variant="perm",
-       make=_mk_list(((2, 3, 4),), {}), call=lambda fn, x: fn(x, [1, 2, 0]),
+       make=_mk_list(((2, 3, 4),), {}), call=lambda fn, x: fn(x, perm=[1, 2, 0]),
        torch=lambda torch, x: x.permute(1, 2, 0)),
     _v("t", np.transpose, inplace=True),
     _v("T", lambda x: np.transpose(x), make=_mk_list(((2, 3, 4),), {}), method=False,
@@ -650,9 +650,11 @@ BASE = [
                                {"axis": 0}, (0,))),
     _c("index_select", lambda x, dim, idx: np.take(x, idx, dim),
        make=lambda rng: Sample([rng.uniform(-2, 2, (3, 4)), 1, np.array([3, 0, 3])], {}, (0,))),
-    _c("index_select", lambda x, idx, axis: np.take(x, idx, axis), variant="paddle-order",
+    # Paddle's keyword spellings (not its positional order, which only the paddle namespace takes)
+    _c("index_select", lambda x, idx, axis: np.take(x, idx, axis), variant="keywords",
        torch=False, make=lambda rng: Sample([rng.uniform(-2, 2, (3, 4)), np.array([2, 2, 0])],
-                                            {"axis": 0}, (0,))),
+                                            {"axis": 0}, (0,)),
+       call=lambda fn, x, idx, axis: fn(x, index=idx, axis=axis)),
     _c("masked_select", lambda x, m: x[m],
        make=lambda rng: Sample([rng.uniform(-2, 2, (3, 4)), _mask(rng)], {}, (0,))),
     _c("masked_select", lambda x, m: np.broadcast_to(x, (3, 4))[np.broadcast_to(m, (3, 4))],
@@ -774,6 +776,12 @@ def _sb(name, ref, **kw):
 def _sm(name, ref, shapes, **kw):
     kw.setdefault("attrs", {"beta": 0.5, "alpha": 2.0})
     return _s(name, ref, nargs=3, shapes=shapes, view_ok=False, workspace=True, **kw)
+
+
+def _n_first(fn, x, n):
+    """``mg.polygamma(n, x)`` takes PyTorch's order; the method and ``polygamma_`` take ``x``
+    first (as in both frameworks)."""
+    return fn(n, x) if getattr(fn, "__name__", None) == "polygamma" else fn(x, n=n)
 
 
 def _mgl(x, p):
@@ -924,7 +932,7 @@ SURFACE = [
     _su("i0", sc.i0, saves="input"),
     _su("sinc", np.sinc, saves="input"),
     _su("polygamma", lambda x: sc.polygamma(2, x), attrs={"n": 2}, domain=(0.5, 3),
-       saves="input", tref=lambda torch, x: torch.polygamma(2, x)),
+       saves="input", tref=lambda torch, x: torch.polygamma(2, x), call=_n_first),
     _su("multigammaln", lambda x: _mgl(x, 3), attrs={"p": 3}, domain=(1.5, 4), saves="input",
        tref=lambda torch, x: torch.mvlgamma(x, 3)),
     _su("logit", sc.logit, domain=(0.1, 0.9), saves="input"),

@@ -663,7 +663,7 @@ def source(prog, result=None):
 @contextlib.contextmanager
 def gradient_buffers_not_reused():
     """Backward with every incoming gradient treated as shared (copied before a write), to tell
-    whether a wrong gradient comes from the engine reusing a buffer it does not own (DESIGN.md,
+    whether a wrong gradient comes from the engine reusing a buffer it does not own (design.md,
     rule 12). Does nothing when the engine has no ``_add`` (a different engine)."""
     from mutograd.autograd import engine
     orig = getattr(engine, "_add", None)
@@ -684,7 +684,7 @@ def diagnosis(prog, kind):
             return ""
         still = check(prog).kind == kind
     return ("the same failure with gradient buffers never reused" if still else
-            "passes when gradient buffers are never reused (DESIGN.md rule 12)")
+            "passes when gradient buffers are never reused (design.md rule 12)")
 
 
 def report(seed, check_fn=check):

@@ -336,7 +336,7 @@ def test_data_getter_shares_the_version_counter():
     y = (h * h).sum()
     d = h.data
     assert not d.requires_grad and np.shares_memory(d.numpy(), h.numpy())
-    d.add_(1)                                 # DESIGN.md rule 7: seen by autograd
+    d.add_(1)                                 # design.md rule 7: seen by autograd
     assert h._version == 1
     with pytest.raises(mg.VersionError, match="expected version 0 instead"):
         y.backward()

@@ -335,7 +335,7 @@ def test_a_decorated_coroutine_runs_in_the_mode_at_each_step():
 
 
 def test_a_refused_write_into_an_inference_tensor_changes_nothing():
-    # PyTorch writes, then raises; here the values are unchanged (DESIGN.md rule 10)
+    # PyTorch writes, then raises; here the values are unchanged (design.md rule 10)
     with mg.inference_mode():
         t = mg.ones([3])
     with pytest.raises(mg.InplaceError):

@@ -8,7 +8,8 @@ import pytest
 
 import mutograd as mg
 from mutograd import __main__ as cli
-from mutograd import check, progress
+from mutograd import progress
+from mutograd.cli import check
 
 ROOT = os.path.dirname(os.path.dirname(mg.__file__))
 

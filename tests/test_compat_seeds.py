@@ -2,7 +2,7 @@
 
 Each example is copied here as data and executed with ``import paddle`` / ``import torch``
 resolving to ``mutograd.compat.paddle`` / ``mutograd.compat.torch``; the check asserts what its
-document says it prints, returns or raises. One intentional difference (DESIGN.md rule 7): the
+document says it prints, returns or raises. One intentional difference (design.md rule 7): the
 ``.data`` write after a save in seed 003 raises, as that document says it should.
 """
 import contextlib
@@ -255,7 +255,7 @@ def test_seed_003_data_init_line():
                          ids=["setitem", "detach", "data"])
 def test_seed_003_write_to_saved_tensor_raises_runtime_error(code):
     # For ``.data`` PyTorch computes w2.grad == 1 silently (the document's complaint); the
-    # correct value is 4 and we raise instead (DESIGN.md rule 7).
+    # correct value is 4 and we raise instead (design.md rule 7).
     ns = {}
     with pytest.raises(RuntimeError, match=VERSION_MSG):
         run(code, "torch", ns)

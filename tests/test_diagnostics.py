@@ -29,7 +29,7 @@ def at(func, marker):
     return f"{HERE}:{line_of(func, marker)}"
 
 
-# ---- stale saved tensors (DESIGN.md rule 2) -----------------------------------------------------
+# ---- stale saved tensors (design.md rule 2) -----------------------------------------------------
 
 
 def stale_scenario():
@@ -200,7 +200,7 @@ def _env(**extra):
     return env
 
 
-# ---- leaf errors (DESIGN.md rule 4) -------------------------------------------------------------
+# ---- leaf errors (design.md rule 4) -------------------------------------------------------------
 
 
 def leaf_direct():
@@ -367,7 +367,7 @@ def test_nodes_keep_a_stack_only_in_anomaly_mode():
         "test_nodes_keep_a_stack_only_in_anomaly_mode"
 
 
-# ---- strict mode (DESIGN.md rule 7) -------------------------------------------------------------
+# ---- strict mode (design.md rule 7) -------------------------------------------------------------
 
 
 EXPORTS = {
@@ -519,7 +519,7 @@ def test_check_usage_errors(tmp_path):
 
 
 def test_count_writes_hook_is_active_only_inside():
-    from mutograd.check import count_writes
+    from mutograd.cli.check import count_writes
     plain = VersionCounter.bump
     x = mg.zeros([3])
     with count_writes() as c:

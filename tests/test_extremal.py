@@ -38,7 +38,7 @@ DIM_ARGS = {"gather": 1, "index_select": 1}
 
 # Deliberate differences from PyTorch, and rows whose PyTorch form only fits the sample's rank:
 # case id ("row/variant") -> why. (An in-place row refusing to write a float result into an
-# integer tensor is DESIGN.md rule 10, accepted below.)
+# integer tensor is design.md rule 10, accepted below.)
 EXCEPTIONS = {
     **dict.fromkeys(("relu6/special", "hardtanh-13/special"),
                     "PyTorch's hardtanh gradient at NaN differs between its vectorised and its "
@@ -61,7 +61,7 @@ EXCEPTIONS = {
     "addcmul/int64": "PyTorch truncates a float value for integer tensors (value=1.7 acts as 1; "
                      "its add refuses a float alpha there); we refuse a non-integral value",
     "addr-41/empty-0": "PyTorch's addr_ resizes an empty 1-D tensor to the [0, 0] result; an "
-                       "in-place op never changes the written tensor's shape (DESIGN.md rule 10)",
+                       "in-place op never changes the written tensor's shape (design.md rule 10)",
 }
 
 # Bugs found by this test and not fixed yet, by class: each case is an expected failure
@@ -206,7 +206,7 @@ TORCH_EXTRA = {
     "repeat_interleave-per-row": lambda x, repeats, axis: torch.repeat_interleave(
         x, torch.as_tensor(repeats), axis),
     "take_along_axis": lambda x, idx, axis: torch.take_along_dim(x, idx, axis),
-    "index_select-paddle-order": lambda x, idx, axis: torch.index_select(x, axis, idx),
+    "index_select-keywords": lambda x, idx, axis: torch.index_select(x, axis, idx),
     "cast": lambda x: x.to(torch.int32),
     "thresholded_relu-19": lambda x: torch.threshold(x, 0.5, 0.0),
     "fill_diagonal-48": _fill_diag,
@@ -385,7 +385,7 @@ def test_extremal_inputs_match_pytorch(row, name):
     if name in ("int64", "bool") and terr is not None:
         return   # PyTorch does not take this dtype for this op: nothing to compare
     if row.surface and name in ("int64", "bool") and isinstance(err, DTypeError):
-        return   # a float result is not written into an integer tensor (DESIGN.md rule 10)
+        return   # a float result is not written into an integer tensor (design.md rule 10)
     if err is not None:
         assert isinstance(err, MutogradError), (
             f"mutograd raised {type(err).__name__}: {err} (not a mutograd error class)")

@@ -1,4 +1,4 @@
-"""GPU tensors: the op table and the guarantees of DESIGN.md, run per place.
+"""GPU tensors: the op table and the guarantees of design.md, run per place.
 
 Every test takes a ``place``: ``fake`` (tests/fake_gpu.py, a NumPy-backed GPU backend that runs
 the GPU code paths on any machine; always in CI) and ``gpu`` (a real CUDA device through CuPy,
@@ -130,7 +130,7 @@ def test_inplace_on_the_device_allocates_zero_bytes_there_and_equals_out_of_plac
     np.testing.assert_allclose(_host(x), _host(want), rtol=1e-12, atol=1e-12)
 
 
-# ---- the guarantees of DESIGN.md on the device --------------------------------------------
+# ---- the guarantees of design.md on the device --------------------------------------------
 def test_views_share_device_memory_by_pointer_and_version_counter(place):
     x = mg.arange(12.0, device=place).reshape(3, 4)
     v = x[1:, ::2]

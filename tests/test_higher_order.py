@@ -1,4 +1,4 @@
-"""Gradients of gradients (DESIGN.md rule 13): create_graph in every entry point, what the
+"""Gradients of gradients (design.md rule 13): create_graph in every entry point, what the
 gradient graph saves and how in-place writes meet it."""
 import numpy as np
 import pytest

@@ -1,6 +1,6 @@
 """An in-place op whose other input shares the written tensor's storage (``y.mul_(y)``).
 
-An input that shares memory with the written tensor is read before the write (DESIGN.md rule
+An input that shares memory with the written tensor is read before the write (design.md rule
 10, Note [Inputs that overlap the output] in autograd/inplace.py): when its gradient formula
 needs it, the copy taken before the write is what is saved, so the gradient is that of the
 out-of-place rewrite (PyTorch raises at backward instead).

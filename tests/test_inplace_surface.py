@@ -272,10 +272,14 @@ def test_gammainc_gradient_for_y_and_a_clear_error_for_the_shape_parameter():
         hx.sum().backward()
 
 
-def test_polygamma_takes_either_argument_order():
+def test_polygamma_in_each_namespace_order():
     x = mg.tensor([0.5, 1.5, 2.5], dtype="float64")
-    np.testing.assert_allclose(mg.polygamma(x, 2).numpy(), sc.polygamma(2, x.numpy()))
     np.testing.assert_allclose(mg.polygamma(2, x).numpy(), sc.polygamma(2, x.numpy()))
+    np.testing.assert_allclose(x.polygamma(2).numpy(), sc.polygamma(2, x.numpy()))
+    from mutograd.compat import paddle      # Paddle's (x, n)
+    np.testing.assert_allclose(paddle.polygamma(x, 2).numpy(), sc.polygamma(2, x.numpy()))
+    with pytest.raises(TypeError, match="compat.paddle.polygamma"):
+        mg.polygamma(x, 2)
     y = x.clone()
     assert y.polygamma_(1) is y
     np.testing.assert_allclose(y.numpy(), sc.polygamma(1, x.numpy()))
@@ -412,15 +416,21 @@ def test_set_shares_the_source_storage_and_version_counter():
     y.set_(src, 1, [2, 2], [1, 1])              # PyTorch: storage_offset, size, stride
     assert y.tolist() == [[3.0, 4.0], [4.0, 5.0]]
     z = mg.zeros(1)
-    z.set_(src, [3], [1], offset=8)             # Paddle: shape, stride, offset in bytes
+    z.set_(src, shape=[3], stride=[1], offset=8)    # Paddle's keywords: offset in bytes
     assert z.tolist() == [4.0, 5.0, 6.0]
+    from mutograd.compat import paddle
+    z = mg.zeros(1)
+    paddle.set_(z, src, [3], [1], 8)           # Paddle's order: shape, stride, offset
+    assert z.tolist() == [4.0, 5.0, 6.0]
+    with pytest.raises(TypeError, match="compat.paddle.set_"):
+        mg.zeros(1).set_(src, [3], [1])
     assert mg.set_(mg.zeros(2)).shape == [0]
     with pytest.raises(mg.InplaceError, match="dtype"):
         mg.zeros(2, dtype="float64").set_(src)
     with pytest.raises(mg.InplaceError, match="source requires grad"):
         mg.zeros(1).set_(mg.ones(2, requires_grad=True))
     with pytest.raises(mg.ShapeError, match="multiple of the element size"):
-        mg.zeros(1).set_(src, [1], offset=3)
+        mg.zeros(1).set_(src, size=[1], offset=3)
 
 
 def test_resize_shrinks_as_a_view_and_grows_into_a_new_zeroed_buffer():

@@ -1,4 +1,4 @@
-"""Second-order gradients of the ``nn.functional`` layers (DESIGN.md rule 13), against PyTorch's
+"""Second-order gradients of the ``nn.functional`` layers (design.md rule 13), against PyTorch's
 double backward (or float64 finite differences where PyTorch has none).
 
 The op table (tests/test_ops_second_order.py) checks the declared ops themselves (conv2d,

@@ -459,7 +459,7 @@ def test_float_result_into_int_tensor_raises_and_leaves_data_unchanged(info):
     assert x.tolist() == [1, 2, 3] and x._version == 0
 
 
-# a fill is well defined on an expanded tensor and allowed (DESIGN.md rule 10)
+# a fill is well defined on an expanded tensor and allowed (design.md rule 10)
 @_select(lambda o: o.inplace and o.kind in WRITES and o.name not in ("fill", "zero"))
 def test_write_into_expanded_tensor_raises(info):
     s = info.draw(np.random.default_rng(8))

@@ -1,4 +1,4 @@
-"""Second-order checks for every differentiable row of the op table (DESIGN.md rule 13).
+"""Second-order checks for every differentiable row of the op table (design.md rule 13).
 
 For a row's sample, with weights ``w`` on its float outputs and ``u`` on its inputs, the first
 gradient ``gx(x, w)`` of ``sum(f(x) * w)`` is taken with ``create_graph=True``; the gradient of

@@ -134,13 +134,18 @@ def test_gather_in_both_conventions():
     expected = [[3.0, 1.0], [5.0, 5.0]]
     assert mg.gather(x, 1, idx).tolist() == expected                   # PyTorch
     assert mg.gather(x, dim=1, index=idx).tolist() == expected
+    assert mg.gather(x, axis=1, index=idx).tolist() == expected        # Paddle's keyword
     assert x.gather(1, idx).tolist() == expected
     assert mg.take_along_axis(x, idx, 1).tolist() == expected          # Paddle
     assert mg.take_along_axis(x, idx, axis=1).tolist() == expected
-    # Paddle's gather: an index tensor second picks whole slices, as index_select
-    assert mg.gather(x, [1, 0]).tolist() == [[4.0, 5.0, 6.0], [1.0, 2.0, 3.0]]
-    assert mg.gather(x, mg.tensor([1, 0]), axis=0).tolist() == [[4.0, 5.0, 6.0],
-                                                                [1.0, 2.0, 3.0]]
+    # Paddle's gather (an index tensor second picks whole slices, as index_select) is the
+    # paddle namespace's; the main one refuses it
+    from mutograd.compat import paddle
+    assert paddle.gather(x, [1, 0]).tolist() == [[4.0, 5.0, 6.0], [1.0, 2.0, 3.0]]
+    assert paddle.gather(x, mg.tensor([1, 0]), axis=0).tolist() == [[4.0, 5.0, 6.0],
+                                                                    [1.0, 2.0, 3.0]]
+    with pytest.raises(TypeError, match="compat.paddle.gather"):
+        mg.gather(x, [1, 0])
 
 
 def test_take_along_axis_broadcasts_the_index():
@@ -153,10 +158,14 @@ def test_index_select_in_both_conventions():
     idx = mg.tensor([2, 0, 2])
     expected = [[3.0, 1.0, 3.0], [6.0, 4.0, 6.0]]
     assert mg.index_select(x, 1, idx).tolist() == expected             # PyTorch
-    assert mg.index_select(x, idx, axis=1).tolist() == expected        # Paddle
-    assert mg.index_select(x, idx, 1).tolist() == expected
+    assert mg.index_select(x, index=idx, axis=1).tolist() == expected  # Paddle's keywords
     assert x.index_select(1, idx).tolist() == expected
-    assert x.index_select(idx, axis=1).tolist() == expected
+    from mutograd.compat import paddle             # Paddle's order
+    assert paddle.index_select(x, idx, axis=1).tolist() == expected
+    assert paddle.index_select(x, idx, 1).tolist() == expected
+    assert paddle.to_tensor(x.numpy()).index_select(idx, axis=1).tolist() == expected
+    with pytest.raises(TypeError, match="compat.paddle.index_select"):
+        mg.index_select(x, idx, 1)
 
 
 @pytest.mark.parametrize("call, error, message", [
@@ -165,7 +174,7 @@ def test_index_select_in_both_conventions():
     (lambda x: mg.gather(x, 1, mg.tensor([[0.5]])), TypeError, "integer tensor"),
     (lambda x: mg.index_select(x, 0, mg.tensor([2])), IndexError, "out of range"),
     (lambda x: mg.index_select(x, 0, mg.tensor([[0]])), mg.ShapeError, "must be 1-D"),
-    (lambda x: mg.gather(x), TypeError, "needs an axis and an index"),
+    (lambda x: mg.gather(x), TypeError, "needs a dimension and an index"),
 ])
 def test_index_errors_are_clear(call, error, message):
     with pytest.raises(error, match=message):
@@ -235,8 +244,8 @@ def test_metadata_ops_accept_both_conventions():
     assert x.reshape_([3, 2]) is x and x.shape == [3, 2]
     assert x.t_() is x and x.shape == [2, 3]
     assert x.transpose_(0, 1) is x and x.shape == [3, 2]
-    assert mg.transpose_(x, [1, 0]) is x and x.shape == [2, 3]
-    assert x._version == 7   # each one a write (DESIGN.md rule 9), as in PyTorch and Paddle
+    assert mg.transpose_(x, perm=[1, 0]) is x and x.shape == [2, 3]
+    assert x._version == 7   # each one a write (design.md rule 9), as in PyTorch and Paddle
 
 
 def test_where_inplace_writes_into_x_with_gradients():
@@ -338,7 +347,7 @@ def test_shapes_as_a_list_or_varargs(call):
 
 @pytest.mark.parametrize("call, shape", [
     (lambda x: x.permute(2, 0, 1), [4, 2, 3]), (lambda x: x.permute([2, 0, 1]), [4, 2, 3]),
-    (lambda x: x.transpose(0, 2), [4, 3, 2]), (lambda x: x.transpose([2, 1, 0]), [4, 3, 2]),
+    (lambda x: x.transpose(0, 2), [4, 3, 2]), (lambda x: x.transpose(perm=[2, 1, 0]), [4, 3, 2]),
     (lambda x: mg.transpose(x, perm=[1, 0, 2]), [3, 2, 4]),
     (lambda x: x[:, :1].expand(2, 5, 4), [2, 5, 4]),
     (lambda x: x[:, :1].expand([2, 5, 4]), [2, 5, 4]), (lambda x: x.tile(1, 2, 1), [2, 6, 4]),

@@ -68,7 +68,7 @@ def test_in_place_metadata_ops_equal_their_view_ops(shape, data):
     a = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
     perm = data.draw(st.permutations(range(len(shape))))
     x = mg.tensor(a)
-    assert x.transpose_(perm) is x
+    assert x.transpose_(perm=perm) is x
     np.testing.assert_array_equal(x.numpy(), np.transpose(a, perm))
     x.unsqueeze_(0).squeeze_(0)
     np.testing.assert_array_equal(x.numpy(), np.transpose(a, perm))

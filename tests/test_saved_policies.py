@@ -1,4 +1,4 @@
-"""Saved-tensor policies (``mutograd.autograd.graph``, DESIGN.md rule 11): pack/unpack hooks,
+"""Saved-tensor policies (``mutograd.autograd.graph``, design.md rule 11): pack/unpack hooks,
 ``allow_mutation_on_saved_tensors`` (region copies, counted bytes, ``check`` lines),
 ``increment_version``, in both dialects and against PyTorch where it is installed."""
 import operator

@@ -234,24 +234,31 @@ def test_leaf_rule_and_no_grad(case):
 
 
 def test_paddle_argument_orders():
+    # Paddle's orders are the paddle namespace's; the main one keeps PyTorch's (and Paddle's
+    # keyword spellings), and refuses Paddle's positional order
+    from mutograd.compat import paddle
     x = np.zeros(X_SHAPE)
     idx = mg.tensor(np.array([0, 2]))
     v = mg.tensor(np.ones((3, 2)))
     torch_style = mg.index_add(mg.tensor(x), 1, idx, v)
-    paddle_style = mg.index_add(mg.tensor(x), idx, 1, v)
+    paddle_style = paddle.index_add(mg.tensor(x), idx, 1, v)
     keywords = mg.index_add(mg.tensor(x), index=idx, axis=1, value=v)
     for r in (paddle_style, keywords):
         np.testing.assert_array_equal(r.numpy(), torch_style.numpy())
-    filled = mg.index_fill(mg.tensor(x), idx, 1, 3.0)          # Paddle: (index, axis, value)
+    with pytest.raises(TypeError, match=r"compat\.paddle\.index_add\(x, index, axis, value\)"):
+        mg.index_add(mg.tensor(x), idx, 1, v)
+    filled = paddle.index_fill(mg.tensor(x), idx, 1, 3.0)      # Paddle: (index, axis, value)
     np.testing.assert_array_equal(filled.numpy()[:, [0, 2]], 3.0)
     # Paddle's scatter: rows along axis 0, overwrite or (zeroed then) accumulate
     upd = mg.tensor(np.array([[1.0] * 4, [2.0] * 4, [4.0] * 4]))
     rows = mg.tensor(np.array([1, 1, 0]))
     base = mg.tensor(np.full(X_SHAPE, 9.0))
-    over = mg.scatter(base, mg.tensor(np.array([2, 0, 1])), upd)
+    over = paddle.scatter(base, mg.tensor(np.array([2, 0, 1])), upd)
     np.testing.assert_array_equal(over.numpy()[:, 0], [2.0, 4.0, 1.0])
-    acc = mg.scatter(base, rows, upd, overwrite=False)
+    acc = paddle.scatter(base, rows, upd, overwrite=False)
     np.testing.assert_array_equal(acc.numpy()[:, 0], [4.0, 3.0, 9.0])
+    with pytest.raises(TypeError, match=r"compat\.paddle\.scatter\(x, index, updates"):
+        mg.scatter(base, rows, upd, overwrite=False)
     pa = mg.put_along_axis(mg.tensor(x), mg.tensor(np.array([[1], [0], [3]])),
                            mg.tensor(np.array([[5.0], [6.0], [7.0]])), 1)
     assert pa.numpy()[0, 1] == 5.0 and pa.numpy()[2, 3] == 7.0

@@ -4,7 +4,7 @@ Each program is a function of a namespace ``t`` (either ``torch`` or ``mutograd.
 and of NumPy float64 inputs; both runs must agree on the values and gradients they return, or
 raise the same kind of error (the error class included: PyTorch raises ``RuntimeError``, and so do
 our error classes). Where PyTorch is silently wrong by design (a write through ``.data`` after
-the tensor was saved), we assert that mutograd raises instead (DESIGN.md rule 7).
+the tensor was saved), we assert that mutograd raises instead (design.md rule 7).
 """
 import re
 
@@ -643,7 +643,7 @@ def run_ours(prog):
 KNOWN = {}
 
 
-# PyTorch refuses these (an in-place op whose other input is its own output's memory); DESIGN.md
+# PyTorch refuses these (an in-place op whose other input is its own output's memory); design.md
 # rule 10 reads that input before the write, as NumPy does: the reference is PyTorch running the
 # out-of-place rewrite.
 REWRITTEN = {"inplace_mul_by_itself": _inplace_mul_by_itself_rewritten,

@@ -140,7 +140,7 @@ def _restride(op, x, attrs):
     """``x`` given the geometry of view op ``op`` applied to it, in place (``t_``, ``reshape_``).
 
     Note [Metadata in place]
-        No value changes, but the version counter is bumped as for every write (DESIGN.md rule
+        No value changes, but the version counter is bumped as for every write (design.md rule
         9, as PyTorch and Paddle do): a node that saved the tensor refuses to run after its
         geometry changed. What changes is the shape the tensor's gradient has, so when the
         tensor is part of a graph its ``grad_fn`` is rebased onto the view op's node
@@ -195,12 +195,12 @@ def swap_storage(op, inputs, attrs, x):
         array ``x`` becomes and the tensor whose storage that array looks into: ``x`` itself (a
         new shape or dtype over the same buffer), another tensor (``set_``: ``x`` then shares
         its storage and version counter, so a write through either is seen by autograd,
-        DESIGN.md rule 7, and ``x`` leaves the graph, as ``source.detach()`` would be), or
+        design.md rule 7, and ``x`` leaves the graph, as ``source.detach()`` would be), or
         None for a new buffer (``cast_``, a growing ``resize_``): ``x`` then gets a fresh
         counter that continues from its old version, and views made before keep the old buffer.
         No node that saved the old buffer can see a wrong value: it is left as it was, so the
         saved-tensor guard is told the write changes no saved data. The version goes up in
-        every case (DESIGN.md rule 9). An op without a gradient (``set_``, ``resize_``) refuses
+        every case (design.md rule 9). An op without a gradient (``set_``, ``resize_``) refuses
         a tensor that requires grad while grad mode is on, instead of giving a fake gradient;
         one with a gradient (``cast_``: a cast back) records its node when it moves the values
         to a new buffer of a float dtype, and a result of another dtype leaves the graph.
@@ -592,12 +592,14 @@ def binary(op):
                 and a.nbytes < _cache.small_bytes and op.ufunc is not None
                 and self._place is _CPU):
             t = type(other)
-            cls = self._result_class   # Note [Tensor types of the dialects] in tensor.py
+            cls = type(self)   # Note [Tensor types of the dialects] in tensor.py
+            if cls is not Tensor:
+                cls = self._result_class
             if t is Tensor or isinstance(other, Tensor):
                 b = other._data
                 ok = (type(b) is _ndarray and other._base is None and b.ndim
                       and b.nbytes < _cache.small_bytes and other._place is _CPU)
-                if cls is Tensor:
+                if cls is Tensor and t is not Tensor:
                     cls = other._result_class
             else:
                 b = other

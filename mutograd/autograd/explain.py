@@ -37,7 +37,7 @@ def node_label(node):
 
 
 def stale_error(node, rec, key=None, saver=None):
-    """DESIGN.md rule 2: the VersionError for a saved value whose counter moved on. ``saver``:
+    """design.md rule 2: the VersionError for a saved value whose counter moved on. ``saver``:
     what saved it, when that is not a node (a checkpointed segment)."""
     array, counter, version, name = rec[:4]
     role = ("as its output" if key == "out" else f"as input '{key}'" if isinstance(key, str)
@@ -75,7 +75,7 @@ def stale_error(node, rec, key=None, saver=None):
 
 
 def leaf_error(x, what, leaf=None):
-    """DESIGN.md rule 4: the InplaceError for a write into a leaf that requires grad (or a view
+    """design.md rule 4: the InplaceError for a write into a leaf that requires grad (or a view
     of one), naming the leaf, where it was created and the view ops the write went through.
     ``leaf``: the leaf when it is not ``x`` or its base (a view on which requires_grad_() was
     called, and views of it)."""

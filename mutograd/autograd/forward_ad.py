@@ -7,7 +7,7 @@ Note [Forward mode by double VJP]
     ``u`` whose own VJP with a tangent ``t`` is ``d/du <J^T u, t> = J t``: the Jacobian-vector
     product, from two reverse passes (the second over the graph of the first). ``u`` is zeros:
     the value does not matter, since ``g`` is linear in it. Every op whose gradient formula is
-    differentiable (DESIGN.md rule 13: all of them) runs forward mode this way; no op has a
+    differentiable (design.md rule 13: all of them) runs forward mode this way; no op has a
     forward rule of its own. The cost is one forward, one backward that records its graph and a
     backward through that graph, about three times a VJP; a real forward rule would cost one.
     What the first backward saves is versioned, so an in-place write between the forward and

@@ -219,7 +219,7 @@ class Function:
 
     Note [Custom functions in place]
         A ``forward`` that writes an input in place declares it with ``ctx.mark_dirty(x)`` and
-        returns it. The write is an in-place op like any other (DESIGN.md rules 4-6): on a leaf
+        returns it. The write is an in-place op like any other (design.md rules 4-6): on a leaf
         that requires grad (or a view of one) it is the leaf error; on a non-leaf the function's
         node becomes ``x``'s history; through a view it becomes the base's history inside a
         CopySlices node, so the base's gradient passes through the function's backward for the

@@ -1,4 +1,4 @@
-"""Grad mode: whether ops record backward nodes. Thread-local (DESIGN.md rule 8).
+"""Grad mode: whether ops record backward nodes. Thread-local (design.md rule 8).
 
 Note [Grad mode around generators]
     A switch used as a decorator sets the mode for each call of the function. A generator (or

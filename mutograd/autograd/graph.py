@@ -19,7 +19,7 @@ It also holds PyTorch's names for the graph's structure: :class:`Node` (``isinst
 Node)``), :class:`GradientEdge` and :func:`get_gradient_edge` (an input of ``grad()`` given by
 where its gradient arrives), and :func:`register_multi_grad_hook`.
 
-Nodes created by an in-place op that rewrote a tensor's history (DESIGN.md rules 5 and 6) are
+Nodes created by an in-place op that rewrote a tensor's history (design.md rules 5 and 6) are
 marked ``[in-place]``; each saved value shows the version it was saved at and ``STALE`` when its
 tensor was written since (backward through that node would raise).
 """

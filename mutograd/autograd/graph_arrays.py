@@ -10,7 +10,7 @@ Note [Differentiable gradient formulas]
     op and records its backward node, so the gradient is itself differentiable, to any order
     (HIPS autograd's wrapped NumPy, with mutograd's ops as the primitives). Array code that
     writes (``z[idx] = g``, ``r *= 2``, ``xp.add.at``) runs as mutograd's in-place ops, so the
-    version checks and the history rewriting of DESIGN.md rules 2-11 hold inside gradients too.
+    version checks and the history rewriting of design.md rules 2-11 hold inside gradients too.
     ``into`` is None in graph mode; an ``out=`` given a GraphArray (a buffer the formula made
     with ``xp.empty``) is a recorded write into it, and one given a backend array is an error,
     never a silent write. A backend function without a differentiable counterpart here is an
@@ -659,7 +659,7 @@ class _Special:
     _NAMES = {"gammaln": "lgamma"}
 
     def polygamma(self, n, x):   # SciPy's order first, an array or a number
-        return box(_lib().polygamma(tensor_of(x), n=int(n)))
+        return box(_lib().polygamma(int(n), tensor_of(x)))
 
     def __getattr__(self, name):
         fn = getattr(_lib(), self._NAMES.get(name, name), None)

@@ -1,4 +1,4 @@
-"""The rules of writing in place (DESIGN.md rules 4, 9 and 10), applied by the op runner
+"""The rules of writing in place (design.md rules 4, 9 and 10), applied by the op runner
 (autograd/dispatch.py) before anything is written: the leaf rule, the shape, dtype and overlap
 checks, inputs that overlap the output, and the copies a gradient needs of the values a write
 destroys (Note [In-place saving] in ops/registry.py).
@@ -15,7 +15,7 @@ from .view_write import check_layout, internal_overlap
 
 
 def check_leaf(x, what, rg=False):
-    """DESIGN.md rule 4: no in-place write to a leaf that requires grad (or its view); and no
+    """design.md rule 4: no in-place write to a leaf that requires grad (or its view); and no
     write with grad mode on through a view made under no_grad() when it or an input (``rg``)
     requires grad (Note [Views without history] in tensor.py)."""
     base = x._base
@@ -60,7 +60,7 @@ def check_no_grad(x, what):
 
 
 def check_writable(op, x, arrays):
-    """DESIGN.md rule 10: refuse a write that cannot be done safely, before any data changes."""
+    """design.md rule 10: refuse a write that cannot be done safely, before any data changes."""
     xa = x._data
     shape = xa.shape
     if len(arrays) == 2 and op.result is None and op.kind == "elementwise":

@@ -314,7 +314,7 @@ class Node:
     def saved_with_history(self, key):
         """Saved value ``key`` as a tensor carrying its forward history and version counter, so
         that a gradient computed from it can be differentiated again and a write to it before
-        that backward is the version error (DESIGN.md rule 13). Non-tensor constants (a Python
+        that backward is the version error (design.md rule 13). Non-tensor constants (a Python
         scalar operand) come back as they were saved."""
         rec = self.saved[key]
         if type(rec) is not tuple and type(rec) is not Packed:
@@ -382,7 +382,7 @@ class Packed:
     Keeps what the pack hook returned, the unpack hook, and the saved tensor's counter, version,
     shape and dtype: the unpacked tensor must have the saved shape and dtype, and when it shares
     the saved tensor's counter (the hooks kept the tensor itself or an alias such as
-    ``detach()``), a write since the save is the VersionError of DESIGN.md rule 2. PyTorch skips
+    ``detach()``), a write since the save is the VersionError of design.md rule 2. PyTorch skips
     that check and computes with the new values.
     """
 

@@ -253,7 +253,7 @@ def allow_mutation_on_saved_tensors():
 
     Only the written region is copied; the bytes are counted (``memory.stats()``) and each copy
     is logged with its line (Note [Mutation of saved tensors]). Outside the block, a write into a
-    saved tensor stays the VersionError of DESIGN.md rule 2.
+    saved tensor stays the VersionError of design.md rule 2.
 
     Example::
 

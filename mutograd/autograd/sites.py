@@ -25,7 +25,7 @@ _ROOT = os.path.dirname(_PKG_DIR)
 _MACHINERY_DIRS = tuple(os.path.join(_PKG_DIR, d) + os.sep for d in ("ops", "autograd", "compat"))
 _MACHINERY_FILES = frozenset(os.path.join(_PKG_DIR, f) for f in (
     "tensor.py", "tensor_methods.py", "__init__.py", "memory.py", "dtypes.py", "random.py",
-    "strict.py", "check.py", "__main__.py"))
+    "strict.py", os.path.join("cli", "check.py"), "__main__.py"))
 
 # runpy is frozen in CPython 3.11+, a plain file in other builds: skipped either way
 _RUNPY = os.path.join(os.path.dirname(os.__file__), "runpy.py")

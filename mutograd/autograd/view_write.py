@@ -1,4 +1,4 @@
-"""In-place writes through views (DESIGN.md rule 6).
+"""In-place writes through views (design.md rule 6).
 
 Note [Writing through a view]
     ``v.op_(...)`` where ``v`` views ``base`` changes ``base``'s values, so it must change
@@ -21,7 +21,7 @@ from .node import Node, move_retained
 
 # Note [Writes through overlapping views]
 #     A view whose elements share locations (an expand; unfold's windows) can be written in
-#     place only by a fill (DESIGN.md rule 10). The incoming gradient is the base's, one per
+#     place only by a fill (design.md rule 10). The incoming gradient is the base's, one per
 #     location: the written view's elements get it once per location (the first element that
 #     addresses it), the fill's own gradient maps that to the old view's elements, and a
 #     location's old value gets the sum over the elements that address it.
@@ -236,7 +236,7 @@ def check_layout(v):
 
 
 def rebase(x, node, written=0):
-    """DESIGN.md rules 5 and 6: ``node``, the backward of an in-place write into ``x`` (its
+    """design.md rules 5 and 6: ``node``, the backward of an in-place write into ``x`` (its
     input ``written``), becomes the new history of ``x``, or of ``x``'s base when ``x`` is a
     view (wrapped in a CopySlices node). Returns the node that became the history."""
     base = x._base

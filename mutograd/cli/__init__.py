@@ -6,6 +6,8 @@ core (which never imports them):
 - ``demo``: ``python -m mutograd demo``, a small CNN trained twice, in place and out of place;
 - ``distributed_demo``: ``mpirun -n 2 python -m mutograd demo --distributed``, the demo's CNN
   trained data-parallel;
+- ``check``: ``python -m mutograd check [--as torch|paddle] script.py``, a script run under
+  strict and anomaly mode, its in-place misuse reported with the fix;
 - ``distributed_example``: ``mpirun -n 2 python -m mutograd.cli.distributed_example``, a
   self-contained data-parallel run on synthetic data.
 

@@ -2,7 +2,7 @@
 
 MPI (through ``mpi4py``, the optional extra ``mutograd[mpi]``) starts the processes and moves the
 bytes; this module adds what a tensor needs on top: arguments checked before anything is sent,
-in-place results that bump the version counter, the leaf rule of in-place ops (DESIGN.md rule 4),
+in-place results that bump the version counter, the leaf rule of in-place ops (design.md rule 4),
 and a gradient for ``all_reduce_`` (sum or mean) on a tensor that is part of a graph.
 
 Note [In-place collectives]

@@ -1,7 +1,7 @@
 """``mutograd.nn.init``: fill tensors in place under ``no_grad`` (the same object, no new storage).
 
 Every function returns its argument, bumped by one version, so it works on a Parameter that
-requires grad (DESIGN.md rule 4 allows writes to leaves under ``no_grad``).
+requires grad (design.md rule 4 allows writes to leaves under ``no_grad``).
 
     >>> import mutograd as mg
     >>> from mutograd import nn

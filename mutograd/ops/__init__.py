@@ -2,7 +2,6 @@
 from ..tensor import Tensor
 from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/inplace_api.md)
     activations,
-    argument_orders,
     binary_math,
     complex_views,
     convolution,
@@ -57,23 +56,16 @@ ALIASES = {
 }
 ALIASES = {k: v for k, v in ALIASES.items() if v is not None}
 
-# Functions the registry does not make (composites and helpers), by public name
-FUNCTIONS = {
-    "expand_as": views.expand_as, "split": views.split,
-    "chunk": views.chunk, "unbind": views.unbind, "contiguous": shaping.contiguous,
-    **argument_orders.FUNCTIONS, **scatter.FUNCTIONS, **sorting.FUNCTIONS,
-}
+# Functions the registry does not make (composites, and the public forms that read arguments a
+# declaration cannot), by public name, from each family's FUNCTIONS
+FUNCTIONS = {"contiguous": shaping.contiguous, "detach_": Tensor.detach_,
+             "requires_grad_": Tensor.requires_grad_}
 ALIASES.update(special.ALIASES)
 ALIASES.update(unary_math.ALIASES)
-FUNCTIONS.update(storage.FUNCTIONS)
-FUNCTIONS.update(copying.FUNCTIONS)
-FUNCTIONS.update({"detach_": Tensor.detach_, "requires_grad_": Tensor.requires_grad_})
-FUNCTIONS.update(searching.FUNCTIONS)
-FUNCTIONS.update(statistics.FUNCTIONS)
-FUNCTIONS.update(complex_views.FUNCTIONS)
-for _module in (reduction, shaping, indexing, softmax, scans, products, matrices, grids,
-                predicates, type_promotion, binary_math, unary_math, sampling, creation,
-                view_copies):
+for _module in (views, elementwise, fills, special, normalization, scatter, scatter_reduce,
+                sorting, storage, copying, searching, statistics, complex_views, reduction,
+                shaping, indexing, softmax, scans, products, matrices, grids, predicates,
+                type_promotion, binary_math, unary_math, sampling, creation, view_copies):
     FUNCTIONS.update(_module.FUNCTIONS)
 FUNCTIONS.update(linalg.FUNCTIONS)
 # mg.rrelu, mg.dropout_, ...: nn.functional's implementation (nn needs only the ops above)
@@ -108,8 +100,8 @@ from .. import linalg as linalg_namespace, transfer  # noqa: E402  (they use FUN
 # Modules that declare Tensor methods which are not ops: TENSOR_METHODS, name -> function or
 # property (no two declare one name; tests/test_tensor_methods_generator.py)
 _DECLARING = (activations, complex_views, creation, indexing, linalg, memory_layout, predicates,
-              reduction, sampling, scans, shaping, views, tensor_methods, tensor_factories,
-              transfer)
+              reduction, sampling, scans, shaping, special, views, tensor_methods,
+              tensor_factories, transfer)
 
 
 def _swap(op):

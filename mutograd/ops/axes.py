@@ -67,3 +67,22 @@ def lift_0d(fn):
             return x
         return r.reshape(()) if isinstance(r, Tensor) and r.numel() == 1 else r
     return run
+
+
+def is_axis(v):
+    """A Python or NumPy integer (an axis), not a tensor, a bool or a list (an index)."""
+    from ..tensor import Tensor
+    return not isinstance(v, (Tensor, bool)) and hasattr(v, "__index__") and not hasattr(
+        v, "__len__")
+
+
+def paddle_order(call, main, paddle=None, method=None):
+    """The TypeError for a call to the main namespace whose positional arguments are only valid
+    in Paddle's order: the main namespace takes PyTorch's (``main``), the paddle namespace
+    Paddle's (``paddle``, and ``method`` on a ``paddle.Tensor``); nothing is reinterpreted."""
+    text = (f"{call} is not PyTorch's argument order, which the main namespace takes: "
+            f"{main}.")
+    if paddle:
+        text += f" Paddle's order is mutograd.compat.paddle.{paddle}" + (
+            f" (x.{method} on a paddle.Tensor)." if method else ".")
+    return TypeError(text)

@@ -106,7 +106,7 @@ TENSOR_METHODS = {
                      doc="The real parts (a view); ``self`` itself for a real dtype."),
     "imag": property(OPS["imag"].function, doc="The imaginary parts (a view) of a complex "
                                               "tensor."),
-    "adjoint": lambda self: conj(self.transpose(-2, -1)),
+    "adjoint": lambda self: conj(self.swapaxes(-2, -1)),
     "H": property(lambda self: conj(self.t()), doc="The conjugate transpose of a matrix."),
     "is_conj": lambda self: False,     # conjugation is never lazy here
     "is_neg": lambda self: False,

@@ -3,18 +3,22 @@
 Gradients that use only ``out`` keep no extra memory when run in place (exp, sigmoid, tanh, relu,
 sqrt, ...); those that use the overwritten ``x`` keep a copy of it when run in place (sin, log,
 pow, ...). See Note [In-place saving] in registry.py.
+
+The public ``where``/``where_`` and ``clamp``/``clamp_`` (at the end) read the arguments these
+ops' declarations cannot: a condition alone, Python scalars' dtypes, bounds that may be missing.
 """
 import math
 
 import numpy as np
 
-from .. import memory
+from .. import dtypes, memory
 from ..backends.special import BLOCK, blockwise, erf, normal_cdf_block
 from ..errors import DTypeError
 from ..parallel import ufunc   # large arrays on all cores (Note [Splitting a ufunc ...])
 from ..autograd.promotion import _promote
+from ..tensor import Tensor
 from .gradients import masked, power_grad_exponent, zero_gradient
-from .registry import defop
+from .registry import OPS, call, call_inplace, defop
 
 
 def sign(xp, x, out=None):
@@ -609,3 +613,88 @@ for _name, _ufunc in (("bitwise_and", "bitwise_and"), ("bitwise_or", "bitwise_or
                       ("bitwise_xor", "bitwise_xor")):
     defop(_name, _ufunc2(_ufunc))
 defop("bitwise_not", lambda xp, x, out=None: ufunc(xp.invert, x, out=out))
+
+
+# ---- the public where and clamp ----------------------------------------------------------------
+def _scalar_dtype(v):
+    if isinstance(v, bool):
+        return dtypes.bool.np
+    if isinstance(v, int):
+        return dtypes.int64.np
+    if isinstance(v, float):
+        return dtypes.default_float.np
+    return None
+
+
+def where(condition, x=None, y=None, name=None):
+    """``x`` where ``condition`` holds, else ``y`` (either may be a Python scalar).
+
+    With only ``condition``: the indices of its non-zero elements, one tensor per dimension.
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> c = mg.tensor([True, False])
+        >>> mg.where(c, 1.0, 0.0).tolist(), mg.where(c, 1.0, 0.0).dtype
+        ([1.0, 0.0], float32)
+    """
+    if x is None and y is None:
+        from .creation import _wrap
+        return tuple(_wrap(i, condition) for i in condition._data.nonzero())
+    if x is None or y is None:
+        raise TypeError("where() takes a condition and both x and y, or the condition alone")
+    if not isinstance(condition, Tensor):
+        from .creation import tensor
+        condition = tensor(condition)
+    if condition._data.dtype.kind != "b":
+        condition = call(OPS["ne"], [condition, 0], {})
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+        # two Python scalars: the frameworks' default dtypes, not NumPy's float64
+        kinds = {_scalar_dtype(x), _scalar_dtype(y)}
+        if None not in kinds:
+            dt = max(kinds, key=lambda d: "bif".index(d.kind))
+            from .creation import full
+            x = full([], x, dtype=dt)
+    return call(OPS["where"], [condition, x, y], {})
+
+
+def where_(condition, x, y, name=None):
+    """In-place :func:`where` into ``x`` (Paddle's ``where_``; the method is
+    ``x.where_(condition, y)``); returns ``x``.
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> x = mg.tensor([1.0, 2.0])
+        >>> mg.where_(mg.tensor([True, False]), x, 0.0) is x, x.tolist()
+        (True, [1.0, 0.0])
+    """
+    return OPS["where"].inplace_function(x, condition, y)
+
+
+def _bounds(x, min, max, what):
+    """clamp's inputs: the bounds are optional, but not both."""
+    if min is None and max is None:
+        raise ValueError(f"{what}(): at least one of 'min' and 'max' must be given")
+    return [x, min, max]
+
+
+def clamp(x, min=None, max=None, name=None):
+    """``x`` limited to ``[min, max]``; bounds are scalars or tensors (then with gradients).
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> mg.clamp(mg.tensor([-2., 0.5, 3.]), -1, mg.tensor(1.)).tolist()
+        [-1.0, 0.5, 1.0]
+    """
+    return call(OPS["clamp"], _bounds(x, min, max, "clamp"), {})
+
+
+def clamp_(x, min=None, max=None, name=None):
+    """In-place :func:`clamp`; returns ``x``."""
+    return call_inplace(OPS["clamp"], _bounds(x, min, max, "clamp_"), {})
+
+
+FUNCTIONS = {"where": where, "where_": where_, "clamp": clamp, "clamp_": clamp_, "clip": clamp,
+             "clip_": clamp_}

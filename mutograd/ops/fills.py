@@ -12,8 +12,10 @@ import numpy as np
 from .. import random
 from ..errors import ShapeError
 from ..tensor import Tensor
+from .axes import paddle_order
+from .creation import _no_extra
 from .gradients import zero_gradient
-from .registry import defop
+from .registry import OPS, call_inplace, defop
 from .views import _diagonal
 
 
@@ -114,8 +116,24 @@ defop("cauchy", _cauchy, result="same", method="inplace",
 # ``probs`` (Paddle) or ``p`` (PyTorch): the success probability, required
 defop("geometric", _geometric, result="same", method="inplace", keywords={"p": "probs"})
 defop("log_normal", _log_normal, result="same", method="inplace")
-# random_(to) or random_(from, to): the public form is in argument_orders.py
+# random_(to) or random_(from, to): the public form is random_ below
 defop("random", _random_ints, result="same", method="inplace")
+
+
+def random_(x, *args, generator=None, **kw):
+    """``random_()``, ``random_(to)`` or ``random_(from, to)``: integers in ``[from, to)``;
+    without ``to``, the whole range the dtype holds exactly (``2**24`` for float32)."""
+    low = kw.pop("from", kw.pop("from_", None))      # PyTorch's keyword, Paddle's keyword
+    high = kw.pop("to", None)
+    _no_extra(kw, "random_")
+    if len(args) == 1:
+        high = args[0]
+    elif len(args) == 2:
+        low, high = args
+    elif args:
+        raise TypeError(f"random_() takes at most 2 positional arguments ({len(args)} given)")
+    return call_inplace(OPS["random"], [x], {"low": 0 if low is None else low, "high": high,
+                                             "generator": generator})
 
 
 # ---- diagonals -------------------------------------------------------------------------------
@@ -153,7 +171,7 @@ def _zero_diagonal(g, offset, wrap, xp):
     return g
 
 
-# the public fill_diagonal_ (Paddle's and PyTorch's argument orders) is in argument_orders.py
+# the public form is fill_diagonal_ below (PyTorch's order)
 defop("fill_diagonal", _fill_diagonal, kind="other", result="same",
       grad=(_zero_diagonal, lambda g, offset, wrap: g.reshape(-1)[
           _diag_index(g.shape, offset, wrap)].sum()))
@@ -189,3 +207,30 @@ def _diag_zeroed(g, offset, dim1, dim2, xp):
 defop("fill_diagonal_tensor", _fill_diagonal_tensor, kind="other", result="same",
       grad=(_diag_zeroed, lambda g, offset, dim1, dim2, xp: g.reshape(-1)[
           _diag_positions(xp, g.shape, offset, dim1, dim2)]))
+
+
+def fill_diagonal_(x, fill_value=None, wrap=False, *, offset=0, value=None, name=None):
+    """Fill the diagonal of ``x`` with ``fill_value`` in place (PyTorch's
+    ``fill_diagonal_(fill_value, wrap=False)``; Paddle's keywords ``value=`` and ``offset=`` are
+    accepted); returns ``x``. Paddle's positional ``fill_diagonal_(value, offset, wrap)`` is
+    ``mutograd.compat.paddle``'s: an offset in the place of ``wrap`` is refused here.
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> mg.zeros([2, 3]).fill_diagonal_(1.0).tolist()
+        [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    """
+    if not isinstance(wrap, (bool, np.bool_)):
+        raise paddle_order("fill_diagonal_(value, offset, ...)", "fill_diagonal_(fill_value, "
+                           "wrap=False, *, offset=0)", "fill_diagonal_(x, value, offset=0, "
+                           "wrap=False)", "fill_diagonal_(value, offset, wrap)")
+    if value is not None and fill_value is not None:
+        raise TypeError("fill_diagonal_() got both 'fill_value' and 'value' (the same argument)")
+    value = fill_value if value is None else value
+    if value is None:
+        raise TypeError("fill_diagonal_() missing required argument 'fill_value' (or 'value')")
+    return call_inplace(OPS["fill_diagonal"], [x, value], {"offset": offset, "wrap": bool(wrap)})
+
+
+FUNCTIONS = {"random_": random_, "fill_diagonal_": fill_diagonal_}

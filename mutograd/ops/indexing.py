@@ -8,7 +8,12 @@ view of a base it rewrites the base's history (Note [Writing through a view]).
 
 The functions composed from them pick elements by flat or per-dimension indices (``take``,
 ``take_along_dim``), and the index helpers make such indices (``tril_indices``,
-``triu_indices``, ``unravel_index``).
+``triu_indices``, ``unravel_index``). ``index_put`` is ``x[indices] = value`` as a function.
+
+The public ``gather`` and ``index_select`` (ops declared in shaping.py) take PyTorch's order,
+``(x, dim, index)``; ``axis=`` is ``dim=`` by keyword. Paddle's ``gather(x, index, axis)`` and
+``index_select(x, index, axis)`` are in ``mutograd.compat.paddle``: the main functions refuse an
+index in second place with a TypeError naming both forms, and never reinterpret it.
 
     >>> import mutograd as mg
     >>> x = mg.tensor([[1.0, 2.0], [3.0, 4.0]])
@@ -20,9 +25,10 @@ The functions composed from them pick elements by flat or per-dimension indices 
 import numpy as np
 
 from ..autograd.graph_arrays import graph_mode
-from ..errors import ShapeError
+from ..errors import GatherIndexError, IndexRangeError, ShapeError
 from ..tensor import Tensor
 from . import creation
+from .axes import canon_dim, is_axis, lift_0d, paddle_order
 from .registry import OPS, call, call_inplace, defop
 from .views import whole_index
 
@@ -152,10 +158,123 @@ def take(x, index):
 
 def take_along_dim(x, indices, dim=None):
     """``take_along_axis``; without ``dim``, over the flattened ``x``."""
-    from .argument_orders import take_along_axis
     if dim is None:
         return take_along_axis(x.reshape(-1), indices.reshape(-1), 0)
     return take_along_axis(x, indices, dim)
+
+
+# ---- gather, index_select, take_along_axis (ops gather and index_select, in shaping.py) -------
+def _int_index(index, what):
+    if not isinstance(index, Tensor):
+        index = creation.tensor(index)
+    if index._data.dtype.kind not in "iu":
+        raise TypeError(f"{what}(): index must be an integer tensor, got {index.dtype}")
+    return index
+
+
+def _check_along(x, index, axis, what):
+    if index.ndim != x.ndim:
+        raise ShapeError(f"{what}(): index has {index.ndim} dimensions but the input has "
+                         f"{x.ndim}; they must have the same number")
+    a = canon_dim(axis, x.ndim, what)
+    n = x.shape[a]
+    data = index._data
+    if data.size and (data.min() < -n or data.max() >= n):
+        raise GatherIndexError(f"{what}(): index out of range for dimension {a} of size {n}")
+
+
+# Paddle's forms of the calls that take (x, dim, index) here: the function and the method
+_PADDLE_FORMS = {"gather": ("gather(x, index, axis=None)", "gather(index, axis)"),
+                 "index_select": ("index_select(x, index, axis=0)", "index_select(index, axis)")}
+
+
+def _dim_then_index(what, dim, index, axis):
+    """The dimension of PyTorch's ``what(x, dim, index)`` (``axis=`` for ``dim=``); an index in
+    the place of ``dim`` is Paddle's order, refused."""
+    if dim is not None and not is_axis(dim):
+        raise paddle_order(f"{what}(x, index, ...)", f"{what}(x, dim, index)",
+                           *_PADDLE_FORMS[what])
+    if dim is not None and axis is not None:
+        raise TypeError(f"{what}() got both 'dim' and 'axis' (the same argument)")
+    dim = axis if dim is None else dim
+    if dim is None or index is None:
+        raise TypeError(f"{what}() needs a dimension and an index: {what}(x, dim, index); "
+                        f"Paddle's {_PADDLE_FORMS[what][0]} is mutograd.compat.paddle.{what}")
+    return dim
+
+
+@lift_0d
+def gather(x, dim=None, index=None, *, sparse_grad=False, axis=None, name=None):
+    """Values of ``x`` picked along ``dim`` by an index with as many dimensions as ``x``
+    (PyTorch's ``gather``): ``out[i][j] = x[i][index[i][j]]`` for ``dim=1``. Paddle's
+    ``gather(x, index, axis)`` (whole slices, as ``index_select``) is
+    ``mutograd.compat.paddle.gather``; an index in second place is refused here.
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> x = mg.tensor([[1., 2.], [3., 4.]])
+        >>> mg.gather(x, 1, mg.tensor([[1], [0]])).tolist()
+        [[2.0], [3.0]]
+    """
+    dim = _dim_then_index("gather", dim, index, axis)
+    index = _int_index(index, "gather")
+    _check_along(x, index, dim, "gather")
+    return call(OPS["gather"], [x, index], {"axis": dim})
+
+
+@lift_0d
+def take_along_axis(arr, indices, axis, broadcast=True):
+    """Paddle's and NumPy's ``take_along_axis(arr, indices, axis)``: PyTorch's ``gather``."""
+    indices = _int_index(indices, "take_along_axis")
+    if broadcast and indices.ndim == arr.ndim:
+        a = canon_dim(axis, arr.ndim, "take_along_axis")
+        shape = [n if i != a else indices.shape[a] for i, n in enumerate(arr.shape)]
+        if list(indices.shape) != shape:
+            indices = call(OPS["expand"], [indices], {"shape": tuple(shape)})
+    _check_along(arr, indices, axis, "take_along_axis")
+    return call(OPS["gather"], [arr, indices], {"axis": axis})
+
+
+@lift_0d
+def index_select(x, dim=None, index=None, *, sparse_grad=False, axis=None, name=None):
+    """Slices of ``x`` at a 1-D integer ``index`` along ``dim`` (PyTorch's order; Paddle's
+    ``index_select(x, index, axis)`` is ``mutograd.compat.paddle.index_select``).
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> x = mg.tensor([[1., 2., 3.]])
+        >>> mg.index_select(x, 1, mg.tensor([2, 0])).tolist()
+        [[3.0, 1.0]]
+    """
+    dim = _dim_then_index("index_select", dim, index, axis)
+    index = _int_index(index, "index_select")
+    if index.ndim > 1:
+        raise ShapeError(f"index_select(): index must be 1-D, got {index.ndim}-D")
+    a = canon_dim(dim, x.ndim, "index_select")
+    n = x.shape[a]
+    data = index._data
+    if data.size and (data.min() < -n or data.max() >= n):
+        raise IndexRangeError(f"index_select(): index out of range for dimension {a} of size "
+                              f"{n}")
+    return call(OPS["index_select"], [x, index], {"axis": dim})
+
+
+# ---- x[indices] = value as a function: the indices, a tuple of tensors between the two inputs,
+# as backend arrays -------------------------------------------------------------------------------
+def index_put_(x, indices, value, accumulate=False):
+    """``x[indices] = value`` (or ``+=`` with ``accumulate=True``, summing repeated indices)."""
+    xp = x._place.xp
+    return call_inplace(OPS["index_put"], [x, value],
+                        {"index": _plain(tuple(indices), xp), "accumulate": accumulate})
+
+
+def index_put(x, indices, value, accumulate=False):
+    """Out-of-place ``index_put_``: a copy of ``x`` with ``value`` written at ``indices``."""
+    xp = x._place.xp
+    return call(OPS["index_put"], [x, value],
+                {"index": _plain(tuple(indices), xp), "accumulate": accumulate})
 
 
 # ---- index helpers -------------------------------------------------------------------------
@@ -177,5 +296,6 @@ def unravel_index(indices, shape):
     return tuple(creation.tensor(a) for a in np.unravel_index(idx, tuple(shape)))
 
 
-FUNCTIONS = {f.__name__: f for f in (take, take_along_dim, tril_indices,
-                                     triu_indices, unravel_index)}
+FUNCTIONS = {f.__name__: f for f in (take, take_along_dim, tril_indices, triu_indices,
+                                     unravel_index, gather, take_along_axis, index_select,
+                                     index_put, index_put_)}

@@ -258,7 +258,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     up = LU.triu()
     piv = pivots.detach()._data.astype(np.int64) - 1
     p = _wrap(permutation_of(LU._place.xp, piv, n, LU._data.dtype), LU)
-    pt = p.transpose(-2, -1)
+    pt = p.swapaxes(-2, -1)
     if not adjoint:
         if left:      # P L U X = B
             y = solve_triangular(low, pt @ B, upper=False, unitriangular=True)
@@ -296,10 +296,10 @@ def ldl_solve(LD, pivots, B, *, hermitian=False):
 def cholesky_solve(self, L, upper=False):
     """``X`` with ``A X = self``, ``A = L L^H`` (``upper``: ``U^H U``) given the factor."""
     if upper:
-        y = solve_triangular(L.transpose(-2, -1), self, upper=False)
+        y = solve_triangular(L.swapaxes(-2, -1), self, upper=False)
         return solve_triangular(L, y, upper=True)
     y = solve_triangular(L, self, upper=False)
-    return solve_triangular(L.transpose(-2, -1), y, upper=True)
+    return solve_triangular(L.swapaxes(-2, -1), y, upper=True)
 
 
 def cholesky_inverse(self, upper=False):
@@ -310,7 +310,7 @@ def cholesky_inverse(self, upper=False):
 
 def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
     """PyTorch's ``b.triangular_solve(A)``: ``(X, A)`` with ``op(A) X = b``."""
-    a = A.transpose(-2, -1) if transpose else A
+    a = A.swapaxes(-2, -1) if transpose else A
     return (solve_triangular(a, self, upper=upper != transpose, unitriangular=unitriangular),
             A.clone())
 

@@ -3,7 +3,9 @@ sqrt(var + eps)`` over given axes) and ``layer_norm`` (with its scale and shift)
 ``defop`` declaration that keeps the statistics its backward needs (Note [Values kept from the
 forward]); the public wrappers live in ``mutograd.nn.functional``. Then the norm limits:
 ``renorm`` (each sub-tensor along an axis scaled down to a largest norm) and
-``embedding_renorm_`` (the same for the rows of an embedding that an index names).
+``embedding_renorm_`` (the same for the rows of an embedding that an index names; its public
+function takes PyTorch's ``(weight, index)``, Paddle's ``(x, weight)`` is
+``mutograd.compat.paddle.nn.functional``'s).
 
     >>> import mutograd as mg
     >>> from mutograd.ops.registry import OPS, call
@@ -14,7 +16,8 @@ from .. import memory
 from ..autograd.graph_arrays import graph_mode
 from ..errors import ShapeError
 from .axes import canon_dim
-from .registry import defop
+from .axes import paddle_order
+from .registry import OPS, call_inplace, defop
 
 
 # Note [Normalisation statistics in graph mode]
@@ -216,3 +219,25 @@ def _embedding_renorm(xp, x, index, *, max_norm, norm_type=2.0, out=None):
 defop("embedding_renorm", _embedding_renorm, kind="other",
       grad=(lambda g, x, index, max_norm, norm_type, xp: _renorm_rows_grad(
           g, x, norm_type, 0, max_norm, xp, _chosen(xp, x, index)), None))
+
+
+def embedding_renorm_(weight, index, max_norm, norm_type=2.0):
+    """Scale the rows of ``weight`` that ``index`` names down to norm ``max_norm``; returns
+    ``weight`` (PyTorch's order). An integer tensor first and a float one second is Paddle's
+    functional order ``(x, weight)``, refused here: it is
+    ``mutograd.compat.paddle.nn.functional.embedding_renorm_``."""
+    if _is_int_tensor(weight) and not _is_int_tensor(index):
+        raise paddle_order("embedding_renorm_(x, weight, ...)", "embedding_renorm_(weight, "
+                           "index, max_norm, norm_type=2.0)", "nn.functional.embedding_renorm_("
+                           "x, weight, max_norm, norm_type=2.0)")
+    return call_inplace(OPS["embedding_renorm"], [weight, index],
+                        {"max_norm": max_norm, "norm_type": norm_type})
+
+
+def _is_int_tensor(t):
+    """An integer tensor or array (an index), by its dtype."""
+    dt = getattr(getattr(t, "_data", t), "dtype", None)
+    return dt is not None and dt.kind in "iu"
+
+
+FUNCTIONS = {"embedding_renorm_": embedding_renorm_}

@@ -18,6 +18,7 @@ from ..tensor import Tensor, _wrap
 from . import creation
 from .axes import canon_dim
 from .elementwise import conj
+from .indexing import gather
 from .reduction import ValuesIndices
 from .registry import OPS, defop
 from .shaping import cat
@@ -129,7 +130,7 @@ def _running(input, dim, better):
     idx = creation.tensor(np.moveaxis(idx, -1, d).reshape(input.shape))
     if input.ndim == 0:
         return ValuesIndices(input * 1, idx)
-    return ValuesIndices(input.gather(d, idx), idx)
+    return ValuesIndices(gather(input, d, idx), idx)
 
 
 def cummax(input, dim):

@@ -5,13 +5,16 @@ a copy: select_scatter, slice_scatter, diagonal_scatter.
 
 Each is one ``defop`` declaration, so it gets an out-of-place function, an in-place ``op_`` form,
 a backward node and the in-place machinery (leaf rule, version bump, writes through views). The
-public functions (in argument_orders.py) only read both calling conventions and pass the declared
-op its inputs:
+public functions below read PyTorch's argument order (``axis=`` is ``dim=`` by keyword, and
+``value=`` a source's keyword) and pass the declared op its inputs:
 
-    x.index_add_(0, index, source, alpha=2)      # PyTorch: (dim, index, source)
-    mg.index_add(x, index, 0, source)             # Paddle: (index, axis, value)
+    x.index_add_(0, index, source, alpha=2)      # (dim, index, source)
     x.scatter_(1, index, src, reduce="add")
     x.put_(index, source, accumulate=True)
+
+Paddle's orders (``index_add(x, index, axis, value)``, ``index_fill(x, index, axis, value)``,
+``scatter(x, index, updates, overwrite=True)``) are in ``mutograd.compat.paddle``; here an index
+in the place of ``dim`` is a TypeError that names both forms.
 
 Gradients: the written tensor's gradient passes through except where a value was replaced (there
 it is zero); a source's gradient is the incoming gradient gathered at the positions it went to.
@@ -28,9 +31,9 @@ receives a gradient.
 import numpy as np
 
 from ..errors import IndexRangeError, ShapeError
-from .axes import canon_dim
-from .registry import defop
-from .scatter_reduce import _combine_at, _others_product
+from .axes import canon_dim, is_axis, lift_0d, paddle_order
+from .registry import OPS, call, call_inplace, defop
+from .scatter_reduce import _combine_at, _index_array, _others_product
 from .shaping import _flat_pos, _full_index
 
 
@@ -295,7 +298,135 @@ defop("put", _put, kind="index", result="same", method=False,
           g, _positions(xp, g.shape, index, "put")), None, _put_grad_source))
 
 
+# ---- the public functions: PyTorch's order --------------------------------------------------
+def _pick(kw, *names, default=None):
+    for n in names:
+        if n in kw:
+            return kw.pop(n)
+    return default
+
+
+def _no_kw(kw, what):
+    """Refuse the keywords left in ``kw`` but ``name`` (Paddle's, ignored)."""
+    kw.pop("name", None)
+    if kw:
+        raise TypeError(f"{what}() got an unexpected keyword argument '{next(iter(kw))}'")
+
+
+# Paddle's forms of the ops that take (dim, index, source) here: (function, method); None where
+# Paddle has no op of the name
+_PADDLE_FORMS = {
+    "index_add": ("index_add(x, index, axis, value)", "index_add(index, axis, value)"),
+    "index_fill": ("index_fill(x, index, axis, value)", "index_fill(index, axis, value)"),
+    "index_copy": (None, None),
+    "scatter": ("scatter(x, index, updates, overwrite=True)",
+                "scatter(index, updates, overwrite)"),
+    "scatter_add": (None, None),
+}
+
+
+def _dim_first(name, args, kw, source):
+    """The ``(dim, index, source)`` that open PyTorch's call, by position or keyword; an index in
+    the place of ``dim``, or Paddle's keywords ``updates``/``overwrite``, is refused."""
+    if args and not is_axis(args[0]) or "updates" in kw or "overwrite" in kw:
+        what = f"{name}(x, index, ...)" if args else f"{name}(x, index=, updates=, ...)"
+        raise paddle_order(what, f"{name}(x, dim, index, {source})", *_PADDLE_FORMS[name])
+    axis = args.pop(0) if args else _pick(kw, "dim", "axis")
+    index = args.pop(0) if args else _pick(kw, "index")
+    return axis, index
+
+
+def _parse_axis_form(name, source_names):
+    """``index_add``/``index_copy``/``index_fill``: ``(dim, index, source)`` (and ``alpha``)."""
+    def parse(x, args, kw):
+        args = list(args)
+        axis, index = _dim_first(name, args, kw, source_names[0])
+        source = args.pop(0) if args else _pick(kw, *source_names)
+        if axis is None or index is None or source is None:
+            raise TypeError(f"{name}() missing required argument(s): {name}(x, dim, index, "
+                            f"{source_names[0]})")
+        attrs = {"axis": axis}
+        if name == "index_add":
+            attrs["alpha"] = args.pop(0) if args else _pick(kw, "alpha", default=1)
+        if args:
+            raise TypeError(f"{name}() got too many positional arguments")
+        _no_kw(kw, name)
+        return name, [x, _index_array(index), source], attrs
+    return parse
+
+
+def _parse_scatter(name):
+    """``scatter``/``scatter_add``: ``(dim, index, src)``, and ``reduce`` for ``scatter``."""
+    def parse(x, args, kw):
+        args = list(args)
+        axis, index = _dim_first(name, args, kw, "src")
+        src = args.pop(0) if args else _pick(kw, "src", "value", "values", "source")
+        if axis is None or index is None or src is None:
+            raise TypeError(f"{name}() missing required argument(s): {name}(x, dim, index, src)")
+        attrs, op = {"axis": axis}, name
+        if name == "scatter":
+            how = _check_reduce(args.pop(0) if args else _pick(kw, "reduce"))
+            if how == "multiply":
+                op = "scatter_mul"
+            else:
+                attrs["reduce"] = how
+        if args:
+            raise TypeError(f"{name}() got too many positional arguments")
+        _no_kw(kw, name)
+        return op, [x, _index_array(index), src], attrs
+    return parse
+
+
+def _parse_masked_scatter(x, args, kw):
+    args = list(args)
+    mask = args.pop(0) if args else _pick(kw, "mask")
+    source = args.pop(0) if args else _pick(kw, "source", "value")
+    if mask is None or source is None or args:
+        raise TypeError("masked_scatter() takes a mask and a source")
+    _no_kw(kw, "masked_scatter")
+    return "masked_scatter", [x, mask, source], {}
+
+
+def _parse_put(x, args, kw):
+    args = list(args)
+    index = args.pop(0) if args else _pick(kw, "index")
+    source = args.pop(0) if args else _pick(kw, "source")
+    accumulate = args.pop(0) if args else _pick(kw, "accumulate", default=False)
+    if index is None or source is None or args:
+        raise TypeError("put() takes index, source and accumulate=False")
+    _no_kw(kw, "put")
+    return "put", [x, _index_array(index), source], {"accumulate": bool(accumulate)}
+
+
+def _forms(name, parse):
+    def function(x, *args, **kw):
+        op, inputs, attrs = parse(x, args, kw)
+        return call(OPS[op], inputs, attrs)
+
+    def inplace(x, *args, **kw):
+        op, inputs, attrs = parse(x, args, kw)
+        return call_inplace(OPS[op], inputs, attrs)
+
+    function.__name__ = function.__qualname__ = name
+    inplace.__name__ = inplace.__qualname__ = name + "_"
+    function, inplace = lift_0d(function), lift_0d(inplace)
+    function.__doc__ = f"``{name}`` out of place (see the docstring of mutograd.ops.scatter)."
+    inplace.__doc__ = f"``{name}`` written into its first argument, which is returned."
+    return {name: function, name + "_": inplace}
+
+
 FUNCTIONS = {}
+for _name, _parse in (("index_add", _parse_axis_form("index_add", ("source", "value", "tensor"))),
+                      ("index_copy", _parse_axis_form("index_copy",
+                                                      ("source", "value", "tensor"))),
+                      ("index_fill", _parse_axis_form("index_fill", ("value", "fill_value"))),
+                      ("scatter", _parse_scatter("scatter")),
+                      ("scatter_add", _parse_scatter("scatter_add")),
+                      ("masked_scatter", _parse_masked_scatter),
+                      ("put", _parse_put)):
+    FUNCTIONS.update(_forms(_name, _parse))
+FUNCTIONS["scatter"].__doc__ = ("``scatter(x, dim, index, src, reduce=None)`` out of place "
+                                "(PyTorch's order; see the docstring of mutograd.ops.scatter).")
 
 
 # ---- writes of a region into a copy --------------------------------------------------------

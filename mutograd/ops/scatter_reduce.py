@@ -1,6 +1,7 @@
 """Reductions into a tensor at indices: ``scatter_reduce_``, ``put_along_axis_`` and
-``index_reduce_`` (their public functions, in PyTorch's and Paddle's argument orders, are in
-argument_orders.py).
+``index_reduce_``, and their public functions (PyTorch's ``scatter_reduce(x, dim, index, src,
+reduce)`` and ``index_reduce``, Paddle's ``put_along_axis(arr, indices, values, axis)``, which
+clash with nothing).
 
 One declaration (``scatter_reduce``) does the work: the values of ``src`` are combined into ``x``
 at the positions that ``index`` names along ``axis`` (``x[..., index[i, j], ...] op= src[i, j]``)
@@ -20,8 +21,9 @@ contributors, ``assign`` gives a gradient only to the value that was kept.
 import numpy as np
 
 from ..errors import GatherIndexError, ShapeError
-from .axes import canon_dim
-from .registry import defop
+from ..tensor import Tensor
+from .axes import canon_dim, lift_0d
+from .registry import OPS, call, call_inplace, defop
 from .shaping import _flat_pos, _full_index
 
 _REDUCE = {"sum": "sum", "add": "sum", "prod": "prod", "mul": "prod", "multiply": "prod",
@@ -226,3 +228,125 @@ defop("scatter_reduce", _scatter_reduce, kind="index", result="same", method=Fal
             None,
             lambda g, x, index, src, out, axis, reduce, include_self, xp:
             _grads(g, x, index, src, out, axis, reduce, include_self, xp, 1)))
+
+
+# ---- the public functions: PyTorch's (dim, index, src) order, Paddle's put_along_axis (no clash)
+# and PyTorch's index_reduce -----------------------------------------------------------------
+def _index_array(index):
+    """An index as the op takes it: a tensor, or a backend array for a list."""
+    if isinstance(index, Tensor):
+        return index
+    return np.asarray(index)
+
+
+def _required_axis(axis, dim, what):
+    a = dim if dim is not None else axis
+    if a is None:
+        raise TypeError(f"{what}() missing required argument 'axis' (or 'dim')")
+    return a
+
+
+@lift_0d
+def scatter_reduce(x, axis=None, index=None, src=None, reduce="sum", *, include_self=True,
+                   dim=None):
+    """Out of place: ``x`` with ``src`` combined in at ``index`` along ``axis``.
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> x = mg.zeros(3)
+        >>> mg.scatter_reduce(x, 0, mg.tensor([0, 0, 2]), mg.tensor([1., 2., 3.]), "sum").tolist()
+        [3.0, 0.0, 3.0]
+    """
+    return call(OPS["scatter_reduce"], [x, _index_array(index), src],
+                {"axis": _required_axis(axis, dim, "scatter_reduce"), "reduce": reduce,
+                 "include_self": include_self})
+
+
+@lift_0d
+def scatter_reduce_(x, axis=None, index=None, src=None, reduce="sum", *, include_self=True,
+                    dim=None):
+    """In-place :func:`scatter_reduce` (PyTorch's ``Tensor.scatter_reduce_``); returns ``x``."""
+    return call_inplace(OPS["scatter_reduce"], [x, _index_array(index), src],
+                        {"axis": _required_axis(axis, dim, "scatter_reduce_"), "reduce": reduce,
+                         "include_self": include_self})
+
+
+def _along_args(arr, indices, values, axis, broadcast):
+    idx = _index_array(indices)
+    if broadcast:   # Paddle broadcasts the index against arr (all but the axis)
+        ia = idx._data if isinstance(idx, Tensor) else idx
+        a = canon_dim(axis, arr.ndim, "put_along_axis")
+        shape = tuple(ia.shape[d] if d == a else max(ia.shape[d], arr.shape[d])
+                      for d in range(arr.ndim)) if ia.ndim == arr.ndim else None
+        if shape is not None and shape != ia.shape:
+            idx = _broadcast_index(idx, shape)
+    return idx
+
+
+def _broadcast_index(index, shape):
+    """``index`` (a tensor or an array) broadcast to ``shape``. One on a device stays a tensor: the
+    dispatcher takes a bare array for host data and would refuse a device array."""
+    if isinstance(index, Tensor) and index._place.xp is not np:
+        return index.expand(*shape)
+    return np.broadcast_to(index._data if isinstance(index, Tensor) else index, shape)
+
+
+@lift_0d
+def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True,
+                   broadcast=True):
+    """Paddle's ``put_along_axis``: ``arr`` with ``values`` put at ``indices`` along ``axis``."""
+    return call(OPS["scatter_reduce"], [arr, _along_args(arr, indices, values, axis, broadcast),
+                                        values],
+                {"axis": axis, "reduce": reduce, "include_self": include_self})
+
+
+@lift_0d
+def put_along_axis_(arr, indices, values, axis, reduce="assign", include_self=True,
+                    broadcast=True):
+    """In-place :func:`put_along_axis`; returns ``arr``."""
+    return call_inplace(OPS["scatter_reduce"],
+                        [arr, _along_args(arr, indices, values, axis, broadcast), values],
+                        {"axis": axis, "reduce": reduce, "include_self": include_self})
+
+
+def _index_args(x, axis, index, source):
+    """``index_reduce`` as a scatter: the 1-D index repeated over the other dimensions."""
+    ia = index._data if isinstance(index, Tensor) else np.asarray(index)
+    sa = source._data if isinstance(source, Tensor) else np.asarray(source)
+    if ia.ndim != 1:
+        raise ShapeError(f"index_reduce_(): index must be 1-D, got {ia.ndim}-D")
+    a = canon_dim(axis, x.ndim, "index_reduce_")
+    if sa.ndim != x.ndim or sa.shape[a] != ia.shape[0]:
+        raise ShapeError(f"index_reduce_(): source of shape {list(sa.shape)} must have "
+                         f"{ia.shape[0]} entries along dimension {a} and {x.ndim} dimensions")
+    shape = [1] * sa.ndim
+    shape[a] = -1
+    return _broadcast_index(index.reshape(shape) if isinstance(index, Tensor) else
+                            ia.reshape(shape), sa.shape)
+
+
+@lift_0d
+def index_reduce_(x, axis=None, index=None, source=None, reduce=None, *, include_self=True,
+                  dim=None):
+    """PyTorch's ``Tensor.index_reduce_(dim, index, source, reduce)`` ('prod', 'mean', 'amax',
+    'amin'); returns ``x``."""
+    a = _required_axis(axis, dim, "index_reduce_")
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise ValueError(f"index_reduce_(): reduce must be 'prod', 'mean', 'amax' or 'amin', "
+                         f"got {reduce!r}")
+    return call_inplace(OPS["scatter_reduce"], [x, _index_args(x, a, index, source), source],
+                        {"axis": a, "reduce": reduce, "include_self": include_self})
+
+
+@lift_0d
+def index_reduce(x, axis=None, index=None, source=None, reduce=None, *, include_self=True,
+                 dim=None):
+    """Out-of-place :func:`index_reduce_`."""
+    a = _required_axis(axis, dim, "index_reduce")
+    return call(OPS["scatter_reduce"], [x, _index_args(x, a, index, source), source],
+                {"axis": a, "reduce": reduce, "include_self": include_self})
+
+
+FUNCTIONS = {f.__name__: f for f in (scatter_reduce, scatter_reduce_, put_along_axis,
+                                     put_along_axis_, index_reduce, index_reduce_)}

@@ -88,10 +88,16 @@ CALLS = {
 # Ops with a method flag whose generated function is still not public (ops/__init__.py)
 _INTERNAL = {"getitem", "index", "values_at", "index_put"}
 
-# Whole examples, for calls the generated form cannot write (``gather``'s PyTorch order)
+# Whole examples, for calls the generated form cannot write (PyTorch's orders: the attribute
+# before the tensors)
 EXAMPLES = {
     "gather": ">>> import mutograd as mg\n>>> x = mg.tensor([[1.0, 2.0], [3.0, 4.0]])\n"
               ">>> mg.gather(x, 1, mg.tensor([[1], [0]])).tolist()\n[[2.0], [3.0]]\n",
+    "index_select": ">>> import mutograd as mg\n>>> x = mg.tensor([[2.0, 1.0], [1.0, 3.0]])\n"
+                    ">>> mg.index_select(x, 0, mg.tensor([1, 0])).tolist()\n"
+                    "[[1.0, 3.0], [2.0, 1.0]]\n",
+    "polygamma": ">>> import mutograd as mg\n>>> x = mg.tensor([0.25, 0.5, 0.75])\n"
+                 ">>> mg.polygamma(1, x)   # doctest: +ELLIPSIS\nTensor(...)\n",
     # the method form of defop(writes="x"): x.where_(condition, y) writes x
     "where_": ">>> import mutograd as mg\n>>> x = mg.tensor([1.0, 2.0])\n"
               ">>> x.where_(mg.tensor([True, False]), 0.0) is x, x.tolist()\n"

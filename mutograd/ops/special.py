@@ -4,12 +4,19 @@
 Saving follows the gradient's parameter names (Note [In-place saving] in registry.py): ``erfinv``
 differentiates through its output and so runs in place without a copy; the others need the value
 they overwrite and keep a copy of it when a gradient will be needed.
+
+The public ``polygamma(n, x)`` takes PyTorch's order (the method ``x.polygamma(n)`` and
+``polygamma_(x, n)`` take ``x`` first, as in both frameworks); Paddle's ``polygamma(x, n)`` is
+``mutograd.compat.paddle.polygamma``.
 """
 import math
 
 from ..backends.special import module as _sp
 from ..errors import BackwardError
-from .registry import defop
+from ..tensor import Tensor
+from .axes import paddle_order
+from .registry import OPS, defop
+from .signatures import method
 
 _SQRT_PI = math.sqrt(math.pi)
 
@@ -111,6 +118,26 @@ defop("polygamma", _polygamma, grad=lambda g, x, n, xp: g * _polygamma_of(xp, in
       result="float")
 
 
+def polygamma(n, x=None, *, input=None, out=None, name=None):
+    """The ``n``-th derivative of digamma at ``x`` (PyTorch's ``polygamma(n, x)``). A tensor in
+    first place is Paddle's ``polygamma(x, n)``, refused here: that order is
+    ``mutograd.compat.paddle.polygamma``, and the method ``x.polygamma(n)``.
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> round(mg.polygamma(1, mg.tensor([1.0])).item(), 4)      # pi ** 2 / 6
+        1.6449
+    """
+    if isinstance(n, Tensor):
+        raise paddle_order("polygamma(x, n)", "polygamma(n, x), or x.polygamma(n)",
+                           "polygamma(x, n)")
+    x = input if x is None else x
+    if x is None:
+        raise TypeError("polygamma() missing required argument 'x': polygamma(n, x)")
+    return OPS["polygamma"].function(x, n, out=out)
+
+
 def _multigammaln(xp, x, *, p, out=None):
     if int(p) != p or p < 1:
         raise ValueError(f"multigammaln: p must be a positive integer, got {p}")
@@ -180,3 +207,6 @@ defop("gammaincc", lambda xp, x, y, out=None: _put(out, _sp(xp).gammaincc(x, y),
 # Public names that are aliases of the declarations above (both frameworks' spellings)
 ALIASES = {"gammaln": "lgamma", "igamma": "gammainc", "igammac": "gammaincc",
            "mvlgamma": "multigammaln"}
+FUNCTIONS = {"polygamma": polygamma}
+# the method takes x as self, as in both frameworks: x.polygamma(n)
+TENSOR_METHODS = {"polygamma": method(OPS["polygamma"].function)}

@@ -13,11 +13,47 @@ var_mean, std_mean), order statistics (kthvalue, median, quantile), NaN-aware re
 import numpy as np
 
 from ..tensor import Tensor
-from .argument_orders import std, var
+from .axes import keepdim_arg
 from .complex_views import conj
 from .reduction import ValuesIndices
 from .registry import OPS, call
 from .sorting import sort
+
+
+# ---- spread: var and std (ops declared in reduction.py) -------------------------------------
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased in (None, True) else 0
+
+
+def _spread(name, x, axis, unbiased, keepdim, dim, correction, keepdims):
+    if isinstance(axis, bool):   # PyTorch's ``var(x, unbiased)`` overload: no axis
+        axis, unbiased = None, axis
+    return call(OPS[name], [x], {"axis": axis if dim is None else dim,
+                                 "keepdim": keepdim_arg(keepdim, keepdims),
+                                 "correction": _correction(unbiased, correction)})
+
+
+def var(x, axis=None, unbiased=None, keepdim=False, dim=None, correction=None, keepdims=None,
+        name=None):
+    """Variance (unbiased by default, as both frameworks); ``var(x, unbiased)`` (PyTorch: a bool
+    in the axis position) reduces over every axis.
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> x = mg.tensor([1.0, 2.0, 3.0])
+        >>> mg.var(x).item(), mg.var(x, False).item() == mg.var(x, correction=0).item()
+        (1.0, True)
+    """
+    return _spread("var", x, axis, unbiased, keepdim, dim, correction, keepdims)
+
+
+def std(x, axis=None, unbiased=None, keepdim=False, dim=None, correction=None, keepdims=None,
+        name=None):
+    """Standard deviation (unbiased by default; ``std(x, unbiased)`` as for :func:`var`)."""
+    return _spread("std", x, axis, unbiased, keepdim, dim, correction, keepdims)
 
 
 def _kth_indices(x, k, axis):
@@ -157,5 +193,5 @@ def corrcoef(input):
     return (c / d.unsqueeze(1) / d.unsqueeze(0)).clamp(-1, 1)
 
 
-FUNCTIONS = {f.__name__: f for f in (kthvalue, median, quantile, nansum, nanmean,
+FUNCTIONS = {f.__name__: f for f in (var, std, kthvalue, median, quantile, nansum, nanmean,
                                      var_mean, std_mean, cov, corrcoef)}

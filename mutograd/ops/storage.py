@@ -2,7 +2,9 @@
 
 They give a tensor another buffer, or another view of its buffer, and keep its identity. The
 first four are declared ``kind="storage"`` and run by the runner (Note [Storage-changing writes]
-in autograd/dispatch.py); ``set_``'s two positional orders are read in ops/argument_orders.py.
+in autograd/dispatch.py). The public ``set_`` takes PyTorch's positional order
+``(source, storage_offset, size, stride)``; Paddle's ``(source, shape, stride, offset)`` is
+``mutograd.compat.paddle``'s (here its keywords ``shape=`` and ``offset=`` are accepted).
 """
 import numpy as np
 
@@ -12,14 +14,15 @@ from ..autograd.grad_mode import _state
 from ..errors import InplaceError, ShapeError
 from ..tensor import Tensor
 from ..transfer import on_place
+from .axes import is_axis, paddle_order
 from .creation import shape_args
-from .registry import OPS, check_leaf, defop
+from .registry import OPS, call_inplace, check_leaf, defop
 
 
 def _cast(xp, x, *, dtype):
     npd = dtypes.to_numpy(dtype)
     if x._data.dtype == npd:
-        return x._data, x   # a write like any other (DESIGN.md rule 9): the version goes up
+        return x._data, x   # a write like any other (design.md rule 9): the version goes up
     if x._base is not None:
         raise InplaceError(f"cast_(): cannot change the dtype of a view in place (shape "
                            f"{list(x.shape)}); the storage it views has dtype {x.dtype}")
@@ -58,8 +61,31 @@ def _set(xp, x, *, source=None, shape=None, stride=None, offset=None, storage_of
     return arr, source
 
 
-# published through set_ (ops/argument_orders.py), which reads both frameworks' positional orders
+# published through set_ below
 defop("set", _set, kind="storage", inplace="internal", method="inplace")
+
+
+def set_(x, source=None, storage_offset=None, size=None, stride=None, *, shape=None, offset=None,
+         name=None):
+    """Make ``x`` look into ``source``'s storage (PyTorch's ``set_(source, storage_offset, size,
+    stride)``); returns ``x``. ``storage_offset`` counts elements, the keyword ``offset``
+    (Paddle's) bytes; ``shape=`` is ``size=``. A shape in second place is Paddle's order
+    (``mutograd.compat.paddle``'s ``set_``), refused here.
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> src = mg.tensor([1.0, 2.0, 3.0, 4.0])
+        >>> mg.zeros(1).set_(src, 1, [2], [1]).tolist()
+        [2.0, 3.0]
+    """
+    if storage_offset is not None and not is_axis(storage_offset):
+        raise paddle_order("set_(source, shape, ...)", "set_(source, storage_offset, size, "
+                           "stride)", "set_(x, source, shape, stride, offset)",
+                           "set_(source, shape, stride, offset)")
+    return call_inplace(OPS["set"], [x], {
+        "source": source, "shape": size if shape is None else shape, "stride": stride,
+        "offset": offset, "storage_offset": storage_offset})
 
 
 def _resize(xp, x, *, shape, fill_zero=False, memory_format=None):
@@ -109,4 +135,4 @@ def reconstruct_from_(x, other):
     return x
 
 
-FUNCTIONS = {"reconstruct_from_": reconstruct_from_}
+FUNCTIONS = {"reconstruct_from_": reconstruct_from_, "set_": set_}

@@ -24,7 +24,7 @@ _VIEWS = {
     "alias_copy": lambda x: x, "detach_copy": lambda x: x.detach(),
     "expand_copy": lambda x, size, *, implicit=False: x.expand(*size),
     "permute_copy": lambda x, dims: x.permute(*dims), "t_copy": lambda x: x.t(),
-    "transpose_copy": lambda x, dim0, dim1: x.transpose(dim0, dim1),
+    "transpose_copy": lambda x, dim0, dim1: views.transpose(x, dim0, dim1),
     "unsqueeze_copy": lambda x, dim: x.unsqueeze(dim),
     "squeeze_copy": lambda x, dim=None: x.squeeze() if dim is None else x.squeeze(dim),
     "view_copy": lambda x, *shape: x.view(*shape),

@@ -1,20 +1,21 @@
-"""View ops: results share storage and the version counter with their input (DESIGN.md table).
+"""View ops: results share storage and the version counter with their input (design.md table).
 
 Each view op's forward returns a view of its input array, so the same forward replays a view's
 chain on a gradient buffer (Note [Writing through a view]). ``reshape``/``flatten`` are views when
 the strides allow and copies otherwise, as in PyTorch; ``view`` refuses to copy.
 
 The view ops declared with an in-place form (``reshape_``, ``flatten_``, ``squeeze_``,
-``unsqueeze_``, ``t_``, ``swapaxes_``, ``as_strided_``; ``transpose_`` picks ``permute``'s or
-``swapaxes``' by its arguments, ops/argument_orders.py) change the tensor's own shape and
-strides and return it: Note [Metadata in place] in autograd/dispatch.py. ``undo`` gives the
-view step that takes the new geometry back to the old one, for the views made before the change.
+``unsqueeze_``, ``t_``, ``swapaxes_``, ``as_strided_``; ``transpose_``, ``swapaxes``' by
+PyTorch's ``(dim0, dim1)`` or ``permute``'s by the keyword ``perm``) change the tensor's own
+shape and strides and return it: Note [Metadata in place] in autograd/dispatch.py. ``undo``
+gives the view step that takes the new geometry back to the old one, for the views made before
+the change.
 """
 from ..autograd.engine import RegionGrad
 from ..autograd.graph_arrays import GraphArray, graph_mode
 from ..errors import IndexRangeError, ShapeError
-from .axes import canon_dim, real_dim
-from .registry import OPS, call, defop
+from .axes import canon_dim, is_axis, paddle_order, real_dim
+from .registry import OPS, call, call_inplace, defop
 
 
 def _reshape(xp, x, *, shape):
@@ -407,4 +408,62 @@ def mT(x):
     return call(OPS["swapaxes"], [x], {"axis0": -2, "axis1": -1})
 
 
+def _transpose_op(what, dim0, dim1, perm, axis0, axis1):
+    """The view op and attributes of ``transpose``: PyTorch's two dimensions (``swapaxes``), or a
+    permutation by the keyword ``perm`` (``permute``). A permutation in the place of ``dim0`` is
+    Paddle's ``transpose(x, perm)``: refused, not reinterpreted."""
+    if dim0 is not None and not is_axis(dim0):
+        raise paddle_order(f"{what}(x, perm)", f"{what}(x, dim0, dim1), or mg.permute(x, perm)",
+                           f"{what}(x, perm)", f"{what}(perm)")
+    d0 = axis0 if dim0 is None else dim0
+    d1 = axis1 if dim1 is None else dim1
+    if perm is not None:
+        if d0 is not None or d1 is not None:
+            raise TypeError(f"{what}() takes two dimensions or perm=, not both")
+        return OPS["permute"], {"perm": tuple(perm)}
+    if d0 is None or d1 is None:
+        raise TypeError(f"{what}() takes two dimensions: {what}(x, dim0, dim1)")
+    return OPS["swapaxes"], {"axis0": d0, "axis1": d1}
+
+
+def transpose(x, dim0=None, dim1=None, *, perm=None, axis0=None, axis1=None, name=None):
+    """``x`` with dimensions ``dim0`` and ``dim1`` swapped (a view; PyTorch's order), or
+    permuted by the keyword ``perm``. Paddle's ``transpose(x, perm)`` is
+    ``mutograd.compat.paddle.transpose``; a list in second place is refused here.
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> x = mg.zeros([2, 3, 4])
+        >>> mg.transpose(x, 0, 2).shape, mg.transpose(x, perm=[2, 0, 1]).shape
+        ([4, 3, 2], [4, 2, 3])
+    """
+    op, attrs = _transpose_op("transpose", dim0, dim1, perm, axis0, axis1)
+    if op is OPS["swapaxes"] and x.ndim == 0 and attrs["axis0"] in (0, -1) and \
+            attrs["axis1"] in (0, -1):   # PyTorch: a 0-d tensor has dim 0/-1
+        return call(OPS["permute"], [x], {"perm": ()})
+    return call(op, [x], attrs)
+
+
+def transpose_(x, dim0=None, dim1=None, *, perm=None, axis0=None, axis1=None, name=None):
+    """In-place :func:`transpose`: ``x`` takes the geometry with ``dim0`` and ``dim1`` swapped
+    (or permuted by ``perm=``); returns ``x``.
+
+    Example::
+
+        >>> import mutograd as mg
+        >>> x = mg.zeros([2, 3])
+        >>> mg.transpose_(x, 0, 1) is x, x.shape
+        (True, [3, 2])
+    """
+    op, attrs = _transpose_op("transpose_", dim0, dim1, perm, axis0, axis1)
+    if op is OPS["permute"]:
+        perm = attrs["perm"]
+        if sorted(p % max(x.ndim, 1) for p in perm) != list(range(x.ndim)):
+            raise ShapeError(f"transpose_(): perm {list(perm)} is not a permutation of the "
+                             f"{x.ndim} axes")
+    return call_inplace(op, [x], attrs)
+
+
 TENSOR_METHODS = {"T": property(T), "mT": property(mT)}
+FUNCTIONS = {f.__name__: f for f in (expand_as, split, chunk, unbind, transpose, transpose_)}

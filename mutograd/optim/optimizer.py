@@ -3,7 +3,7 @@ in-place update contract.
 
 Note [In-place optimizer steps]
     An update writes the parameter and its state buffers in place: ``p -= lr * d`` on the
-    parameter's own storage, under ``no_grad`` (DESIGN.md rule 4 allows it), with one version
+    parameter's own storage, under ``no_grad`` (design.md rule 4 allows it), with one version
     bump per written tensor (rule 9). Intermediate values (the decayed gradient, Adam's
     denominator) go into a workspace owned by the optimizer: a few flat buffers as large as the
     largest parameter, allocated once and reused by every parameter and every step. So after the

@@ -38,14 +38,17 @@ Linear algebra beyond products is in `mutograd.linalg` (`torch.linalg`): `norm`,
 gradients (the declared ops `inverse`, `det`, `logabsdet`, `solve` below).
 
 Both conventions are accepted where they do not clash: `axis=`/`dim=`, `keepdim`/`keepdims`,
-shapes as a list or as varargs, `gather(x, dim, index)` and `gather(x, index, axis)`,
-`index_select(x, dim, index)` and `index_select(x, index, axis)`, `take_along_axis(x, index,
-axis)`, `transpose(x, perm)` and `transpose(x, dim0, dim1)`. Where they clash the main namespace
-follows PyTorch and `mutograd.compat.paddle` follows Paddle: `split(x, 2)` makes pieces of size 2,
-and `max(x, axis)` with an int axis returns `(values, indices)`. The in-place view ops (`reshape_`,
-`squeeze_`, `unsqueeze_`, `t_`, `transpose_`, `flatten_`, `as_strided_`) change the tensor's
-own shape and strides: no data moves, the version is bumped as for every write (PyTorch and
-Paddle do the same), and the history is rebased onto the view op's node.
+shapes as a list or as varargs, Paddle-only names such as `take_along_axis(x, index, axis)` and
+`put_along_axis`. Where they clash the main namespace follows PyTorch and `mutograd.compat.paddle`
+follows Paddle: `split(x, 2)` makes pieces of size 2, `max(x, axis)` with an int axis returns
+`(values, indices)`, and the positional orders are PyTorch's only: `gather(x, dim, index)`,
+`index_select(x, dim, index)`, `transpose(x, dim0, dim1)`, `polygamma(n, x)`, `index_add(x, dim,
+index, source)`, `scatter(x, dim, index, src)`, ... A call in Paddle's order (`gather(x, index,
+axis)`, `transpose(x, perm)`, ...) is a TypeError that names both forms; the paddle namespace
+and `paddle.Tensor` take Paddle's. The in-place view ops (`reshape_`, `squeeze_`, `unsqueeze_`,
+`t_`, `transpose_`, `flatten_`, `as_strided_`) change the tensor's own shape and strides: no
+data moves, the version is bumped as for every write (PyTorch and Paddle do the same), and the
+history is rebased onto the view op's node.
 
 Type promotion is NumPy's (NEP 50) with PyTorch's rule for operands that have no dimensions:
 Python scalars are weak (`float32 tensor + 1.5` stays float32, `int32 tensor + 1` stays int32),

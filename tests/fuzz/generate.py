@@ -1,7 +1,7 @@
 """Random straight-line autograd programs, written as source text the way users write them.
 
 A program is a list of :class:`Stmt`: the statement's text for ``mutograd.compat.torch`` and,
-where an intended departure (DESIGN.md rules 6, 7 and 10) makes PyTorch refuse or silently differ,
+where an intended departure (design.md rules 6, 7 and 10) makes PyTorch refuse or silently differ,
 the text PyTorch runs instead:
 
 - ``v.data`` is written ``v.detach()`` for PyTorch (mutograd's ``.data`` shares the version

@@ -18,8 +18,6 @@ import sys as _sys
 
 import mutograd as _mg
 
-from ...ops import argument_orders as _orders
-from ...ops import views as _views
 from ...ops.creation import shape_args as _shape_args
 from ...ops.registry import OPS as _OPS
 from ...ops.registry import call as _call
@@ -90,18 +88,10 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     return t
 
 
-def transpose(x, perm, name=None):
-    """Permute the dimensions of ``x`` by ``perm`` (a view)."""
-    if not isinstance(perm, (list, tuple)):
-        raise TypeError(f"paddle.transpose(x, perm): perm must list every dimension, such as "
-                        f"[1, 0], got {perm!r}")
-    return _orders.transpose(x, list(perm))
-
-
-def split(x, num_or_sections, axis=0, name=None):
-    """A list of views: ``num_or_sections`` equal pieces (an int) or pieces of the listed sizes
-    (one of them may be -1)."""
-    return _views.split_sections(x, num_or_sections, axis)
+# Paddle's argument orders where they clash with PyTorch's (which the main namespace takes)
+from .orders import (  # noqa: E402
+    fill_diagonal_, gather, index_add, index_add_, index_fill, index_fill_, index_select,
+    polygamma, scatter, scatter_, set_, transpose, transpose_)
 
 
 def max(x, axis=None, keepdim=False, name=None):
@@ -198,6 +188,7 @@ from .functions import (  # noqa: E402, F401
     is_compiled_with_distribute, is_compiled_with_rocm, is_compiled_with_xpu, tile, trace)
 
 globals()["shape"] = _functions.shape     # paddle.shape(x); a parameter name above
+globals().update(_functions.with_name(_functions.PASS_THROUGH))   # ger, range, split
 
 for _n, _names in _functions.RENAMED.items():
     if _n in globals():
@@ -214,7 +205,7 @@ from .tensor_ops import (  # noqa: E402, F401
     pi, rank, reduce_as, reverse, scatter_nd, scatter_nd_add, stanh, strided_slice, tolist,
     unstack)
 
-globals()["slice"], globals()["range"] = _tensor_ops.slice, _tensor_ops.range
+globals()["slice"] = _tensor_ops.slice
 _tensor_ops.install(globals())
 from .framework import (  # noqa: E402, F401
     BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor,

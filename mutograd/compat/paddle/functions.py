@@ -16,6 +16,7 @@ import inspect
 import mutograd as _mg
 
 from ...autograd.grad_mode import no_grad
+from ...ops import views as _views
 from ...tensor import Tensor
 
 # Paddle's keyword -> the main namespace's, for functions that differ only in keyword names.
@@ -36,6 +37,40 @@ RENAMED = {
 }
 # keywords Paddle accepts that change nothing here (memory pinning, the output place)
 _IGNORED = ("name", "pin_memory")
+
+
+def with_name(table):
+    """Paddle's pass-throughs as functions: for each ``{paddle_name: main_function}`` of
+    ``table``, a function named ``paddle_name`` that calls ``main_function`` with the same
+    arguments and accepts (and drops) Paddle's ``name=``. ``inspect.signature`` and ``help()``
+    show the main function's signature with ``name=None`` (keyword-only) added. Only for true
+    pass-throughs: a function whose arguments Paddle orders, names or defaults differently
+    stays a function of its own."""
+    return {paddle_name: _with_name(paddle_name, fn) for paddle_name, fn in table.items()}
+
+
+def _with_name(paddle_name, fn):
+    sig = inspect.signature(fn)
+    if "name" in sig.parameters:        # the main function takes (and ignores) name= already
+        @functools.wraps(fn)
+        def passed(*args, **kw):
+            return fn(*args, **kw)
+    else:
+        @functools.wraps(fn)
+        def passed(*args, name=None, **kw):
+            return fn(*args, **kw)
+        params = list(sig.parameters.values())
+        at = len(params) - (1 if params and params[-1].kind is params[-1].VAR_KEYWORD else 0)
+        params.insert(at, inspect.Parameter("name", inspect.Parameter.KEYWORD_ONLY,
+                                            default=None))
+        sig = sig.replace(parameters=params)
+    passed.__signature__ = sig
+    passed.__name__ = passed.__qualname__ = paddle_name
+    return passed
+
+
+# Paddle's top-level functions that are main ones under another name, or with name= added
+PASS_THROUGH = {"ger": _mg.outer, "range": _mg.arange, "split": _views.split_sections}
 
 
 def renamed(fn, names):

@@ -13,6 +13,11 @@ two frameworks clash:
 - ``w.set_value(v)`` on a leaf that requires grad is a data write (Paddle's way to load
   weights): the version still moves on, so a value saved before it still raises at backward;
 - ``cond.where_(x, y)`` writes into ``x`` (Paddle binds ``where_`` with the condition as self);
+- Paddle's argument orders (the mixin ``PaddleOrders``, from orders.py): ``x.gather(index,
+  axis)`` and ``x.index_select(index, axis)`` (whole slices), ``x.scatter(index, updates,
+  overwrite)``, ``x.index_add(index, axis, value)``, ``x.index_fill(index, axis, value)``,
+  ``x.transpose(perm)``, ``x.fill_diagonal_(value, offset, wrap)``, ``x.set_(source, shape,
+  stride, offset)`` (the main Tensor takes PyTorch's orders and refuses these);
 - ``x.cumsum_()`` without an axis flattens ``x`` in place, then sums along it;
 - ``x.stop_gradient = False`` on an integer tensor is accepted (it reads back False); integer
   tensors take no gradient here, so ``x.grad`` stays None where Paddle would give integer ones;
@@ -23,7 +28,7 @@ two frameworks clash:
 Every op on a ``paddle.Tensor`` gives a ``paddle.Tensor`` (Note [Tensor types of the dialects]
 in mutograd/tensor.py).
 
-A ``set_value`` is a write like any other (DESIGN.md rule 9): it bumps ``x``'s version, is
+A ``set_value`` is a write like any other (design.md rule 9): it bumps ``x``'s version, is
 refused on a non-Paddle leaf that requires grad while grad mode is on (rule 4), and on a
 non-leaf it rebases the history: the old values get a zero gradient and ``v`` (when it requires
 grad) receives the incoming gradient.
@@ -38,10 +43,11 @@ from ... import nn as _nn
 from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ...errors import ShapeError, VersionError
 from ...ops import views as _views
-from ...ops.argument_orders import where_ as _where
+from ...ops.elementwise import where_ as _where
 from ...ops.registry import OPS, call_inplace, defop
 from ...tensor import Tensor as _Tensor
 from ..dialect_tensor import DialectTensor
+from . import orders as _orders
 from . import tensor_ops as _tensor_ops
 
 DTYPES = _dtypes.family("paddle.")      # numpy dtype -> paddle.float32, ...
@@ -124,9 +130,13 @@ _EXTRA = {
 PaddleMethods = type("PaddleMethods", (), dict(
     {k: v for k, v in _EXTRA.items() if not hasattr(_Tensor, k)}, __slots__=(),
     __module__=__name__, __doc__="Paddle's Tensor methods that the main Tensor has no name for."))
+# Paddle's argument orders where they clash with the main Tensor's (PyTorch's): over its methods
+PaddleOrders = type("PaddleOrders", (), dict(
+    _orders.METHODS, __slots__=(), __module__=__name__,
+    __doc__="Paddle's argument orders of methods the main Tensor has in PyTorch's order."))
 
 
-class Tensor(DialectTensor, PaddleMethods, dialect=True):
+class Tensor(PaddleOrders, DialectTensor, PaddleMethods, dialect=True):
     """A tensor of the paddle namespace (see the module docstring)."""
 
     __slots__ = ()

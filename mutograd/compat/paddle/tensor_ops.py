@@ -148,11 +148,6 @@ def tolist(x):
     return x.tolist()
 
 
-def range(start=0, end=None, step=1, dtype=None, name=None):
-    """Paddle's older name for :func:`arange`."""
-    return _mg.arange(start, end, step, dtype=dtype)
-
-
 # Tensor methods Paddle has with these names (paddle.Tensor has those the main Tensor lacks)
 METHODS = {"add_n": lambda x, name=None: x.clone(),
            "broadcast_shape": broadcast_shape, "broadcast_shapes": broadcast_shapes,
@@ -370,11 +365,6 @@ def combinations(x, r=2, with_replacement=False, name=None):
     return x[_mg.tensor(idx, dtype="int64")]
 
 
-def ger(x, y, name=None):
-    """The outer product of two 1-D tensors."""
-    return _mg.outer(x, y)
-
-
 def mv(x, vec, name=None):
     """Matrix times vector."""
     return _mg.matmul(x, vec)
@@ -557,7 +547,7 @@ def get_cudnn_version():
 COMPOSED = ["hstack", "vstack", "row_stack", "dstack", "column_stack", "tensor_split", "hsplit",
             "vsplit", "dsplit", "ravel", "msort", "view_as", "type_as", "fmax", "fmin",
             "logaddexp", "logcumsumexp", "isposinf", "isneginf", "isreal", "cummax", "cummin",
-            "diagflat", "block_diag", "cartesian_prod", "combinations", "ger", "mv",
+            "diagflat", "block_diag", "cartesian_prod", "combinations", "mv",
             "trapezoid", "cumulative_trapezoid", "vander", "logspace", "hann_window",
             "hamming_window", "blackman_window", "bartlett_window", "kaiser_window",
             "unique_consecutive", "mode", "poisson", "binomial", "standard_gamma", "log_normal",

@@ -19,7 +19,6 @@ import numpy as _np
 
 import mutograd as _mg
 
-from ...ops import argument_orders as _orders
 from ...ops import views as _views
 from ...ops.creation import shape_args as _shape_args
 from ...tensor import Tensor as _Tensor
@@ -151,7 +150,7 @@ def get_float32_matmul_precision():
 
 def transpose(input, dim0, dim1):
     """Swap dimensions ``dim0`` and ``dim1`` (a view)."""
-    return _orders.transpose(input, dim0, dim1)
+    return _views.transpose(input, dim0, dim1)
 
 
 def split(tensor, split_size_or_sections, dim=0):

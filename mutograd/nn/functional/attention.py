@@ -54,7 +54,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         else:
             raise DTypeError(f"scaled_dot_product_attention(): attn_mask must be bool or "
                              f"floating, got {attn_mask.dtype}")
-    scores = query @ key.transpose(-2, -1)
+    scores = query @ key.swapaxes(-2, -1)
     weights = call(OPS["attention_softmax"], [scores, bias], {"scale": scale})
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, training=True)

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from ...ops.indexing import gather as _gather
 from ...tensor import Tensor, _wrap
 from .loss import _full_like, _reduce, _where
 
@@ -63,17 +64,17 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     first = np.full((N, S), -np.inf)
     first[:, 0] = 0.0
     first[:, 1] = np.where(tg_len > 0, 0.0, -np.inf)
-    alpha = lp[0].gather(1, gather) + _wrap(first.astype(lp._data.dtype), lp)
+    alpha = _gather(lp[0], 1, gather) + _wrap(first.astype(lp._data.dtype), lp)
     mask_skip = _wrap(skip, lp)
     for t in range(1, T):
         prev1 = _shift(alpha, 1, neg_inf)
         prev2 = _where(mask_skip, _shift(alpha, 2, neg_inf), _full_like(alpha, neg_inf))
-        new = _logaddexp(alpha, prev1, prev2) + lp[t].gather(1, gather)
+        new = _logaddexp(alpha, prev1, prev2) + _gather(lp[t], 1, gather)
         running = _wrap((t < in_len)[:, None], lp)
         alpha = _where(running, new, alpha)
     alpha = _where(_wrap(valid, lp), alpha, _full_like(alpha, neg_inf))
     last = _wrap((2 * tg_len).reshape(-1, 1), lp)
-    end = _logaddexp(alpha.gather(1, last), alpha.gather(1, (last - 1).clamp(min=0)) +
+    end = _logaddexp(_gather(alpha, 1, last), _gather(alpha, 1, (last - 1).clamp(min=0)) +
                      _wrap(np.where(tg_len > 0, 0.0, -np.inf).reshape(-1, 1).astype(
                          lp._data.dtype), lp))
     loss = -end.reshape(-1)

@@ -13,6 +13,7 @@ against PyTorch in tests/test_nn_losses.py).
 import numpy as np
 
 from ...errors import ShapeError
+from ...ops.indexing import gather
 from ...tensor import _wrap
 from .activation import logsigmoid
 from .distance import pairwise_distance
@@ -75,7 +76,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 
 def _picked(input, target):
     """``input[n, target[n]]`` as an (N, 1) tensor."""
-    return input.gather(-1, target.long().unsqueeze(-1))
+    return gather(input, -1, target.long().unsqueeze(-1))
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
@@ -116,7 +117,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
                 break
             is_target[r, j], listed[r, k] = True, True
     idx = _wrap(np.where(listed, t, 0).astype(np.int64), x)
-    picked = x.gather(1, idx)                                    # (N, K): x[j]
+    picked = gather(x, 1, idx)                                    # (N, K): x[j]
     pairs = (1 - (picked.unsqueeze(-1) - x.unsqueeze(1))).clamp(min=0)   # (N, K, C)
     keep = _wrap(listed[:, :, None] & ~is_target[:, None, :], x)
     loss = _where(keep, pairs, _zeros_like(pairs)).sum((1, 2)) / c

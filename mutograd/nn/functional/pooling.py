@@ -40,6 +40,7 @@ from ...autograd.grad_mode import no_grad
 from ...errors import DTypeError, IndexRangeError, ShapeError
 from ...ops import OPS, call
 from ...ops.creation import rand, tensor
+from ...ops.indexing import gather
 from ...tensor import Tensor
 from .arguments import _batched, _tuple
 from .padding import pad
@@ -129,8 +130,8 @@ def _gather_max(x, indices):
     """The values at ``indices`` (flat spatial positions per plane), with gather's gradient."""
     n, c = x.shape[:2]
     # (sizes spelled out: -1 is ambiguous for an empty batch)
-    flat = x.reshape([n, c, math.prod(x.shape[2:])]).gather(
-        2, indices.reshape([n, c, math.prod(indices.shape[2:])]))
+    flat = gather(x.reshape([n, c, math.prod(x.shape[2:])]), 2,
+                  indices.reshape([n, c, math.prod(indices.shape[2:])]))
     return flat.reshape(list(indices.shape))
 
 

@@ -68,7 +68,7 @@ def channel_shuffle(input, groups):
     if groups <= 0 or c % groups:
         raise ValueError(f"Number of channels must be divisible by groups. Got {c} channels "
                          f"and {groups} groups.")
-    x = input.reshape(n, groups, c // groups, *rest).transpose(1, 2)
+    x = input.reshape(n, groups, c // groups, *rest).swapaxes(1, 2)
     return x.reshape(n, c, *rest)
 
 
@@ -169,7 +169,7 @@ def affine_grid(theta, size, align_corners=None):
     axes = [_base_coords(s, bool(align_corners)) for s in spatial[::-1]]   # x, y[, z]
     mesh = list(np.meshgrid(*axes[::-1], indexing="ij"))[::-1]
     base = np.stack(mesh + [np.ones(spatial)], axis=-1).reshape(1, -1, d + 1)
-    grid = _wrap(base.astype(theta.dtype.np)) @ theta.transpose(1, 2)
+    grid = _wrap(base.astype(theta.dtype.np)) @ theta.swapaxes(1, 2)
     return grid.reshape(size[0], *spatial, d)
 
 

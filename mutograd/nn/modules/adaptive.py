@@ -14,6 +14,7 @@ import numpy as np
 
 from ...errors import ShapeError
 from ...ops.creation import zeros
+from ...ops.indexing import gather, index_select
 from ...ops.shaping import cat
 from ...tensor import Tensor, _wrap
 from .. import functional as F
@@ -85,13 +86,13 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         cluster = np.searchsorted(np.asarray(self.cutoffs), tgt, side="right")
         column = np.where(cluster == 0, tgt, self.shortlist_size + cluster - 1)
         head_logprob = F.log_softmax(self.head(x), dim=1)
-        output = head_logprob.gather(1, _wrap(column[:, None])).squeeze(1)
+        output = gather(head_logprob, 1, _wrap(column[:, None])).squeeze(1)
         for i in range(1, self.n_clusters + 1):
             rows = np.flatnonzero(cluster == i)
             if rows.size == 0:
                 continue
-            logprob = F.log_softmax(self.tail[i - 1](x.index_select(0, _wrap(rows))), dim=1)
-            local = logprob.gather(1, _wrap((tgt[rows] - self.cutoffs[i - 1])[:, None]))
+            logprob = F.log_softmax(self.tail[i - 1](index_select(x, 0, _wrap(rows))), dim=1)
+            local = gather(logprob, 1, _wrap((tgt[rows] - self.cutoffs[i - 1])[:, None]))
             placed = zeros([tgt.size], dtype=x.dtype).index_add(0, _wrap(rows), local.squeeze(1))
             output = output + placed
         loss = (-output).mean()

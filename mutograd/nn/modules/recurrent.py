@@ -164,7 +164,7 @@ class RNNBase(Module):
             hx = None if hx is None else (
                 tuple(t.unsqueeze(1) for t in hx) if self.mode == "LSTM" else hx.unsqueeze(1))
         elif self.batch_first:
-            input = input.transpose(0, 1)
+            input = input.swapaxes(0, 1)
         steps, n = input.shape[0], input.shape[1]
         dirs = 2 if self.bidirectional else 1
         if hx is None:
@@ -200,7 +200,7 @@ class RNNBase(Module):
         if unbatched:
             out, h_n = out.squeeze(1), h_n.squeeze(1)
         elif self.batch_first:
-            out = out.transpose(0, 1)
+            out = out.swapaxes(0, 1)
         if self.mode == "LSTM":
             c_n = _stack(last_c)
             return out, (h_n, c_n.squeeze(1) if unbatched else c_n)

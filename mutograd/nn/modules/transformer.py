@@ -79,7 +79,7 @@ class MultiheadAttention(Module):
             if key_padding_mask is not None:
                 key_padding_mask = key_padding_mask.unsqueeze(0)
         if not self.batch_first:
-            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+            query, key, value = (t.swapaxes(0, 1) for t in (query, key, value))
         n, L, e = query.shape
         s = key.shape[1]
         if e != self.embed_dim:
@@ -90,12 +90,12 @@ class MultiheadAttention(Module):
         for i, t in enumerate((query, key, value)):
             part = F.linear(t, w[i * e:(i + 1) * e], None if b is None else b[i * e:(i + 1) * e])
             heads.append(part.reshape(n, t.shape[1], self.num_heads, self.head_dim)
-                         .transpose(1, 2))
+                         .swapaxes(1, 2))
         q, k, v = heads
         mask = self._mask(attn_mask, key_padding_mask, is_causal, q, n, L, s)
         p = self.dropout if self.training else 0.0
         if need_weights:
-            scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(self.head_dim))
+            scores = (q @ k.swapaxes(-2, -1)) * (1.0 / math.sqrt(self.head_dim))
             if mask is not None:
                 scores = scores + mask
             weights = F.softmax(scores, dim=-1)
@@ -103,9 +103,9 @@ class MultiheadAttention(Module):
         else:
             out = scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
             weights = None
-        out = self.out_proj(out.transpose(1, 2).reshape(n, L, e))
+        out = self.out_proj(out.swapaxes(1, 2).reshape(n, L, e))
         if not self.batch_first:
-            out = out.transpose(0, 1)
+            out = out.swapaxes(0, 1)
         if weights is not None and average_attn_weights:
             weights = weights.mean(dim=1)
         if unbatched:

@@ -14,51 +14,26 @@ from ....nn import functional as _F
 from ....nn.functional import dropouts as _dropouts
 from ....ops.registry import OPS as _OPS
 from ....ops.registry import call as _call
+from ..functions import with_name as _with_name
 
-relu, relu_, relu6 = _mg.relu, _mg.relu_, _mg.relu6
-sigmoid, tanh, tanh_, silu = _mg.sigmoid, _mg.tanh, _mg.tanh_, _mg.silu
-
-
-def leaky_relu(x, negative_slope=0.01, name=None):
-    """max(x, 0) + negative_slope * min(x, 0)."""
-    return _mg.leaky_relu(x, negative_slope)
-
-
-def leaky_relu_(x, negative_slope=0.01, name=None):
-    """:func:`leaky_relu` written into ``x``; returns ``x``."""
-    return _mg.leaky_relu_(x, negative_slope)
-
-
-def elu(x, alpha=1.0, name=None):
-    """ELU with ``alpha``."""
-    return _mg.elu(x, alpha)
-
-
-def elu_(x, alpha=1.0, name=None):
-    """:func:`elu` written into ``x``; returns ``x``."""
-    return _mg.elu_(x, alpha)
+# Paddle's activations that are the main namespace's functions (the same arguments, in the same
+# order, with the same defaults) but for Paddle's name=, which the table's functions accept
+PASS_THROUGH = {
+    "relu": _mg.relu, "relu_": _mg.relu_, "relu6": _mg.relu6, "sigmoid": _mg.sigmoid,
+    "tanh": _mg.tanh, "tanh_": _mg.tanh_, "silu": _mg.silu, "swish": _mg.silu,
+    "mish": _mg.mish, "hardswish": _mg.hardswish, "hardsigmoid": _mg.hardsigmoid,
+    "celu": _mg.celu, "selu": _mg.selu, "leaky_relu": _mg.leaky_relu,
+    "leaky_relu_": _mg.leaky_relu_, "elu": _mg.elu, "elu_": _mg.elu_,
+    "hardtanh": _mg.hardtanh, "hardtanh_": _mg.hardtanh_,
+    "thresholded_relu": _mg.thresholded_relu, "thresholded_relu_": _mg.thresholded_relu_,
+    "softplus": _mg.softplus, "softmax": _mg.softmax, "log_softmax": _mg.log_softmax,
+    "log_sigmoid": _F.logsigmoid, "logsigmoid": _F.logsigmoid, "softsign": _F.softsign,
+    "tanhshrink": _F.tanhshrink,
+}
+globals().update(_with_name(PASS_THROUGH))
 
 
 # ---- the rest of Paddle's functional in-place APIs (docs/inplace_api.md) -------------------
-def hardtanh(x, min=-1.0, max=1.0, name=None):
-    """``clip(x, min, max)`` as an activation."""
-    return _mg.hardtanh(x, min, max)
-
-
-def hardtanh_(x, min=-1.0, max=1.0, name=None):
-    """:func:`hardtanh` written into ``x``; returns ``x``."""
-    return _mg.hardtanh_(x, min, max)
-
-
-def thresholded_relu(x, threshold=1.0, value=0.0, name=None):
-    """``x`` where ``x > threshold``, else ``value``."""
-    return _mg.thresholded_relu(x, threshold, value)
-
-
-def thresholded_relu_(x, threshold=1.0, value=0.0, name=None):
-    """:func:`thresholded_relu` written into ``x``; returns ``x``."""
-    return _mg.thresholded_relu_(x, threshold, value)
-
 
 def softmax_(x, axis=-1, dtype=None, name=None):
     """:func:`softmax` written into ``x`` (cast to ``dtype`` first); returns ``x``."""
@@ -73,10 +48,6 @@ def embedding_renorm_(x, weight, max_norm, norm_type=2.0):
     return _mg.embedding_renorm_(weight, x, max_norm, norm_type)
 
 
-celu, selu, mish, hardsigmoid, hardswish = (_mg.celu, _mg.selu, _mg.mish, _mg.hardsigmoid,
-                                             _mg.hardswish)
-
-
 def rrelu(x, lower=1.0 / 8.0, upper=1.0 / 3.0, training=True, name=None):
     """Leaky ReLU with a random slope in ``[lower, upper]`` while training (Paddle's default)."""
     return _mg.rrelu(x, lower, upper, training)
@@ -85,21 +56,6 @@ def rrelu(x, lower=1.0 / 8.0, upper=1.0 / 3.0, training=True, name=None):
 def gelu(x, approximate=False, name=None):
     """GELU; ``approximate=True`` uses the tanh approximation."""
     return _mg.gelu(x, approximate="tanh" if approximate else "none")
-
-
-def softplus(x, beta=1, threshold=20, name=None):
-    """log(1 + exp(beta * x)) / beta, linear above ``threshold``."""
-    return _mg.softplus(x, beta=beta, threshold=threshold)
-
-
-def softmax(x, axis=-1, dtype=None, name=None):
-    """Softmax along ``axis``."""
-    return _mg.softmax(x, axis=axis, dtype=dtype)
-
-
-def log_softmax(x, axis=-1, dtype=None, name=None):
-    """Log-softmax along ``axis``."""
-    return _mg.log_softmax(x, axis=axis, dtype=dtype)
 
 
 # ---- layers and losses with Paddle's signatures --------------------------------------------
@@ -231,11 +187,6 @@ def smooth_l1_loss(input, label, reduction="mean", delta=1.0, is_huber=True, nam
 
 # ---- the rest of Paddle's functional API, over mutograd's ops -------------------------------
 from ....nn.functional.attention import scaled_dot_product_attention as _sdpa  # noqa: E402
-
-log_sigmoid = logsigmoid = _F.logsigmoid
-softsign, tanhshrink = _F.softsign, _F.tanhshrink
-swish = silu
-
 
 def hardshrink(x, threshold=0.5, name=None):
     """``x`` where ``|x| > threshold``, else 0."""
@@ -444,7 +395,7 @@ def gumbel_softmax(x, temperature=1.0, hard=False, axis=-1, name=None):
     """Softmax of ``(x + Gumbel noise) / temperature``; ``hard=True``: one-hot forward with the
     soft gradient."""
     u = _mg.rand(list(x.shape), dtype=x.dtype, device=x.place).clip(min=1e-10, max=1 - 1e-7)
-    y = softmax((x - (-u.log()).log()) / temperature, axis=axis)
+    y = _mg.softmax((x - (-u.log()).log()) / temperature, axis=axis)
     if not hard:
         return y
     idx = y.argmax(axis=axis, keepdim=True)
@@ -556,16 +507,16 @@ def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-10
     """The cross-entropy of each row (kept as an axis of size 1), optionally with the softmax."""
     loss = cross_entropy(logits, label, ignore_index=ignore_index, reduction="none",
                          soft_label=soft_label, axis=axis).unsqueeze(axis)
-    return (loss, softmax(logits, axis)) if return_softmax else loss
+    return (loss, _mg.softmax(logits, axis)) if return_softmax else loss
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, training=True, backend=None, scale=None,
                                  enable_gqa=True, name=None):
     """Attention over Paddle's layout [batch, seq_len, num_heads, head_dim]."""
-    q, k, v = (t.transpose([0, 2, 1, 3]) for t in (query, key, value))
+    q, k, v = (t.permute([0, 2, 1, 3]) for t in (query, key, value))
     out = _sdpa(q, k, v, attn_mask, dropout_p if training else 0.0, is_causal, scale)
-    return out.transpose([0, 2, 1, 3])
+    return out.permute([0, 2, 1, 3])
 
 
 def _pair(v):

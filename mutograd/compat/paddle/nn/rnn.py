@@ -156,7 +156,7 @@ class SimpleRNNCell(_PaddleCell, _nn.RNNCell, RNNCellBase):
 
 
 def _run_cell(cell, inputs, states, reverse, time_major, kwargs):
-    x = inputs if time_major else inputs.transpose([1, 0] + list(range(2, inputs.ndim)))
+    x = inputs if time_major else inputs.permute([1, 0] + list(range(2, inputs.ndim)))
     steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
     outs = []
     for t in steps:
@@ -167,7 +167,7 @@ def _run_cell(cell, inputs, states, reverse, time_major, kwargs):
     from ....ops.shaping import stack
     out = stack(outs, 0)
     if not time_major:
-        out = out.transpose([1, 0] + list(range(2, out.ndim)))
+        out = out.permute([1, 0] + list(range(2, out.ndim)))
     return out, states
 
 

@@ -57,7 +57,7 @@ class MultiHeadAttention(Layer):
 
     def _heads(self, x):
         n, s = x.shape[0], x.shape[1]
-        return x.reshape([n, s, self.num_heads, self.head_dim]).transpose([0, 2, 1, 3])
+        return x.reshape([n, s, self.num_heads, self.head_dim]).permute([0, 2, 1, 3])
 
     def forward(self, query, key=None, value=None, attn_mask=None, cache=None):
         _no_cache(cache)
@@ -65,14 +65,14 @@ class MultiHeadAttention(Layer):
         value = key if value is None else value
         q = self._heads(self.q_proj(query))
         k, v = self._heads(self.k_proj(key)), self._heads(self.v_proj(value))
-        scores = (q * (self.head_dim ** -0.5)).matmul(k.transpose([0, 1, 3, 2]))
+        scores = (q * (self.head_dim ** -0.5)).matmul(k.permute([0, 1, 3, 2]))
         mask = _additive(attn_mask, scores.dtype)
         if mask is not None:
             scores = scores + mask
         weights = F.softmax(scores, axis=-1)
         if self.dropout:
             weights = F.dropout(weights, self.dropout, training=self.training)
-        out = weights.matmul(v).transpose([0, 2, 1, 3])
+        out = weights.matmul(v).permute([0, 2, 1, 3])
         out = self.out_proj(out.reshape([out.shape[0], out.shape[1], self.embed_dim]))
         return (out, weights) if self.need_weights else out
 

@@ -275,7 +275,7 @@ class Transpose(BaseTransform):
 
     def _apply_image(self, img):
         if isinstance(img, Tensor):
-            return img.transpose(list(self.order))
+            return img.permute(list(self.order))
         arr = np.asarray(img)
         if arr.ndim == 2:
             arr = arr[..., None]

@@ -13,13 +13,13 @@ import runpy
 import sys
 import traceback
 
-from .autograd import sites
-from .autograd.anomaly import set_detect_anomaly
-from .autograd.explain import spell
-from .autograd.saved import logging_copies
-from .autograd.node import VersionCounter
-from .errors import DTypeError, InplaceError, MutogradError, OverlapError, ShapeError
-from .strict import set_strict
+from ..autograd import sites
+from ..autograd.anomaly import set_detect_anomaly
+from ..autograd.explain import spell
+from ..autograd.saved import logging_copies
+from ..autograd.node import VersionCounter
+from ..errors import DTypeError, InplaceError, MutogradError, OverlapError, ShapeError
+from ..strict import set_strict
 
 FRAMEWORKS = ("torch", "paddle")
 STRICT_FIX = ("write through the tensor (t[...] = v, t.copy_(...)) so that autograd sees the "
@@ -102,7 +102,7 @@ def main(argv):
         with set_strict(True), set_detect_anomaly(True), count_writes() as writes, \
                 logging_copies() as copies:
             if ns.framework:
-                from .compat import run_script
+                from ..compat import run_script
                 run_script(script, ns.framework, ns.args)
             else:
                 runpy.run_path(path, run_name="__main__")
