@@ -46,7 +46,7 @@ def pytest_runtest_makereport(item, call):
 @pytest.fixture
 def fake_gpu():
     """A NumPy-backed fake GPU backend (tests/fake_gpu.py) for the length of one test."""
-    import fake_gpu as fg
+    from tests import fake_gpu as fg
     fg.register()
     try:
         yield fg

@@ -1,10 +1,14 @@
 """Shared test helpers: sampling inputs, finite-difference gradients, byte counting."""
 import contextlib
 import gc
+from pathlib import Path
 
 import numpy as np
 
 import mutograd as mg
+
+ROOT = Path(__file__).resolve().parents[1]          # the repository
+REFERENCES = ROOT / "tests" / "references"          # recorded from PyTorch and Paddle
 
 
 def sample(info, shape, rng, dtype=np.float64):

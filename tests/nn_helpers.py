@@ -2,7 +2,7 @@
 import contextlib
 import gc
 
-from helpers import counting
+from tests.helpers import counting
 
 
 @contextlib.contextmanager

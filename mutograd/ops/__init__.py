@@ -98,7 +98,7 @@ PUBLIC = _public()
 _NOT_METHODS = {"cat", "stack", "einsum", "where"}
 from .. import linalg as linalg_namespace, transfer  # noqa: E402  (they use FUNCTIONS above)
 # Modules that declare Tensor methods which are not ops: TENSOR_METHODS, name -> function or
-# property (no two declare one name; tests/test_tensor_methods_generator.py)
+# property (no two declare one name; tests/ops/test_tensor_methods_generator.py)
 _DECLARING = (activations, complex_views, creation, indexing, linalg, memory_layout, predicates,
               reduction, sampling, scans, shaping, special, views, tensor_methods,
               tensor_factories, transfer)

@@ -124,7 +124,7 @@ defop("sigmoid", _sigmoid, grad=_sigmoid_grad, result="float")
 #     and all of it to both sides at a NaN. At a NaN, relu, elu, celu and selu take their x > 0
 #     side (PyTorch tests x <= 0 for the other one): hence ``~(out <= 0)``, not ``out > 0``.
 # relu(-0.0) is -0.0 (PyTorch's x < 0 ? 0 : x): NumPy's maximum returns its second argument on
-# a tie, so the 0 goes first (maximum(x, 0) gives +0.0; tests/test_extremal.py checks the sign)
+# a tie, so the 0 goes first (maximum(x, 0) gives +0.0; tests/ops/test_extremal.py checks the sign)
 def _relu(xp, x, out=None):
     # NumPy's maximum against a scalar runs about 4x slower than against an array (no SIMD
     # loop for a broadcast operand), so a large float array is taken block by block against a

@@ -14,7 +14,7 @@ Note [Packed decompositions]
     once, its backward node sees every output's gradient at once (zeros for unused outputs), and
     one declaration holds the whole formula. The gradients follow PyTorch's (``eigh`` and
     ``svd`` project onto the gauge-invariant part, as PyTorch does), and are checked against
-    finite differences and PyTorch in tests/test_linalg.py.
+    finite differences and PyTorch in tests/ops/test_linalg.py.
 """
 import math
 

@@ -94,7 +94,7 @@ defop("mean", _mean, kind="reduction", inplace=False, grad=_mean_grad)
 #     (0 * inf), while taking the zero as deciding gives 0. PyTorch does the second in cumprod's
 #     backward and in prod's over all elements when two or more are zero (every element's
 #     others then hold a zero), the first in prod's along a dim and with a single zero. Both
-#     are followed here, so that NaN appears where it does in PyTorch (tests/test_extremal.py).
+#     are followed here, so that NaN appears where it does in PyTorch (tests/ops/test_extremal.py).
 #     A gradient that is itself recorded (create_graph) keeps the products of the others, as
 #     PyTorch's double backward does: with exactly two zeros, each one's gradient is zero in
 #     value but the other zero's derivative of it is not.

@@ -10,11 +10,11 @@ Note [Example outputs]
     A generated example shows its result, computed once at declaration by the op's own forward
     on NumPy arrays equal to the example's inputs (no tensor is made, so nothing is counted by the
     allocator and no random state is used) and printed as a tensor. The text is therefore what
-    this machine computes, to the last digit, and ``tests/test_signatures.py`` runs every example
-    through the public function with doctest: a public function that disagrees with its op, or
-    an example that cannot run, fails there. Inputs follow the parameter names (``x``, ``index``,
-    ``mask``, ``mat1``, ...) and the op's kind; an input set whose forward fails or gives NaN is
-    replaced by the next candidate (integers for bitwise ops, values above 1 for ``acosh``).
+    this machine computes, to the last digit, and ``tests/docs/test_signatures.py`` runs every
+    example through the public function with doctest: a public function that disagrees with its
+    op, or an example that cannot run, fails there. Inputs follow the parameter names (``x``,
+    ``index``, ``mask``, ``mat1``, ...) and the op's kind; an input set whose forward fails or gives
+    NaN is replaced by the next candidate (integers for bitwise ops, values above 1 for ``acosh``).
     Ops whose arguments cannot be guessed from names get their call in ``CALLS`` below; ops
     that draw random numbers show only their result's shape. A forward that loads a module on
     first use (SciPy's special functions and triangular solves) is not run at declaration, so
@@ -420,7 +420,7 @@ def _example(op, inplace):
             break
     else:
         if unloaded is None:
-            return None   # tests/test_signatures.py names the op
+            return None   # tests/docs/test_signatures.py names the op
         values = unloaded
     args = []
     for i, v in enumerate(values):

@@ -1,7 +1,7 @@
 """Adam's relatives: Adamax (infinity norm), NAdam (Nesterov momentum), RAdam (rectified
 variance), Lamb (layer-wise trust ratio, Paddle's). Updates are in place with the optimizer's
 workspace (Note [In-place optimizer steps] in optimizer.py); the arithmetic follows the reference
-implementations' order so that steps match them up to rounding (tests/test_optim.py)."""
+implementations' order so that steps match them up to rounding (tests/optim/test_optim.py)."""
 import math
 
 import numpy as np

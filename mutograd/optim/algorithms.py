@@ -4,7 +4,7 @@ state and the optimizer's workspace (Note [In-place optimizer steps] in optimize
 ``p``, ``g`` and ``ws[i]`` below are backend arrays; in-place operators (``*=``, ``+=``) and
 ``out=`` keep every intermediate in the workspace. The arithmetic follows PyTorch's single-tensor
 implementations, so parameters match ``torch.optim`` step for step up to rounding
-(tests/test_optim.py).
+(tests/optim/test_optim.py).
 """
 import math
 

@@ -1,7 +1,7 @@
 """Gradient descent without second moments: ASGD (averaged SGD with a decaying step) and Rprop
 (per-element step sizes driven by the gradient's sign). In place with the optimizer's workspace
 (Note [In-place optimizer steps] in optimizer.py); same arithmetic as PyTorch's single-tensor
-implementations (tests/test_optim.py)."""
+implementations (tests/optim/test_optim.py)."""
 from .adam_family import _as_float32
 from .algorithms import _grad
 from .optimizer import Optimizer

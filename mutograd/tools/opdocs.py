@@ -31,7 +31,7 @@ Ops without a gradient are marked `-`.
 `help(mg.add)` (or `help(x.add)`, `inspect.signature(mg.add)`) shows a generated op's
 signature, what its backward saves and an example whose output is printed; editors complete
 `mg.` and `x.` from the stub `mutograd/__init__.pyi`, which `python -m mutograd.tools.stubs`
-regenerates after an op is added or renamed (`tests/test_signatures.py` checks it is current).
+regenerates after an op is added or renamed (`tests/docs/test_signatures.py` checks it is current).
 
 Linear algebra beyond products is in `mutograd.linalg` (`torch.linalg`): `norm`, `vector_norm`,
 `matrix_norm`, `inv`, `det`, `slogdet`, `solve`, `matrix_power`, `cross`, `vecdot`, each with
@@ -69,7 +69,7 @@ the result's dtype before it writes anything.
 EXTREMAL = """
 ## Extremal inputs
 
-`tests/test_extremal.py` runs every row of the op table against PyTorch on NaN, +inf, -inf, -0.0
+`tests/ops/test_extremal.py` runs every row of the op table against PyTorch on NaN, +inf, -inf, -0.0
 and +0.0 mixed into normal inputs, on empty tensors ((0,), (0, 3), (3, 0)), on 0-d tensors (with
 `dim=0` and `dim=-1`) and on int64 and bool inputs where PyTorch takes them. What holds:
 

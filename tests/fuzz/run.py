@@ -204,8 +204,8 @@ class _ReferenceServer:
 
     def run(self, program, allow_mutation):
         if self.proc is None or self.proc.poll() is not None:
-            # the same module path as here (pytest imports this as fuzz.run, the command line
-            # as tests.fuzz.run), so that the programs it is sent unpickle there
+            # the same module path as here (tests.fuzz.run, under pytest and from the command
+            # line), so that the programs it is sent unpickle there
             env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
             self.proc = subprocess.Popen(
                 [sys.executable, "-c", f"from {__name__} import serve; serve()"], env=env,

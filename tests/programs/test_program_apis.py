@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 import pytest
-from helpers import numeric_grad
+from tests.helpers import numeric_grad
 
 import mutograd as mg
 import mutograd.compat as compat

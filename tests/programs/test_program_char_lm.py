@@ -5,8 +5,8 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from program_harness import (assert_close_dict, assert_loss, assert_trajectory, grads, hand_over,
-                             load, params)
+from tests.programs.program_harness import (assert_close_dict, assert_loss, assert_trajectory,
+                                            grads, hand_over, load, params)
 
 pytestmark = pytest.mark.torch
 

@@ -4,8 +4,8 @@ with weight decay and the BatchNorm statistics agree; the two dialects agree wit
 mutograd (no real framework needed)."""
 import numpy as np
 import pytest
-from program_harness import (assert_close_dict, assert_loss, assert_trajectory, grads, hand_over,
-                             load, params, to_numpy)
+from tests.programs.program_harness import (assert_close_dict, assert_loss, assert_trajectory,
+                                            grads, hand_over, load, params, to_numpy)
 
 import mutograd as mg
 

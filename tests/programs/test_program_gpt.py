@@ -5,8 +5,9 @@ import sys
 
 import numpy as np
 import pytest
-from program_harness import (EXAMPLES, assert_close_dict, assert_loss, assert_trajectory,
-                             grads, hand_over, load, params, to_numpy)
+from tests.programs.program_harness import (EXAMPLES, assert_close_dict, assert_loss,
+                                            assert_trajectory, grads, hand_over, load, params,
+                                            to_numpy)
 
 import mutograd as mg
 

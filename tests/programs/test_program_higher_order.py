@@ -7,8 +7,8 @@ import math
 
 import numpy as np
 import pytest
-from program_harness import (assert_close_dict, assert_loss, assert_trajectory, hand_over, load,
-                             params, run_example, to_numpy)
+from tests.programs.program_harness import (assert_close_dict, assert_loss, assert_trajectory,
+                                            hand_over, load, params, run_example, to_numpy)
 
 STEPS = 10
 
@@ -206,7 +206,7 @@ def test_launcher_runs_the_paddle_pinn():
     import subprocess
     import sys
 
-    from program_harness import EXAMPLES
+    from tests.programs.program_harness import EXAMPLES
     r = subprocess.run([sys.executable, "-m", "mutograd", "run", "--as", "paddle",
                         str(EXAMPLES / "pinn_paddle.py"), "--steps", "3"],
                        capture_output=True, text=True, timeout=300)

@@ -5,9 +5,9 @@ the learning rate decayed by the schedule, the evaluation's loss and accuracy, s
 reloading the weights; the script's own command line."""
 import numpy as np
 import pytest
-from program_harness import (assert_close_dict, assert_loss, assert_same_state_layout,
-                             assert_trajectory, grads, hand_over, load, params,
-                             run_example, to_numpy)
+from tests.programs.program_harness import (assert_close_dict, assert_loss,
+                                            assert_same_state_layout, assert_trajectory, grads,
+                                            hand_over, load, params, run_example, to_numpy)
 
 pytestmark = pytest.mark.torch
 

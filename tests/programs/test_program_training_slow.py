@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from program_harness import EXAMPLES
+from tests.programs.program_harness import EXAMPLES
 
 pytestmark = pytest.mark.slow
 LONG = os.environ.get("PROGRAMS_LONG") == "1"

@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pytest
-from program_harness import (assert_close_dict, assert_loss, assert_same_state_layout,
-                             assert_trajectory, grads, hand_over, load, params,
-                             run_example, to_numpy)
+from tests.programs.program_harness import (assert_close_dict, assert_loss,
+                                            assert_same_state_layout, assert_trajectory, grads,
+                                            hand_over, load, params, run_example, to_numpy)
 
 pytestmark = pytest.mark.torch
 

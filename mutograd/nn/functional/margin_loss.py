@@ -1,7 +1,7 @@
 """Margin, ranking and embedding losses with PyTorch's signatures and formulas: margin
 ranking, hinge embedding, cosine embedding, soft margin, multi-label and multi-class margin,
 triplet margin. Each is composed of differentiable ops, so its gradient is autograd's (checked
-against PyTorch in tests/test_nn_losses.py).
+against PyTorch in tests/nn/test_nn_losses.py).
 
     >>> import mutograd as mg
     >>> import mutograd.nn.functional as F

@@ -1,0 +1,1 @@
+"""benchmarks/: the workloads and ``python -m benchmarks``."""

@@ -1,0 +1,1 @@
+"""mutograd/cli/ and ``python -m mutograd``: the commands, the demo, progress bars."""

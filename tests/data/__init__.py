@@ -1,0 +1,1 @@
+"""mutograd/data/: datasets and loaders (recorded fixtures are in tests/references/)."""

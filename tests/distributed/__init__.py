@@ -1,0 +1,1 @@
+"""mutograd/distributed/: MPI jobs (``mpi_worker.py`` is one rank)."""

@@ -1,0 +1,1 @@
+"""The guides' examples run, and the generated pages and stub are current."""

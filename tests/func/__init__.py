@@ -1,0 +1,1 @@
+"""mutograd/func/: the function transforms and vmap."""

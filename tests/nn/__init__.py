@@ -1,0 +1,1 @@
+"""mutograd/nn/: layers, losses, modules and their functional forms."""

@@ -1,0 +1,1 @@
+"""mutograd/optim/: optimizers and schedulers."""

@@ -1,0 +1,1 @@
+"""Ported example programs (examples/) against PyTorch and Paddle (docs/programs.md)."""

@@ -1,0 +1,1 @@
+"""mutograd/serialization/: checkpoints, weights of other tools, hostile files (``hostile/``)."""
