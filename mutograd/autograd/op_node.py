@@ -225,8 +225,12 @@ def fit_graph(gi, shape, dtype, like):
                                     if n == 1 and t.shape[i + lead] != 1]
         if axes:
             t = mg.sum(t, axis=axes, keepdim=True)
-        t = t.reshape(list(shape)) if t.numel() == math.prod(shape) else \
-            mg.broadcast_to(t, *shape)   # (a list: shape may be (), a 0-d gradient)
+        # PyTorch's sum_to views the sum only to drop leading axes; a sum that already has the
+        # input's shape is the gradient itself (as a view, a later write through it would be
+        # differentiated as a write into a view)
+        if tuple(t.shape) != tuple(shape):
+            t = t.reshape(list(shape)) if t.numel() == math.prod(shape) else \
+                mg.broadcast_to(t, *shape)   # (a list: shape may be (), a 0-d gradient)
     if t._data.dtype != dtype:
         if t._data.dtype.kind == "c" and dtype.kind != "c":   # a real input's share
             t = t.real

@@ -370,6 +370,18 @@ g.sub_(0.25)
 g.pow(2).sum().backward()
 xg = x.grad
 """,
+    # a broadcast input's gradient is the sum itself, not a view of it (PyTorch's sum_to): a
+    # write through a view of it keeps a hook registered before on it
+    "broadcast_gradient_is_not_a_view": """
+x1 = torch.tensor([1.0, -1.1], dtype=torch.float64, requires_grad=True)
+x2 = torch.tensor([0.1], dtype=torch.float64, requires_grad=True)
+v = torch.cat([torch.mul(x2, x1).cos_(), x1], dim=0)
+g1, g2 = torch.autograd.grad((v.abs() + 1).log().sum(), [x1, x2], create_graph=True)
+g2.register_hook(lambda g: g * g)
+g2.t().clamp_(-0.6, 0.7)
+(((g2.pow(2).sum() + 0.01).sqrt() - 1) ** 2).backward()
+x1g = x1.grad
+""",
     # a fill through overlapping windows, differentiated with create_graph
     "fill_through_overlapping_windows": """
 x = torch.tensor([0.9, 1.1, -0.7, 0.2], dtype=torch.float64, requires_grad=True)
