@@ -266,6 +266,10 @@ def _forward(op, xp, args, attrs, out, record, owner):
         return op.fwd(xp, *args, out=out, **attrs), None
     except (ValueError, TypeError, IndexError) as e:
         raise bad_input(op, args, e) from None
+    except AttributeError as e:   # NumPy's object path for a None operand (arctan2 of None)
+        if any(a is None for a in args):
+            raise bad_input(op, args, TypeError(str(e))) from None
+        raise
     except MemoryError as e:
         raise _out_of_memory(op, args, owner) from e
 
@@ -379,6 +383,10 @@ def bad_input(op, arrays, e):
         error = GatherIndexError if op.name == "gather" or op.name.startswith("scatter") else \
             IndexRangeError   # (a RuntimeError there, as PyTorch's)
         return error(f"{op.name}(): {e}")
+    if isinstance(e, TypeError) and any(a is None for a in arrays):   # None for a tensor
+        i = next(i for i, a in enumerate(arrays) if a is None)
+        return TypeError(f"{op.name}(): argument {i + 1} must be a Tensor or a number, not "
+                         f"None")
     shapes = ", ".join(str(list(getattr(a, "shape", ()))) for a in arrays
                        if hasattr(a, "shape"))
     if isinstance(e, ValueError):

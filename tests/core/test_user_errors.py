@@ -266,3 +266,14 @@ def test_pytorch_refuses_the_same_assignments():
 def test_other_factories_name_the_tensor_too(make, shape):
     with pytest.raises(MemoryError, match=rf"cannot allocate a tensor of shape {re.escape(shape)}"):
         make()
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: mg.maximum(x, None), lambda x: mg.add(x, None), lambda x: mg.mul(x * 1, None),
+    lambda x: mg.atan2(x, None)], ids=["maximum", "add", "mul-recorded", "atan2"])
+def test_none_for_a_tensor_operand_is_a_type_error_naming_the_op(call):
+    x = mg.ones(2, requires_grad=True)
+    with pytest.raises(TypeError, match=r"^\w+\(\): argument 2 must be a Tensor or a number, "
+                                        r"not None$"):
+        call(x)
+    assert mg.clamp(x, None, 0.5).tolist() == [0.5, 0.5]   # there None is an open bound
