@@ -34,6 +34,7 @@ class OpInfo:
     saves: str = "nothing"            # in place, x alone requiring grad keeps: "nothing",
                                       # "out", "other" (another input), "input" (a copy) or
                                       # "kept" (a private array of x's size from the forward);
+                                      # "mask" (the same, a byte per element);
                                       # "out-copied": "out", copied by a later write into it
                                       # (Note [Outputs copied on write])
     positive: bool = False            # inputs kept away from 0 (|x| >= 0.1, sign preserved)
@@ -339,6 +340,11 @@ BASE = [
        torch_name="nn.functional.leaky_relu"),
     _u("leaky_relu", lambda x: np.where(x > 0, x, 0.2 * x), positive=True, saves="out-copied",
        attrs={"negative_slope": 0.2}, variant="slope", torch_name="nn.functional.leaky_relu"),
+    # a negative slope: the output's sign no longer tells where x > 0, so the forward keeps
+    # where it is (and the output, copied by a later write, is not needed)
+    _u("leaky_relu", lambda x: np.where(x > 0, x, -0.3 * x), positive=True, saves="mask",
+       attrs={"negative_slope": -0.3}, variant="negative_slope",
+       torch_name="nn.functional.leaky_relu"),
     _u("elu", lambda x: np.where(x > 0, x, np.expm1(x)), positive=True, saves="out",
        torch_name="nn.functional.elu"),
     _u("elu", lambda x: np.where(x > 0, x, 0.5 * np.expm1(x)), positive=True, saves="out",

@@ -286,7 +286,9 @@ def _keeping(op, xp, arrays, attrs, out, rg, owner):
     if keep is None:
         return r, None
     place = str(owner._place)
-    return r, {k: save_copy(a, memory.Storage(a.nbytes, place)) for k, a in keep.items()}
+    # None: the forward found the value not needed this time (the gradient does without it)
+    return r, {k: None if a is None else save_copy(a, memory.Storage(a.nbytes, place))
+               for k, a in keep.items()}
 
 
 def _pooled_buffer(op, inputs, arrays, dead, rg):

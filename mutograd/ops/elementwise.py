@@ -169,7 +169,9 @@ def _into(out, r, x):
     return out
 
 
-def _leaky_relu(xp, x, out=None, negative_slope=0.01):
+def _leaky_relu(xp, x, out=None, negative_slope=0.01, keep=None):
+    if keep is not None:   # Note [Values kept from the forward]: read before x is written
+        keep["positive"] = x > 0 if negative_slope < 0 else None
     if x.dtype.kind == "f" and 0 < abs(negative_slope) < math.inf:   # (inf * 0 is NaN)
         # x where x > 0, x * slope elsewhere, as the larger of the two (the smaller for a slope
         # above 1): NumPy's where on a random mask runs ten times slower. NaN stays NaN, and a
@@ -179,16 +181,18 @@ def _leaky_relu(xp, x, out=None, negative_slope=0.01):
     return _into(out, xp.where(x > 0, x, x * negative_slope), x)
 
 
-def _leaky_relu_grad(g, out, negative_slope, xp):
-    # g where out > 0, g * slope elsewhere (at a NaN too, as PyTorch's), by arithmetic on the
-    # mask: several times faster than NumPy's where on a random one
-    f = (out > 0).astype(out.dtype)
+def _leaky_relu_grad(g, out, positive, negative_slope, xp):
+    # g where x > 0, g * slope elsewhere (at a NaN too, as PyTorch's), by arithmetic on the
+    # mask: several times faster than NumPy's where on a random one. x > 0 where out > 0, but
+    # for a negative slope: then the forward keeps where x > 0 (a byte per element)
+    f = (out > 0 if positive is None else positive).astype(g.dtype)
     f *= 1 - negative_slope
     f += negative_slope
     return g * f
 
 
-defop("leaky_relu", _leaky_relu, grad=_leaky_relu_grad, copy_out=True, kink=True)
+defop("leaky_relu", _leaky_relu, grad=_leaky_relu_grad, copy_out=True, keeps=("positive",),
+      kink=True)
 
 
 def nonpositive(xp, x):

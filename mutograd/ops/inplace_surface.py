@@ -175,9 +175,15 @@ def saves(op):
             parts.append("the result (x after the write)")
         elif n == x:
             parts.append(f"a copy of `{x}` taken before the write")
+        elif n in op.keeps:
+            parts.append(f"`{n}`, kept from the forward when needed")
         else:
             parts.append(f"`{n}` (a reference)")
     cost = "one copy of x, only when x's gradient is needed" if x in full else "none"
+    kept = [n for n in full if n in op.keeps]
+    if kept:
+        cost = ("" if cost == "none" else cost + "; ") + ", ".join(f"`{n}`" for n in kept) + \
+            " when the forward keeps it"
     if x in full and op.plan(1) and x not in op.plan(1):
         cost = "one copy of x, only when another input's gradient is needed"
     if op.kind == "matmul":
