@@ -161,3 +161,27 @@ def test_bad_arguments_name_the_problem():
         F.pdist(mg.tensor(X[0]))
     with pytest.raises(ValueError, match="margin to be greater than 0"):
         mg.nn.TripletMarginLoss(margin=0.0)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name,kw", [
+    ("smooth_l1_loss", {"beta": 1.0}), ("smooth_l1_loss", {"beta": 0.5}),
+    ("huber_loss", {"delta": 1.0}), ("huber_loss", {"delta": 2.0})])
+@pytest.mark.parametrize("g", [np.inf, -np.inf, 1.0])
+def test_piecewise_losses_pass_an_infinite_gradient_as_pytorch(name, kw, g):
+    # each branch's gradient reaches only its own elements: an infinite incoming gradient stays
+    # infinite (it used to meet itself with the opposite sign and give NaN); at the boundaries
+    # and at 0 too
+    torch = pytest.importorskip("torch")
+    import mutograd.compat.torch as mt
+    out = []
+    for lib in (torch, mt):
+        x = lib.tensor([0.5, 2.0, -3.0, 0.0, 1.0, -0.5, 2.0], dtype=lib.float64,
+                       requires_grad=True)
+        loss = getattr(lib.nn.functional, name)(x, lib.zeros(7, dtype=lib.float64),
+                                                reduction="none", **kw)
+        with np.errstate(invalid="ignore"):
+            loss.backward(lib.full((7,), g, dtype=lib.float64))
+        out.append((loss.detach().numpy(), x.grad.numpy()))
+    np.testing.assert_allclose(out[1][0], out[0][0])
+    np.testing.assert_array_equal(out[1][1], out[0][1])

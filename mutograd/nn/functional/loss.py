@@ -41,9 +41,16 @@ def huber_loss(x, target, reduction="mean", delta=1.0):
     _check_same_shape(x, target, "huber_loss")
     if delta <= 0:
         raise ValueError(f"huber_loss: delta must be positive, got {delta}")
-    a = call(OPS["abs"], [x - target], {})
-    quad = call(OPS["clamp"], [a, None, delta], {})
-    return _reduce(quad * quad * 0.5 + (a - quad) * delta, reduction)
+    d = x - target
+    a = call(OPS["abs"], [d], {})
+    return _reduce(_two_branches(a <= delta, d * d * 0.5, (a - 0.5 * delta) * delta), reduction)
+
+
+def _two_branches(near, quadratic, linear):
+    """``quadratic`` where ``near``, else ``linear``: selected, so that each branch's gradient
+    reaches only its own elements (an infinite incoming gradient stays infinite, where a sum of
+    the two branches would subtract it from itself, as PyTorch's formulas never do)."""
+    return call(OPS["where"], [near, quadratic, linear], {})
 
 
 # ---- losses --------------------------------------------------------------------------------
@@ -157,12 +164,11 @@ def smooth_l1_loss(x, target, reduction="mean", beta=1.0):
     _check_same_shape(x, target, "smooth_l1_loss")
     if beta < 0:
         raise ValueError(f"smooth_l1_loss: beta must be non-negative, got {beta}")
-    a = call(OPS["abs"], [x - target], {})
+    d = x - target
+    a = call(OPS["abs"], [d], {})
     if beta == 0:
         return _reduce(a, reduction)
-    # with q = min(|d|, beta) both branches are 0.5 q^2 / beta + (|d| - q)
-    quad = call(OPS["clamp"], [a, None, beta], {})
-    return _reduce(quad * quad * (0.5 / beta) + (a - quad), reduction)
+    return _reduce(_two_branches(a < beta, d * d * (0.5 / beta), a - 0.5 * beta), reduction)
 
 
 def binary_cross_entropy(p, target, weight=None, reduction="mean"):
