@@ -24,9 +24,7 @@ from .printing import set_printoptions
 from .random import Generator, seed
 from .strict import is_strict, set_strict, strict  # noqa: F401
 from .tensor import Size, Tensor
-from . import ops as _ops
-from . import tensor_methods  # noqa: F401
-from . import tensor_factories  # noqa: F401
+from . import ops as _ops   # (declares every op and attaches Tensor's methods)
 from .ops.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full,
                            full_like, linspace, normal, ones, ones_like, rand, rand_like, randint,
                            randint_like, randn, randn_like, randperm, tensor, to_tensor, uniform,

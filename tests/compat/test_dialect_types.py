@@ -236,3 +236,17 @@ def test_the_core_holds_no_dialect():
         text = path.read_text()
         assert not re.search(r"^\s*(from\s+(\.+|mutograd\.)compat\b|import\s+mutograd\.compat)",
                              text, re.M), path
+
+
+@pytest.mark.parametrize("namespace", [mtorch, paddle], ids=["torch", "paddle"])
+def test_every_public_function_of_a_namespace_gives_its_type(namespace):
+    """Every submodule is imported with the namespace, so that each of its public functions
+    makes the namespace's tensors (compat/namespace.py: typed_functions)."""
+    import pkgutil
+    import types
+    for info in pkgutil.walk_packages(namespace.__path__, namespace.__name__ + "."):
+        module = sys.modules.get(info.name)
+        assert module is not None, f"{info.name} is not imported with {namespace.__name__}"
+        for key, value in vars(module).items():
+            if not key.startswith("_") and isinstance(value, types.FunctionType):
+                assert hasattr(value, "__wrapped__"), f"{info.name}.{key}"
