@@ -185,7 +185,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         >>> gx.tolist()
         [2.0, 4.0]
     """
-    from ..tensor import Tensor, _wrap
+    from ..tensor import Tensor, _wrap, of_type_of
     inputs = [inputs] if isinstance(inputs, Tensor) or is_edge(inputs) else list(inputs)
     outputs = [outputs] if isinstance(outputs, Tensor) or is_edge(outputs) else list(outputs)
     if retain_graph is None:
@@ -212,10 +212,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             if not create_graph:
                 res.append(_wrap(g[0] if g[1] else g[0].copy(), like))
                 continue
-            r = g[0]   # a tensor with history: of the input's type, as a first-order gradient
-            if like is not None and type(r) is Tensor and like._result_class is not Tensor:
-                r.__class__ = like._result_class
-            res.append(r)
+            # a tensor with history: of the input's type, as a first-order gradient
+            res.append(g[0] if like is None else of_type_of(g[0], like))
     return tuple(res)
 
 
