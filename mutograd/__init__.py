@@ -67,6 +67,7 @@ def get_default_device():
 
 
 # after the ops: nn, optim and data are built on them
-from . import cuda, data, func, linalg, nn, optim, transfer  # noqa: E402, F401
+from . import (  # noqa: E402, F401
+    cuda, data, distributions, fft, func, linalg, nn, optim, sparse, transfer)
 from .serialization.checkpoint import load, save  # noqa: E402, F401
 from .transfer import from_dlpack, to_dlpack  # noqa: E402, F401

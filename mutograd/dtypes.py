@@ -119,3 +119,9 @@ def get_default_dtype():
 
 def is_floating(np_dtype):
     return np_dtype.kind in "fc"
+
+
+# PyTorch's scalar-type names of the dtypes, as its error messages spell them
+SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+                     "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+                     "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}

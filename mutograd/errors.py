@@ -3,6 +3,7 @@
 Each class also subclasses what PyTorch and Paddle raise in the same situation (``RuntimeError``
 for PyTorch, ``ValueError`` for Paddle), so ``except`` clauses written for either framework work.
 """
+import pickle
 
 
 class MutogradError(Exception):
@@ -19,6 +20,14 @@ class VersionError(MutogradError, RuntimeError, ValueError):
 
 class BackwardError(MutogradError, RuntimeError, ValueError):
     """Backward cannot run: freed graph, non-scalar output in strict dialects, bad gradient."""
+
+
+class ArgumentError(MutogradError, RuntimeError, ValueError):
+    """An argument value an op cannot work with: a zero step or stride, a negative count."""
+
+
+class IntegerDivisionError(MutogradError, ZeroDivisionError, RuntimeError):
+    """An integer division or remainder by zero (NumPy would give 0 with a warning)."""
 
 
 class ShapeError(MutogradError, RuntimeError, ValueError):
@@ -50,6 +59,11 @@ class GatherIndexError(IndexRangeError, RuntimeError):
     PyTorch raises there (where ``x[i]``, ``index_select`` and ``take`` raise an IndexError)."""
 
 
+class SparseIndexError(IndexRangeError, RuntimeError):
+    """A sparse tensor's index out of its size, or CSR row pointers that are not a partition of
+    its entries: a RuntimeError too, as PyTorch's invariant checks raise."""
+
+
 class LinAlgError(MutogradError, RuntimeError):
     """A matrix a linear-algebra routine cannot handle (singular, not positive definite, no
     convergence): ``torch.linalg.LinAlgError``'s counterpart."""
@@ -59,6 +73,12 @@ class CheckpointError(MutogradError, RuntimeError, ValueError):
     """A checkpoint or weights file that cannot be written or read: truncated, corrupted, not a
     checkpoint, or holding what a weights file may not hold. The message starts with the file and
     says what was wrong and where; the exception that revealed it, if any, is chained."""
+
+
+class WeightsOnlyError(CheckpointError, pickle.UnpicklingError):
+    """A weights file names a global (a class or function) outside the allow-list, as a
+    whole-object pickle does: an ``UnpicklingError`` too, as PyTorch's ``weights_only`` load
+    raises. A file mutograd saved whole loads with ``weights_only=False``, if it is trusted."""
 
 
 class CheckpointBudgetError(CheckpointError):

@@ -19,17 +19,19 @@ Example::
 """
 import os
 import sys
+import time
 from collections import namedtuple
 
 from . import memory
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
-Event = namedtuple("Event", "index nbytes live op where place")
+Event = namedtuple("Event", "index nbytes live op where place time")
 Event.__doc__ = """One allocation (``nbytes > 0``) or free (``nbytes < 0``).
 
 ``live`` is the place's allocated bytes after the event, ``op`` the op that allocated the
-storage (for a free too), ``where`` the user's ``file:line``."""
+storage (for a free too), ``where`` the user's ``file:line``, ``time`` the seconds since the
+recording started."""
 
 
 class Timeline:
@@ -38,20 +40,29 @@ class Timeline:
     def __init__(self, place=None):
         self.place = memory._key(place)
         self.events = []
+        self.phases = []     # (name, seconds since the start), from mark()
         self._ops = {}       # id(storage) -> (op, where) of a storage allocated while recording
         self.start = 0
+        self.duration = 0.0
 
     def __enter__(self):
         if memory._recorder is not None:
             raise RuntimeError("a memory timeline is already recording")
         self.start = memory.allocated(self.place)
+        self._t0 = time.perf_counter()
         memory._recorder = self
         return self
 
     def __exit__(self, *exc):
         memory._recorder = None
+        self.duration = time.perf_counter() - self._t0
         self._ops.clear()
         return False
+
+    def mark(self, name):
+        """Start a named phase here (``"forward"``, ``"backward"``, ``"optimizer"``): plots
+        shade and label each phase."""
+        self.phases.append((name, time.perf_counter() - self._t0))
 
     def _event(self, storage, nbytes):
         if storage.counters.name != self.place:
@@ -62,7 +73,8 @@ class Timeline:
         else:
             op, where = self._ops.pop(id(storage), None) or ("(before recording)", "")
         live = storage.counters.live
-        self.events.append(Event(len(self.events), nbytes, live, op, where, self.place))
+        self.events.append(Event(len(self.events), nbytes, live, op, where, self.place,
+                                 time.perf_counter() - self._t0))
 
     # ---- views of the record ----------------------------------------------------------------
 
@@ -100,30 +112,89 @@ class Timeline:
                          f"{' at ' + top.where if top.where else ''})")
         return "\n".join(lines)
 
+    def curve(self):
+        """``{"time_ms", "live_bytes", "phases"}``: live bytes above the start over time, as
+        steps (the start, then one point per event), and the marked phases (JSON-ready)."""
+        return {"time_ms": [0.0] + [e.time * 1e3 for e in self.events],
+                "live_bytes": [0] + [e.live - self.start for e in self.events],
+                "phases": [[name, t * 1e3] for name, t in self.phases],
+                "end_ms": self.duration * 1e3}
+
     def plot(self, path, annotate=8):
-        """Save a PNG of live bytes over the events, the ``annotate`` largest allocations
-        labelled by op. Needs matplotlib (the ``plot`` extra)."""
-        try:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError as e:
-            raise ImportError("Timeline.plot needs matplotlib: pip install 'mutograd[plot]'") from e
-        xs = [0] + [e.index + 1 for e in self.events]
-        ys = [self.start / 2**20] + [e.live / 2**20 for e in self.events]
-        fig, ax = plt.subplots(figsize=(10, 4))
-        ax.step(xs, ys, where="post")
+        """Save a PNG of live bytes over time, phases shaded and the ``annotate`` largest
+        allocations labelled by op. Needs matplotlib (the ``plot`` extra)."""
+        ax, save = _axes(figsize=(10, 4))
+        curve = self.curve()
+        scale, unit = _unit(max(curve["live_bytes"], default=0))
+        ax.step(curve["time_ms"], [b / scale for b in curve["live_bytes"]], where="post")
         big = sorted((e for e in self.events if e.nbytes > 0), key=lambda e: -e.nbytes)
         for e in big[:annotate]:
-            ax.annotate(e.op, (e.index + 1, e.live / 2**20), fontsize=7, rotation=45,
-                        xytext=(3, 6), textcoords="offset points")
-        ax.set_xlabel("event (allocation or free)")
-        ax.set_ylabel(f"live tensor memory on {self.place} (MiB)")
+            ax.annotate(e.op, (e.time * 1e3, (e.live - self.start) / scale), fontsize=7,
+                        rotation=45, xytext=(3, 6), textcoords="offset points")
+        _shade(ax, curve)
+        ax.set_xlabel("time since the recording started (ms)")
+        ax.set_ylabel(f"live tensor memory on {self.place} above the start ({unit})")
         ax.set_title(f"peak {_fmt(self.peak)}")
+        return save(path)
+
+
+def plot_curves(curves, path, title):
+    """A PNG of several labelled ``Timeline.curve()`` results on one time axis (the phases of
+    the first shaded); False without matplotlib."""
+    try:
+        ax, save = _axes(figsize=(8, 4.5))
+    except ImportError:
+        return False
+    scale, unit = _unit(max((max(c["live_bytes"], default=0) for c in curves.values()),
+                            default=0))
+    for label, c in curves.items():
+        ax.step(c["time_ms"], [b / scale for b in c["live_bytes"]], where="post", label=label)
+    if curves:
+        _shade(ax, next(iter(curves.values())))
+    ax.set_xlabel("time in the step (ms)")
+    ax.set_ylabel(f"live tensor memory above the step's start ({unit})")
+    ax.set_title(title)
+    ax.legend(loc="center right")
+    save(path)
+    return True
+
+
+def _axes(figsize):
+    """A new figure's axes and a function that saves and closes it; ImportError without
+    matplotlib."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        raise ImportError("plotting needs matplotlib: pip install 'mutograd[plot]'") from e
+    fig, ax = plt.subplots(figsize=figsize)
+
+    def save(path):
         fig.tight_layout()
-        fig.savefig(path, dpi=100)
+        fig.savefig(path, dpi=110)
         plt.close(fig)
         return path
+    return ax, save
+
+
+def _shade(ax, curve):
+    """Shade every other phase and write its name at the top of the axes."""
+    phases = curve["phases"]
+    for k, (name, start) in enumerate(phases):
+        end = phases[k + 1][1] if k + 1 < len(phases) else curve["end_ms"]
+        if k % 2 == 0:
+            ax.axvspan(start, end, color="0.92", zorder=0)
+        ax.text((start + end) / 2, 0.98, name, transform=ax.get_xaxis_transform(),
+                ha="center", va="top", fontsize=8)
+
+
+def _unit(n):
+    """The byte unit that reads best for values up to ``n``: (divisor, name)."""
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(n) >= 2 * size:
+            return size, unit
+    return 1, "bytes"
 
 
 def _caller():

@@ -96,6 +96,11 @@ class Tensor:
     # Note [Tensor types of the dialects]: the type an op's result takes when this tensor is its
     # first tensor input (a dialect's Parameter gives that dialect's tensor); set below the class
     _result_class = None
+    _same_dtype_operands = False   # a dialect whose matrix products refuse mixed dtypes
+    # how messages name this tensor's namespace, and the sentence a leaf-write error adds
+    # (Paddle's; both conventions meet in the main namespace)
+    _namespace_name = "mutograd"
+    _leaf_note = "Leaf Var that doesn't stop gradient can't use inplace strategy."
     _print_style = None     # how repr() lays it out: None for set_printoptions(style=...)
     _int_is_size = False    # Tensor(5): five zeros (PyTorch's legacy constructor) or the value 5
     _view_version = 0
@@ -554,7 +559,11 @@ class Tensor:
         return repr(self)
 
     def __reduce_ex__(self, protocol):
-        raise TypeError("mutograd tensors are not pickled; use mutograd.save() (safetensors)")
+        """Pickle and ``copy.copy`` (Note [Pickled tensors] in pickling.py): rebuilt from a
+        dtype name, shape, strides and bytes, as a leaf, sharing memory with the views of its
+        base pickled with it."""
+        from .pickling import reduce_tensor
+        return reduce_tensor(self)
 
     def __deepcopy__(self, memo):
         """``copy.deepcopy``: a new leaf of the same class, dtype and place with a copy of the

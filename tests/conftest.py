@@ -53,3 +53,18 @@ def fake_gpu():
     finally:
         mg.set_device("cpu")
         fg.unregister()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say why tests were skipped, one line per reason with its count (most of them need the
+    optional PyTorch extra or a GPU)."""
+    reasons = {}
+    for report in terminalreporter.stats.get("skipped", []):
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        reason = reason.removeprefix("Skipped: ")
+        reasons[reason] = reasons.get(reason, 0) + 1
+    if reasons:
+        terminalreporter.section("skipped tests, by reason")
+        for reason, n in sorted(reasons.items(), key=lambda r: -r[1]):
+            terminalreporter.line(f"{n:6d}  {reason}")

@@ -944,7 +944,7 @@ SURFACE = [
     _su("logit", sc.logit, domain=(0.1, 0.9), saves="input"),
     _su("logit", lambda x: sc.logit(np.clip(x, 0.2, 0.8)), attrs={"eps": 0.2}, domain=(0.05, 0.95),
        saves="input", variant="eps", tref=lambda torch, x: torch.logit(x, 0.2)),
-    _sb("xlogy", sc.xlogy, domain=(0.2, 2), saves="input"),
+    _sb("xlogy", sc.xlogy, domain=(0.2, 2), saves="other", copies_for_others=True),
     # binary element-wise
     _sb("copysign", np.copysign, positive=True, saves="input"),
     _sb("hypot", np.hypot, positive=True, saves="input"),
@@ -1308,6 +1308,73 @@ NN = [
 ]
 
 
+# ---- torch.special's functions beyond the above (mutograd/ops/special.py) ---------------------
+def _sp_u(name, ref, **kw):
+    """A special function of one input, with no in-place form (PyTorch has none)."""
+    return _u(name, ref, inplace=False, float_out=True, torch_name="special." + name, **kw)
+
+
+def _chebyshev_u(n, x):
+    return sc.eval_chebyu(n, x)
+
+
+def _third_fourth(sign):
+    """V_n = U_n - U_(n-1) and W_n = U_n + U_(n-1) (U_(-1) = 0)."""
+    return lambda n, x: sc.eval_chebyu(n, x) + sign * np.where(
+        n > 0, sc.eval_chebyu(np.maximum(n - 1, 0), x), 0)
+
+
+def _polynomial_ref(of, shifted=False):
+    """A reference ``(x, n)``: ``of(n, x)`` for n >= 0, 0 for a negative degree."""
+    def ref(x, n):
+        t = 2 * x - 1 if shifted else x
+        return np.where(n >= 0, of(np.maximum(n, 0), t), 0.0)
+    return ref
+
+
+_POLYNOMIAL_REFS = {
+    "chebyshev_polynomial_t": sc.eval_chebyt, "chebyshev_polynomial_u": _chebyshev_u,
+    "chebyshev_polynomial_v": _third_fourth(-1), "chebyshev_polynomial_w": _third_fourth(1),
+    "hermite_polynomial_h": sc.eval_hermite, "hermite_polynomial_he": sc.eval_hermitenorm,
+    "laguerre_polynomial_l": sc.eval_laguerre, "legendre_polynomial_p": sc.eval_legendre,
+}
+
+
+def _polynomial_row(name, of, shifted=False):
+    # integer degrees from -1 (a zero polynomial) to 6, broadcast against x; no gradient
+    return OpInfo(name, _polynomial_ref(of, shifted), nargs=2, grad=False, inplace=False,
+                  float_out=True, torch_name="special." + name,
+                  make=lambda rng: Sample([rng.uniform(-1.5, 1.5, (3, 4)),
+                                           rng.integers(-1, 7, (4,))], {}, ()))
+
+
+SPECIAL = [
+    _sp_u("entr", sc.entr, domain=(0.2, 3)),
+    _sp_u("erfcx", sc.erfcx),
+    _sp_u("ndtr", sc.ndtr, domain=(-3, 3)),
+    _sp_u("log_ndtr", sc.log_ndtr, domain=(-3, 3)),
+    _sp_u("ndtri", sc.ndtri, domain=(0.05, 0.95)),
+    _b("xlog1py", sc.xlog1py, domain=(0.2, 2), inplace=False, float_out=True,
+       torch_name="special.xlog1py"),
+    # no derivative w.r.t. the exponent (as in PyTorch): the gradient w.r.t. q alone
+    OpInfo("zeta", sc.zeta, nargs=2, inplace=False, float_out=True, torch_name="special.zeta",
+           make=lambda rng: Sample([rng.uniform(1.5, 3, (3, 4)), rng.uniform(0.5, 2, (4,))],
+                                   {}, (1,))),
+    # no gradient in PyTorch, none here
+    *[_sp_u(n, ref, grad=False, domain=dom) for n, ref, dom in (
+        ("airy_ai", lambda x: sc.airy(x)[0], (-4, 4)), ("bessel_j0", sc.j0, (-5, 5)),
+        ("bessel_j1", sc.j1, (-5, 5)), ("bessel_y0", sc.y0, (0.2, 5)),
+        ("bessel_y1", sc.y1, (0.2, 5)), ("modified_bessel_k0", sc.k0, (0.2, 5)),
+        ("modified_bessel_k1", sc.k1, (0.2, 5)), ("scaled_modified_bessel_k0", sc.k0e, (0.2, 5)),
+        ("scaled_modified_bessel_k1", sc.k1e, (0.2, 5)),
+        ("spherical_bessel_j0", lambda x: sc.spherical_jn(0, x), (-5, 5)))],
+    *[_polynomial_row(n, of) for n, of in _POLYNOMIAL_REFS.items()],
+    *[_polynomial_row("shifted_" + n, _POLYNOMIAL_REFS[n], shifted=True)
+      for n in ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+                "chebyshev_polynomial_w")],
+]
+
+
 # ---- the one table -----------------------------------------------------------------------------
-OPS = BASE + SURFACE + WRITES_AND_LINALG + NN
+OPS = BASE + SURFACE + WRITES_AND_LINALG + NN + SPECIAL
 IDS = [o.id for o in OPS]

@@ -30,11 +30,17 @@ error that says why and what to use instead.
     python tools/api_coverage.py                 # rewrite docs/api_coverage.md
     python tools/api_coverage.py --check         # fail if it is stale or coverage dropped
     python tools/api_coverage.py --record --paddle-python /path/to/paddle-venv/bin/python
+    python tools/api_coverage.py --record --torch-only   # keep Paddle's recorded lists
+
+The record also lists, per namespace, the PyTorch functions that take ``out=``
+(``out_functions``) in ``mutograd/compat/torch/out_functions.json``; the torch dialect's
+functions of those names take it (``mutograd/compat/torch/out_arguments.py``).
 """
 import argparse
 import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 import types
@@ -42,26 +48,35 @@ import types
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMES_FILE = os.path.join(ROOT, "tools", "api_names.json")
 DOC_FILE = os.path.join(ROOT, "docs", "api_coverage.md")
+OUT_FILE = os.path.join(ROOT, "mutograd", "compat", "torch", "out_functions.json")
 
 NAMESPACES = {
     "torch": ["torch", "torch.Tensor", "torch.nn", "torch.nn.functional", "torch.optim",
-              "torch.autograd", "torch.utils.data", "torch.linalg"],
+              "torch.optim.lr_scheduler", "torch.autograd", "torch.utils.data", "torch.linalg",
+              "torch.fft", "torch.special", "torch.distributions", "torch.func", "torch.sparse"],
     "paddle": ["paddle", "paddle.Tensor", "paddle.nn", "paddle.nn.functional",
-               "paddle.optimizer", "paddle.io", "paddle.autograd", "paddle.base.dygraph"],
+               "paddle.optimizer", "paddle.io", "paddle.autograd", "paddle.base.dygraph",
+               "paddle.fft", "paddle.distribution"],
 }
 
 # The lowest coverage (covered / total) each namespace may fall to: raise a floor when coverage
 # rises, never lower one to make the check pass.
 FLOORS = {
-    "torch": 0.91,
-    "torch.Tensor": 0.97,
-    "torch.nn": 0.98,
-    "torch.nn.functional": 0.97,
+    "torch": 1.0,
+    "torch.Tensor": 1.0,
+    "torch.nn": 1.0,
+    "torch.nn.functional": 1.0,
     "torch.optim": 1.0,
-    "torch.autograd": 0.92,
+    "torch.optim.lr_scheduler": 1.0,
+    "torch.autograd": 1.0,
     "torch.utils.data": 1.0,
     "torch.linalg": 1.0,
-    "paddle": 0.97,
+    "torch.fft": 1.0,
+    "torch.special": 1.0,
+    "torch.distributions": 1.0,
+    "torch.func": 1.0,
+    "torch.sparse": 1.0,
+    "paddle": 0.98,
     "paddle.Tensor": 0.97,
     "paddle.nn": 0.95,
     "paddle.nn.functional": 0.95,
@@ -69,6 +84,8 @@ FLOORS = {
     "paddle.io": 1.0,
     "paddle.autograd": 1.0,
     "paddle.base.dygraph": 1.0,
+    "paddle.fft": 1.0,
+    "paddle.distribution": 1.0,
 }
 
 _STDLIB = set(sys.stdlib_module_names)
@@ -127,12 +144,84 @@ def dump(framework):
     return out
 
 
+# The namespaces whose functions may take ``out=``, and the prefix of their ATen operators.
+OUT_NAMESPACES = {"torch": "", "torch.linalg": "linalg_", "torch.special": "special_",
+                  "torch.fft": "fft_"}
+
+
+def out_functions():
+    """``{namespace: [names]}``: the functions of this interpreter's PyTorch that take ``out=``.
+    A built-in takes it when one of its ATen overloads has out arguments (the Python binding
+    offers every overload); a Python-level function when its signature names ``out``."""
+    import inspect
+
+    import torch
+    found = {}
+    for ns, prefix in OUT_NAMESPACES.items():
+        mod = _resolve(ns)
+        names = []
+        for name in public_names(mod):
+            fn = getattr(mod, name)
+            if isinstance(fn, type) or not callable(fn):
+                continue
+            if isinstance(fn, types.BuiltinFunctionType):
+                try:
+                    schemas = torch._C._jit_get_schemas_for_operator("aten::" + prefix + name)
+                except RuntimeError:
+                    schemas = []
+                takes = (any(a.is_out for s in schemas for a in s.arguments)
+                         and _binding_takes_out(fn))
+            else:
+                try:
+                    takes = "out" in inspect.signature(fn).parameters
+                except (TypeError, ValueError):
+                    takes = False
+            if takes:
+                names.append(name)
+        found[ns] = names
+    return found
+
+
+def _binding_takes_out(fn):
+    """Whether a PyTorch built-in's Python binding offers ``out=`` (some ATen out overloads
+    exist only for the compiler): its docstring's signature says so, or its argument parser,
+    called with ``out`` and a few dummy arguments, says what it made of ``out``."""
+    import torch
+    head = (fn.__doc__ or "").strip().split("\n\n")[0]
+    if re.search(r"\bout\b", head.split("->")[0]):
+        return True
+    x = torch.empty(0)
+    for args in [(), (x,), (x, 0), (x, 0, x), (x, x), ([x],)]:
+        try:
+            fn(*args, out=object())
+        except TypeError as e:
+            msg = str(e)
+            if "argument 'out' must be" in msg:
+                return True
+            if "unexpected keyword argument 'out'" in msg:
+                return False
+            if "expected one of" in msg:
+                return "out = None" in msg
+            if "missing" not in msg:
+                return False
+        except Exception:
+            return False
+    return False
+
+
 def record(paddle_python, path=NAMES_FILE):
-    """Write the reference name lists of PyTorch (this interpreter) and Paddle (a subprocess)."""
+    """Write the reference name lists of PyTorch (this interpreter) and Paddle (a subprocess;
+    with ``paddle_python`` None, Paddle's recorded lists are kept)."""
     data = {"torch": dump("torch")}
-    proc = subprocess.run([paddle_python, os.path.abspath(__file__), "--dump", "paddle"],
-                          capture_output=True, text=True, check=True)
-    data["paddle"] = json.loads(proc.stdout.strip().splitlines()[-1])
+    with open(OUT_FILE, "w") as f:
+        json.dump(out_functions(), f, indent=1, sort_keys=True)
+        f.write("\n")
+    if paddle_python is None:
+        data["paddle"] = load_names(path)["paddle"]
+    else:
+        proc = subprocess.run([paddle_python, os.path.abspath(__file__), "--dump", "paddle"],
+                              capture_output=True, text=True, check=True)
+        data["paddle"] = json.loads(proc.stdout.strip().splitlines()[-1])
     with open(path, "w") as f:
         json.dump(data, f, indent=1, sort_keys=True)
         f.write("\n")
@@ -183,6 +272,8 @@ def coverage(names):
     for framework in NAMESPACES:
         reason = refusals(framework)
         for ns in NAMESPACES[framework]:
+            if ns not in names[framework]["names"]:   # not recorded yet
+                continue
             obj = _dialect_object(ns)
             row = rows[ns] = {"total": 0, "present": 0, "refused": {}, "missing": []}
             for name in names[framework]["names"][ns]:
@@ -258,6 +349,8 @@ def main(argv=None):
                    help="re-list the frameworks' names into tools/api_names.json first")
     p.add_argument("--paddle-python", default="/work/paddle-venv/bin/python",
                    help="an interpreter with paddle installed (for --record)")
+    p.add_argument("--torch-only", action="store_true",
+                   help="with --record: re-list PyTorch only, keep Paddle's recorded lists")
     p.add_argument("--check", action="store_true",
                    help="compare with docs/api_coverage.md and the floors; write nothing")
     p.add_argument("--dump", choices=sorted(NAMESPACES), help=argparse.SUPPRESS)
@@ -266,7 +359,7 @@ def main(argv=None):
         print(json.dumps(dump(a.dump)))
         return 0
     sys.path.insert(0, ROOT)
-    names = record(a.paddle_python) if a.record else load_names()
+    names = (record(None if a.torch_only else a.paddle_python) if a.record else load_names())
     rows = coverage(names)
     text = render(names, rows)
     low = below_floor(rows)

@@ -15,8 +15,8 @@ import weakref
 import numpy as np
 
 from .. import memory, parallel
-from ..errors import (DTypeError, GatherIndexError, IndexRangeError, InplaceError,
-                      MutogradError, ShapeError)
+from ..errors import (DTypeError, GatherIndexError, IndexRangeError, MutogradError, ShapeError)
+from ..dtypes import SCALAR_TYPE_NAMES
 from ..memory import Storage as _Storage
 from ..memory import _cache
 from ..places import CPU as _CPU
@@ -81,6 +81,8 @@ def run(op, inputs, attrs, target=None, dead=None):
             arrays.append(_as_array(np, t))
     if target is not None and op.kind == "view":
         return _restride(op, target, attrs)
+    if op.same_dtype and cls._same_dtype_operands:
+        _check_same_dtype(op, arrays)
     if mixed:
         x0, inputs = _one_place(op, inputs, arrays, target)
     xp = x0._place.xp if x0 is not None else np
@@ -125,6 +127,17 @@ def run(op, inputs, attrs, target=None, dead=None):
             result.grad_fn = node
             result._rg = True
     return result
+
+
+def _check_same_dtype(op, arrays):
+    """The operands of a matrix product or convolution share a dtype, in a dialect that does not
+    promote them (PyTorch's rule; NumPy would promote a float32 weight to a float64 input)."""
+    dtypes = [a.dtype for a in arrays if isinstance(a, _ndarray) or hasattr(a, "dtype")]
+    if any(d != dtypes[0] for d in dtypes):
+        names = " and ".join(SCALAR_TYPE_NAMES.get(d.name, d.name) for d in dtypes)
+        what = "mat1 and mat2" if op.kind == "matmul" else "input and weight"
+        raise DTypeError(f"{op.name}(): {what} must have the same dtype, but got {names}; "
+                         f"convert one with .to(dtype) (PyTorch does not promote here)")
 
 
 def write(op, inputs, attrs):
@@ -394,6 +407,12 @@ def bad_input(op, arrays, e):
     if isinstance(e, ValueError):
         if "could not be broadcast" in str(e):
             return ShapeError(f"{op.name}(): the shapes {shapes} do not broadcast")
+        if "mismatch in its core dimension" in str(e) and op.kind == "matmul":
+            dims = " and ".join("x".join(map(str, a.shape)) for a in arrays
+                                if hasattr(a, "shape"))
+            return ShapeError(f"{op.name}(): mat1 and mat2 shapes cannot be multiplied ({dims}): "
+                              f"the last dimension of the first must equal the second's "
+                              f"first (matrix) dimension")
         return ShapeError(f"{op.name}(): {e} (input shapes {shapes})")
     msg = str(e)
     if "not supported for the input types" in msg or "Cannot cast" in msg:
@@ -679,24 +698,6 @@ def small_write(op, x, y):
 
 
 def write_out(op, inputs, attrs, out):
-    """``op(..., out=t)``: compute, then write into ``t`` (a write: it bumps t's version)."""
-    if _state.enabled and any(isinstance(t, Tensor) and t._rg for t in inputs):
-        raise InplaceError(f"{op.name}(): functions with out=... arguments don't support "
-                           f"automatic differentiation, but one of the arguments requires grad")
-    result = run(op, inputs, attrs)
-    if result._place is not out._place:
-        from ..places import check_same
-        raise check_same(op.name, result._place, out._place)
-    if tuple(out.shape) != tuple(result.shape):
-        raise ShapeError(f"{op.name}(): out= has shape {list(out.shape)} but the result has "
-                         f"shape {list(result.shape)}")
-    rt, ot = result._data.dtype, out._data.dtype
-    if rt != ot and not np.can_cast(rt, ot, "same_kind"):
-        raise DTypeError(f"{op.name}(): result type {rt} can't be cast to the desired output "
-                         f"type {ot} of out=")
-    check_leaf(out, op.name + "(out=)")
-    if out._counter.guards:   # Note [Mutation of saved tensors] in autograd/saved.py
-        before_write(out, None, op.name + "(out=)")
-    out._data[...] = result._data
-    out._counter.bump(op.name + "(out=)")
-    return out
+    """``op(..., out=t)``: Note [Writing into out=] in autograd/out_arguments.py."""
+    from .out_arguments import write_results
+    return write_results(op.name, lambda: run(op, inputs, attrs), inputs, out)

@@ -8,7 +8,7 @@ from ..errors import InplaceError, VersionError
 from . import sites
 
 STALE_FIX = "clone() the tensor before the in-place write, or move the write after backward()"
-LEAF_FIX = ("do the write under `with mutograd.no_grad():` (parameter init, optimizer steps), or "
+LEAF_FIX = ("do the write under `with {ns}.no_grad():` (parameter init, optimizer steps), or "
             "write into a clone() if the new values belong in the graph")
 
 
@@ -97,12 +97,15 @@ def leaf_error(x, what, leaf=None):
                 "operation.")
         how = (f"{spell(what)} writes through a view (made by {via}, shape {list(x.shape)}) "
                f"into the leaf {describe(name, leaf._data)}{created}.")
-    msg = (f"{head} {how}\nLeaf Var that doesn't stop gradient can't use inplace strategy.\n"
-           f"Fix: {LEAF_FIX}.")
-    err = InplaceError(msg)
+    # the words of the leaf's namespace: its name in the fix, and Paddle's sentence where a
+    # Paddle user may read it (Tensor._namespace_name, Tensor._leaf_note)
+    cls = type(leaf)
+    fix = LEAF_FIX.format(ns=cls._namespace_name)
+    note = f"\n{cls._leaf_note}" if cls._leaf_note else ""
+    err = InplaceError(f"{head} {how}{note}\nFix: {fix}.")
     err.via = via
     err.created_at = sites.fmt(site) if site is not None else None
-    err.fix = LEAF_FIX
+    err.fix = fix
     return err
 
 

@@ -276,7 +276,8 @@ class Function:
         node.outputs = None
         inputs = {id(a) for a in tensors}
         returned = outs
-        outs = [o if id(o) in written or id(o) not in inputs else _alias_view(o) for o in outs]
+        outs = [o if id(o) in written or id(o) not in inputs else _alias_view(o, cls, i)
+                for i, o in enumerate(outs)]
         slots = _attach_outputs(node, outs) if several else [node]
         node.saved_edges = _saved_edges(ctx, args, edges, returned, slots)
         for o, r, slot in zip(outs, returned, slots):
@@ -415,10 +416,13 @@ def _bump_dirty(cls, ctx, outs, written):
             ctx._saved = tuple(saved)
 
 
-def _alias_view(t):
-    """A new view of all of ``t`` (an input returned unchanged by ``forward``)."""
+def _alias_view(t, cls, index):
+    """A new view of all of ``t`` (an input returned unchanged by ``forward`` as output
+    ``index`` of ``cls``); writing it in place is refused as PyTorch does, naming both."""
     with no_grad():
-        return t.view(t.shape)
+        v = t.view(t.shape)
+    v.__dict__["_function_output"] = (cls.__name__, index)
+    return v
 
 
 # Note [Several outputs]

@@ -672,6 +672,25 @@ class _Special:
         return call
 
 
+class _Fft:
+    """``xp.fft`` in graph mode: ``mutograd.fft``'s transforms under NumPy's keywords (``axes``
+    and ``axis`` are their ``dim``), so that a Fourier transform's gradient, itself a transform
+    (Note [Fourier gradients] in ops/fourier.py), is differentiable again."""
+
+    def __getattr__(self, name):
+        fn = getattr(_lib().fft, name, None)
+        if fn is None or not callable(fn):
+            raise BackwardError(f"a gradient formula called xp.fft.{name}, which has no "
+                                f"differentiable form here, while create_graph=True")
+
+        def call(a, *args, **kw):
+            for numpy_name in ("axes", "axis"):
+                if numpy_name in kw:
+                    kw["dim"] = kw.pop(numpy_name)
+            return box(fn(tensor_of(a), *args, **kw))
+        return call
+
+
 _FUNCTIONS = {
     # element-wise
     "add": _Ufunc(_op("add", 2), _add_at, _add_reduceat), "subtract": _op("sub", 2),
@@ -726,6 +745,7 @@ _FUNCTIONS = {
 }
 _FUNCTIONS["linalg"] = _Linalg()
 _FUNCTIONS["special"] = _Special()
+_FUNCTIONS["fft"] = _Fft()
 
 
 def _on_values(fn):

@@ -36,6 +36,15 @@ def nograd_view_error(x, what=None):
     """PyTorch's error for a view made under no_grad() that is written with grad mode on
     (``what``: the write), or used with grad mode on after a write into its base or another of
     its views (``what`` None). Note [Views without history] in tensor.py."""
+    made_by = x.__dict__.get("_function_output")
+    if made_by is not None and what is not None:
+        return InplaceError(
+            f"Output {made_by[1]} of {made_by[0]} is a view and is being modified inplace. "
+            "This view was created inside a custom Function (or because an input was returned "
+            "as-is) and the autograd logic to handle view+inplace would override the custom "
+            "backward associated with the custom Function, leading to incorrect gradients. "
+            "This behavior is forbidden. You can fix this by cloning the output of the custom "
+            "Function.")
     head = "A view was created in no_grad mode and " + (
         "is being modified inplace with grad mode enabled" if what is not None else
         "its base or another view of its base has been modified inplace with grad mode "

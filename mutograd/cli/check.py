@@ -57,6 +57,25 @@ class count_writes:
         return sum(n for op, n in self.by_op.items() if op not in _NOT_WRITES)
 
 
+def framework_imported(path):
+    """``'torch'`` or ``'paddle'`` when the script imports that framework itself (``import
+    torch``, ``from paddle.nn import Linear``), else None."""
+    import ast
+    try:
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), path)
+    except (SyntaxError, UnicodeDecodeError, ValueError):
+        return None   # the run itself reports it
+    for node in ast.walk(tree):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [node.module] if isinstance(node, ast.ImportFrom) and node.module and \
+            not node.level else []
+        for name in names:
+            if name.split(".")[0] in FRAMEWORKS:
+                return name.split(".")[0]
+    return None
+
+
 def parser():
     """The options of ``python -m mutograd check``."""
     p = argparse.ArgumentParser(
@@ -94,6 +113,12 @@ def main(argv):
     if not os.path.isfile(script):
         p.error(f"no such script: {script}")
     path = os.path.abspath(script)
+    imported = None if ns.framework else framework_imported(path)
+    if imported:
+        print(f"mutograd check: {script} imports {imported}; check it on mutograd's {imported} "
+              f"namespace with:\n  python -m mutograd check --as {imported} {script}",
+              file=sys.stderr)
+        return 2
     saved_argv, saved_path = sys.argv, list(sys.path)
     sys.argv = [script, *ns.args]
     sys.path.insert(0, os.path.dirname(path))

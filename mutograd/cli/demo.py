@@ -9,12 +9,14 @@ per epoch, and the saving. Then the in-place model is saved, reloaded and re-che
 live tensor memory over one training step of each run is written.
 """
 import argparse
+import contextlib
 import json
 import os
 import time
 
 import mutograd as mg
 from mutograd import memory, nn, progress
+from mutograd.memtrace import plot_curves
 from mutograd.nn import functional as F
 
 
@@ -29,35 +31,15 @@ def build_model(inplace):
 
 
 class _measure:
-    """Measure a ``with`` block: the tensor bytes it allocated (``allocated_bytes``), and, while
-    ``trace`` is set to a list, live bytes after every allocation and free (a memory timeline)."""
+    """Measure a ``with`` block: the tensor bytes it allocated (``allocated_bytes``)."""
 
     def __enter__(self):
         self._start = memory.stats()["allocated_bytes.all.allocated"]
-        self._trace = None
-        self._tl = None
         self.allocated_bytes = 0
         return self
 
     def __exit__(self, *exc):
-        self.trace = None
         self.allocated_bytes = memory.stats()["allocated_bytes.all.allocated"] - self._start
-
-    @property
-    def trace(self):
-        if self._tl is None:
-            return self._trace
-        return self._trace + [e.live for e in self._tl.events]
-
-    @trace.setter
-    def trace(self, value):
-        if self._tl is not None:
-            self._tl.__exit__(None, None, None)
-            self._tl = None
-        self._trace = value
-        if value is not None:
-            self._tl = memory.timeline()
-            self._tl.__enter__()
 
 
 def _progress(iterable, total, desc):
@@ -144,17 +126,20 @@ class Run:
         with _measure() as rec:
             t0 = time.perf_counter()
             for i, (xb, yb) in enumerate(bar):
-                if k == 0 and i == 1:
-                    rec.trace = [memory.allocated(where)]
-                loss = F.cross_entropy(self.model(xb), yb)
-                self.opt.zero_grad()
-                loss.backward()
-                self.opt.step()
-                if i % 10 == 0:
-                    bar.set_postfix_str(f"loss {loss.item():.3f}")
-                del loss
-                if rec.trace is not None and k == 0 and i == 1:
-                    self.trace, rec.trace = rec.trace, None
+                traced = memory.timeline(where) if k == 0 and i == 1 else None
+                with traced or contextlib.nullcontext():
+                    _phase(traced, "forward")
+                    loss = F.cross_entropy(self.model(xb), yb)
+                    self.opt.zero_grad()
+                    _phase(traced, "backward")
+                    loss.backward()
+                    _phase(traced, "optimizer")
+                    self.opt.step()
+                    if i % 10 == 0:
+                        bar.set_postfix_str(f"loss {loss.item():.3f}")
+                    del loss
+                if traced is not None:
+                    self.trace = traced.curve()
             self.times.append(time.perf_counter() - t0)
         self.sched.step()
         self.peak = max(self.peak, memory.max_allocated(where) - base)
@@ -201,28 +186,16 @@ def table(rows):
     return "\n".join(out)
 
 
+def _phase(timeline, name):
+    if timeline is not None:
+        timeline.mark(name)
+
+
 def plot(traces, path):
-    """A PNG of live tensor memory over one training step of each run; False without
-    matplotlib."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return False
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    for label, trace in traces.items():
-        if trace:
-            ax.plot(range(len(trace)), [(v - trace[0]) / 1024 for v in trace], label=label,
-                    drawstyle="steps-post")
-    ax.set_xlabel("allocator event (allocation or free) during one training step")
-    ax.set_ylabel("live tensor memory above the step's start (KiB)")
-    ax.set_title("mutograd: live tensor memory over one step (forward, backward, Adam)")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return True
+    """A PNG of live tensor memory over time in one training step of each run, its forward,
+    backward and optimizer phases marked; False without matplotlib."""
+    return plot_curves({label: t for label, t in traces.items() if t}, path,
+                       "mutograd: live tensor memory over one training step")
 
 
 def _positive(text):

@@ -31,6 +31,9 @@ def _modules(name):
     mods = {name: root}
     for info in pkgutil.walk_packages(root.__path__, prefix=root.__name__ + "."):
         mods[name + info.name[len(root.__name__):]] = importlib.import_module(info.name)
+    # and the submodules a package makes at import (torch.nn.modules.<file>)
+    mods.update({name + k[len(root.__name__):]: m for k, m in list(sys.modules.items())
+                 if m is not None and k.startswith(root.__name__ + ".")})
     return mods
 
 
@@ -109,6 +112,30 @@ def install(name):
     alias = _Alias(name)
     alias.enter()
     return alias.undo
+
+
+def hint_on_missing_import(name):
+    """Once the namespace ``name`` is imported, an uncaught ``No module named 'torch'`` (or
+    ``'paddle'``) gets a note saying how to make such imports give it: ``import
+    mutograd.compat.torch as torch`` names the namespace in one file only, so a later ``from
+    torch.utils.data import DataLoader`` looks for the real package. Only the printing of an
+    uncaught error changes; imports themselves, and probes such as ``find_spec``, are left
+    alone."""
+    previous = sys.excepthook
+    if getattr(previous, "_mutograd_hint", None) == name:
+        return
+
+    def excepthook(kind, error, tb):
+        if (isinstance(error, ModuleNotFoundError) and error.name
+                and error.name.split(".")[0] == name and hasattr(error, "add_note")):
+            error.add_note(
+                f"mutograd: `import mutograd.compat.{name} as {name}` names mutograd's {name} "
+                f"namespace in that file only. To make `import {name}` and `from {name}.x import "
+                f"y` give it everywhere, call `mutograd.compat.install({name!r})` first, or run "
+                f"the script with `python -m mutograd run --as {name} script.py`.")
+        previous(kind, error, tb)
+    excepthook._mutograd_hint = name
+    sys.excepthook = excepthook
 
 
 @contextlib.contextmanager

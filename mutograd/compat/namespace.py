@@ -61,14 +61,18 @@ def refused_functions(module, why, error, names):
     return [refused(n) for n in names]
 
 
-def typed_functions(root, cls, family):
+def typed_functions(root, cls, family, takes_out=None):
     """Make every public function of the package ``root`` and its submodules give tensors of
     ``cls`` and dtypes of ``family`` (``{numpy dtype: DType}``) where the main namespace's
     function would give main ones: Note [Tensor types of the dialects] in mutograd/tensor.py.
-    Tensors an argument already holds are returned as they are."""
+    Tensors an argument already holds are returned as they are. With ``takes_out`` (the
+    framework's dotted names, ``torch.linalg.svd``), the functions it names take ``out=`` (Note
+    [Writing into out=] in mutograd/autograd/out_arguments.py) and the others refuse it, as the
+    framework's do."""
     import sys
     import types
     prefix = root.__name__
+    framework = prefix.rsplit(".", 1)[-1]
     wrapped = {}
     for name, mod in list(sys.modules.items()):
         if mod is None or not (name == prefix or name.startswith(prefix + ".")):
@@ -80,20 +84,30 @@ def typed_functions(root, cls, family):
                 continue
             if getattr(value, "__module__", "") == "typing":
                 continue
-            typed = wrapped.get(id(value))
+            out = (None if takes_out is None
+                   else f"{framework}{name[len(prefix):]}.{key}" in takes_out)
+            typed = wrapped.get((id(value), out))
             if typed is None:
-                typed = wrapped[id(value)] = _typed(value, cls, family)
+                typed = wrapped[id(value), out] = _typed(value, cls, family, out)
             d[key] = typed
 
 
-def _typed(fn, cls, family):
+def _typed(fn, cls, family, takes_out=None):
     import functools
 
+    from ..autograd.out_arguments import write_results
     from ..dtypes import DType
     from ..tensor import adopt
 
     @functools.wraps(fn)
     def typed(*args, **kwargs):
+        if "out" in kwargs and takes_out is not None:
+            out = kwargs.pop("out")
+            if out is not None:
+                if not takes_out:
+                    raise TypeError(f"{fn.__name__}() got an unexpected keyword argument 'out'")
+                return write_results(fn.__name__, lambda: typed(*args, **kwargs),
+                                     args + tuple(kwargs.values()), out)
         r = fn(*args, **kwargs)
         t = type(r)
         if t is cls or r is None:

@@ -1,7 +1,10 @@
 """DataLoader: batches of a dataset, optionally shuffled with a seed, collated into tensors."""
+import itertools
+
 import numpy as np
 
 from ..tensor import Tensor, _wrap
+from .workers import WorkerPool, get_worker_info  # noqa: F401  (re-exported)
 
 
 def default_convert(data):
@@ -24,12 +27,6 @@ def default_convert(data):
     if isinstance(data, (tuple, list)):     # a plain tuple becomes a list, as in PyTorch
         return [default_convert(v) for v in data]
     return data
-
-
-def get_worker_info():
-    """Information about the loading worker process: None, since a mutograd DataLoader loads
-    in the calling process (``num_workers`` is accepted and changes nothing)."""
-    return None
 
 
 def default_collate(batch):
@@ -73,6 +70,14 @@ class DataLoader:
     :class:`mutograd.Generator`), or a generator seeded with ``seed``, or else the one
     ``mutograd.seed`` seeds, so runs are reproducible.
 
+    ``num_workers=N`` loads in N worker processes, as PyTorch does (mutograd/data/workers.py):
+    the same batches in the same order as ``num_workers=0`` for a map-style dataset;
+    ``worker_init_fn(worker_id)`` runs first in each worker, :func:`get_worker_info` tells a
+    worker who it is; ``prefetch_factor`` batches per worker are loaded ahead;
+    ``persistent_workers=True`` keeps the workers from one epoch to the next; ``timeout``
+    (seconds) bounds the wait for a batch; ``multiprocessing_context`` ('fork', 'spawn', ...)
+    picks how the workers start. ``pin_memory`` is accepted (host memory: nothing to do).
+
         >>> import mutograd as mg
         >>> ds = mg.data.TensorDataset(mg.arange(10))
         >>> [b[0].tolist() for b in mg.data.DataLoader(ds, batch_size=4, drop_last=True)]
@@ -81,7 +86,8 @@ class DataLoader:
 
     def __init__(self, dataset, batch_size=1, shuffle=False, drop_last=False, collate_fn=None,
                  seed=None, num_workers=0, generator=None, sampler=None, batch_sampler=None,
-                 pin_memory=False, **kw):
+                 pin_memory=False, timeout=0, worker_init_fn=None, multiprocessing_context=None,
+                 prefetch_factor=None, persistent_workers=False, **kw):
         if batch_size is not None and (not isinstance(batch_size, int) or batch_size <= 0):
             raise ValueError(f"batch_size should be a positive integer value, but got "
                              f"batch_size={batch_size}")
@@ -91,6 +97,7 @@ class DataLoader:
                                           or drop_last):
             raise ValueError("batch_sampler option is mutually exclusive with batch_size, "
                              "shuffle, sampler, and drop_last")
+        _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers)
         from .dataset import IterableDataset
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
@@ -105,7 +112,13 @@ class DataLoader:
         self.shuffle, self.drop_last = shuffle, drop_last
         self.collate_fn = collate_fn or (default_convert if batch_size is None else
                                          default_collate)
-        # pin_memory and num_workers are accepted (one process, host memory: nothing to do)
+        self.num_workers, self.timeout = num_workers, timeout
+        self.worker_init_fn = worker_init_fn
+        self.multiprocessing_context = multiprocessing_context
+        self.prefetch_factor = 2 if prefetch_factor is None and num_workers else prefetch_factor
+        self.persistent_workers = persistent_workers
+        self.pin_memory = pin_memory     # host memory already: nothing to pin
+        self._pool = None                # the persistent workers
         from .. import random
         self.generator = generator
         self._rng = (random.generator(None, generator) if generator is not None else
@@ -120,60 +133,82 @@ class DataLoader:
         from .. import random
         return random.generator().permutation(n)
 
-    def _stream(self):
-        """An iterable dataset's samples in batches of ``batch_size``, as they come."""
-        if self.batch_size is None:
-            for sample in self.dataset:
-                yield self.collate_fn(sample)
-            return
-        batch = []
-        for sample in self.dataset:
-            batch.append(sample)
-            if len(batch) == self.batch_size:
-                yield self.collate_fn(batch)
-                batch = []
-        if batch and not self.drop_last:
-            yield self.collate_fn(batch)
-
-    def __iter__(self):
+    def _fetcher(self):
         if self._iterable:
-            yield from self._stream()
-            return
+            return _StreamFetcher(self.dataset, self.collate_fn, self.batch_size,
+                                  self.drop_last)
+        fast = _tensor_rows(self.dataset) if self.collate_fn is default_collate else None
+        return _Fetcher(self.dataset, self.collate_fn, fast)
+
+    def _indices(self):
+        """What each batch is made of, batch by batch: an int64 array of dataset indices, or
+        one index when ``batch_size`` is None."""
         batches = self.batch_sampler
         if batches is None and self.sampler is not None:
             if self.batch_size is None:
-                for i in self.sampler:
-                    yield self.collate_fn(self.dataset[int(i)])
+                yield from (int(i) for i in self.sampler)
                 return
             # batch by batch, never the whole order at once: a RandomSampler with a huge
             # num_samples is endless in effect
             from .sampler import BatchSampler
             batches = BatchSampler(self.sampler, self.batch_size, self.drop_last)
         if batches is not None:
-            fast = _tensor_rows(self.dataset)
-            for idx in batches:
-                idx = np.asarray(idx, dtype=np.int64)
-                if fast is not None and self.collate_fn is default_collate:
-                    yield tuple(_wrap(t._data[idx], t) for t in fast)
-                else:
-                    yield self.collate_fn([self.dataset[int(i)] for i in idx])
+            yield from (np.asarray(idx, dtype=np.int64) for idx in batches)
             return
         order = self._order()
         bs = self.batch_size
         if bs is None:
-            for i in order:
-                yield self.collate_fn(self.dataset[int(i)])
+            yield from (int(i) for i in order)
             return
-        fast = _tensor_rows(self.dataset)
         for start in range(0, len(order), bs):
             idx = order[start:start + bs]
             if len(idx) < bs and self.drop_last:
                 return
-            if fast is not None and self.collate_fn is default_collate:
-                # a TensorDataset: one gather per tensor instead of a Python loop over samples
-                yield tuple(_wrap(t._data[idx], t) for t in fast)
+            yield idx
+
+    def _base_seed(self):
+        """The epoch's seed of the workers, drawn from the loader's generator whether or not
+        there are workers (as PyTorch does), so the orders drawn after it do not depend on
+        ``num_workers``."""
+        from .. import random
+        rng = self._rng if self._rng is not None else random.generator()
+        return int(rng.integers(0, 2 ** 63, dtype=np.int64))
+
+    def __iter__(self):
+        base_seed = self._base_seed()
+        fetcher = self._fetcher()
+        indices = None if self._iterable else self._indices()
+        if not self.num_workers:
+            if self._iterable:
+                fetcher.restart()
+                yield from iter(fetcher.next_batch, _END)
             else:
-                yield self.collate_fn([self.dataset[int(i)] for i in idx])
+                yield from map(fetcher, indices)
+            return
+        pool = self._pool
+        if pool is None or pool.closed:
+            pool = WorkerPool(fetcher, self.num_workers, base_seed,
+                              context=self.multiprocessing_context,
+                              init_fn=self.worker_init_fn, prefetch_factor=self.prefetch_factor,
+                              timeout=self.timeout)
+            if self.persistent_workers:
+                self._pool = pool
+        try:
+            yield from pool.run(indices)
+        except GeneratorExit:    # a break out of the epoch: persistent workers stay
+            if not self.persistent_workers:
+                pool.shutdown()
+            raise
+        except BaseException:    # an error in a worker, a timeout, Ctrl-C
+            pool.shutdown()
+            self._pool = None
+            raise
+        if not self.persistent_workers:
+            pool.shutdown()
+
+    def __del__(self):
+        if self.__dict__.get("_pool") is not None:
+            self._pool.shutdown()
 
     def __len__(self):
         if self._iterable:
@@ -187,6 +222,84 @@ class DataLoader:
         if self.batch_size is None:
             return n
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+
+_END = object()
+
+
+def _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers):
+    if not isinstance(num_workers, int) or num_workers < 0:
+        raise ValueError("num_workers option should be non-negative; use num_workers=0 to "
+                         "disable multiprocessing.")
+    if timeout < 0:
+        raise ValueError("timeout option should be non-negative")
+    if num_workers == 0 and prefetch_factor is not None:
+        raise ValueError("prefetch_factor option could only be specified in multiprocessing."
+                         "let num_workers > 0 to enable multiprocessing, otherwise set "
+                         "prefetch_factor to None.")
+    if prefetch_factor is not None and prefetch_factor < 0:
+        raise ValueError("prefetch_factor option should be non-negative")
+    if persistent_workers and num_workers == 0:
+        raise ValueError("persistent_workers option needs num_workers > 0")
+
+
+class _Fetcher:
+    """Makes one batch of a map-style dataset from its indices (an int64 array, or one index
+    when not batching), in the main process or a worker; ``where()`` says what it was loading
+    when that raised."""
+
+    iterable = False
+
+    def __init__(self, dataset, collate_fn, fast):
+        self.dataset, self.collate_fn, self.fast = dataset, collate_fn, fast
+        self.at = None
+
+    def __call__(self, index):
+        self.at = index
+        if not isinstance(index, np.ndarray):
+            return self.collate_fn(self.dataset[index])
+        if self.fast is not None:
+            # a TensorDataset: one gather per tensor instead of a Python loop over samples
+            return tuple(_wrap(t._data[index], t) for t in self.fast)
+        samples = []
+        for i in index:
+            self.at = int(i)
+            samples.append(self.dataset[int(i)])
+        self.at = index
+        return self.collate_fn(samples)
+
+    def where(self):
+        if isinstance(self.at, np.ndarray):
+            return f"making the batch of the indices {self.at.tolist()}"
+        return f"loading the sample at index {self.at}"
+
+
+class _StreamFetcher:
+    """Makes the batches of an iterable dataset, ``batch_size`` samples at a time as they
+    come; ``next_batch`` raises StopIteration at the end of the stream."""
+
+    iterable = True
+
+    def __init__(self, dataset, collate_fn, batch_size, drop_last):
+        self.dataset, self.collate_fn = dataset, collate_fn
+        self.batch_size, self.drop_last = batch_size, drop_last
+        self.count = 0
+
+    def restart(self):
+        self._it, self.count = iter(self.dataset), 0
+
+    def next_batch(self):
+        if self.batch_size is None:
+            sample = next(self._it)
+        else:
+            sample = list(itertools.islice(self._it, self.batch_size))
+            if not sample or (len(sample) < self.batch_size and self.drop_last):
+                raise StopIteration
+        self.count += 1
+        return self.collate_fn(sample)
+
+    def where(self):
+        return f"making batch {self.count} of its stream"
 
 
 def _tensor_rows(ds):

@@ -1,6 +1,8 @@
 """Function transforms: ``vmap`` (batching), ``grad``, ``grad_and_value``, ``vjp``, ``jvp``,
-``jacrev``, ``jacfwd``, ``hessian`` and ``functional_call`` (PyTorch's ``torch.func``, which
-``mutograd.compat.torch`` exposes under that name).
+``linearize``, ``jacrev``, ``jacfwd``, ``hessian``, ``functionalize`` and ``functional_call``,
+with model ensembling (``stack_module_state``, ``replace_all_batch_norm_modules_``),
+``rearrange`` and ``debug_unwrap`` (PyTorch's ``torch.func``, which ``mutograd.compat.torch``
+exposes under that name).
 
 The derivative transforms run mutograd's autograd, recording the graph of a result only when it
 must stay differentiable (Note [Transforms on one tape] in func/transforms.py); forward mode is
@@ -15,9 +17,13 @@ docs/higher_order.md describes them together.
     >>> vmap(grad(lambda w, x: ((w * x).sum()) ** 2), in_dims=(None, 0))(w, xs).tolist()
     [[-2.0, -4.0], [-12.0, -20.0]]
 """
+from .ensembling import replace_all_batch_norm_modules_, stack_module_state
 from .functional_call import functional_call
-from .transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp
-from .vmap import vmap
+from .functionalize import functionalize
+from .rearrange import rearrange
+from .transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linearize, vjp
+from .vmap import debug_unwrap, vmap
 
-__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
-           "vjp", "vmap"]
+__all__ = ["debug_unwrap", "functional_call", "functionalize", "grad", "grad_and_value",
+           "hessian", "jacfwd", "jacrev", "jvp", "linearize", "rearrange",
+           "replace_all_batch_norm_modules_", "stack_module_state", "vjp", "vmap"]

@@ -24,7 +24,7 @@ from ..tensor import Tensor
 from .pytree import tree_flatten, tree_unflatten
 from .vmap import vmap
 
-__all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp"]
+__all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "linearize", "vjp"]
 
 
 def _alias(t):
@@ -239,6 +239,62 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     res = _zeros_where_none(_detach(list(res), keep), outs)
     out, res = _detach(out, keep), tree_unflatten(res, out_spec)
     return (out, res, _detach(aux, keep)) if has_aux else (out, res)
+
+
+def linearize(func, *primals):
+    """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is the Jacobian-vector product at
+    ``primals``, as :func:`jvp` gives it, without running ``func`` again. ``func`` runs once
+    and the first reverse pass of the double-VJP construction (Note [Forward mode by double
+    VJP] in autograd/forward_ad.py) is recorded once; each call of ``jvp_fn`` is one backward
+    through that recording.
+
+        >>> import mutograd as mg
+        >>> from mutograd.func import linearize
+        >>> out, jvp_fn = linearize(lambda x: x ** 2, mg.tensor([3.0, 1.0]))
+        >>> out.tolist(), jvp_fn(mg.tensor([1.0, 2.0])).tolist()
+        ([9.0, 1.0], [6.0, 4.0])
+    """
+    from ..ops.creation import zeros_like
+    ps, p_spec = tree_flatten(tuple(primals))
+    outer = is_grad_enabled()
+    args, tracked, _ = _track(tuple(primals), tuple(range(len(primals))))
+    with enable_grad():
+        out = func(*args)
+        outs, out_spec = tree_flatten(out)
+        for o in outs:
+            if not isinstance(o, Tensor):
+                raise RuntimeError(f"linearize(func, *primals): Expected func to return only "
+                                   f"Tensors, got {type(o)}")
+        used = [i for i, o in enumerate(outs) if o.requires_grad]
+        # g(u) = J^T u, linear in u: its VJP with a tangent t is J t, for any u
+        us = [zeros_like(outs[i]).requires_grad_() for i in used]
+        firsts = (engine.grad([outs[i] for i in used], tracked, us, create_graph=True,
+                              allow_unused=True) if used else [None] * len(tracked))
+    keep_out = outer and tracks_outside(outs, _own(tracked))
+
+    def jvp_fn(*tangents):
+        ts, t_spec = tree_flatten(tuple(tangents))
+        if repr(t_spec) != repr(p_spec):
+            raise RuntimeError(f"Expected the tangents {t_spec} to have the same argspec as "
+                               f"the primals {p_spec}")
+        for k, (p, t) in enumerate(zip(ps, ts)):
+            if tuple(p.shape) != tuple(t.shape):
+                raise RuntimeError(f"tangent:{k} with shape {list(t.shape)} in flattened "
+                                   f"pytree doesn't match the shape {list(p.shape)} of the "
+                                   f"corresponding primal.")
+        keep = is_grad_enabled() and (keep_out or any(t.requires_grad for t in ts))
+        pairs = [(g, t) for g, t in zip(firsts, ts) if g is not None and g.requires_grad]
+        res = [None] * len(outs)
+        if pairs:
+            with enable_grad():
+                js = engine.grad([g for g, _ in pairs], us, [t for _, t in pairs],
+                                 retain_graph=True, create_graph=keep, allow_unused=True)
+            for i, j in zip(used, js):
+                res[i] = j
+        res = _zeros_where_none(_detach(res, keep), outs)
+        return tree_unflatten(res, out_spec)
+
+    return _detach(out, keep_out), jvp_fn
 
 
 def _basis(tensors):

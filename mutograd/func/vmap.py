@@ -32,7 +32,7 @@ from . import layers
 from .batched_array import BatchedArray
 from .pytree import broadcast_prefix, tree_flatten, tree_unflatten
 
-__all__ = ["vmap"]
+__all__ = ["debug_unwrap", "vmap"]
 
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
@@ -61,6 +61,26 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     def vmapped(*args, **kwargs):
         return _call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs)
     return vmapped
+
+
+def debug_unwrap(tensor, *, recurse=True):
+    """For debugging inside :func:`vmap`: ``tensor`` with its batch dimensions shown, the batch
+    first (each enclosing vmap's, outermost first, or only the innermost one with
+    ``recurse=False``), detached. A tensor that is not batched is returned as it is: the
+    derivative transforms differentiate ordinary tensors, with nothing to unwrap.
+
+        >>> import mutograd as mg
+        >>> from mutograd.func import debug_unwrap, vmap
+        >>> vmap(lambda x: mg.tensor(list(debug_unwrap(x).shape)))(mg.ones(3, 2)).tolist()
+        [[3, 2], [3, 2], [3, 2]]
+    """
+    arr = tensor._data
+    if not isinstance(arr, BatchedArray):
+        return tensor
+    arr = arr.value
+    while recurse and isinstance(arr, BatchedArray):
+        arr = arr.value
+    return _alias(tensor, arr)
 
 
 def _name(func):

@@ -32,9 +32,10 @@ from .modules.dropout import (
     AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout)
 from .modules.flatten import Flatten, Unflatten
 from .modules.lazy import (
-    LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyConvTranspose2d,
-    LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d, LazyLinear, LazyModuleMixin,
-    UninitializedBuffer, UninitializedParameter)
+    LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyConv3d,
+    LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d, LazyInstanceNorm1d,
+    LazyInstanceNorm2d, LazyInstanceNorm3d, LazyLinear, LazyModuleMixin, UninitializedBuffer,
+    UninitializedParameter)
 from .modules.linear import Bilinear, Identity, Linear
 from .modules.loss import (
     BCELoss, BCEWithLogitsLoss, CTCLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss,
@@ -68,7 +69,8 @@ __all__ = [
     "Container", "CrossMapLRN2d", "DataParallel", "Dropout1d", "Dropout3d", "EmbeddingBag",
     "FeatureAlphaDropout", "Fold", "GLU", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
     "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyConv1d", "LazyConv2d",
-    "LazyConvTranspose2d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
+    "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",
+    "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
     "LazyLinear", "LazyModuleMixin", "LocalResponseNorm", "NLLLoss2d", "ParameterDict",
     "PixelShuffle", "PixelUnshuffle", "RNNBase", "RNNCellBase", "RReLU", "ReflectionPad1d",
     "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",

@@ -18,7 +18,8 @@ import warnings
 
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
-from ..tensor import Tensor
+from ..ops.creation import zeros
+from ..tensor import Tensor, adopt
 
 
 class BackwardHookFunction(Function):
@@ -45,9 +46,17 @@ class BackwardHook:
 
     def setup_input_hook(self, args):
         """The arguments ``forward`` gets."""
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        # what the hooks are given: gradients of the arguments' dialect type, and zeros (as
+        # PyTorch's materialized gradients) for a tensor argument no gradient reached
+        self.grad_class = next((t._result_class for t in tensors if t._result_class), None)
+        self.input_meta = [(list(t.shape), t.dtype, t._place) for t in tensors]
         res, self.input_index = _through_identity(args, self._on_inputs)
         self.n_inputs = len(args)
         return res
+
+    def _typed(self, grads):
+        return grads if self.grad_class is None else adopt(grads, self.grad_class)
 
     def setup_output_hook(self, result):
         """The result the caller gets."""
@@ -62,7 +71,10 @@ class BackwardHook:
             if self.grad_outputs is None:
                 # the gradient reached the inputs without passing the outputs (double backward)
                 return None
-            res = _spread(self.input_index, grad_inputs, self.n_inputs)
+            absent = [g is None for g in grad_inputs]
+            grad_inputs = [zeros(*shape, dtype=dtype, place=place) if g is None else g
+                           for g, (shape, dtype, place) in zip(grad_inputs, self.input_meta)]
+            res = self._typed(_spread(self.input_index, grad_inputs, self.n_inputs))
             for user_hook in self.hooks:
                 out = user_hook(self.module, res, self.grad_outputs)
                 if out is None:
@@ -72,12 +84,14 @@ class BackwardHook:
                                        f"grad_input, got {len(out)}, but expected {len(res)}")
                 res = out
             self.grad_outputs = None
-            return tuple(res[i] for i in self.input_index)
+            # no gradient goes to an argument that does not need one, whatever the hooks say
+            return tuple(None if gone else res[i] for i, gone in zip(self.input_index, absent))
         node.register_hook(hook)
 
     def _on_outputs(self, node):
         def hook(_, grad_outputs):
-            self.grad_outputs = _spread(self.output_index, grad_outputs, self.n_outputs)
+            self.grad_outputs = self._typed(
+                _spread(self.output_index, grad_outputs, self.n_outputs))
             for pre_hook in self.pre_hooks:
                 out = pre_hook(self.module, self.grad_outputs)
                 if out is None:
@@ -92,7 +106,9 @@ class BackwardHook:
             grads = self.grad_outputs
             if self.input_index is None:   # no input requires grad: the hooks run here
                 warnings.warn("Full backward hook is firing when gradients are computed with "
-                              "respect to module outputs since no inputs require gradients.",
+                              "respect to module outputs since no inputs require gradients. See "
+                              "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
+                              "#torch.nn.Module.register_full_backward_hook for more details.",
                               stacklevel=2)
                 none = (None,) * self.n_inputs
                 for user_hook in self.hooks:

@@ -99,7 +99,12 @@ class Module:
                     table[name] = self._adopt(value, parameter)
         return module
 
-    def __init__(self):
+    def __init__(self, *args, **kwargs):
+        # PyTorch's signature (so a subclass without its own __init__ shows it); arguments
+        # left over from a cooperative subclass's super().__init__(...) are an error
+        if args or kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got unexpected arguments "
+                            f"{args or ''}{kwargs or ''}")
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_non_persistent", set())
@@ -115,7 +120,8 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
     def __call__(self, *args, **kwargs):
-        for hook in list(self._forward_pre_hooks.values()):
+        # the hooks of every module (register_module_forward_pre_hook) run first, as PyTorch's
+        for hook in [*_GLOBAL_FORWARD_PRE_HOOKS.values(), *self._forward_pre_hooks.values()]:
             new = hook(self, args)
             if new is not None:
                 args = new if isinstance(new, tuple) else (new,)
@@ -125,7 +131,7 @@ class Module:
         return self._run_forward_hooks(args, self.forward(*args, **kwargs))
 
     def _run_forward_hooks(self, args, out):
-        for hook in list(self._forward_hooks.values()):
+        for hook in [*_GLOBAL_FORWARD_HOOKS.values(), *self._forward_hooks.values()]:
             new = hook(self, args, out)
             if new is not None:
                 out = new
@@ -428,15 +434,47 @@ class Module:
     def extra_repr(self):
         return ""
 
+    def _child_lines(self):
+        """``(name): repr`` of each child, its own lines indented by two spaces."""
+        return [f"({name}): " + repr(m).replace("\n", "\n  ")
+                for name, m in self._modules.items()]
+
     def __repr__(self):
-        lines = []
-        for name, m in self._modules.items():
-            sub = repr(m).replace("\n", "\n  ")
-            lines.append(f"({name}): {sub}")
-        head = f"{type(self).__name__}({self.extra_repr()}"
+        # PyTorch's layout: a one-line extra_repr without children stays inline; otherwise
+        # every line of extra_repr, then every child, on its own indented line
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        lines = extra_lines + self._child_lines()
         if not lines:
-            return head + ")"
-        return head + "\n  " + "\n  ".join(lines) + "\n)"
+            return f"{type(self).__name__}()"
+        if lines == extra_lines and len(lines) == 1:
+            return f"{type(self).__name__}({extra})"
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
+
+
+# hooks of every module's call (register_module_forward_pre_hook, ...): key -> hook
+_GLOBAL_FORWARD_PRE_HOOKS = {}
+_GLOBAL_FORWARD_HOOKS = {}
+
+
+def register_module_forward_pre_hook(hook):
+    """Call ``hook(module, args)`` before the ``forward`` of every module (before its own
+    pre-hooks); it may return new args. Returns a handle whose ``remove()`` undoes it."""
+    return _Handle(_GLOBAL_FORWARD_PRE_HOOKS, hook)
+
+
+def register_module_forward_hook(hook):
+    """Call ``hook(module, args, output)`` after the ``forward`` of every module (before its
+    own forward hooks); it may return a new output.
+
+        >>> import mutograd as mg
+        >>> seen = []
+        >>> h = register_module_forward_hook(lambda m, args, out: seen.append(type(m).__name__))
+        >>> _ = mg.nn.Sequential(mg.nn.ReLU())(mg.ones([2])); h.remove()
+        >>> seen
+        ['ReLU', 'Sequential']
+    """
+    return _Handle(_GLOBAL_FORWARD_HOOKS, hook)
 
 
 class _Handle:

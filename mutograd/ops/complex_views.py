@@ -96,6 +96,21 @@ def angle(input):
     return OPS["where"].function(input < 0, math.pi, 0.0) * (input * 0 + 1)
 
 
+def real(input):
+    """The real parts of a complex tensor (a view); a real tensor itself.
+
+        >>> import mutograd as mg
+        >>> mg.real(mg.tensor([1 + 2j])).tolist()
+        [1.0]
+    """
+    return input.real
+
+
+def imag(input):
+    """The imaginary parts of a complex tensor (a view)."""
+    return input.imag
+
+
 def conj(input):
     """The complex conjugate; ``input`` itself for a real tensor (as PyTorch)."""
     return OPS["conj_physical"].function(input) if input.is_complex() else input
@@ -116,4 +131,5 @@ TENSOR_METHODS = {
 }
 TENSOR_METHODS["mH"] = property(TENSOR_METHODS["adjoint"],
                                 doc="The conjugate transpose of the last two dimensions.")
-FUNCTIONS = {"polar": polar, "angle": angle, "conj": conj, "adjoint": TENSOR_METHODS["adjoint"]}
+FUNCTIONS = {"polar": polar, "angle": angle, "conj": conj, "adjoint": TENSOR_METHODS["adjoint"],
+             "real": real, "imag": imag}

@@ -45,7 +45,7 @@ import numpy as np
 
 from .. import memory
 from ..autograd.graph_arrays import graph_mode
-from ..errors import ShapeError
+from ..errors import ArgumentError, ShapeError
 from .registry import defop
 
 # bytes of im2col columns per block of the batch (Note [Convolution as im2col + matrix products])
@@ -57,6 +57,10 @@ class _Geometry:
     input and the output."""
 
     def __init__(self, x_shape, kernel, stride, padding, dilation):
+        if min(stride) <= 0:
+            raise ArgumentError(f"non-positive stride is not supported (stride={list(stride)})")
+        if min(dilation) <= 0:
+            raise ArgumentError(f"dilation should be greater than zero, but got {list(dilation)}")
         (self.kh, self.kw), (self.sh, self.sw) = kernel, stride
         (self.ph, self.pw), (self.dh, self.dw) = padding, dilation
         self.n, self.c, self.h, self.w = x_shape
@@ -270,7 +274,7 @@ def _conv2d_grad_w(g, x, weight_shape, stride, padding, dilation, groups, xp, co
     return gw.reshape(weight_shape)
 
 
-defop("conv2d", _conv2d, kind="other", inplace=False, method=False,
+defop("conv2d", _conv2d, kind="other", inplace=False, method=False, same_dtype=True,
       grad=(_conv2d_grad_x, _conv2d_grad_w), keeps=("cols",))
 
 
@@ -298,7 +302,8 @@ def _conv_transpose2d_grad_x(g, x_shape, weight, stride, padding, dilation, grou
     return xp.ascontiguousarray(gx[:, :, :h, :w])
 
 
-defop("conv_transpose2d", _conv_transpose2d, kind="other", inplace=False, method=False,
+defop("conv_transpose2d", _conv_transpose2d, kind="other", inplace=False, same_dtype=True,
+      method=False,
       grad=(_conv_transpose2d_grad_x,
             lambda g, x, weight_shape, stride, padding, dilation, groups, xp: _conv2d_grad_w(
           x, g, weight_shape, stride, padding, dilation, groups, xp)))

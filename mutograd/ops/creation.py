@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from .. import dtypes, memory, random
-from ..errors import DTypeError
+from ..errors import ArgumentError, DTypeError
 from ..places import Place
 from ..places import get as get_place
 from ..tensor import Size, Tensor, _wrap, of_type_of
@@ -283,6 +283,8 @@ def arange(start=0, end=None, step=1, dtype=None, place=None, device=None,
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if vals[2] == 0:
+        raise ArgumentError("arange(): step must be nonzero")
     if dtype is None:
         dtype = np.int64 if all(isinstance(v, int) for v in vals) else dtypes.default_float.np
     p = _where(place, device)

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import dtypes, memory
 from ..backends.special import BLOCK, blockwise, erf, normal_cdf_block
-from ..errors import DTypeError
+from ..errors import DTypeError, IntegerDivisionError
 from ..parallel import ufunc   # large arrays on all cores (Note [Splitting a ufunc ...])
 from ..autograd.promotion import _promote
 from ..tensor import Tensor
@@ -463,10 +463,24 @@ defop("mul", lambda xp, x, y, out=None: ufunc(xp.multiply, x, y, out=out),
 defop("div", lambda xp, x, y, out=None: ufunc(xp.true_divide, x, y, out=out), result="float",
       grad=(lambda g, y: g / conj(y), lambda g, x, y: -g * conj(x / y / y)),
       ufunc=np.true_divide)
-defop("floor_divide", lambda xp, x, y, out=None: ufunc(xp.floor_divide, x, y, out=out),
-      grad=(zero_gradient, zero_gradient))
+def nonzero_divisor(xp, x, y, name):
+    """Integers divided by zero are an error, as in PyTorch and Paddle (NumPy gives 0)."""
+    if xp.result_type(x, y).kind in "iub" and not xp.all(xp.asarray(y) != 0):
+        raise IntegerDivisionError(f"ZeroDivisionError: integer division or modulo by zero in "
+                                   f"{name}()")
+
+
+def _floor_divide(xp, x, y, out=None):
+    nonzero_divisor(xp, x, y, "floor_divide")
+    return ufunc(xp.floor_divide, x, y, out=out)
+
+
+defop("floor_divide", _floor_divide, grad=(zero_gradient, zero_gradient))
+
+
 def _remainder(xp, x, y, out=None):
     if xp.result_type(x, y).kind != "f":
+        nonzero_divisor(xp, x, y, "remainder")
         return xp.remainder(x, y, out=out)
     # PyTorch's: fmod, moved to the divisor's side when the signs differ. A zero remainder
     # keeps the dividend's sign (NumPy's remainder gives it the divisor's)
@@ -477,7 +491,12 @@ def _remainder(xp, x, y, out=None):
 
 defop("remainder", _remainder,
       grad=(lambda g: g, lambda g, x, y, xp: -g * xp.floor_divide(x, y)))
-defop("fmod", lambda xp, x, y, out=None: ufunc(xp.fmod, x, y, out=out),
+def _fmod(xp, x, y, out=None):
+    nonzero_divisor(xp, x, y, "fmod")
+    return ufunc(xp.fmod, x, y, out=out)
+
+
+defop("fmod", _fmod,
       grad=(lambda g: g, lambda g, x, y, xp: -g * xp.trunc(x / y)))
 
 

@@ -155,7 +155,7 @@ defop("dot", _dot, kind="matmul", inplace=False,
       grad=(lambda g, y: g * conj(y), lambda g, x: g * conj(x)))
 # Operands that are not 1-D are flattened (Paddle's and NumPy's outer); each gradient takes its
 # operand's shape back.
-defop("outer", lambda xp, x, y: xp.outer(x, y), kind="matmul", inplace=False,
+defop("outer", lambda xp, x, y: xp.outer(x, y), kind="matmul", inplace=False, same_dtype=False,
       grad=(lambda g, y, x_shape: (g @ conj(y.reshape(-1))).reshape(x_shape),
             lambda g, x, y_shape: (conj(x.reshape(-1)) @ g).reshape(y_shape)))
 

@@ -83,7 +83,7 @@ defop("addmm", _addmm, kind="matmul",
 defop("addmv", _addmv, kind="matmul",
       grad=(_beta, lambda g, vec, alpha, xp: _c(alpha) * xp.outer(g, conj(vec)),
             lambda g, mat, alpha: _c(alpha) * (mH(mat) @ g)))
-defop("addr", _addr, kind="matmul",
+defop("addr", _addr, kind="matmul", same_dtype=False,
       grad=(_beta, lambda g, vec2, alpha: _c(alpha) * (g @ conj(vec2)),
             lambda g, vec1, alpha: _c(alpha) * (g.T @ conj(vec1))))
 defop("baddbmm", _baddbmm, kind="matmul",

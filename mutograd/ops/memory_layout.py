@@ -28,3 +28,7 @@ TENSOR_METHODS = {
 for _flag in ("is_nested", "is_quantized", "is_sparse", "is_sparse_csr"):
     TENSOR_METHODS[_flag] = property(lambda self: False, doc="False: mutograd tensors are "
                                                             "dense, strided and unquantized.")
+for _flag in ("is_meta", "is_mkldnn", "is_mps", "is_xpu", "is_ipu", "is_mtia", "is_maia",
+              "is_vulkan", "is_xla", "is_hpu"):
+    TENSOR_METHODS[_flag] = property(lambda self: False, doc="False: a tensor is on the CPU or "
+                                                            "on a CUDA GPU here.")

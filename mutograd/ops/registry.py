@@ -95,6 +95,9 @@ class OpDef:
         self.iname = name + "_"   # the in-place form's name, for messages and the write log
         self.fwd = fwd
         self.kind = kind
+        # operands must share a dtype in a dialect that does not promote them (Tensor
+        # ._same_dtype_operands): the matrix products and convolutions of PyTorch
+        self.same_dtype = kind == "matmul"
         self.has_inplace = inplace
         self.varargs = varargs
         self.result = result
@@ -215,7 +218,7 @@ def _camel(name):
 def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, result=None,
           fill=False, method=True, node_name=None, aliases=(), keeps=(), copy_out=False,
           doc=None, example=None, ufunc=None, saves_inputs=False, undo=None, inplace_name=None,
-          keywords=None, writes=None, promotes=None, leading=(), kink=False):
+          keywords=None, writes=None, promotes=None, leading=(), kink=False, same_dtype=None):
     """Declare an op; returns the OpDef. See the module docstring.
 
     ``doc``: the one-line summary ``help()`` shows; ``example``: a runnable expression using
@@ -235,8 +238,11 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
     ``kink=True``: the gradient is the incoming one masked by where the input lies (relu, abs,
     hardtanh, max pooling), and is recorded with a zero edge to that input under create_graph
     (Note [Gradients at a kink, differentiated again] in autograd/graph_arrays.py).
-    ``promotes=False``: the runner leaves Note [0-d tensors and Python floats in promotion] to
-    the forward (an element-wise op with several inputs has it applied before its forward).
+    ``same_dtype=True``: its operands must share a dtype when a tensor of a dialect that does
+    not promote them takes part (``Tensor._same_dtype_operands``; the default for
+    ``kind="matmul"``). ``promotes=False``: the runner leaves Note [0-d tensors and Python
+    floats in promotion] to the forward (an element-wise op with several inputs has it applied
+    before its forward).
 
     ``kind="variadic"`` declares an op over a list of tensors, ``fwd(xp, arrays, **attrs)`` with
     ``grad(g, xs, xp, **attrs)`` returning one gradient per input (``xs``: the inputs when
@@ -247,6 +253,8 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
                saves_inputs)
     op.doc = doc
     op.example = example
+    if same_dtype is not None:
+        op.same_dtype = same_dtype
     if ufunc is not None:
         op.ufunc = ufunc
     op.copy_out = copy_out   # Note [Outputs copied on write] in autograd/saved.py

@@ -385,7 +385,7 @@ def broadcast_tensors(*tensors):
     """The tensors expanded (as views) to their common broadcast shape."""
     ts = _flat(tensors)
     shape = np.broadcast_shapes(*(tuple(t.shape) for t in ts))
-    return tuple(t.expand(*shape) for t in ts)
+    return tuple(t.expand(shape) for t in ts)   # (a tuple, so that shape () binds too)
 
 
 def broadcast_shapes(*shapes):

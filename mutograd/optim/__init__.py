@@ -6,7 +6,7 @@
     >>> loss = net(mg.randn([8, 4])).square().mean()
     >>> opt.zero_grad(); loss.backward(); opt.step()
 """
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adam_family import Adamax, Lamb, NAdam, RAdam
 from .algorithms import SGD, Adadelta, Adagrad, Adam, AdamW, RMSprop
 from .lbfgs import LBFGS
@@ -33,4 +33,5 @@ __all__ = [
            "OptimizerStateError",
            "RMSprop",
            "lr_scheduler",
+           "swa_utils",
 ]

@@ -12,6 +12,9 @@ Note [In-place optimizer steps]
     copies of the parameter and its state, which then replace the old storages: what an optimizer
     written without in-place updates allocates (used by the demo to measure the difference).
 """
+import functools
+import warnings
+
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.saved import before_write
 from ..errors import MutogradError
@@ -27,6 +30,11 @@ class Optimizer:
     ``_update(p, g, state, group, ws, xp)`` on backend arrays."""
 
     n_workspace = 3
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "step" in cls.__dict__:
+            cls.step = _records_step(cls.__dict__["step"])
 
     def __init__(self, params, defaults, inplace=True):
         if isinstance(params, Tensor):
@@ -49,6 +57,10 @@ class Optimizer:
         """Add a dict with ``'params'`` and any hyper-parameters overriding the defaults."""
         group = dict(group)
         ps = group["params"]
+        if isinstance(ps, (set, frozenset)):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, "
+                            "but the ordering of tensors in sets will change between runs. "
+                            "Please use a list instead.")
         group["params"] = [ps] if isinstance(ps, Tensor) else list(ps)
         for p in group["params"]:
             if not isinstance(p, Tensor):
@@ -56,6 +68,12 @@ class Optimizer:
                                 f"{type(p).__name__}")
             if not p.is_leaf:
                 raise ValueError("can't optimize a non-leaf Tensor")
+        if len({id(p) for p in group["params"]}) != len(group["params"]):
+            # PyTorch keeps the repeats (a repeated parameter is updated once per repeat)
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
+                          "future, this will cause an error; see "
+                          "github.com/pytorch/pytorch/issues/40967 for more information",
+                          UserWarning, stacklevel=3)
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in seen for p in group["params"]):
             raise ValueError("some parameters appear in more than one parameter group")
@@ -208,6 +226,24 @@ class Optimizer:
             lines.append(f"Parameter Group {i}")
             lines += [f"    {k}: {v}" for k, v in sorted(g.items()) if k != "params"]
         return "\n".join(lines) + "\n)"
+
+
+def _records_step(step):
+    """``step`` that first marks the optimizer as stepped (``_opt_called``), which a learning-rate
+    scheduler checks to warn when it is stepped before the optimizer."""
+    if getattr(step, "_records_step", False):
+        return step
+
+    @functools.wraps(step)
+    def recorded(self, *args, **kwargs):
+        self._opt_called = True
+        return step(self, *args, **kwargs)
+
+    recorded._records_step = True
+    return recorded
+
+
+Optimizer.step = _records_step(Optimizer.step)
 
 
 def _before_step(opt, p, state):

@@ -4,7 +4,9 @@
 strings, booleans or None (a ``state_dict()`` of a module or an optimizer, or a dict holding
 several). The tensors go into a safetensors file (through the ``safetensors`` package, extra
 ``ckpt``) or, when that package is absent, into an ``.npz`` archive; the structure goes into the
-file's metadata as JSON. Nothing in a checkpoint can run code when it is loaded.
+file's metadata as JSON. Nothing in a checkpoint can run code when it is loaded. Any other
+object (a whole module, an optimizer) is pickled instead, and loads only when the caller says
+``weights_only=False`` (:mod:`mutograd.serialization.objects`).
 
 Integrity: a SHA-256 digest of the whole file (with the digest's own 64 characters read as
 zeros) is stored in it, in the safetensors metadata or the zip comment. One flipped bit anywhere
@@ -33,9 +35,9 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import places
-from ..errors import CheckpointError, CheckpointPlaceError, PlaceError
+from ..errors import CheckpointError, CheckpointPlaceError, PlaceError, WeightsOnlyError
 from ..tensor import Tensor, _wrap
-from . import atomic, interop, npy, safetensors_io
+from . import atomic, interop, npy, objects, safetensors_io
 from .arrays import NUMPY_CODES, STORED, WIDENED, RawTensor, little_endian
 from .budget import Budget, json_cost
 from .containers import MAX_DEPTH, storable_items
@@ -72,8 +74,8 @@ def _encode(obj, path, arrays):
         enc = [_encode(v, f"{path}/{i}" if path else str(i), arrays) for i, v in enumerate(obj)]
         return enc if isinstance(obj, list) else {"$tuple": enc}
     raise TypeError(f"mutograd.save cannot store a {type(obj).__name__} (at "
-                    f"{path or 'the top level'}): only tensors, arrays, numbers, strings, None "
-                    f"and dicts/lists/tuples of them (checkpoints never pickle)")
+                    f"{path or 'the top level'}) in a weights checkpoint: only tensors, arrays, "
+                    f"numbers, strings, None and dicts/lists/tuples of them")
 
 
 def _put(arrays, path, arr):
@@ -239,37 +241,60 @@ def save(obj, path, format=None):
     of NumPy arrays for ``paddle.load``); both hold tensors, arrays, numbers, strings and
     containers, without mutograd's digest and places. Every format is written little-endian.
 
+    Anything else (a whole ``nn.Module``, an optimizer, a dict holding one, any picklable
+    object) is pickled whole, as ``torch.save`` does, or with ``format='pickle'``
+    (:mod:`mutograd.serialization.objects`); such a file loads only with
+    ``load(path, weights_only=False)``.
+
     A symlinked ``path`` is written through to its target. The temporary file of a save that
     was killed is removed by the next save or load of the same path.
     """
     if format in ("torch", "paddle"):
         pieces = [interop.torch_file(obj) if format == "torch" else interop.paddle_file(obj)]
+    elif format == "pickle":
+        pieces = [objects.dumps(obj)]
     else:
         arrays = {}
-        meta = json.dumps({"version": _VERSION, "structure": _encode(obj, "", arrays)})
-        fmt = format or ("safetensors" if _has_safetensors() else "npz")
-        if fmt == "safetensors":
-            metadata = {_META_KEY: meta, _DIGEST_KEY: _ZEROS.decode()}
-            if _is_state_dict(obj):   # the metadata Hugging Face's loaders ask of PyTorch weights
-                metadata["format"] = "pt"
-            data = safetensors_io.write(arrays, metadata)
-            at = _digest_at(data, int.from_bytes(data[:8], "little") + 8)
-        elif fmt == "npz":
-            if _NPZ_META in arrays:
-                raise CheckpointError(f"the name {_NPZ_META!r} is reserved in npz checkpoints")
-            arrays[_NPZ_META] = np.frombuffer(meta.encode(), np.uint8)
-            data = npy.npz_bytes(arrays, _NPZ_COMMENT + _ZEROS)
-            at = len(data) - len(_ZEROS)
+        try:
+            structure = _encode(obj, "", arrays)
+        except TypeError as e:
+            if format is not None:
+                raise
+            try:    # not weights: a whole object (mutograd/serialization/objects.py)
+                pieces = [objects.dumps(obj)]
+            except TypeError as e2:
+                raise TypeError(f"{e}; {e2}") from e2
         else:
-            raise ValueError(f"unknown checkpoint format {format!r}; use 'safetensors', 'npz', "
-                             f"'torch' or 'paddle'")
-        view = memoryview(data)   # the digest written in place of its zeros, without a copy
-        pieces = [view[:at], _digest(data, at), view[at + len(_ZEROS):]]
+            pieces = _checkpoint(obj, structure, arrays, format)
     if hasattr(path, "write"):   # an open binary file, as torch.save takes
         for piece in pieces:
             path.write(piece)
     else:
         atomic.write(os.fspath(path), pieces)
+
+
+def _checkpoint(obj, structure, arrays, format):
+    """The pieces of a mutograd checkpoint of ``obj`` (its ``structure`` and ``arrays``), the
+    digest written in place of its zeros without a copy."""
+    meta = json.dumps({"version": _VERSION, "structure": structure})
+    fmt = format or ("safetensors" if _has_safetensors() else "npz")
+    if fmt == "safetensors":
+        metadata = {_META_KEY: meta, _DIGEST_KEY: _ZEROS.decode()}
+        if _is_state_dict(obj):   # the metadata Hugging Face's loaders ask of PyTorch weights
+            metadata["format"] = "pt"
+        data = safetensors_io.write(arrays, metadata)
+        at = _digest_at(data, int.from_bytes(data[:8], "little") + 8)
+    elif fmt == "npz":
+        if _NPZ_META in arrays:
+            raise CheckpointError(f"the name {_NPZ_META!r} is reserved in npz checkpoints")
+        arrays[_NPZ_META] = np.frombuffer(meta.encode(), np.uint8)
+        data = npy.npz_bytes(arrays, _NPZ_COMMENT + _ZEROS)
+        at = len(data) - len(_ZEROS)
+    else:
+        raise ValueError(f"unknown checkpoint format {format!r}; use 'safetensors', 'npz', "
+                         f"'pickle', 'torch' or 'paddle'")
+    view = memoryview(data)
+    return [view[:at], _digest(data, at), view[at + len(_ZEROS):]]
 
 
 def _has_safetensors():
@@ -339,9 +364,15 @@ def load(path, map_location=None, weights_only=True, *, max_bytes=None):
 
     Tensors come back on the place they were saved from, unless ``map_location`` says otherwise
     (``'cpu'``, ``'cuda:0'``, a Place, a dict such as ``{'gpu:0': 'cpu'}``, or PyTorch's
-    function form ``lambda storage, loc: storage``). ``weights_only`` is accepted for
-    PyTorch-style calls: either way, nothing outside the allow-list is ever unpickled. ``path``
-    may also be a file opened in binary mode.
+    function form ``lambda storage, loc: storage``). ``path`` may also be a file opened in
+    binary mode.
+
+    With ``weights_only=True`` (the default, as in PyTorch since 2.6) nothing outside the
+    allow-list is ever unpickled: a whole object saved by :func:`save` is refused with a
+    :class:`~mutograd.errors.WeightsOnlyError` (an ``UnpicklingError`` too) that names
+    ``weights_only=False``. ``weights_only=False`` loads such a file with ``pickle``, which runs
+    whatever the file names: only for files from a trusted source. Weights files load the same
+    either way (by the reader above).
     """
     if hasattr(path, "read"):   # an open binary file, as torch.load takes
         data = path.read()
@@ -352,7 +383,15 @@ def load(path, map_location=None, weights_only=True, *, max_bytes=None):
         with open(source, "rb") as f:
             data = f.read()
     budget = Budget(source, len(data), max_bytes)
-    return _tensors(read(data, budget), source, map_location)
+    try:
+        tree = read(data, budget)
+    except WeightsOnlyError as e:
+        if _format(data) != "pickle":   # a PyTorch archive of a whole object: not ours to run
+            raise
+        if weights_only is False:
+            return objects.loads(data, map_location)
+        raise WeightsOnlyError(f"{e}\n{objects.TRUST_HINT}") from e
+    return _tensors(tree, source, map_location)
 
 
 def read(data, budget):

@@ -34,7 +34,7 @@ import struct
 
 import numpy as np
 
-from ..errors import CheckpointError
+from ..errors import CheckpointError, WeightsOnlyError
 from .arrays import NUMPY_CODES, RawTensor, build
 from .text import shown
 
@@ -167,7 +167,7 @@ class WeightsUnpickler(pickle._Unpickler):
                 module = _compat_pickle.IMPORT_MAPPING[module]
         found = self.names.get((module, name))
         if found is None:
-            raise CheckpointError(refusal(self.source, f"{module}.{name}"))
+            raise WeightsOnlyError(refusal(self.source, f"{module}.{name}"))
         return found
 
     def persistent_load(self, pid):

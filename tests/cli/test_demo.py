@@ -48,7 +48,12 @@ def test_quick_demo_checkpoint_reloads_to_the_same_accuracy(quick_run):
 def test_quick_demo_writes_the_memory_plot_or_says_how_to_get_it(quick_run):
     _, text, out = quick_run
     traces = json.loads((out / "results.json").read_text())["traces"]
-    assert len(traces["in-place"]) > 10 and len(traces["out-of-place"]) > 10
+    for run in ("in-place", "out-of-place"):
+        t = traces[run]
+        assert len(t["time_ms"]) == len(t["live_bytes"]) > 10
+        assert t["time_ms"] == sorted(t["time_ms"]) and t["time_ms"][-1] <= t["end_ms"]
+        assert [p[0] for p in t["phases"]] == ["forward", "backward", "optimizer"]
+        assert max(t["live_bytes"]) > 0
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -59,7 +64,8 @@ def test_quick_demo_writes_the_memory_plot_or_says_how_to_get_it(quick_run):
 
 def test_plot_without_matplotlib_returns_false(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    assert demo.plot({"a": [1, 2]}, tmp_path / "x.png") is False
+    curve = {"time_ms": [0, 1], "live_bytes": [0, 2048], "phases": [], "end_ms": 2}
+    assert demo.plot({"a": curve}, tmp_path / "x.png") is False
     assert not (tmp_path / "x.png").exists()
 
 

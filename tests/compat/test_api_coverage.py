@@ -71,8 +71,8 @@ def test_a_refused_name_raises_its_reason(namespace):
 def test_refusal_on_a_tensor_and_a_module():
     x = torch_compat.ones(2)
     assert not hasattr(x, "q_scale")
-    with pytest.raises(AttributeError, match="Tensor.to_sparse is not supported.*dense"):
-        x.to_sparse()
+    with pytest.raises(AttributeError, match="Tensor.values is not supported.*dense"):
+        x.values()
     with pytest.raises(AttributeError, match=r"torch\.cudnn_convolution is not supported.*"
                                              r"conv2d"):
         torch_compat.cudnn_convolution

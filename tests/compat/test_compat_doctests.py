@@ -9,6 +9,7 @@ MODULES = [
     "mutograd.compat.torch", "mutograd.compat.torch.tensor", "mutograd.compat.paddle",
     "mutograd.compat.paddle.tensor", "mutograd.compat.torch.nn.functional",
     "mutograd.compat.paddle.nn.functional", "mutograd.compat.torch.cuda",
+    "mutograd.compat.torch.optim.lr_scheduler", "mutograd.compat.torch.optim.swa_utils",
 ]
 
 

@@ -6,7 +6,8 @@ import importlib
 import pytest
 
 MODULES = ["axes", "binary_math", "complex_views", "convolution", "creation", "embedding",
-           "factorizations", "grids", "indexing", "linalg", "matmul", "matrices", "memory_layout",
+           "factorizations", "fourier", "grids", "indexing", "linalg", "matmul", "matrices",
+           "memory_layout",
            "normalization", "pooling", "predicates", "products", "reduction", "sampling", "scans",
            "scatter", "scatter_reduce", "searching", "shaping", "softmax", "sorting", "spectral",
            "statistics", "type_promotion", "unary_math", "view_copies"]

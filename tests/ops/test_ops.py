@@ -582,11 +582,22 @@ EXPLAINED = {
     "rrelu_with_noise": "rrelu's training form: the noise is random (test_functional_inplace.py; "
                         "its second order: test_nn_second_order.py)",
     "index_put": "item assignment x[index] = value (test_views.py, test_view_programs.py)",
+    "standard_gamma": "a random Gamma draw: its implicit-reparameterisation gradient is tested "
+                      "against PyTorch's in tests/distributions/test_distributions.py",
     "attention_softmax": "an internal step of scaled_dot_product_attention "
                          "(test_nn_transformer.py)",
+    "sparse_mm": "a sparse tensor's product with a dense one, whose inputs are a sparse "
+                 "tensor's values and a pattern: values, both gradients, second order and the "
+                 "version rules against PyTorch in tests/sparse/",
+    "sparse_solve": "a sparse linear solve, whose inputs are a sparse matrix's values and a "
+                    "pattern: values, both gradients and second order against NumPy and finite "
+                    "differences in tests/sparse/test_sparse_api_torch.py",
     **dict.fromkeys(("complex", "real", "imag", "view_as_real", "view_as_complex"),
                     "complex-valued: the table's references and finite differences are real "
                     "(test_complex_grad.py)"),
+    **dict.fromkeys(("fft_c2c", "fft_r2c", "fft_c2r"),
+                    "a Fourier transform with complex results: its own table in test_fft.py "
+                    "(NumPy, PyTorch, finite differences, second order)"),
 }
 
 

@@ -115,6 +115,8 @@ def test_arrangement_helpers():
     a, b = mg.ones([3, 1]), mg.zeros([1, 4])
     x, y = mg.broadcast_tensors(a, b)
     assert x.shape == [3, 4] and y.shape == [3, 4] and x._base is not None
+    s, t = mg.broadcast_tensors(mg.tensor(1.0), mg.tensor(2.0))   # 0-d only: shape ()
+    assert s.shape == [] and t.tolist() == 2.0
     assert mg.atleast_1d(mg.tensor(1.0)).shape == [1]
     assert mg.atleast_2d(mg.ones([3])).shape == [1, 3]
     assert mg.atleast_3d(mg.ones([3])).shape == [1, 3, 1]

@@ -269,6 +269,7 @@ def test_linear_warmup_then_cosine():
     lrs = []
     for _ in range(9):
         lrs.append(opt.param_groups[0]["lr"])
+        opt.step()
         s.step()
     expected = [0.0, 0.25, 0.5, 0.75] + [(1 + math.cos(math.pi * e / 4)) / 2 for e in range(5)]
     assert lrs == pytest.approx(expected)
@@ -280,9 +281,12 @@ def test_scheduler_state_dict_round_trip():
     opt = optim.SGD([nn.Parameter(mg.ones([1]))], lr=1.0)
     s = sched.StepLR(opt, 2, 0.5)
     for _ in range(5):
+        opt.step()
         s.step()
     opt2 = optim.SGD([nn.Parameter(mg.ones([1]))], lr=1.0)
     s2 = sched.StepLR(opt2, 2, 0.5)
+    # as in PyTorch, the rates live in the optimizer: restore both
+    opt2.load_state_dict(opt.state_dict())
     s2.load_state_dict(s.state_dict())
     s.step()
     s2.step()
@@ -393,3 +397,34 @@ def test_sparse_adam_is_refused_with_the_reason():
     import mutograd.compat.torch as torch
     with pytest.raises(AttributeError, match="dense"):
         torch.optim.SparseAdam
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop"])
+def test_a_repeated_parameter_warns_and_is_updated_per_repeat_as_in_pytorch(name):
+    """PyTorch 2.13 keeps a parameter listed twice in a group (a UserWarning says it will be
+    an error in future) and so updates it twice per step."""
+    import warnings
+
+    import mutograd.compat.torch as mtorch
+    torch = pytest.importorskip("torch")
+
+    def run(ns):
+        w = ns.nn.Parameter(ns.tensor([1.0, -2.0]))
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            opt = getattr(ns.optim, name)([w, w], lr=0.1)
+        (w * w).sum().backward()
+        opt.step()
+        return ([(r.category, str(r.message)) for r in rec], w.detach().numpy().tolist(),
+                len(opt.param_groups[0]["params"]))
+
+    got, want = run(mtorch), run(torch)
+    assert got[0] == want[0] and len(got[0]) == 1
+    assert got[2] == want[2] == 2
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-6)
+
+
+def test_parameters_in_a_set_are_refused():
+    with pytest.raises(TypeError, match="ordered collections"):
+        optim.SGD([{"params": {nn.Parameter(mg.ones([1]))}}], lr=0.1)

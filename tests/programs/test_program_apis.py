@@ -39,6 +39,8 @@ IMPORTS = [
     ("from torch.utils.data.sampler import RandomSampler", "RandomSampler.__module__",
      "mutograd.data.sampler"),
     ("import torch.optim.lr_scheduler as s", "s", "mutograd.compat.torch.optim.lr_scheduler"),
+    ("from torch.optim.swa_utils import AveragedModel", "AveragedModel.__module__",
+     "mutograd.compat.torch.optim.swa_utils"),
 ]
 
 

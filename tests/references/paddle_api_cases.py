@@ -883,3 +883,33 @@ def color_and_geometry(lib):
 
 
 CASES += [Case("color_and_geometry", color_and_geometry, tol=(1e-6, 1e-6))]
+
+
+# ---- paddle.fft --------------------------------------------------------------------------
+
+def fft_transforms(lib):
+    rng = _rng("fft")
+    x = _t(lib, rng.standard_normal((3, 8)))
+    z = lib.complex(_t(lib, rng.standard_normal((4, 6))), _t(lib, rng.standard_normal((4, 6))))
+    F = lib.fft
+    return {"fft": F.fft(x), "fft_n": F.fft(x, n=5, axis=0), "ifft_ortho": F.ifft(z, norm="ortho"),
+            "rfft": F.rfft(x), "irfft": F.irfft(F.rfft(x), n=8), "fft2": F.fft2(z),
+            "rfftn_s": F.rfftn(x, s=[4, 10]), "irfftn": F.irfftn(z, axes=(0, 1)),
+            "hfft": F.hfft(z, n=10), "ihfft": F.ihfft(x, norm="forward"),
+            "fftshift": F.fftshift(x), "ifftshift": F.ifftshift(x),   # (axes= fails in 3.3.1)
+            "fftfreq": F.fftfreq(7, d=0.5), "rfftfreq": F.rfftfreq(8),
+            "dtype": str(F.rfft(x).dtype).split(".")[-1]}
+
+
+def fft_gradients(lib):
+    rng = _rng("fftgrad")
+    x = _t(lib, rng.standard_normal((4, 6)), stop_gradient=False)
+    F = lib.fft
+    spectrum = F.rfft2(x, norm="ortho")
+    out = lib.abs(spectrum) + lib.real(F.fft(x, axis=0))[:, :4]
+    back = F.irfft(F.rfft(x * 2), n=6)
+    return {"out": out, "grad": _grad(lib, x, out + back[:, :4])}
+
+
+CASES += [Case("fft_transforms", fft_transforms, tol=(1e-5, 1e-5)),
+          Case("fft_gradients", fft_gradients, tol=(1e-5, 1e-5))]

@@ -197,7 +197,8 @@ randn, rand, zeros, ones, empty, full, standard_normal, uniform = (
     _functions._creation(f) for f in (randn, rand, zeros, ones, empty, full, standard_normal,
                                       uniform))
 
-from . import autograd, base, device, incubate, io, metric, nn, optimizer, vision  # noqa: E402, F401
+from . import (  # noqa: E402, F401
+    autograd, base, device, distribution, fft, incubate, io, metric, nn, optimizer, vision)
 from . import tensor_ops as _tensor_ops  # noqa: E402
 from .tensor_ops import (  # noqa: E402, F401
     broadcast_shape, broadcast_shapes, crop, e, equal_all, gather_nd, index_sample, inf,
@@ -232,3 +233,7 @@ _install_refusals(_sys.modules[__name__])
 from ..namespace import typed_functions as _typed_functions  # noqa: E402
 
 _typed_functions(_sys.modules[__name__], Tensor, _DTYPES)
+
+from ..import_alias import hint_on_missing_import as _hint  # noqa: E402
+
+_hint("paddle")   # an uncaught "No module named 'paddle'" says how to alias it

@@ -95,6 +95,13 @@ REFUSED = {
         **{n: _KERNEL for n in ("CTCLoss", "RNNTLoss", "HSigmoidLoss", "BeamSearchDecoder",
                                 "dynamic_decode")},
     },
+    "paddle.fft": {
+        **{n: ("an internal helper of Paddle's fft module (its static-graph and kernel "
+               "plumbing); call paddle.fft.fft, fftn, rfft, ... instead")
+           for n in ("LayerHelper", "check_variable_and_dtype", "in_dynamic_or_pir_mode",
+                     "is_floating_point", "is_integer", "param_two_alias", "fft_c2c", "fft_c2r",
+                     "fft_r2c", "fftn_c2c", "fftn_c2r", "fftn_r2c")},
+    },
     "paddle.nn.functional": {
         **{n: _3D for n in ("conv3d", "conv3d_transpose", "avg_pool3d", "max_pool3d",
                             "adaptive_avg_pool3d", "adaptive_max_pool3d", "max_unpool3d",

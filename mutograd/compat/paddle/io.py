@@ -75,8 +75,10 @@ def _as_list(batch):
 class DataLoader(_DataLoader):
     """Paddle's DataLoader over mutograd's: batches as lists (``return_list=True``), callable,
     and ``len()`` of one over an :class:`IterableDataset` a ValueError (so ``list(loader)``
-    raises, as in Paddle). ``num_workers``, ``places``, ``use_shared_memory`` and the other
-    worker settings are accepted; loading runs in this process."""
+    raises, as in Paddle). ``num_workers``, ``worker_init_fn``, ``prefetch_factor``,
+    ``timeout`` and ``persistent_workers`` run worker processes as
+    :class:`mutograd.data.DataLoader` does; ``places``, ``use_shared_memory`` and the buffer
+    settings are accepted (host memory: nothing to do)."""
 
     def __init__(self, dataset, feed_list=None, places=None, return_list=True, batch_sampler=None,
                  batch_size=1, shuffle=False, drop_last=False, collate_fn=None, num_workers=0,
@@ -85,12 +87,15 @@ class DataLoader(_DataLoader):
                  persistent_workers=False):
         if isinstance(dataset, IterableDataset) and (shuffle or batch_sampler is not None):
             raise ValueError("IterableDataset not support shuffle or batch_sampler")
+        workers = dict(num_workers=num_workers, timeout=timeout, worker_init_fn=worker_init_fn,
+                       prefetch_factor=prefetch_factor if num_workers else None,
+                       persistent_workers=persistent_workers and num_workers > 0)
         if batch_sampler is not None:
             super().__init__(dataset, batch_size=1, collate_fn=collate_fn,
-                             batch_sampler=batch_sampler)
+                             batch_sampler=batch_sampler, **workers)
         else:
             super().__init__(dataset, batch_size=batch_size, shuffle=shuffle,
-                             drop_last=drop_last, collate_fn=collate_fn)
+                             drop_last=drop_last, collate_fn=collate_fn, **workers)
 
     def __call__(self):
         return iter(self)

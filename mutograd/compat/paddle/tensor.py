@@ -141,6 +141,7 @@ class Tensor(PaddleOrders, DialectTensor, PaddleMethods, dialect=True):
 
     __slots__ = ()
     _print_style = "paddle"
+    _namespace_name = "paddle"
 
     @property
     def dtype(self):

@@ -85,8 +85,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
 
 
 def is_tensor(obj):
-    """Whether ``obj`` is a tensor."""
-    return isinstance(obj, _Tensor)
+    """Whether ``obj`` is a tensor (dense or sparse)."""
+    return isinstance(obj, (_Tensor, sparse.SparseTensor))
 
 
 def manual_seed(seed):
@@ -176,8 +176,13 @@ from ._toplevel import div, divide, true_divide  # noqa: E402, F401 (rounding_mo
 
 # the rest of PyTorch's top-level names (function forms, windows, switches, memory formats...)
 globals().update({_n: getattr(_toplevel, _n) for _n in _toplevel.NAMES if _n not in globals()})
+from . import _aten_nn, _legacy_linalg, _runtime_state, _statistics, _stft  # noqa: E402
+
+# legacy linear algebra, ATen's nn spellings, statistics, stft and process-wide switches
+for _m in (_legacy_linalg, _aten_nn, _statistics, _stft, _runtime_state):
+    globals().update({_n: getattr(_m, _n) for _n in _m.NAMES})
 from ...ops.creation import range_ as range  # noqa: E402, A001 (PyTorch's name)
-from .serialization import load, save  # noqa: E402  (file objects too; a Module is refused)     # the out-of-place fill: a new tensor of ``value``s
+from .serialization import load, save  # noqa: E402  (file objects; whole objects pickled)     # the out-of-place fill: a new tensor of ``value``s
 
 
 # ---- legacy constructors: torch.Tensor(2, 3), torch.FloatTensor([[1., 2.]]) -----------------
@@ -225,15 +230,28 @@ ByteTensor = _legacy("ByteTensor", _mg.uint8)
 BoolTensor = _legacy("BoolTensor", _mg.bool)
 
 from . import (  # noqa: E402, F401
-    accelerator, amp, autograd, backends, cuda, func, hub, linalg, nn, onnx, optim, utils)
+    accelerator, amp, autograd, backends, cuda, distributions, fft, func, hub, linalg, nn, onnx,
+    optim, special, utils)
 from .func import vmap  # noqa: E402, F401  (torch.vmap is torch.func.vmap)
 from .amp import GradScaler, autocast  # noqa: E402, F401
 
 ModuleDict, ParameterDict = nn.ModuleDict, nn.ParameterDict   # (PyTorch exports them too)
 from ..namespace import refuse_missing as _refuse_missing  # noqa: E402
 from ..namespace import typed_functions as _typed_functions  # noqa: E402
+from .out_arguments import out_functions as _out_functions  # noqa: E402
 
 from . import distributed  # noqa: E402, F401  (torch.distributed, over MPI)
+from . import sparse  # noqa: E402  (torch.sparse: mutograd.sparse's COO and CSR tensors)
+from .sparse import (sparse_coo, sparse_coo_tensor, sparse_csr,  # noqa: E402, F401
+                     sparse_csr_tensor, spmm)
+# torch.mm(s, d), torch.matmul(s, d), torch.addmm(m, s, d) with a sparse s; else as they were
+mm = sparse.sparse_first(globals()["mm"], sparse.mm)
+matmul = sparse.sparse_first(globals()["matmul"], sparse.mm)
+addmm = sparse.sparse_first(globals()["addmm"], sparse.addmm, position=1)
 
 _refuse_missing(_sys.modules[__name__])
-_typed_functions(_sys.modules[__name__], Tensor, _DTYPES)
+_typed_functions(_sys.modules[__name__], Tensor, _DTYPES, _out_functions())
+
+from ..import_alias import hint_on_missing_import as _hint  # noqa: E402
+
+_hint("torch")   # an uncaught "No module named 'torch'" says how to alias it

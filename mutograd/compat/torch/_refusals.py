@@ -14,7 +14,11 @@ _QUANT = ("quantized tensors and their backends: mutograd computes in floating p
           "float model")
 _VENDOR = ("an entry point of one vendor's kernel library (cuDNN, MIOpen, oneDNN, FBGEMM): call "
            "the generic op (conv2d, batch_norm, linear, ...)")
-_SPARSE = "sparse and nested layouts: mutograd tensors are dense (strided); use a dense tensor"
+_SPARSE = ("sparse layouts other than COO and CSR (CSC, BSR, BSC), nested and jagged tensors, "
+           "and sparse-sparse products: mutograd.sparse has COO and CSR tensors with products "
+           "by a dense matrix (torch.sparse.mm); use those or a dense tensor")
+_SPARSE_METHOD = ("a method of sparse tensors, and this tensor is dense: make a sparse one with "
+                  "x.to_sparse() or torch.sparse_coo_tensor()")
 _SYM = "symbolic shapes of the tracing compiler: shapes here are plain Python ints"
 _DTYPE = ("a dtype NumPy has no arithmetic for: use float32, float16 or float64 (integers: int8 to "
           "int64, uint8)")
@@ -26,6 +30,9 @@ _KERNEL = ("an internal kernel that PyTorch's public ops call: use the public op
            "(batch_norm, layer_norm, dropout, ...)")
 _DEVICE = ("a device backend mutograd does not have (IPU, XPU, MTIA, MAIA, Vulkan): use 'cpu' or "
            "'cuda'")
+_WIDE_UNSIGNED = ("unsigned integers wider than 8 bits (hash_tensor gives a uint64): mutograd's "
+                  "integer dtypes are int8 to int64 and uint8; use int32 or int64 (hash "
+                  "tensor.numpy().tobytes() for a digest)")
 
 _RULES = {
     "torch": [
@@ -47,8 +54,8 @@ _RULES = {
          r"fused_moving_avg_obs_fake_quant|choose_qparams_optimized|int_repr|per_channel_\w+|"
          r"per_tensor_\w+|qscheme|empty_quantized", _QUANT),
         (r"(cudnn|miopen|mkldnn|fbgemm)_\w+", _VENDOR),
-        (r"sparse_\w+|spmm|smm|hsmm|dsmm|hspmm|sspaddmm|saddmm|\w*indices_copy|values_copy|"
-         r"resize_as_sparse_|jagged|segment_reduce", _SPARSE),
+        (r"sparse_(?!(coo|csr|coo_tensor|csr_tensor)$)\w+|smm|hsmm|dsmm|hspmm|sspaddmm|"
+         r"saddmm|\w*indices_copy|values_copy|resize_as_sparse_|jagged|segment_reduce", _SPARSE),
         (r"sym_\w+|SymBool|SymFloat|SymInt", _SYM),
         (r"bfloat16|bits\w*|bit|complex32|chalf|float8_\w+|float4_\w+|int[1-7]|uint[1-7]|"
          r"BFloat16Tensor", _DTYPE),
@@ -57,35 +64,49 @@ _RULES = {
          r"compiled_with_cxx11_abi|prepare_multiprocessing_environment|"
          r"profiler_allow_cudagraph_cupti_lazy_reinit_cuda12|get_file_path|typename", _DISPATCH),
         (r"native_\w+|batch_norm_(backward_elemt|backward_reduce|elemt|gather_stats\w*|stats|"
-         r"update_stats)|autocast_(de|in)crement_nesting|norm_except_dim|conv_tbc|"
-         r"grid_sampler(_2d|_3d)?|affine_grid_generator|constant_pad_nd|feature_dropout|"
+         r"update_stats)|autocast_(de|in)crement_nesting|norm_except_dim|"
+         r"grid_sampler(_2d|_3d)?|affine_grid_generator|feature_dropout|"
          r"slice_inverse", _KERNEL),
         (r"is_vulkan_available", _DEVICE),
+        (r"uint16|uint32|uint64|hash_tensor", _WIDE_UNSIGNED),
     ],
     "torch.Tensor": [
         (r"q_per_channel_axis|q_per_channel_scales|q_per_channel_zero_points|q_scale|"
          r"q_zero_point|qscheme|dequantize|int_repr", _QUANT),
-        (r"is_mkldnn|to_mkldnn", _VENDOR),
-        (r"coalesce|is_coalesced|ccol_indices|col_indices|crow_indices|row_indices|dense_dim|"
-         r"sparse_dim|indices|values|sparse_mask|sparse_resize_|sparse_resize_and_clear_|"
-         r"to_sparse|to_sparse_bsc|to_sparse_bsr|to_sparse_coo|to_sparse_csc|to_sparse_csr|smm|"
-         r"sspaddmm|resize_as_sparse_|to_padded_tensor|slice_inverse", _SPARSE),
-        (r"storage|untyped_storage|storage_type|record_stream|is_set_to|map2_|module_load|"
+        (r"to_mkldnn", _VENDOR),
+        (r"coalesce|is_coalesced|col_indices|crow_indices|dense_dim|sparse_dim|indices|values",
+         _SPARSE_METHOD),
+        (r"ccol_indices|row_indices|sparse_mask|sparse_resize_|sparse_resize_and_clear_|"
+         r"to_sparse_bsc|to_sparse_bsr|to_sparse_csc|smm|sspaddmm|resize_as_sparse_|"
+         r"to_padded_tensor|slice_inverse", _SPARSE),
+        (r"storage|untyped_storage|storage_type|record_stream|map2_|module_load|"
          r"const_data_ptr", _STORAGE),
         (r"bfloat16|chalf", _DTYPE),
-        (r"ipu|xpu|mtia|is_ipu|is_xpu|is_mtia|is_maia|is_vulkan|is_xla|is_mps|is_meta", _DEVICE),
-        (r"reinforce|volatile|as_subclass|grad_dtype", _DISPATCH),
+        (r"ipu|xpu|mtia", _DEVICE),
+        (r"reinforce|volatile|grad_dtype", _DISPATCH),
+        (r"hash_tensor", _WIDE_UNSIGNED),
     ],
     "torch.nn.functional": [
         (r"BroadcastingList\d|boolean_dispatch|assert_int_or_pair|handle_torch_function|"
          r"has_torch_function\w*", _JIT),
         (r"ScalingType|SwizzleType|scaled_mm|scaled_grouped_mm", _DTYPE),
     ],
+    "torch.sparse": [
+        (r"SparseSemiStructuredTensor\w*|to_sparse_semi_structured", "the semi-structured "
+         "(2:4) sparse format, a layout for the sparse tensor cores of NVIDIA GPUs "
+         "(cuSPARSELt, CUTLASS kernels): keep the pruned weight as a dense tensor (its zeros "
+         "in place), or use a COO or CSR tensor (x.to_sparse()) with torch.sparse.mm"),
+        (r"BFloat16Tensor", _DTYPE),
+    ],
     "torch.autograd": [
         (r"DeviceType|ProfilerActivity|ProfilerConfig|ProfilerEvent|ProfilerState|"
          r"kineto_available", "the Kineto profiler: use Python's cProfile and mutograd.memory"),
         (r"handle_torch_function|has_torch_function|is_tensor_like|enforce_grad_layout_policy",
          _DISPATCH),
+        (r"NestedIOFunction", "PyTorch's legacy autograd Function with nested inputs, kept for "
+         "old code: subclass torch.autograd.Function with static forward and backward"),
+        (r"SavedTensor", "the C++ handle of a tensor a backward node saved: register "
+         "torch.autograd.graph.saved_tensors_hooks to see or replace what is saved"),
     ],
     "torch.optim": [
         (r"SparseAdam", "sparse gradients: mutograd's gradients are dense; use Adam or AdamW"),

@@ -15,6 +15,7 @@ import mutograd as _mg
 
 from ...nn import functional as _F
 from ...nn import functional as _losses
+from ...errors import IntegerDivisionError
 from ...tensor import Tensor as _Tensor
 from ..sampling import sample as _sample
 
@@ -22,23 +23,23 @@ from ..sampling import sample as _sample
 # ---- function forms of Tensor methods --------------------------------------------------------
 def div(input, other, *, rounding_mode=None, out=None):
     """``input / other``; ``rounding_mode='trunc'`` rounds towards zero and ``'floor'`` down
-    (both keep an integer dtype, and have a zero gradient, as in PyTorch)."""
+    (both keep an integer dtype, and have a zero gradient, as in PyTorch). ``out=`` is taken by
+    the namespace (Note [Writing into out=] in mutograd/autograd/out_arguments.py)."""
     if rounding_mode is None:
-        return _mg.div(input, other) if out is None else _mg.div(input, other, out=out)
+        return _mg.div(input, other)
     if rounding_mode == "floor":
-        r = _mg.floor_divide(input, other)
-    elif rounding_mode == "trunc":
-        r = _mg.trunc(_mg.div(input, other))
-        kinds = [getattr(a, "dtype", None) for a in (input, other)]
-        if all(k is None or not (k.is_floating_point or k.is_complex) for k in kinds):
-            r = r.astype(input.dtype if isinstance(input, _Tensor) else other.dtype)
-    else:
+        return _mg.floor_divide(input, other)
+    if rounding_mode != "trunc":
         raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                          f"but found '{rounding_mode}'")
-    if out is not None:
-        out.copy_(r)
-        return out
-    return r
+    kinds = [getattr(a, "dtype", None) for a in (input, other)]
+    if all(k is None or not (k.is_floating_point or k.is_complex) for k in kinds):
+        if not bool((_mg.as_tensor(other) != 0).all()):
+            raise IntegerDivisionError("ZeroDivisionError: integer division or modulo by zero "
+                                       "in div()")
+        r = _mg.trunc(_mg.div(input, other))
+        return r.astype(input.dtype if isinstance(input, _Tensor) else other.dtype)
+    return _mg.trunc(_mg.div(input, other))
 
 
 divide = true_divide = div
@@ -46,14 +47,6 @@ divide = true_divide = div
 
 def detach(input):
     return input.detach()
-
-
-def real(input):
-    return input.real
-
-
-def imag(input):
-    return input.imag
 
 
 def is_complex(input):
@@ -290,15 +283,6 @@ def set_default_tensor_type(t):
     _mg.set_default_dtype(dtype)
 
 
-def is_autocast_enabled(device_type=None):
-    """False: autocast never changes a dtype here (see torch.autocast)."""
-    return False
-
-
-def is_autocast_cpu_enabled():
-    return False
-
-
 # ---- memory formats and layouts ------------------------------------------------------------
 class memory_format:   # noqa: N801 - PyTorch's name
     """A memory layout request (``x.contiguous(memory_format=...)``); tensors here are always
@@ -319,7 +303,8 @@ legacy_contiguous_format = memory_format("legacy_contiguous_format")
 
 
 class layout:   # noqa: N801 - PyTorch's name
-    """A tensor layout: only ``torch.strided`` exists here (sparse layouts are refused)."""
+    """A tensor layout: ``torch.strided`` (dense tensors), ``torch.sparse_coo`` and
+    ``torch.sparse_csr`` (mutograd.sparse; the other sparse layouts are refused)."""
 
     def __init__(self, name):
         self.name = name

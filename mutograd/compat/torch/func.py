@@ -6,16 +6,23 @@
             [12.]])
 """
 from ...func import (
+    debug_unwrap,
     functional_call,
+    functionalize,
     grad,
     grad_and_value,
     hessian,
     jacfwd,
     jacrev,
     jvp,
+    linearize,
+    rearrange,
+    replace_all_batch_norm_modules_,
+    stack_module_state,
     vjp,
     vmap,
 )
 
-__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
-           "vjp", "vmap"]
+__all__ = ["debug_unwrap", "functional_call", "functionalize", "grad", "grad_and_value",
+           "hessian", "jacfwd", "jacrev", "jvp", "linearize", "rearrange",
+           "replace_all_batch_norm_modules_", "stack_module_state", "vjp", "vmap"]

@@ -19,13 +19,16 @@ mutograd/tensor.py).
     >>> str(x.dtype), x.shape, (x + 1).max(0).values
     ('torch.int64', torch.Size([2]), tensor(1))
 """
+import math
+import warnings
+
 from ... import dtypes as _dtypes
 from ... import nn as _nn
 from ...errors import BackwardError
 from ...tensor import Size as _Size
 from ...tensor import Tensor as _Tensor
 from ..dialect_tensor import DialectTensor
-from . import _toplevel
+from . import _legacy_linalg, _statistics, _stft, _toplevel
 from ._refusals import TensorRefusals
 
 DTYPES = _dtypes.family("torch.")       # numpy dtype -> torch.float32, ...
@@ -60,6 +63,9 @@ class Tensor(DialectTensor, TensorRefusals, dialect=True):
     __slots__ = ()
     _print_style = "torch"
     _int_is_size = True
+    _same_dtype_operands = True     # float32 @ float64 is an error, not a promotion
+    _namespace_name = "torch"
+    _leaf_note = None
 
     @property
     def shape(self):
@@ -74,6 +80,16 @@ class Tensor(DialectTensor, TensorRefusals, dialect=True):
         return Size(self._data.shape) if dim is None else self._data.shape[dim]
 
     layout = property(lambda self: _toplevel.strided, doc="``torch.strided``: tensors are dense.")
+
+    def numpy(self, *, force=False):
+        """The data as a NumPy array sharing memory; as in PyTorch, a tensor that requires grad
+        must be detached first (``force=True`` gives a detached copy, from any place)."""
+        if force:
+            return self.detach().cpu()._data.copy()
+        if self._rg:
+            raise BackwardError("Can't call numpy() on Tensor that requires grad. Use "
+                                "tensor.detach().numpy() instead.")
+        return _Tensor.numpy(self)
 
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -99,6 +115,63 @@ class Tensor(DialectTensor, TensorRefusals, dialect=True):
     div_ = divide_ = true_divide_ = _divide("div_", True)
     unique_consecutive = _toplevel.unique_consecutive
     histogram = _toplevel.histogram
+
+    def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+        """The sparse COO form of this tensor's nonzero entries (or ``layout``'s form)."""
+        from .sparse import to_sparse
+        return to_sparse(self, sparse_dim, layout=layout)
+
+    def to_sparse_coo(self):
+        """The sparse COO form (``to_sparse()``)."""
+        return self.to_sparse()
+
+    def to_sparse_csr(self, dense_dim=None):
+        """The sparse CSR form of this 2-D tensor's nonzero entries."""
+        from .sparse import sparse_csr
+        return self.to_sparse(layout=sparse_csr)
+    # the methods of PyTorch's legacy linear algebra, statistics and stft (their torch.* forms)
+    svd, symeig = _legacy_linalg.svd, _legacy_linalg.symeig
+    geqrf, orgqr, ormqr = _legacy_linalg.geqrf, _legacy_linalg.orgqr, _legacy_linalg.ormqr
+    mode, nanmedian = _statistics.mode, _statistics.nanmedian
+    nanquantile, nonzero_static = _statistics.nanquantile, _statistics.nonzero_static
+    as_strided_scatter = _statistics.as_strided_scatter
+    stft, istft = _stft.stft, _stft.istft
+
+    def resize(self, *sizes):
+        """Deprecated by PyTorch: this tensor's elements in the shape ``sizes`` (their count must
+        stay the same), a new tensor with a gradient."""
+        warnings.warn("non-inplace resize is deprecated", DeprecationWarning, stacklevel=2)
+        shape = tuple(sizes[0]) if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes
+        if math.prod(shape) != self._data.size:
+            raise RuntimeError(f"requested resize to {list(shape)} ({math.prod(shape)} elements "
+                               f"in total), but the given tensor has a size of "
+                               f"{self._data.size} elements; autograd's resize can only change "
+                               f"the shape, keeping the number of elements")
+        return self.reshape(shape).clone()
+
+    def resize_as(self, the_template):
+        """Deprecated by PyTorch: :meth:`resize` to ``the_template``'s shape."""
+        return self.resize(tuple(the_template.shape))
+
+    def index(self, indices):
+        """``self[indices]`` with ``indices`` a list of index tensors, None for a whole
+        dimension (ATen's ``index``)."""
+        return self[tuple(slice(None) if i is None else i for i in indices)]
+
+    def as_subclass(self, cls):
+        """This tensor's elements, sharing its memory and its place in the graph, as an
+        instance of ``cls`` (a subclass of ``torch.Tensor``)."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError(f"as_subclass: cls must be a subclass of torch.Tensor, got {cls!r}")
+        out = self.view(self.shape)
+        out.__class__ = cls
+        return out
+
+    def is_set_to(self, tensor):
+        """Whether both tensors use the same memory with the same shape and strides."""
+        a, b = self._data, tensor._data
+        return (a.dtype == b.dtype and a.shape == b.shape and a.strides == b.strides
+                and a.__array_interface__["data"][0] == b.__array_interface__["data"][0])
 
 
 

@@ -10,7 +10,8 @@ and Gaussian negative log-likelihood, with PyTorch's ``reduction=`` (and its leg
 """
 import math
 
-from ...errors import ShapeError
+from ...dtypes import SCALAR_TYPE_NAMES
+from ...errors import DTypeError, ShapeError
 from ...ops import OPS, call
 from ...ops.softmax import log_softmax as _log_softmax
 from ...tensor import Tensor, _wrap
@@ -132,6 +133,13 @@ def cross_entropy(x, target, weight=None, ignore_index=-100, reduction="mean",
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0, got {label_smoothing}")
     logp = _log_softmax(x, axis=1 if x.ndim > 1 else 0)
     if isinstance(target, Tensor) and target._data.dtype.kind == "f":
+        indices_shape = tuple(x.shape[:1]) + tuple(x.shape[2:]) if x.ndim > 1 else ()
+        if tuple(target.shape) == indices_shape:   # class indices given as floats
+            name = SCALAR_TYPE_NAMES.get(target._data.dtype.name, target._data.dtype.name)
+            raise DTypeError(f"cross_entropy: expected target dtype to be Long or Byte, but got "
+                             f"{name}: a target of shape {list(target.shape)} holds class "
+                             f"indices (pass target.long()); a float target holds class "
+                             f"probabilities and has the input's shape {list(x.shape)}")
         _check_same_shape(x, target, "cross_entropy")
         c = x.shape[1] if x.ndim > 1 else x.shape[0]
         prob = target

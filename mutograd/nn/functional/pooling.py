@@ -37,7 +37,7 @@ import math
 import numpy as np
 
 from ...autograd.grad_mode import no_grad
-from ...errors import DTypeError, IndexRangeError, ShapeError
+from ...errors import ArgumentError, DTypeError, IndexRangeError, ShapeError
 from ...ops import OPS, call
 from ...ops.creation import rand, tensor
 from ...ops.indexing import gather
@@ -69,7 +69,7 @@ def _pool_args(n, kernel_size, stride, padding, dilation, name):
         raise ValueError(f"{name}: pad should be at most half of effective kernel size, got "
                          f"padding={p} and kernel_size={k}")
     if any(v <= 0 for v in k + s + d):
-        raise ValueError(f"{name}: kernel_size, stride and dilation must be positive, got "
+        raise ArgumentError(f"{name}: kernel_size, stride and dilation must be positive, got "
                          f"{k}, {s}, {d}")
     return k, s, p, d
 
@@ -139,7 +139,7 @@ def _max_by_positions(x, positions, name):
     if x.dtype.np.kind == "b":
         raise DTypeError(f'"{name}" is not implemented for bool tensors (as in PyTorch)')
     with no_grad():
-        idx = _argmax_windows(x.cpu().numpy(), positions)   # (a copy when on a device)
+        idx = _argmax_windows(x.detach().cpu().numpy(), positions)   # (a copy when on a device)
     indices = _like_place(x, idx)
     return _gather_max(x, indices), indices
 

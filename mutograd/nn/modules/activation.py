@@ -30,28 +30,26 @@ class _Activation(Module):
     def forward(self, x):
         return type(self).fn(x, *[getattr(self, s) for s in self.settings], inplace=self.inplace)
 
-
-def _inplace_repr(self):
-    return "inplace=True" if self.inplace else ""
+    def extra_repr(self):
+        # PyTorch's text: each setting by name, then ``inplace=True`` only when set
+        shown = [f"{s}={getattr(self, s)}" for s in self.settings]
+        return ", ".join(shown + (["inplace=True"] if self.inplace else []))
 
 
 class ReLU(_Activation):
     """``max(x, 0)``; ``inplace=True`` writes into the input (ReLU saves its output, so the
     in-place form keeps no extra memory)."""
     fn = staticmethod(F.relu)
-    extra_repr = _inplace_repr
 
 
 class ReLU6(_Activation):
     """``min(max(x, 0), 6)``."""
     fn = staticmethod(F.relu6)
-    extra_repr = _inplace_repr
 
 
 class SiLU(_Activation):
     """``x * sigmoid(x)`` (in place it keeps a copy of the input for backward)."""
     fn = staticmethod(F.silu)
-    extra_repr = _inplace_repr
 
 
 class LeakyReLU(_Activation):
@@ -78,6 +76,9 @@ class GELU(Module):
     def forward(self, x):
         return F.gelu(x, self.approximate)
 
+    def extra_repr(self):
+        return f"approximate={self.approximate!r}"
+
 
 class Sigmoid(Module):
     def forward(self, x):
@@ -90,12 +91,15 @@ class Tanh(Module):
 
 
 class Softmax(Module):
-    def __init__(self, dim=-1):
+    def __init__(self, dim=None):
         super().__init__()
         self.dim = dim
 
     def forward(self, x):
         return F.softmax(x, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
 
 
 class LogSoftmax(Softmax):
@@ -112,13 +116,19 @@ class Softplus(Module):
     def forward(self, x):
         return F.softplus(x, self.beta, self.threshold)
 
+    def extra_repr(self):
+        return f"beta={self.beta}, threshold={self.threshold}"
+
 
 class Hardtanh(_Activation):
     fn, settings = staticmethod(F.hardtanh), ("min_val", "max_val")
 
-    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None,
+                 max_value=None):
         super().__init__(inplace)
-        self.min_val, self.max_val = min_val, max_val
+        # ``min_value``/``max_value``: PyTorch's deprecated names, which win when given
+        self.min_val = min_val if min_value is None else min_value
+        self.max_val = max_val if max_value is None else max_value
 
 
 class CELU(_Activation):
@@ -134,6 +144,9 @@ class _Shrink(Module):
         super().__init__()
         self.lambd = lambd
 
+    def extra_repr(self):
+        return f"{self.lambd}"
+
 
 class Softshrink(_Shrink):
     def forward(self, x):
@@ -145,52 +158,63 @@ class Hardshrink(_Shrink):
         return F.hardshrink(x, self.lambd)
 
 
-def _simple(name, fn, doc):
+def _simple(name, fn, doc, inplace="shown"):
     """A parameterless activation module over ``fn``: an ``inplace=`` activation is an
-    :class:`_Activation`."""
+    :class:`_Activation`. Else, as PyTorch's module: ``inplace`` ``"shown"`` (an
+    ``inplace=`` argument the repr shows), ``"hidden"`` (taken, not shown) or None (none)."""
     if "inplace" in inspect.signature(fn).parameters:
-        return type(name, (_Activation,), {"fn": staticmethod(fn), "__doc__": doc})
-
-    def __init__(self, inplace=False):
-        Module.__init__(self)
-        self.inplace = inplace
+        attrs = {"fn": staticmethod(fn), "__doc__": doc}
+        if inplace == "hidden":
+            attrs["extra_repr"] = Module.extra_repr
+        return type(name, (_Activation,), attrs)
 
     def forward(self, x):
         return fn(x)
-    return type(name, (Module,), {"__init__": __init__, "forward": forward, "__doc__": doc})
+    attrs = {"forward": forward, "__doc__": doc}
+    if inplace is not None:
+        def __init__(self, inplace=False):
+            Module.__init__(self)
+            self.inplace = inplace
+        attrs["__init__"] = __init__
+    if inplace == "shown":
+        attrs["extra_repr"] = lambda self: "inplace=True" if self.inplace else ""
+    return type(name, (Module,), attrs)
 
 
 Mish = _simple("Mish", F.mish, "``x * tanh(softplus(x))``.")
 
 
-Hardswish = _simple("Hardswish", F.hardswish, "``x * relu6(x + 3) / 6``.")
+Hardswish = _simple("Hardswish", F.hardswish, "``x * relu6(x + 3) / 6``.", "hidden")
 
 
-Hardsigmoid = _simple("Hardsigmoid", F.hardsigmoid, "``relu6(x + 3) / 6``.")
+Hardsigmoid = _simple("Hardsigmoid", F.hardsigmoid, "``relu6(x + 3) / 6``.", "hidden")
 
 
 SELU = _simple("SELU", F.selu, "Scaled ELU.")
 
 
-Softsign = _simple("Softsign", F.softsign, "``x / (1 + |x|)``.")
+Softsign = _simple("Softsign", F.softsign, "``x / (1 + |x|)``.", None)
 
 
-Tanhshrink = _simple("Tanhshrink", F.tanhshrink, "``x - tanh(x)``.")
+Tanhshrink = _simple("Tanhshrink", F.tanhshrink, "``x - tanh(x)``.", None)
 
 
-LogSigmoid = _simple("LogSigmoid", F.logsigmoid, "``log(sigmoid(x))``.")
+LogSigmoid = _simple("LogSigmoid", F.logsigmoid, "``log(sigmoid(x))``.", None)
 
 
 class PReLU(Module):
     """``x`` where positive, else a learned slope times ``x`` (one, or one per channel)."""
 
-    def __init__(self, num_parameters=1, init=0.25, dtype=None):
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
         super().__init__()
         self.num_parameters = num_parameters
-        self.weight = Parameter(ones([num_parameters], dtype=dtype) * init)
+        self.weight = Parameter(ones([num_parameters], dtype=dtype, device=device) * init)
 
     def forward(self, x):
         return F.prelu(x, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
 
 
 class Softmin(FunctionShell):

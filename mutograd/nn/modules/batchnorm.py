@@ -20,20 +20,23 @@ class _BatchNorm(Module):
     _var_ddof = 1       # the running variance is unbiased (Paddle's layers: 0, biased)
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
-                 track_running_stats=True, dtype=None):
+                 track_running_stats=True, device=None, dtype=None, *, bias=True):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         if affine:
-            self.weight = Parameter(ones([num_features], dtype=dtype))
-            self.bias = Parameter(zeros([num_features], dtype=dtype))
+            self.weight = Parameter(ones([num_features], dtype=dtype, device=device))
         else:
             self.register_parameter("weight", None)
+        if affine and bias:
+            self.bias = Parameter(zeros([num_features], dtype=dtype, device=device))
+        else:
             self.register_parameter("bias", None)
         if track_running_stats:
-            self.register_buffer("running_mean", zeros([num_features], dtype=dtype))
-            self.register_buffer("running_var", ones([num_features], dtype=dtype))
-            self.register_buffer("num_batches_tracked", zeros([], dtype="int64"))
+            self.register_buffer("running_mean", zeros([num_features], dtype=dtype,
+                                                       device=device))
+            self.register_buffer("running_var", ones([num_features], dtype=dtype, device=device))
+            self.register_buffer("num_batches_tracked", zeros([], dtype="int64", device=device))
         else:
             self.running_mean = self.running_var = self.num_batches_tracked = None
 
@@ -52,17 +55,21 @@ class _BatchNorm(Module):
             raise ValueError(f"{type(self).__name__}: expected {self.num_features} channels, "
                              f"got input of shape {list(x.shape)}")
         use_batch = self.training or not self.track_running_stats
+        momentum = self.momentum
         if self.training and self.track_running_stats:
             with no_grad():
                 self.num_batches_tracked.add_(1)
+            if momentum is None:    # a cumulative average of the batches' statistics
+                momentum = 1.0 / int(self.num_batches_tracked.item())
         return F.batch_norm(x, self.running_mean if self.track_running_stats else None,
                             self.running_var if self.track_running_stats else None,
-                            self.weight, self.bias, use_batch, self.momentum, self.eps,
+                            self.weight, self.bias, use_batch, momentum, self.eps,
                             var_ddof=self._var_ddof)
 
     def extra_repr(self):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -81,8 +88,9 @@ class _InstanceNorm(_BatchNorm):
     _spatial = 1
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
-                 track_running_stats=False, device=None, dtype=None):
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, dtype=dtype)
+                 track_running_stats=False, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
+                         dtype, bias=bias)
 
     def forward(self, x):
         nd = self._spatial + 2
@@ -126,8 +134,10 @@ class SyncBatchNorm(_BatchNorm):
     _dims = (2, 3, 4, 5)
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
-                 track_running_stats=True, process_group=None, device=None, dtype=None):
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, dtype=dtype)
+                 track_running_stats=True, process_group=None, device=None, dtype=None, *,
+                 bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
+                         dtype, bias=bias)
         self.process_group = process_group
 
     @classmethod

@@ -107,8 +107,18 @@ class ParameterDict(Module):
             self[pair[0]] = pair[1]
 
     def extra_repr(self):
-        return "\n".join(f"({k}): Parameter containing: [{v.dtype} of size {v.shape}]"
-                         for k, v in self._parameters.items())
+        # PyTorch's text: the tensor type's name, each line indented by two more spaces
+        return "\n".join(f"  ({k}): Parameter containing: [{_type_name(v)} of size "
+                         f"{_size_text(v)}]" for k, v in self._parameters.items())
+
+
+def _size_text(t):
+    return "x".join(str(n) for n in t.shape)
+
+
+def _type_name(t):
+    """``torch.FloatTensor`` in the torch dialect (its ``Tensor.type()``), else the dtype."""
+    return t.type() if callable(getattr(t, "type", None)) else str(t.dtype)
 
 
 class Container(Module):
@@ -141,13 +151,13 @@ class DataParallel(Module):
 class Sequential(Module):
     """Modules called one after the other; ``Sequential(a, b)`` or ``Sequential(OrderedDict)``."""
 
-    def __init__(self, *mods):
+    def __init__(self, *args):
         super().__init__()
-        if len(mods) == 1 and isinstance(mods[0], (dict, OrderedDict)):
-            for name, m in mods[0].items():
+        if len(args) == 1 and isinstance(args[0], (dict, OrderedDict)):
+            for name, m in args[0].items():
                 self.add_module(name, m)
         else:
-            for i, m in enumerate(mods):
+            for i, m in enumerate(args):
                 self.add_module(str(i), m)
 
     def forward(self, x):
@@ -226,16 +236,31 @@ class ModuleList(_List):
 
     table = "_modules"
 
+    def __init__(self, modules=None):
+        super().__init__(modules)
+
     def _put(self, key, m):
         self.add_module(key, m)
+
+    def _child_lines(self):
+        # runs of equal items print once, as PyTorch's ``(0-2): 3 x ReLU()``
+        lines, texts = [], [repr(m).replace("\n", "\n  ") for m in self._modules.values()]
+        start = 0
+        for i in range(1, len(texts) + 1):
+            if i == len(texts) or texts[i] != texts[start]:
+                n = i - start
+                lines.append(f"({start}): {texts[start]}" if n == 1 else
+                             f"({start}-{i - 1}): {n} x {texts[start]}")
+                start = i
+        return lines
 
 
 class ModuleDict(Module):
     """A dict of sub-modules by name."""
 
-    def __init__(self, mods=None):
+    def __init__(self, modules=None):
         super().__init__()
-        for k, m in (mods or {}).items():
+        for k, m in (modules or {}).items():
             self.add_module(k, m)
 
     def __getitem__(self, k):
@@ -271,6 +296,14 @@ class ParameterList(_List):
     Parameters)."""
 
     table = "_parameters"
+
+    def __init__(self, values=None):
+        super().__init__(values)
+
+    def extra_repr(self):
+        return "\n".join(f"  ({k}): Parameter containing: [{p.dtype} of size {_size_text(p)}"
+                         f"{'' if p.device.type == 'cpu' else f' ({p.device})'}]"
+                         for k, p in self._parameters.items())
 
     def _put(self, key, value):
         self.register_parameter(key, value if isinstance(value, Parameter) else Parameter(value))

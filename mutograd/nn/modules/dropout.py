@@ -14,8 +14,8 @@ from ..functional import dropouts as _dropouts
 from ..module import Module
 
 
-class Dropout(Module):
-    """Zero elements with probability ``p`` in training (``inplace=True``: into the input)."""
+class _DropoutNd(Module):
+    """The base of the dropout layers: probability ``p`` and ``inplace``, as PyTorch's."""
 
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
@@ -30,6 +30,10 @@ class Dropout(Module):
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout(_DropoutNd):
+    """Zero elements with probability ``p`` in training (``inplace=True``: into the input)."""
 
 
 class Dropout2d(Dropout):

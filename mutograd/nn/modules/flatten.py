@@ -36,6 +36,9 @@ class Flatten(Module):
         super().__init__()
         self.start_dim, self.end_dim = start_dim, end_dim
 
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
     def forward(self, x):
         return ops.call(ops.OPS["flatten"], [x], {"start_axis": self.start_dim,
                                                   "stop_axis": self.end_dim})

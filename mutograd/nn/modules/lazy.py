@@ -9,6 +9,8 @@ class (``LazyLinear`` -> ``Linear``), as PyTorch's. Until then its parameters ar
     >>> type(lin).__name__, lin.weight.shape, lin.in_features
     ('Linear', [3, 5], 5)
 """
+import inspect
+
 from ...errors import MutogradError
 from ...ops.creation import empty
 from ...tensor import Tensor
@@ -21,11 +23,12 @@ from .batchnorm import (
     InstanceNorm2d,
     InstanceNorm3d,
 )
-from .conv import Conv1d, Conv2d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .linear import Linear
 
 __all__ = ["LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyConv1d", "LazyConv2d",
-           "LazyConvTranspose2d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
+           "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",
+           "LazyInstanceNorm1d", "LazyInstanceNorm2d",
            "LazyInstanceNorm3d", "LazyLinear", "LazyModuleMixin", "UninitializedBuffer",
            "UninitializedParameter"]
 
@@ -152,11 +155,22 @@ class LazyModuleMixin:
         return Module.__call__(self, *args, **kwargs)
 
 
-def _lazy(name, target, feature_attr, unbatched_ndim, doc):
+def _lazy(name, target, feature_attr, unbatched_ndim, doc, **defaults):
+    """The lazy form of ``target``: its constructor's parameters without the first (the
+    feature count), with ``defaults`` changed where PyTorch's lazy class differs."""
+    params = list(inspect.signature(target.__init__).parameters.values())
+    signature = inspect.Signature([params[0]] + [
+        p.replace(default=defaults[p.name]) if p.name in defaults else p for p in params[2:]])
+
+    def __init__(self, *args, **kwargs):
+        bound = signature.bind(self, *args, **kwargs)
+        for key in defaults:
+            bound.arguments.setdefault(key, defaults[key])
+        LazyModuleMixin.__init__(self, *bound.args[1:], **bound.kwargs)
+    __init__.__signature__ = signature
     cls = type(name, (LazyModuleMixin, target), {
         "cls_to_become": target, "_feature_attr": feature_attr,
-        "_unbatched_ndim": unbatched_ndim, "__doc__": doc,
-        "__init__": LazyModuleMixin.__init__})
+        "_unbatched_ndim": unbatched_ndim, "__doc__": doc, "__init__": __init__})
     cls.__module__ = __name__
     return cls
 
@@ -175,8 +189,13 @@ def _conv_doc(base):
 
 LazyConv1d = _lazy("LazyConv1d", Conv1d, "in_channels", 2, _conv_doc(Conv1d))
 LazyConv2d = _lazy("LazyConv2d", Conv2d, "in_channels", 3, _conv_doc(Conv2d))
+LazyConv3d = _lazy("LazyConv3d", Conv3d, "in_channels", 4, _conv_doc(Conv3d))
+LazyConvTranspose1d = _lazy("LazyConvTranspose1d", ConvTranspose1d, "in_channels", 2,
+                            _conv_doc(ConvTranspose1d))
 LazyConvTranspose2d = _lazy("LazyConvTranspose2d", ConvTranspose2d, "in_channels", 3,
                             _conv_doc(ConvTranspose2d))
+LazyConvTranspose3d = _lazy("LazyConvTranspose3d", ConvTranspose3d, "in_channels", 4,
+                            _conv_doc(ConvTranspose3d))
 
 
 def _norm_doc(base):
@@ -189,12 +208,14 @@ LazyBatchNorm2d = _lazy("LazyBatchNorm2d", BatchNorm2d, "num_features", 3,
                         _norm_doc(BatchNorm2d))
 LazyBatchNorm3d = _lazy("LazyBatchNorm3d", BatchNorm3d, "num_features", 4,
                         _norm_doc(BatchNorm3d))
+# PyTorch's lazy instance norms default to affine=True, track_running_stats=True
+_LAZY_INSTANCE_NORM = {"affine": True, "track_running_stats": True}
 LazyInstanceNorm1d = _lazy("LazyInstanceNorm1d", InstanceNorm1d, "num_features", 2,
-                           _norm_doc(InstanceNorm1d))
+                           _norm_doc(InstanceNorm1d), **_LAZY_INSTANCE_NORM)
 LazyInstanceNorm2d = _lazy("LazyInstanceNorm2d", InstanceNorm2d, "num_features", 3,
-                           _norm_doc(InstanceNorm2d))
+                           _norm_doc(InstanceNorm2d), **_LAZY_INSTANCE_NORM)
 LazyInstanceNorm3d = _lazy("LazyInstanceNorm3d", InstanceNorm3d, "num_features", 4,
-                           _norm_doc(InstanceNorm3d))
+                           _norm_doc(InstanceNorm3d), **_LAZY_INSTANCE_NORM)
 
 
 def lazy_conv(name, base, unbatched_ndim):

@@ -21,12 +21,12 @@ def _uniform_bias(bias, fan_in):
         init.uniform_(bias, -bound, bound)
 
 
-def weight_and_bias(module, weight_shape, bias, out_features, dtype):
+def weight_and_bias(module, weight_shape, bias, out_features, dtype, device=None):
     """Give ``module`` an uninitialised ``weight`` of ``weight_shape`` and, when ``bias``, a
     ``bias`` of ``out_features`` (else ``bias`` is None), in that order."""
-    module.weight = Parameter(empty(list(weight_shape), dtype=dtype))
+    module.weight = Parameter(empty(list(weight_shape), dtype=dtype, device=device))
     if bias:
-        module.bias = Parameter(empty([out_features], dtype=dtype))
+        module.bias = Parameter(empty([out_features], dtype=dtype, device=device))
     else:
         module.register_parameter("bias", None)
 
@@ -34,10 +34,10 @@ def weight_and_bias(module, weight_shape, bias, out_features, dtype):
 class Linear(Module):
     """``y = x W^T + b`` with W of shape (out_features, in_features)."""
 
-    def __init__(self, in_features, out_features, bias=True, dtype=None):
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
-        weight_and_bias(self, [out_features, in_features], bias, out_features, dtype)
+        weight_and_bias(self, [out_features, in_features], bias, out_features, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -51,6 +51,11 @@ class Linear(Module):
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """The ``out_proj`` of :class:`MultiheadAttention`: a Linear under PyTorch's name for it
+    (which ``print(model)`` shows)."""
 
 
 class Identity(Module):
@@ -73,7 +78,7 @@ class Bilinear(Module):
         self.in1_features, self.in2_features = in1_features, in2_features
         self.out_features = out_features
         weight_and_bias(self, [out_features, in1_features, in2_features], bias, out_features,
-                        dtype)
+                        dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self):

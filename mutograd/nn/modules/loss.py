@@ -14,21 +14,28 @@ import math
 
 from ...errors import ShapeError
 from .. import functional as F
+from ..functional.loss import _legacy
 from ..module import Module
+from .distance import PairwiseDistance
 from .linear import Linear
 
 
 class _Loss(Module):
-    def __init__(self, reduction="mean"):
+    """The base of the losses: ``reduction``, or PyTorch's deprecated ``size_average`` and
+    ``reduce`` (either given decides)."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
+        reduction = _legacy(size_average, reduce, reduction)
         if reduction not in ("mean", "sum", "none"):
             raise ValueError(f"{reduction!r} is not a valid value for reduction")
         self.reduction = reduction
 
 
 class CrossEntropyLoss(_Loss):
-    def __init__(self, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
-        super().__init__(reduction)
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean", label_smoothing=0.0):
+        super().__init__(size_average, reduce, reduction)
         self.weight, self.ignore_index, self.label_smoothing = weight, ignore_index, \
             label_smoothing
 
@@ -38,8 +45,9 @@ class CrossEntropyLoss(_Loss):
 
 
 class NLLLoss(_Loss):
-    def __init__(self, weight=None, ignore_index=-100, reduction="mean"):
-        super().__init__(reduction)
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
         self.weight, self.ignore_index = weight, ignore_index
 
     def forward(self, x, target):
@@ -47,18 +55,24 @@ class NLLLoss(_Loss):
 
 
 class MSELoss(_Loss):
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+
     def forward(self, x, target):
         return F.mse_loss(x, target, self.reduction)
 
 
 class L1Loss(_Loss):
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+
     def forward(self, x, target):
         return F.l1_loss(x, target, self.reduction)
 
 
 class SmoothL1Loss(_Loss):
-    def __init__(self, reduction="mean", beta=1.0):
-        super().__init__(reduction)
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction)
         self.beta = beta
 
     def forward(self, x, target):
@@ -66,8 +80,8 @@ class SmoothL1Loss(_Loss):
 
 
 class BCELoss(_Loss):
-    def __init__(self, weight=None, reduction="mean"):
-        super().__init__(reduction)
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
         self.weight = weight
 
     def forward(self, x, target):
@@ -75,8 +89,9 @@ class BCELoss(_Loss):
 
 
 class BCEWithLogitsLoss(_Loss):
-    def __init__(self, weight=None, reduction="mean", pos_weight=None):
-        super().__init__(reduction)
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
+                 pos_weight=None):
+        super().__init__(size_average, reduce, reduction)
         self.weight, self.pos_weight = weight, pos_weight
 
     def forward(self, x, target):
@@ -86,7 +101,7 @@ class BCEWithLogitsLoss(_Loss):
 
 class HuberLoss(_Loss):
     def __init__(self, reduction="mean", delta=1.0):
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.delta = delta
 
     def forward(self, x, target):
@@ -94,8 +109,8 @@ class HuberLoss(_Loss):
 
 
 class KLDivLoss(_Loss):
-    def __init__(self, reduction="mean", log_target=False):
-        super().__init__("mean" if reduction == "batchmean" else reduction)
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        super().__init__(size_average, reduce, "mean" if reduction == "batchmean" else reduction)
         self.reduction, self.log_target = reduction, log_target
 
     def forward(self, x, target):
@@ -109,7 +124,7 @@ class NLLLoss2d(NLLLoss):
 # ---- modules ---------------------------------------------------------------------------------
 class MarginRankingLoss(_Loss):
     def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(reduction)
+        super().__init__(size_average, reduce, reduction)
         self.margin = margin
 
     def forward(self, input1, input2, target):
@@ -118,7 +133,7 @@ class MarginRankingLoss(_Loss):
 
 class HingeEmbeddingLoss(_Loss):
     def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(reduction)
+        super().__init__(size_average, reduce, reduction)
         self.margin = margin
 
     def forward(self, input, target):
@@ -127,7 +142,7 @@ class HingeEmbeddingLoss(_Loss):
 
 class CosineEmbeddingLoss(_Loss):
     def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(reduction)
+        super().__init__(size_average, reduce, reduction)
         self.margin = margin
 
     def forward(self, input1, input2, target):
@@ -137,7 +152,7 @@ class CosineEmbeddingLoss(_Loss):
 
 class SoftMarginLoss(_Loss):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(reduction)
+        super().__init__(size_average, reduce, reduction)
 
     def forward(self, input, target):
         return F.soft_margin_loss(input, target, reduction=self.reduction)
@@ -145,7 +160,7 @@ class SoftMarginLoss(_Loss):
 
 class MultiLabelSoftMarginLoss(_Loss):
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(reduction)
+        super().__init__(size_average, reduce, reduction)
         self.weight = weight
 
     def forward(self, input, target):
@@ -155,7 +170,7 @@ class MultiLabelSoftMarginLoss(_Loss):
 class MultiMarginLoss(_Loss):
     def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                  reduction="mean"):
-        super().__init__(reduction)
+        super().__init__(size_average, reduce, reduction)
         if p not in (1, 2):
             raise ValueError("only p == 1 and p == 2 supported")
         self.p, self.margin, self.weight = p, margin, weight
@@ -167,7 +182,7 @@ class MultiMarginLoss(_Loss):
 
 class MultiLabelMarginLoss(_Loss):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(reduction)
+        super().__init__(size_average, reduce, reduction)
 
     def forward(self, input, target):
         return F.multilabel_margin_loss(input, target, reduction=self.reduction)
@@ -176,7 +191,7 @@ class MultiLabelMarginLoss(_Loss):
 class TripletMarginLoss(_Loss):
     def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None,
                  reduce=None, reduction="mean"):
-        super().__init__(reduction)
+        super().__init__(size_average, reduce, reduction)
         if margin <= 0:
             raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got "
                              f"{margin} instead")
@@ -189,11 +204,14 @@ class TripletMarginLoss(_Loss):
 
 class TripletMarginWithDistanceLoss(_Loss):
     def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         if margin <= 0:
             raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater "
                              f"than 0, got {margin} instead")
-        self.distance_function, self.margin, self.swap = distance_function, margin, swap
+        # the default distance is a PairwiseDistance child module, as PyTorch's
+        self.distance_function = (PairwiseDistance() if distance_function is None
+                                  else distance_function)
+        self.margin, self.swap = margin, swap
 
     def forward(self, anchor, positive, negative):
         return F.triplet_margin_with_distance_loss(
@@ -204,7 +222,7 @@ class TripletMarginWithDistanceLoss(_Loss):
 class PoissonNLLLoss(_Loss):
     def __init__(self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                  reduction="mean"):
-        super().__init__(reduction)
+        super().__init__(size_average, reduce, reduction)
         self.log_input, self.full, self.eps = log_input, full, eps
 
     def forward(self, log_input, target):
@@ -214,7 +232,7 @@ class PoissonNLLLoss(_Loss):
 
 class GaussianNLLLoss(_Loss):
     def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.full, self.eps = full, eps
 
     def forward(self, input, target, var):
@@ -223,7 +241,7 @@ class GaussianNLLLoss(_Loss):
 
 class CTCLoss(_Loss):
     def __init__(self, blank=0, reduction="mean", zero_infinity=False):
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.blank, self.zero_infinity = blank, zero_infinity
 
     def forward(self, log_probs, targets, input_lengths, target_lengths):

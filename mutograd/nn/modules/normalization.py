@@ -81,48 +81,65 @@ class LayerNorm(Module):
     """Normalise over the trailing ``normalized_shape`` axes, with an element-wise affine."""
 
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
-                 dtype=None):
+                 device=None, dtype=None):
         super().__init__()
         shape = _shape(normalized_shape)
         self.normalized_shape, self.eps = shape, eps
+        self.elementwise_affine = elementwise_affine
         _scale_shift(self, shape, elementwise_affine, elementwise_affine and bias, dtype)
+        _place(self, device)
 
     def forward(self, x):
         return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return f"{self.normalized_shape}, eps={self.eps}"
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
+
+
+def _place(module, device):
+    """Move a layer made on the CPU to ``device`` (its constructor's ``device=``)."""
+    if device is not None:
+        module.to(device)
 
 
 class GroupNorm(Module):
     """Normalise each of ``num_groups`` groups of channels (with the spatial axes), then a
     per-channel affine."""
 
-    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, dtype=None):
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None,
+                 dtype=None, *, bias=True):
         super().__init__()
         if num_channels % num_groups:
             raise ValueError("num_channels must be divisible by num_groups")
         self.num_groups, self.num_channels, self.eps = num_groups, num_channels, eps
-        _scale_shift(self, (num_channels,), affine, affine, dtype)
+        self.affine = affine
+        _scale_shift(self, (num_channels,), affine, affine and bias, dtype)
+        _place(self, device)
 
     def forward(self, x):
         return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}"
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
+                f"affine={self.affine}, bias={self.bias is not None}")
 
 
 class RMSNorm(Module):
     """Root-mean-square normalisation over the trailing ``normalized_shape`` axes, with an
     element-wise scale."""
 
-    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, dtype=None):
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
+                 dtype=None):
         super().__init__()
         self.normalized_shape, self.eps = _shape(normalized_shape), eps
+        self.elementwise_affine = elementwise_affine
         _scale_shift(self, self.normalized_shape, elementwise_affine, None, dtype)
+        _place(self, device)
 
     def forward(self, x):
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self):
-        return f"{self.normalized_shape}, eps={self.eps}"
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")

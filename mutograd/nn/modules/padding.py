@@ -12,9 +12,11 @@ __all__ = []
 
 
 class _Pad(Module):
-    mode, n = "constant", 1
+    """Padding of the last ``n`` axes by ``mode``; ``padding`` an int or ``2 * n`` ints."""
 
-    def __init__(self, padding, value=0.0):
+    mode, n, value = "constant", 1, 0.0
+
+    def __init__(self, padding):
         super().__init__()
         if isinstance(padding, int):
             padding = (padding,) * (2 * self.n)
@@ -22,7 +24,7 @@ class _Pad(Module):
         if len(padding) != 2 * self.n:
             raise ValueError(f"{type(self).__name__}: padding must be an int or "
                              f"{2 * self.n} ints, got {padding}")
-        self.padding, self.value = padding, value
+        self.padding = padding
 
     def forward(self, x):
         # PyTorch's padding modules accept the unbatched form, one dimension fewer
@@ -34,26 +36,50 @@ class _Pad(Module):
         return F.pad(x, self.padding, self.mode)
 
     def extra_repr(self):
-        return f"{self.padding}" + (f", value={self.value}" if self.mode == "constant" else "")
+        return f"{self.padding}"
 
 
-def _make(prefix, mode, n, doc, value=None):
+class _ConstantPadNd(_Pad):
+    def __init__(self, padding, value):
+        super().__init__(padding)
+        self.value = value
+
+    def extra_repr(self):
+        return f"padding={self.padding}, value={self.value}"
+
+
+class _ZeroPadNd(_ConstantPadNd):
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class _ReflectionPadNd(_Pad):
+    mode = "reflect"
+
+
+class _ReplicationPadNd(_Pad):
+    mode = "replicate"
+
+
+class _CircularPadNd(_Pad):
+    mode = "circular"
+
+
+def _make(prefix, base, n, doc):
     name = f"{prefix}{n}d"
-    attrs = {"mode": mode, "n": n, "__doc__": doc.format(n=n)}
-    if value is not None:       # ZeroPad: no ``value`` argument
-        def __init__(self, padding):
-            _Pad.__init__(self, padding, 0.0)
-        attrs["__init__"] = __init__
-    cls = type(name, (_Pad,), attrs)
-    cls.__module__ = __name__
+    cls = type(name, (base,), {"n": n, "__doc__": doc.format(n=n), "__module__": __name__})
     globals()[name] = cls
     __all__.append(name)
 
 
 for _n in (1, 2, 3):
-    _make("ConstantPad", "constant", _n, "Pad the last {n} axes with ``value``.")
-    _make("ZeroPad", "constant", _n, "Pad the last {n} axes with zeros.", value=0.0)
-    _make("ReflectionPad", "reflect", _n, "Pad the last {n} axes with their mirror image "
-          "(the edge not repeated).")
-    _make("ReplicationPad", "replicate", _n, "Pad the last {n} axes by repeating the edge.")
-    _make("CircularPad", "circular", _n, "Pad the last {n} axes by wrapping around.")
+    _make("ConstantPad", _ConstantPadNd, _n, "Pad the last {n} axes with ``value``.")
+    _make("ZeroPad", _ZeroPadNd, _n, "Pad the last {n} axes with zeros.")
+    _make("ReflectionPad", _ReflectionPadNd, _n, "Pad the last {n} axes with their mirror "
+          "image (the edge not repeated).")
+    _make("ReplicationPad", _ReplicationPadNd, _n, "Pad the last {n} axes by repeating the "
+          "edge.")
+    _make("CircularPad", _CircularPadNd, _n, "Pad the last {n} axes by wrapping around.")

@@ -6,169 +6,172 @@ dimensions and max unpooling, with PyTorch's constructor signatures.
     [[[3.0, 5.0]]]
 """
 
+import inspect
 
 from .. import functional as F
 from ..module import Module
-from .shell import FunctionShell
 
 
 # ---- poolings ------------------------------------------------------------------------------
+def _ntuple(v, n):
+    return (v,) * n if isinstance(v, int) else tuple(v)
+
+
 class _Window(Module):
-    """A pooling module: its constructor's arguments, kept as attributes under PyTorch's names,
-    passed to ``_fn`` by name after the input."""
+    """A pooling module: its constructor's arguments (``_args``, with ``_defaults``) kept as
+    attributes under PyTorch's names and passed to ``_fn`` by name after the input; the repr
+    shows those of ``_shown``. Each subclass gets a real ``__init__`` signature."""
 
     _fn = None
     _args = ()
     _defaults = {}
+    _shown = ()
 
-    def __init__(self, *args, **kw):
-        super().__init__()
-        names = self._args
-        if len(args) > len(names):
-            raise TypeError(f"{type(self).__name__} takes at most {len(names)} arguments")
-        values = dict(zip(names, args))
-        for k, v in kw.items():
-            if k not in names or k in values:
-                raise TypeError(f"{type(self).__name__} got an unexpected or repeated argument "
-                                f"{k!r}")
-            values[k] = v
-        missing = [k for k in names if k not in values and k not in self._defaults]
-        if missing:
-            raise TypeError(f"{type(self).__name__} missing the argument {missing[0]!r}")
-        for k in names:
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        if "_args" in vars(cls) or "_defaults" in vars(cls):
+            params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+            params += [inspect.Parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                         default=cls._defaults.get(k, inspect.Parameter.empty))
+                       for k in cls._args]
+            signature = inspect.Signature(params)
+
+            def __init__(self, *args, **kwargs):
+                bound = signature.bind(self, *args, **kwargs)
+                bound.apply_defaults()
+                _Window._store(self, {k: bound.arguments[k] for k in cls._args})
+            __init__.__signature__ = signature
+            __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+            cls.__init__ = __init__
+
+    def _store(self, values):
+        Module.__init__(self)
+        for k, v in self._settle(values).items():
             if k == "_random_samples":   # a buffer, as PyTorch's (in the state dict when set)
-                self.register_buffer(k, values.get(k))
+                self.register_buffer(k, v)
             else:
-                setattr(self, k, values.get(k, self._defaults.get(k)))
+                setattr(self, k, v)
+
+    def _settle(self, values):
+        """The values as stored (PyTorch's: a missing stride is the kernel size)."""
+        return values
 
     def forward(self, x):
         return type(self)._fn(x, **{k: getattr(self, k) for k in self._args})
 
     def extra_repr(self):
-        return ", ".join(f"{k}={getattr(self, k)}" for k in self._args)
+        return ", ".join(f"{k}={getattr(self, k)}" for k in self._shown)
 
 
-def _pool_class(name, fn, args, defaults, doc):
-    return type(name, (_Window,), {"_fn": staticmethod(fn), "_args": args,
-                                   "_defaults": defaults, "__doc__": doc,
-                                   "__module__": __name__})
+def _strided(values):
+    if values.get("stride") is None:
+        values["stride"] = values["kernel_size"]
+    return values
 
 
-_MAX_DEFAULTS = {"stride": None, "padding": 0, "dilation": 1, "return_indices": False,
+class _MaxPoolNd(_Window):
+    _args = ("kernel_size", "stride", "padding", "dilation", "return_indices", "ceil_mode")
+    _defaults = {"stride": None, "padding": 0, "dilation": 1, "return_indices": False,
                  "ceil_mode": False}
-MaxPool1d = _pool_class("MaxPool1d", F.max_pool1d,
-                        ("kernel_size", "stride", "padding", "dilation", "return_indices",
-                         "ceil_mode"), _MAX_DEFAULTS,
+    _shown = ("kernel_size", "stride", "padding", "dilation", "ceil_mode")
+    _settle = staticmethod(_strided)
+
+
+class _AvgPoolNd(_Window):
+    _args = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+             "divisor_override")
+    _defaults = {"stride": None, "padding": 0, "ceil_mode": False, "count_include_pad": True,
+                 "divisor_override": None}
+    _shown = ("kernel_size", "stride", "padding")
+    _settle = staticmethod(_strided)
+
+
+class _LPPoolNd(_Window):
+    _args = ("norm_type", "kernel_size", "stride", "ceil_mode")
+    _defaults = {"stride": None, "ceil_mode": False}
+    _shown = _args
+
+
+class _AdaptiveMaxPoolNd(_Window):
+    _args, _defaults, _shown = ("output_size", "return_indices"), {"return_indices": False}, \
+        ("output_size",)
+
+
+class _AdaptiveAvgPoolNd(_Window):
+    _args, _shown = ("output_size",), ("output_size",)
+
+
+def _pool_class(name, base, fn, doc, **attrs):
+    return type(name, (base,), {"_fn": staticmethod(fn), "__doc__": doc,
+                                "__module__": __name__, **attrs})
+
+
+MaxPool1d = _pool_class("MaxPool1d", _MaxPoolNd, F.max_pool1d,
                         "Maximum over windows of (N, C, L); ``return_indices``: also positions.")
-MaxPool3d = _pool_class("MaxPool3d", F.max_pool3d,
-                        ("kernel_size", "stride", "padding", "dilation", "return_indices",
-                         "ceil_mode"), _MAX_DEFAULTS,
+MaxPool2d = _pool_class("MaxPool2d", _MaxPoolNd, F.max_pool2d,
+                        "Maximum over ``kernel_size`` windows of (N, C, H, W) (stride defaults "
+                        "to the kernel size).")
+MaxPool3d = _pool_class("MaxPool3d", _MaxPoolNd, F.max_pool3d,
                         "Maximum over windows of (N, C, D, H, W).")
-
-AvgPool1d = _pool_class("AvgPool1d", F.avg_pool1d,
-                        ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"),
-                        {"stride": None, "padding": 0, "ceil_mode": False,
-                         "count_include_pad": True},
-                        "Mean over windows of (N, C, L).")
-AvgPool3d = _pool_class("AvgPool3d", F.avg_pool3d,
-                        ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
-                         "divisor_override"),
-                        {"stride": None, "padding": 0, "ceil_mode": False,
-                         "count_include_pad": True, "divisor_override": None},
+AvgPool1d = _pool_class(
+    "AvgPool1d", _AvgPoolNd, F.avg_pool1d, "Mean over windows of (N, C, L).",
+    _args=_AvgPoolNd._args[:-1],
+    # PyTorch keeps the 1-D sizes as 1-tuples
+    _settle=staticmethod(lambda v: {**_strided(v), **{k: _ntuple(v[k], 1) for k in
+                                                      ("kernel_size", "stride", "padding")}}))
+AvgPool2d = _pool_class("AvgPool2d", _AvgPoolNd, F.avg_pool2d,
+                        "Mean over ``kernel_size`` windows of (N, C, H, W).")
+AvgPool3d = _pool_class("AvgPool3d", _AvgPoolNd, F.avg_pool3d,
                         "Mean over windows of (N, C, D, H, W).")
-AdaptiveAvgPool1d = _pool_class("AdaptiveAvgPool1d", F.adaptive_avg_pool1d, ("output_size",),
-                                {}, "Mean over the bins that divide L into ``output_size``.")
-AdaptiveAvgPool3d = _pool_class("AdaptiveAvgPool3d", F.adaptive_avg_pool3d, ("output_size",),
-                                {}, "Mean over the bins that divide D, H and W.")
-AdaptiveMaxPool1d = _pool_class("AdaptiveMaxPool1d", F.adaptive_max_pool1d,
-                                ("output_size", "return_indices"), {"return_indices": False},
+AdaptiveAvgPool1d = _pool_class("AdaptiveAvgPool1d", _AdaptiveAvgPoolNd, F.adaptive_avg_pool1d,
+                                "Mean over the bins that divide L into ``output_size``.")
+AdaptiveAvgPool2d = _pool_class("AdaptiveAvgPool2d", _AdaptiveAvgPoolNd, F.adaptive_avg_pool2d,
+                                "Mean over bins that give an output of ``output_size``.")
+AdaptiveAvgPool3d = _pool_class("AdaptiveAvgPool3d", _AdaptiveAvgPoolNd, F.adaptive_avg_pool3d,
+                                "Mean over the bins that divide D, H and W.")
+AdaptiveMaxPool1d = _pool_class("AdaptiveMaxPool1d", _AdaptiveMaxPoolNd, F.adaptive_max_pool1d,
                                 "Maximum over the bins that divide L into ``output_size``.")
-AdaptiveMaxPool2d = _pool_class("AdaptiveMaxPool2d", F.adaptive_max_pool2d,
-                                ("output_size", "return_indices"), {"return_indices": False},
+AdaptiveMaxPool2d = _pool_class("AdaptiveMaxPool2d", _AdaptiveMaxPoolNd, F.adaptive_max_pool2d,
                                 "Maximum over the bins that divide H and W.")
-AdaptiveMaxPool3d = _pool_class("AdaptiveMaxPool3d", F.adaptive_max_pool3d,
-                                ("output_size", "return_indices"), {"return_indices": False},
+AdaptiveMaxPool3d = _pool_class("AdaptiveMaxPool3d", _AdaptiveMaxPoolNd, F.adaptive_max_pool3d,
                                 "Maximum over the bins that divide D, H and W.")
-_LP = ("norm_type", "kernel_size", "stride", "ceil_mode")
-_LP_DEFAULTS = {"stride": None, "ceil_mode": False}
-LPPool1d = _pool_class("LPPool1d", F.lp_pool1d, _LP, _LP_DEFAULTS,
+LPPool1d = _pool_class("LPPool1d", _LPPoolNd, F.lp_pool1d,
                        "Power-average pooling over (N, C, L).")
-LPPool2d = _pool_class("LPPool2d", F.lp_pool2d, _LP, _LP_DEFAULTS,
+LPPool2d = _pool_class("LPPool2d", _LPPoolNd, F.lp_pool2d,
                        "Power-average pooling over (N, C, H, W).")
-LPPool3d = _pool_class("LPPool3d", F.lp_pool3d, _LP, _LP_DEFAULTS,
+LPPool3d = _pool_class("LPPool3d", _LPPoolNd, F.lp_pool3d,
                        "Power-average pooling over (N, C, D, H, W).")
-_FRACTIONAL = ("kernel_size", "output_size", "output_ratio", "return_indices",
-               "_random_samples")
-_FRACTIONAL_DEFAULTS = {"output_size": None, "output_ratio": None, "return_indices": False,
-                        "_random_samples": None}
+_FRACTIONAL = {"_args": ("kernel_size", "output_size", "output_ratio", "return_indices",
+                         "_random_samples"),
+               "_defaults": {"output_size": None, "output_ratio": None, "return_indices": False,
+                             "_random_samples": None}}
 FractionalMaxPool2d = _pool_class(
-    "FractionalMaxPool2d", F.fractional_max_pool2d, _FRACTIONAL, _FRACTIONAL_DEFAULTS,
-    "Fractional max pooling over (N, C, H, W) (windows at pseudo-random starts).")
+    "FractionalMaxPool2d", _Window, F.fractional_max_pool2d,
+    "Fractional max pooling over (N, C, H, W) (windows at pseudo-random starts).",
+    **_FRACTIONAL)
 FractionalMaxPool3d = _pool_class(
-    "FractionalMaxPool3d", F.fractional_max_pool3d, _FRACTIONAL, _FRACTIONAL_DEFAULTS,
-    "Fractional max pooling over (N, C, D, H, W).")
+    "FractionalMaxPool3d", _Window, F.fractional_max_pool3d,
+    "Fractional max pooling over (N, C, D, H, W).", **_FRACTIONAL)
 
 
-class _MaxUnpool(_Window):
-    _args = ("kernel_size", "stride", "padding")
+class _MaxUnpoolNd(_Window):
+    _args = _shown = ("kernel_size", "stride", "padding")
     _defaults = {"stride": None, "padding": 0}
+    _n = 1
+
+    def _settle(self, values):     # PyTorch keeps the sizes as n-tuples
+        return {k: _ntuple(v, self._n) for k, v in _strided(values).items()}
 
     def forward(self, x, indices, output_size=None):
         return type(self)._fn(x, indices, self.kernel_size, self.stride, self.padding,
                               output_size)
 
 
-MaxUnpool1d = type("MaxUnpool1d", (_MaxUnpool,), {
-    "_fn": staticmethod(F.max_unpool1d), "__module__": __name__,
-    "__doc__": "The inverse of MaxPool1d: values at their indices, zeros elsewhere."})
-MaxUnpool2d = type("MaxUnpool2d", (_MaxUnpool,), {
-    "_fn": staticmethod(F.max_unpool2d), "__module__": __name__,
-    "__doc__": "The inverse of MaxPool2d: values at their indices, zeros elsewhere."})
-MaxUnpool3d = type("MaxUnpool3d", (_MaxUnpool,), {
-    "_fn": staticmethod(F.max_unpool3d), "__module__": __name__,
-    "__doc__": "The inverse of MaxPool3d: values at their indices, zeros elsewhere."})
-
-
-# ---- layers without parameters -------------------------------------------------------------
-class _Pool(Module):
-    def __init__(self, kernel_size, stride=None, padding=0, **kw):
-        super().__init__()
-        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
-        self.kw = kw
-
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, " \
-               f"padding={self.padding}"
-
-
-class MaxPool2d(_Pool):
-    """Maximum over ``kernel_size`` windows (stride defaults to the kernel size)."""
-
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
-                 ceil_mode=False):
-        super().__init__(kernel_size, stride, padding, dilation=dilation, ceil_mode=ceil_mode,
-                         return_indices=return_indices)
-
-    def forward(self, x):
-        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, **self.kw)
-
-
-class AvgPool2d(_Pool):
-    """Mean over ``kernel_size`` windows."""
-
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
-                 count_include_pad=True, divisor_override=None):
-        super().__init__(kernel_size, stride, padding, ceil_mode=ceil_mode,
-                         count_include_pad=count_include_pad, divisor_override=divisor_override)
-
-    def forward(self, x):
-        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, **self.kw)
-
-
-class AdaptiveAvgPool2d(FunctionShell):
-    """Mean over bins that give an output of ``output_size``."""
-    fn, settings = staticmethod(F.adaptive_avg_pool2d), ("output_size",)
-
-    def __init__(self, output_size):
-        super().__init__()
-        self.output_size = output_size
+MaxUnpool1d = _pool_class("MaxUnpool1d", _MaxUnpoolNd, F.max_unpool1d,
+                          "The inverse of MaxPool1d: values at their indices, zeros elsewhere.")
+MaxUnpool2d = _pool_class("MaxUnpool2d", _MaxUnpoolNd, F.max_unpool2d,
+                          "The inverse of MaxPool2d: values at their indices, zeros elsewhere.",
+                          _n=2)
+MaxUnpool3d = _pool_class("MaxUnpool3d", _MaxUnpoolNd, F.max_unpool3d,
+                          "The inverse of MaxPool3d: values at their indices, zeros elsewhere.",
+                          _n=3)

@@ -38,6 +38,36 @@ def _step(mode, gi, h, c, w_hh, b_hh):
     return (pre.tanh() if mode == "RNN_TANH" else pre.relu()), None
 
 
+def run_layers(mode, x, h0, c0, weights, bidirectional, dropout=0.0):
+    """Run stacked recurrent layers over ``x`` (steps, batch, features): ``weights`` holds
+    ``(w_ih, w_hh, b_ih, b_hh)`` per layer and direction, in PyTorch's order; ``h0`` (and
+    ``c0`` for an LSTM) the first states; ``dropout`` between layers. Returns the last layer's
+    outputs and the last states ``h_n``, ``c_n`` (None but for an LSTM)."""
+    steps = x.shape[0]
+    dirs = 2 if bidirectional else 1
+    last_h, last_c = [], []
+    for layer in range(len(weights) // dirs):
+        if layer and dropout:
+            x = F.dropout(x, dropout, training=True)
+        outs = []
+        for d in range(dirs):
+            k = layer * dirs + d
+            w_ih, w_hh, b_ih, b_hh = weights[k]
+            gates = F.linear(x, w_ih, b_ih)          # every step's input part at once
+            h, c = h0[k], (None if c0 is None else c0[k])
+            seq = []
+            for t in (range(steps - 1, -1, -1) if d else range(steps)):
+                h, c = _step(mode, gates[t], h, c, w_hh, b_hh)
+                seq.append(h)
+            if d:
+                seq.reverse()
+            outs.append(_stack(seq))
+            last_h.append(h)
+            last_c.append(c)
+        x = outs[0] if dirs == 1 else _cat(outs, 2)
+    return x, _stack(last_h), (_stack(last_c) if mode == "LSTM" else None)
+
+
 class RNNCellBase(Module):
     """The parameters of a recurrent cell, PyTorch's signature: ``weight_ih``
     (num_chunks * hidden_size, input_size), ``weight_hh``, ``bias_ih``, ``bias_hh``."""
@@ -55,6 +85,8 @@ class RNNCellBase(Module):
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)
         self.reset_parameters()
+        if device is not None:
+            self.to(device)
 
     def reset_parameters(self):
         bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
@@ -62,15 +94,22 @@ class RNNCellBase(Module):
             init.uniform_(p, -bound, bound)
 
     def extra_repr(self):
-        return f"{self.input_size}, {self.hidden_size}"
+        # PyTorch's text: the sizes, then each setting not at its default
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
 
 
 class _Cell(RNNCellBase):
     mode = None
 
-    def __init__(self, input_size, hidden_size, bias=True, dtype=None, mode=None):
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None, *,
+                 mode=None):
         mode = mode or type(self).mode
-        super().__init__(input_size, hidden_size, bias, _GATES[mode], dtype=dtype)
+        super().__init__(input_size, hidden_size, bias, _GATES[mode], device, dtype)
         self.mode = mode
 
     def forward(self, input, hx=None):
@@ -97,11 +136,13 @@ class _Cell(RNNCellBase):
 class RNNCell(_Cell):
     """``h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)`` (or relu)."""
 
-    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", dtype=None):
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
+                 dtype=None):
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity: {nonlinearity}")
-        super().__init__(input_size, hidden_size, bias, dtype,
-                         "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU")
+        super().__init__(input_size, hidden_size, bias, device, dtype,
+                         mode="RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU")
+        self.nonlinearity = nonlinearity
 
 
 class LSTMCell(_Cell):
@@ -146,6 +187,8 @@ class RNNBase(Module):
                     setattr(self, "bias_ih" + sfx, Parameter(empty([g], dtype=dtype)))
                     setattr(self, "bias_hh" + sfx, Parameter(empty([g], dtype=dtype)))
         self.reset_parameters()
+        if device is not None:
+            self.to(device)
 
     def reset_parameters(self):
         bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
@@ -165,7 +208,7 @@ class RNNBase(Module):
                 tuple(t.unsqueeze(1) for t in hx) if self.mode == "LSTM" else hx.unsqueeze(1))
         elif self.batch_first:
             input = input.swapaxes(0, 1)
-        steps, n = input.shape[0], input.shape[1]
+        n = input.shape[1]
         dirs = 2 if self.bidirectional else 1
         if hx is None:
             h0 = zeros([self.num_layers * dirs, n, self.hidden_size], dtype=input.dtype)
@@ -174,46 +217,32 @@ class RNNBase(Module):
             h0, c0 = hx
         else:
             h0, c0 = hx, None
-        x = input
-        last_h, last_c = [], []
-        for layer in range(self.num_layers):
-            if layer and self.dropout and self.training:
-                x = F.dropout(x, self.dropout, training=True)
-            outs = []
-            for d in range(dirs):
-                w_ih, w_hh, b_ih, b_hh = self._weights(layer, d)
-                gates = F.linear(x, w_ih, b_ih)          # every step's input part at once
-                k = layer * dirs + d
-                h, c = h0[k], (None if c0 is None else c0[k])
-                seq = []
-                for t in (range(steps - 1, -1, -1) if d else range(steps)):
-                    h, c = _step(self.mode, gates[t], h, c, w_hh, b_hh)
-                    seq.append(h)
-                if d:
-                    seq.reverse()
-                outs.append(_stack(seq))
-                last_h.append(h)
-                last_c.append(c)
-            x = outs[0] if dirs == 1 else _cat(outs, 2)
-        h_n = _stack(last_h)
+        weights = [self._weights(layer, d) for layer in range(self.num_layers)
+                   for d in range(dirs)]
+        x, h_n, c_n = run_layers(self.mode, input, h0, c0, weights, self.bidirectional,
+                                 self.dropout if self.training else 0.0)
         out = x
         if unbatched:
             out, h_n = out.squeeze(1), h_n.squeeze(1)
         elif self.batch_first:
             out = out.swapaxes(0, 1)
         if self.mode == "LSTM":
-            c_n = _stack(last_c)
             return out, (h_n, c_n.squeeze(1) if unbatched else c_n)
         return out, h_n
 
     def extra_repr(self):
+        # PyTorch's text: the sizes, then each setting not at its default
         s = f"{self.input_size}, {self.hidden_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
-        if self.batch_first:
-            s += ", batch_first=True"
-        if self.bidirectional:
-            s += ", bidirectional=True"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if self.batch_first is not False:
+            s += f", batch_first={self.batch_first}"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            s += f", bidirectional={self.bidirectional}"
         return s
 
 
@@ -222,9 +251,10 @@ class _RNNBase(RNNBase):
     mode = None
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, dtype=None, mode=None):
+                 dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None, *,
+                 mode=None):
         super().__init__(mode or type(self).mode, input_size, hidden_size, num_layers, bias,
-                         batch_first, dropout, bidirectional, dtype=dtype)
+                         batch_first, dropout, bidirectional, proj_size, device, dtype)
 
 
 def _stack(ts):
@@ -239,11 +269,13 @@ class RNN(_RNNBase):
     """An Elman RNN, ``tanh`` or ``relu`` (``nonlinearity=``)."""
 
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True,
-                 batch_first=False, dropout=0.0, bidirectional=False, dtype=None):
+                 batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None):
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity '{nonlinearity}'")
         super().__init__(input_size, hidden_size, num_layers, bias, batch_first, dropout,
-                         bidirectional, dtype, "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU")
+                         bidirectional, 0, device, dtype,
+                         mode="RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU")
+        self.nonlinearity = nonlinearity
 
 
 class LSTM(_RNNBase):

@@ -74,8 +74,25 @@ class EmbeddingBag(Module):
                              self.include_last_offset, self.padding_idx)
 
     def extra_repr(self):
-        s = f"{self.num_embeddings}, {self.embedding_dim}, mode={self.mode!r}"
+        s = _table_repr(self, padding_idx=False) + f", mode={self.mode!r}"
         return s + (f", padding_idx={self.padding_idx}" if self.padding_idx is not None else "")
+
+
+def _table_repr(table, padding_idx=True):
+    """PyTorch's text of an embedding table: the sizes, then each option not at its
+    default."""
+    s = f"{table.num_embeddings}, {table.embedding_dim}"
+    if padding_idx and table.padding_idx is not None:
+        s += f", padding_idx={table.padding_idx}"
+    if table.max_norm is not None:
+        s += f", max_norm={table.max_norm}"
+    if table.norm_type != 2:
+        s += f", norm_type={table.norm_type}"
+    if table.scale_grad_by_freq:
+        s += f", scale_grad_by_freq={table.scale_grad_by_freq}"
+    if table.sparse:
+        s += ", sparse=True"
+    return s
 
 
 class Embedding(Module):
@@ -126,6 +143,4 @@ class Embedding(Module):
                            self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self):
-        s = f"{self.num_embeddings}, {self.embedding_dim}"
-        s += f", padding_idx={self.padding_idx}" if self.padding_idx is not None else ""
-        return s + (f", max_norm={self.max_norm}" if self.max_norm is not None else "")
+        return _table_repr(self)

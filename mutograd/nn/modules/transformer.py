@@ -22,7 +22,7 @@ from ..functional.attention import scaled_dot_product_attention
 from ..module import Module, Parameter
 from .containers import ModuleList
 from .dropout import Dropout
-from .linear import Linear
+from .linear import Linear, NonDynamicallyQuantizableLinear
 from .normalization import LayerNorm
 
 
@@ -49,7 +49,8 @@ class MultiheadAttention(Module):
     over heads unless ``average_attn_weights=False``, or None with ``need_weights=False``."""
 
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
-                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, dtype=None):
+                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
+                 dtype=None):
         super().__init__()
         if embed_dim % num_heads:
             raise ValueError("embed_dim must be divisible by num_heads")
@@ -66,10 +67,13 @@ class MultiheadAttention(Module):
             self.in_proj_bias = Parameter(zeros([3 * embed_dim], dtype=dtype))
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, dtype=dtype)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
+                                                        dtype=dtype)
         init.xavier_uniform_(self.in_proj_weight)
         if bias:
             init.constant_(self.out_proj.bias, 0.0)
+        if device is not None:
+            self.to(device)
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True, is_causal=False):
@@ -130,9 +134,6 @@ class MultiheadAttention(Module):
             mask = pad if mask is None else mask + pad
         return mask
 
-    def extra_repr(self):
-        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}"
-
 
 _ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu}
 
@@ -153,9 +154,9 @@ class _Layer(Module):
 
     _attentions = 1
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
                  layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
-                 dtype=None):
+                 device=None, dtype=None):
         super().__init__()
         activation = _activation(activation)
         for name in ("self_attn", "multihead_attn")[:self._attentions]:
@@ -172,6 +173,8 @@ class _Layer(Module):
         for i in blocks:
             setattr(self, f"dropout{i}", Dropout(dropout))
         self.activation = activation
+        if device is not None:
+            self.to(device)
 
     def _residual(self, x, *blocks):
         """Each block with a residual connection and its layer norm (``norm1``, ...): after the
@@ -271,7 +274,7 @@ class Transformer(Module):
     """
 
     def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,
-                 dim_feedforward=2048, dropout=0.1, activation="relu", custom_encoder=None,
+                 dim_feedforward=2048, dropout=0.1, activation=F.relu, custom_encoder=None,
                  custom_decoder=None, layer_norm_eps=1e-5, batch_first=False, norm_first=False,
                  bias=True, device=None, dtype=None):
         super().__init__()

@@ -18,7 +18,11 @@ class Upsample(Module):
     def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
                  recompute_scale_factor=None):
         super().__init__()
-        self.size, self.scale_factor, self.mode = size, scale_factor, mode
+        # a scale factor is kept as floats, as PyTorch's
+        if scale_factor:
+            scale_factor = (tuple(float(f) for f in scale_factor)
+                            if isinstance(scale_factor, tuple) else float(scale_factor))
+        self.size, self.scale_factor, self.mode = size, scale_factor or None, mode
         self.align_corners, self.recompute_scale_factor = align_corners, recompute_scale_factor
 
     def forward(self, x):
@@ -26,7 +30,9 @@ class Upsample(Module):
                              self.recompute_scale_factor)
 
     def extra_repr(self):
-        return f"size={self.size}, scale_factor={self.scale_factor}, mode={self.mode!r}"
+        shown = (f"scale_factor={self.scale_factor!r}" if self.scale_factor is not None
+                 else f"size={self.size!r}")
+        return f"{shown}, mode={self.mode!r}"
 
 
 class PixelShuffle(FunctionShell):
@@ -81,22 +87,15 @@ class Fold(Unfold):
         return f"output_size={self.output_size}, " + super().extra_repr()
 
 
-class UpsamplingNearest2d(Module):
+class UpsamplingNearest2d(Upsample):
     """2-D nearest-neighbour upsampling to ``size`` or by ``scale_factor``."""
-    _fn = staticmethod(F.upsample_nearest)
 
     def __init__(self, size=None, scale_factor=None):
-        super().__init__()
-        self.size, self.scale_factor = size, scale_factor
-
-    def forward(self, x):
-        return self._fn(x, self.size, self.scale_factor)
-
-    def extra_repr(self):
-        return (f"size={self.size}" if self.size is not None
-                else f"scale_factor={self.scale_factor}")
+        super().__init__(size, scale_factor, mode="nearest")
 
 
-class UpsamplingBilinear2d(UpsamplingNearest2d):
+class UpsamplingBilinear2d(Upsample):
     """2-D bilinear upsampling (``align_corners=True``)."""
-    _fn = staticmethod(F.upsample_bilinear)
+
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)

@@ -48,3 +48,6 @@ globals().update({name: _torch_class(getattr(_nn, name)) for name in _nn.__all__
                   if isinstance(getattr(_nn, name), type)
                   and name not in ("StateDictError", "Module", "Parameter")})
 factory_kwargs = _nn.factory_kwargs
+
+# torch.nn.modules.<file>, made from the classes above
+from . import modules  # noqa: E402, F401

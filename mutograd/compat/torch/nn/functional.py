@@ -85,3 +85,62 @@ from ....nn.functional import (  # noqa: E402, F401
     hardshrink, huber_loss, instance_norm, linear_cross_entropy, local_response_norm, logsigmoid,
     native_channel_shuffle, pixel_shuffle, pixel_unshuffle, prelu, softmin, softshrink, softsign,
     tanhshrink, unfold, upsample, upsample_bilinear, upsample_nearest)
+
+
+from .._aten_nn import conv_tbc  # noqa: E402, F401
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight,
+                                 in_proj_bias, bias_k, bias_v, add_zero_attn, dropout_p,
+                                 out_proj_weight, out_proj_bias, training=True,
+                                 key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None,
+                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
+                                 static_v=None, average_attn_weights=True, is_causal=False):
+    """``nn.MultiheadAttention``'s forward with its weights passed in: inputs (L, N, E) or
+    (L, E); returns ``(output, weights)``."""
+    import functools
+    import types
+
+    from ....nn.modules.transformer import MultiheadAttention
+    if bias_k is not None or bias_v is not None or add_zero_attn or static_k is not None or \
+            static_v is not None:
+        raise ValueError("multi_head_attention_forward: bias_k, bias_v, add_zero_attn, static_k "
+                         "and static_v are not supported; add the extra key/value rows to "
+                         "key and value instead")
+    if query.shape[-1] != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
+                             f"got {query.shape[-1]}")
+    if use_separate_proj_weight:
+        in_proj_weight = _mg.cat([q_proj_weight, k_proj_weight, v_proj_weight], 0)
+    attn = types.SimpleNamespace(
+        embed_dim=embed_dim_to_check, num_heads=num_heads,
+        head_dim=embed_dim_to_check // num_heads, in_proj_weight=in_proj_weight,
+        in_proj_bias=in_proj_bias, dropout=dropout_p, training=training, batch_first=False,
+        out_proj=lambda x: linear(x, out_proj_weight, out_proj_bias))
+    attn._mask = functools.partial(MultiheadAttention._mask, attn)
+    return MultiheadAttention.forward(attn, query, key, value, key_padding_mask, need_weights,
+                                      attn_mask, average_attn_weights, is_causal)
+
+
+def grouped_mm(mat_a, mat_b, *, offs=None, bias=None, out_dtype=None):
+    """Matrix products of groups: 3-D with 3-D is a batched product; with ``offs`` (the groups'
+    cumulative ends), 2-D ``mat_a`` rows times each matrix of 3-D ``mat_b``, 3-D ``mat_a``
+    times column groups of 2-D ``mat_b``, or 2-D with 2-D split along the shared dimension
+    (a 3-D result)."""
+    if bias is not None:
+        raise ValueError("grouped_mm: bias is not supported (as in PyTorch); add it after")
+    if mat_a.ndim == 3 and mat_b.ndim == 3:
+        out = mat_a @ mat_b
+    else:
+        if offs is None:
+            raise ValueError("grouped_mm: offs is needed unless both inputs are 3-D")
+        ends = [int(e) for e in offs.tolist()]
+        bounds = list(zip([0] + ends[:-1], ends))
+        if mat_a.ndim == 2 and mat_b.ndim == 3:
+            out = _mg.cat([mat_a[s:e] @ mat_b[g] for g, (s, e) in enumerate(bounds)], 0)
+        elif mat_a.ndim == 3 and mat_b.ndim == 2:
+            out = _mg.cat([mat_a[g] @ mat_b[:, s:e] for g, (s, e) in enumerate(bounds)], 1)
+        else:
+            out = _mg.stack([mat_a[:, s:e] @ mat_b[s:e] for s, e in bounds], 0)
+    return out if out_dtype is None else out.to(out_dtype)

@@ -11,7 +11,7 @@
 """
 from .... import optim as _optim
 from ....optim import LBFGS, SGD, Adadelta, Adagrad, Optimizer, RMSprop  # noqa: F401
-from . import lr_scheduler  # noqa: F401
+from . import lr_scheduler, swa_utils  # noqa: F401
 
 
 def _implementation(name, foreach, capturable, differentiable, fused):

@@ -42,7 +42,8 @@ def default_collate(batch):
 
 class DataLoader(_DataLoader):
     """mutograd's DataLoader with PyTorch's :func:`default_collate` unless ``collate_fn`` is
-    given."""
+    given; ``num_workers`` and the other worker options as in :class:`mutograd.data.DataLoader`
+    (worker processes, as PyTorch runs them)."""
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
                  num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
@@ -52,4 +53,7 @@ class DataLoader(_DataLoader):
                          sampler=sampler, batch_sampler=batch_sampler, num_workers=num_workers,
                          collate_fn=collate_fn or (default_collate if batch_size is not None
                                                    else None), pin_memory=pin_memory,
-                         drop_last=drop_last, generator=generator)
+                         drop_last=drop_last, generator=generator, timeout=timeout,
+                         worker_init_fn=worker_init_fn,
+                         multiprocessing_context=multiprocessing_context,
+                         prefetch_factor=prefetch_factor, persistent_workers=persistent_workers)
