@@ -416,7 +416,9 @@ def cosh_(x) -> Tensor:
 def count_nonzero(x, dim=None, axis=None):
     """How many elements are nonzero, over ``dim`` (an int or a tuple) or everywhere."""
 def cov(input, *, correction=1, fweights=None, aweights=None):
-    """The covariance of the variables in the rows of ``input`` (observations in columns)."""
+    """The covariance of the variables in the rows of ``input`` (observations in columns), each
+    observation counted ``fweights`` times (integers) and weighted by ``aweights``.
+    """
 def cross(a, b, dim=None):
     """The cross product of 3-vectors along ``dim`` (the first of size 3 when None)."""
 def cummax(input, dim):

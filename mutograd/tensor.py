@@ -97,9 +97,10 @@ class Tensor:
     # first tensor input (a dialect's Parameter gives that dialect's tensor); set below the class
     _result_class = None
     _same_dtype_operands = False   # a dialect whose matrix products refuse mixed dtypes
-    # how messages name this tensor's namespace, and the sentence a leaf-write error adds
-    # (Paddle's; both conventions meet in the main namespace)
+    # how messages name this tensor's namespace; a leaf-write error's lead sentence (None:
+    # PyTorch's) and the sentence it adds (Paddle's: both conventions meet in the main namespace)
     _namespace_name = "mutograd"
+    _leaf_head = None
     _leaf_note = "Leaf Var that doesn't stop gradient can't use inplace strategy."
     _print_style = None     # how repr() lays it out: None for set_printoptions(style=...)
     _int_is_size = False    # Tensor(5): five zeros (PyTorch's legacy constructor) or the value 5

@@ -97,10 +97,11 @@ def leaf_error(x, what, leaf=None):
                 "operation.")
         how = (f"{spell(what)} writes through a view (made by {via}, shape {list(x.shape)}) "
                f"into the leaf {describe(name, leaf._data)}{created}.")
-    # the words of the leaf's namespace: its name in the fix, and Paddle's sentence where a
-    # Paddle user may read it (Tensor._namespace_name, Tensor._leaf_note)
+    # the words of the leaf's namespace (Tensor._namespace_name, _leaf_head, _leaf_note): its
+    # name in the fix, its own lead sentence, Paddle's sentence where a Paddle user may read it
     cls = type(leaf)
     fix = LEAF_FIX.format(ns=cls._namespace_name)
+    head = cls._leaf_head or head
     note = f"\n{cls._leaf_note}" if cls._leaf_note else ""
     err = InplaceError(f"{head} {how}{note}\nFix: {fix}.")
     err.via = via

@@ -116,7 +116,7 @@ class Module:
         object.__setattr__(self, "_backward_pre_hooks", {})
         object.__setattr__(self, "_is_full_backward_hook", None)
 
-    def forward(self, *args, **kwargs):
+    def forward(self, *input):
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
     def __call__(self, *args, **kwargs):

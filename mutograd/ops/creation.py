@@ -171,7 +171,11 @@ def shape_args(args, kw=None, key="shape"):
         args = tuple(args[0])
     elif len(args) == 1 and isinstance(args[0], Tensor):
         args = tuple(args[0].tolist()) if args[0].ndim else (int(args[0]),)
-    return tuple(int(a) for a in args)
+    shape = tuple(int(a) for a in args)
+    if any(a < 0 for a in shape):
+        raise ArgumentError(f"Trying to create tensor with negative dimension "
+                            f"{min(shape)}: {list(shape)}")
+    return shape
 
 
 @contextlib.contextmanager

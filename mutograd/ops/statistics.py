@@ -174,13 +174,21 @@ def std_mean(x, dim=None, unbiased=None, keepdim=False, correction=None, axis=No
 
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
-    """The covariance of the variables in the rows of ``input`` (observations in columns)."""
-    if fweights is not None or aweights is not None:
-        raise ValueError("cov: fweights and aweights are not supported; weight the "
-                         "observations yourself")
+    """The covariance of the variables in the rows of ``input`` (observations in columns), each
+    observation counted ``fweights`` times (integers) and weighted by ``aweights``."""
     x = input if input.ndim == 2 else input.reshape(1, -1)
-    xm = x - x.mean(1, keepdim=True)
-    c = (xm @ conj(xm).t()) / max(x.shape[1] - correction, 0)
+    if fweights is None and aweights is None:
+        xm = x - x.mean(1, keepdim=True)
+        c = (xm @ conj(xm).t()) / max(x.shape[1] - correction, 0)
+    else:
+        w = fweights if aweights is None else aweights if fweights is None else fweights * aweights
+        w = w.astype(x.dtype) if x.is_floating_point() or x.is_complex() else w.astype("float32")
+        total = w.sum()
+        xm = x - (x * w).sum(1, keepdim=True) / total
+        # the normalisation that makes the estimate unbiased under both kinds of weight
+        fact = total if correction == 0 else total - correction if aweights is None else (
+            total - correction * (w * aweights).sum() / total)
+        c = ((xm * w) @ conj(xm).t()) / fact.clamp(min=0)
     return c if input.ndim == 2 else c.reshape(())
 
 

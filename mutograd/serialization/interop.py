@@ -21,8 +21,10 @@ error). Paddle stores bfloat16 as uint16 arrays, so a pickle's uint16 arrays are
 bfloat16, as ``paddle.load`` does.
 
 :func:`torch_file` writes the other way: a PyTorch zip file that ``torch.load(weights_only=True)``
-reads (``mutograd.save(obj, path, format='torch')``), and :func:`paddle_file` one that
-``paddle.load`` reads; both little-endian, whatever the arrays were.
+reads (``mutograd.save(obj, path, format='torch')``), and :func:`paddle_file` the pickle that
+``paddle.save`` writes, which ``paddle.load`` reads (a state dict with its table of tensor
+names; ``mutograd.compat.paddle.save`` writes it); both little-endian, whatever the arrays were.
+The writers name torch's and NumPy's globals without importing them (:class:`_Global`).
 
     >>> import mutograd as mg, tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "model.pt")
@@ -244,7 +246,7 @@ def read_pickle(data, budget):
 def _paddle_unpack(d, budget):
     """Undo ``paddle.save``'s bookkeeping: drop its name table and join the slices it cut
     arrays over 4 GiB into (protocols below 4)."""
-    d = type(d)((k, v) for k, v in d.items() if k != "StructuredToParameterName@@")
+    d = type(d)((k, v) for k, v in d.items() if k != PADDLE_NAME_TABLE)
     info = d.pop("UnpackBigParamInfor@@", None)
     for name, parts in (info.items() if isinstance(info, dict) else ()):
         try:
@@ -321,7 +323,7 @@ _STORAGE_OF = {v: k for k, v in _TORCH_STORAGES.items() if v != "bfloat16"}
 
 
 class _Global:
-    """A global that the PyTorch writer names in its pickle (torch is never imported)."""
+    """A global that a writer names in its pickle (torch and NumPy are never imported)."""
 
     __slots__ = ("module", "name")
 
@@ -346,9 +348,19 @@ class _StorageOut:
         self.key, self.array = key, array
 
 
-def _plain(obj, path, seen):
+class _DTypeOut:
+    """A NumPy dtype as NumPy pickles one: ``numpy.dtype(code, False, True)`` and its state."""
+
+    __slots__ = ("code", "byteorder")
+
+    def __init__(self, dtype):
+        self.code, self.byteorder = dtype.str[1:], dtype.str[0]
+
+
+def _plain(obj, path, seen, tensor=None):
     """``obj`` with tensors and arrays as :class:`_TensorOut` (each once, so shared ones stay
-    shared) and NumPy scalars as Python numbers; anything else is a TypeError."""
+    shared) and NumPy scalars as Python numbers; anything else is a TypeError. ``tensor(out,
+    t, path)``, when given, is what a tensor or array ``t`` becomes instead of ``out``."""
     from ..tensor import Tensor
     if isinstance(obj, (Tensor, np.ndarray)):
         if id(obj) not in seen:
@@ -357,40 +369,55 @@ def _plain(obj, path, seen):
                 raise TypeError(f"cannot write a {arr.dtype} array (at {path or 'the top level'})"
                                 f" to a file for other tools")
             seen[id(obj)] = (_TensorOut(little_endian(arr)), obj)
-        return seen[id(obj)][0]
+        out = seen[id(obj)][0]
+        return out if tensor is None else tensor(out, obj, path)
     if isinstance(obj, np.generic):
         return obj.item()
     if obj is None or isinstance(obj, (bool, int, float, complex, str)):
         return obj
     if isinstance(obj, dict):
-        items = [(k, _plain(v, p, seen)) for k, v, p in storable_items(obj, path, ".")]
+        items = [(k, _plain(v, p, seen, tensor)) for k, v, p in storable_items(obj, path, ".")]
         return (OrderedDict if isinstance(obj, OrderedDict) else dict)(items)
     if isinstance(obj, (list, tuple)):
-        out = [_plain(v, f"{path}.{i}" if path else str(i), seen) for i, v in enumerate(obj)]
+        out = [_plain(v, f"{path}.{i}" if path else str(i), seen, tensor)
+               for i, v in enumerate(obj)]
         return out if isinstance(obj, list) else tuple(out)
     raise TypeError(f"cannot write a {type(obj).__name__} (at {path or 'the top level'}) to a "
                     f"file for other tools: only tensors, arrays, numbers, strings, None and "
                     f"dicts/lists/tuples of them")
 
 
-class _TorchPickler(pickle._Pickler):
-    """Pickles as ``torch.save`` does (protocol 2): a tensor is
-    ``torch._utils._rebuild_tensor_v2`` of a storage that is a record of the archive."""
+class _NamingPickler(pickle._Pickler):
+    """A pickler whose globals are :class:`_Global` names: what a file names, never imported
+    here."""
 
     dispatch = dict(pickle._Pickler.dispatch)
 
-    def __init__(self, file):
-        super().__init__(file, protocol=2)
-        self.storages = []
+    def __init__(self, file, protocol):
+        super().__init__(file, protocol=protocol)
         self.globals = {}
 
     def _global(self, module, name):
         return self.globals.setdefault((module, name), _Global(module, name))
 
-    def save_torch_global(self, obj):
-        self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode("ascii"))
+    def save_named_global(self, obj):
+        if self.proto >= 4:   # as pickle writes a class: two memoized strings, STACK_GLOBAL
+            self.save(obj.module)
+            self.save(obj.name)
+            self.write(pickle.STACK_GLOBAL)
+        else:
+            self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode("ascii"))
         self.memoize(obj)
-    dispatch[_Global] = save_torch_global
+    dispatch[_Global] = save_named_global
+
+
+class _TorchPickler(_NamingPickler):
+    """Pickles as ``torch.save`` does (protocol 2): a tensor is
+    ``torch._utils._rebuild_tensor_v2`` of a storage that is a record of the archive."""
+
+    def __init__(self, file):
+        super().__init__(file, protocol=2)
+        self.storages = []
 
     def persistent_id(self, obj):
         if isinstance(obj, _StorageOut):
@@ -408,6 +435,29 @@ class _TorchPickler(pickle._Pickler):
             tuple(int(np.prod(arr.shape[i + 1:])) for i in range(arr.ndim))
         return (self._global("torch._utils", "_rebuild_tensor_v2"),
                 (storage, 0, tuple(arr.shape), stride, False, OrderedDict()))
+
+
+class _NumpyPickler(_NamingPickler):
+    """Pickles arrays as NumPy does (what ``paddle.save`` writes): ``_reconstruct(ndarray,
+    (0,), b'b')`` whose BUILD brings ``(1, shape, dtype, False, bytes)``, the dtype
+    ``numpy.dtype(code, False, True)`` with its state. The module is ``numpy.core.multiarray``,
+    which NumPy 1 and 2 both read."""
+
+    def __init__(self, file, protocol):
+        super().__init__(file, protocol)
+        self.dtypes = {}
+
+    def reducer_override(self, obj):
+        if isinstance(obj, _TensorOut):
+            arr = obj.array
+            dtype = self.dtypes.setdefault(arr.dtype.str, _DTypeOut(arr.dtype))
+            return (self._global("numpy.core.multiarray", "_reconstruct"),
+                    (self._global("numpy", "ndarray"), (0,), b"b"),
+                    (1, tuple(arr.shape), dtype, False, arr.tobytes()))
+        if isinstance(obj, _DTypeOut):
+            return (self._global("numpy", "dtype"), (obj.code, False, True),
+                    (3, obj.byteorder, None, None, None, -1, -1, 0))
+        return NotImplemented
 
 
 def torch_file(obj, archive="archive"):
@@ -430,15 +480,47 @@ def torch_file(obj, archive="archive"):
     return out.getvalue()
 
 
-def paddle_file(obj):
-    """The bytes of a Paddle file holding ``obj`` (a pickle, protocol 4, of NumPy arrays and
-    containers), which ``paddle.load`` reads (tensors come back as Paddle tensors)."""
-    def unwrap(x):
-        if isinstance(x, _TensorOut):
-            return x.array
-        if isinstance(x, dict):
-            return type(x)((k, unwrap(v)) for k, v in x.items())
-        if isinstance(x, (list, tuple)):
-            return type(x)(unwrap(v) for v in x)
-        return x
-    return pickle.dumps(unwrap(_plain(obj, "", {})), protocol=4)
+PADDLE_NAME_TABLE = "StructuredToParameterName@@"
+
+
+def paddle_file(obj, protocol=4):
+    """The bytes of the file ``paddle.save(obj, path)`` writes, which ``paddle.load`` reads:
+    a pickle of NumPy arrays and containers (protocol 4 by default; 2 and 3 too).
+
+    As Paddle decides: a state dict (a dict whose values are tensors, or dicts holding no
+    tensor) becomes a plain dict of arrays plus the table ``'StructuredToParameterName@@'``
+    (each key -> its tensor's ``name``, the key itself for a tensor without one); in any other
+    object each tensor becomes the pair ``(name, array)``, arrays stay arrays."""
+    from ..tensor import Tensor
+    if protocol not in (2, 3, 4):
+        raise ValueError(f"paddle files are pickles of protocol 2, 3 or 4, not {protocol!r}")
+    seen = {}
+    if _is_paddle_state_dict(obj):
+        out, names = {}, {}
+        for k, v, path in storable_items(obj, "", "."):
+            out[k] = _plain(v, path, seen)
+            if isinstance(v, Tensor):
+                names[k] = v.name or path
+        out[PADDLE_NAME_TABLE] = names
+    else:
+        out = _plain(obj, "", seen, tensor=lambda array, t, path: (
+            (t.name or path, array) if isinstance(t, Tensor) else array))
+    buf = io.BytesIO()
+    _NumpyPickler(buf, protocol).dump(out)
+    return buf.getvalue()
+
+
+def _is_paddle_state_dict(obj):
+    """Paddle's test: a dict whose values are tensors, or dicts without a tensor in them."""
+    from ..tensor import Tensor
+
+    def holds_tensor(x, depth=0):
+        if isinstance(x, Tensor):
+            return True
+        if depth > MAX_DEPTH or not isinstance(x, (dict, list, tuple)):
+            return False
+        return any(holds_tensor(v, depth + 1) for v in (x.values() if isinstance(x, dict)
+                                                         else x))
+    return isinstance(obj, dict) and all(
+        isinstance(v, Tensor) or (isinstance(v, dict) and not holds_tensor(v))
+        for v in obj.values())

@@ -113,7 +113,7 @@ def _shifted_exp(s, group, count):
     xp.maximum.at(top, group, v._data)
     shifted = v - constant(top[group], v)
     g = constant(group, v)
-    total = v.new_zeros((count,)).index_add(0, g, shifted.exp())
+    total = Tensor.index_add(v.new_zeros((count,)), 0, g, shifted.exp())   # main arg order
     return shifted, total[g]
 
 

@@ -311,8 +311,9 @@ class SparseTensor:
         flat = xp.ravel_multi_index(tuple(idx), self._shape[:k]) if idx.shape[1] else \
             xp.zeros(0, np.int64)
         zeros = values.new_zeros((math.prod(self._shape[:k]),) + self._shape[k:])
-        return zeros.index_add(0, constant(flat.astype(np.int64), values), values).reshape(
-            self._shape)
+        # the main Tensor's index_add: a dialect's values may take other argument orders
+        return Tensor.index_add(zeros, 0, constant(flat.astype(np.int64), values),
+                                values).reshape(self._shape)
 
     def _coalesce_plan(self):
         """The coalesced indices (a tensor), each entry's position among them, and the first
@@ -334,8 +335,8 @@ class SparseTensor:
             return self
         indices, inverse, _ = self._coalesce_plan()
         v = self._vals
-        summed = v.new_zeros((indices.shape[1],) + tuple(v.shape[1:])).index_add(
-            0, constant(inverse, v), v)
+        summed = Tensor.index_add(v.new_zeros((indices.shape[1],) + tuple(v.shape[1:])),
+                                  0, constant(inverse, v), v)
         return type(self)("sparse_coo", self._shape, summed, indices, coalesced=True)
 
     def to_sparse(self, *, layout=None, sparse_dim=None, **kw):

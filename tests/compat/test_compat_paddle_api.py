@@ -113,7 +113,7 @@ def test_integer_stop_gradient_false_is_accepted_on_paddle_tensors():
 # ---- refusals ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("path,words", [
-    ("bfloat16", "NumPy has no bfloat16"), ("uint32", "uint8 only"), ("Model", "training loop"),
+    ("bfloat16", "NumPy has no bfloat16"), ("uint32", "uint8 only"), ("flops", "parameter counts"),
     ("nn.Conv3D", "fold the depth axis"), ("nn.functional.ctc_loss", "fused kernel"),
     ("base.dygraph.Tracer", "mutograd.autograd"),
     ("enable_compat", "mutograd.compat.torch"), ("nn.NoSuchLayer", "not supported yet"),
@@ -133,9 +133,9 @@ def test_static_graph_switches_refuse():
     assert paddle.base.in_dygraph_mode() and paddle.in_dynamic_mode()
 
 
-def test_recurrent_layers_refuse_padded_lengths():
+def test_recurrent_layers_check_padded_lengths():
     with pytest.raises(ValueError, match="sequence_length"):
-        paddle.nn.LSTM(2, 3)(paddle.ones([1, 4, 2]), sequence_length=paddle.to_tensor([4]))
+        paddle.nn.LSTM(2, 3)(paddle.ones([1, 4, 2]), sequence_length=paddle.to_tensor([5]))
     with pytest.raises(ValueError, match="direction"):
         paddle.nn.GRU(2, 3, direction="backward")
 

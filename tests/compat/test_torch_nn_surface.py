@@ -3,6 +3,7 @@
 
 * each constructor takes the same parameters in the same order, kinds and defaults, so a
   positional call binds as in PyTorch (mutograd-only extras come after, keyword-only);
+* so does each ``forward`` (``nn.Linear(3, 2)(input=x)`` binds as in PyTorch);
 * ``repr(module)`` (what ``print(model)`` shows) is PyTorch's text, for each case of
   tests/references/torch_nn_cases.py;
 * ``torch.nn.modules.<file>.<Name>`` imports, with PyTorch's file names.
@@ -26,14 +27,33 @@ with open(OUT) as _f:
 nn = mt.nn
 
 
-@pytest.mark.parametrize("name", sorted(REF["signatures"]))
-def test_constructor_signature(name):
-    expected = REF["signatures"][name]
-    ours = signature(getattr(nn, name))
+def _assert_same_parameters(ours, expected):
     # mutograd-only arguments may follow PyTorch's, keyword-only
     extra = ours[len(expected):]
     assert ours[:len(expected)] == expected
     assert all(kind in ("KEYWORD_ONLY", "VAR_KEYWORD") for _, kind, _ in extra), extra
+
+
+@pytest.mark.parametrize("name", sorted(REF["signatures"]))
+def test_constructor_signature(name):
+    _assert_same_parameters(signature(getattr(nn, name)), REF["signatures"][name])
+
+
+# classes whose forward still takes other parameter names than PyTorch's (their files are being
+# reworked); a class that matches makes its test pass unexpectedly: take it off the list
+@pytest.mark.parametrize("name", sorted(REF["forward_signatures"]))
+def test_forward_signature(name):
+    """``forward`` takes PyTorch's parameters (names, order, kinds, defaults), so a call by
+    keyword (``nn.Linear(3, 2)(input=x)``) binds as in PyTorch."""
+    _assert_same_parameters(signature(getattr(nn, name), "forward"),
+                            REF["forward_signatures"][name])
+
+
+def test_forward_binds_pytorch_keywords():
+    x = mt.ones(2, 3)
+    assert nn.Linear(3, 2)(input=x).shape == (2, 2)
+    assert nn.Sequential(nn.ReLU())(input=x).shape == (2, 3)
+    assert nn.Embedding(4, 2)(input=mt.tensor([1, 3])).shape == (2, 2)
 
 
 def _build(key):
@@ -146,6 +166,8 @@ def test_reference_is_pytorchs():
         pytest.skip(f"recorded from torch {REF['torch']}")
     for name in REF["signatures"]:
         assert documented_signature(torch, getattr(torch.nn, name)) == REF["signatures"][name]
+        assert signature(getattr(torch.nn, name), "forward") == \
+            REF["forward_signatures"][name], name
     for key, text in REF["reprs"].items():
         torch.manual_seed(0)
         with warnings.catch_warnings():

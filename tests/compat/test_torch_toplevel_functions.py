@@ -275,6 +275,8 @@ def test_value_and_gradients_match_torch(case):
     lambda lib: lib.lstm(lib.ones(3, 1, 2), (lib.zeros(1, 1, 2), lib.zeros(1, 1, 2)),
                          [lib.ones(8, 2)], True, 1, 0.0, False, False, False),   # params short
     lambda lib: lib.gradient(lib.ones(1)),                       # too short for edge_order 1
+    lambda lib: lib.zeros(-1, 2),                                # a negative size
+    lambda lib: lib.randn([2, -3]),
 ])
 def test_errors_are_pytorchs(call):
     with pytest.raises(Exception) as ref:

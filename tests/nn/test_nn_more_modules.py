@@ -349,9 +349,9 @@ def test_rnn_bases_are_pytorchs_base_classes():
     assert isinstance(mg.nn.GRUCell(3, 4), mg.nn.RNNCellBase)
     base = mg.nn.RNNBase("GRU", 3, 4, num_layers=2)
     ref = mg.nn.GRU(3, 4, num_layers=2)
-    ref.load_state_dict(base.state_dict())
-    x = mg.randn([5, 2, 3])
-    np.testing.assert_array_equal(base(x)[0].numpy(), ref(x)[0].numpy())
+    assert base.state_dict().keys() == ref.state_dict().keys()
+    with pytest.raises(NotImplementedError):     # as PyTorch's: the subclasses run a batch
+        base(mg.randn([5, 2, 3]))
     cell = mg.nn.RNNCellBase(3, 4, True, 4)
     assert [(k, v.shape) for k, v in cell.named_parameters()] == [
         ("weight_ih", [16, 3]), ("weight_hh", [16, 4]), ("bias_ih", [16]), ("bias_hh", [16])]
@@ -415,7 +415,7 @@ def test_dropout_layers_in_training_and_eval():
      "must be smaller than the dimension"),
     (lambda F: mg.nn.Softmax2d()(mg.ones([2, 3])), ValueError, "3 or 4 dimensions"),
     (lambda F: mg.nn.CrossMapLRN2d(3)(mg.ones([2, 3, 4])), ValueError, "Expected input to be 4D"),
-    (lambda F: mg.nn.RNNBase("LSTM", 2, 3, proj_size=2), ValueError, "proj_size"),
+    (lambda F: mg.nn.RNNBase("GRU", 3, 3, proj_size=2), ValueError, "proj_size"),
 ])
 def test_bad_arguments_name_the_problem(call, error, match):
     with pytest.raises(error, match=match):

@@ -11,6 +11,8 @@ It stores, for every ``torch.nn.Module`` subclass in ``torch.nn``:
 * ``signatures``: the parameters of ``__init__`` after ``self`` as ``[name, kind, default]``
   (``default`` the ``repr`` of the default, ``null`` when required; a function as
   ``<function name>``; RNN, LSTM and GRU: their documented parameters);
+* ``forward_signatures``: the parameters of ``forward`` after ``self``, in the same form (what
+  a keyword call such as ``nn.Linear(3, 2)(input=x)`` binds to);
 * ``reprs``: ``repr(module)`` for each case of tests/references/torch_nn_cases.py and each
   class built with no arguments;
 * ``files``: ``torch.nn.modules.<file>`` -> the names it offers (its ``__all__``, the module
@@ -38,8 +40,9 @@ def describe_default(value):
     return repr(value)
 
 
-def signature(cls):
-    params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+def signature(cls, method="__init__"):
+    """The parameters of ``cls.<method>`` after ``self``, as ``[name, kind, default]``."""
+    params = list(inspect.signature(getattr(cls, method)).parameters.values())[1:]
     return [[p.name, p.kind.name, describe_default(p.default)] for p in params]
 
 
@@ -87,6 +90,7 @@ def main():
         reprs[key] = repr(build(nn, case))
     data = {"torch": torch.__version__.split("+")[0],
             "signatures": {n: documented_signature(torch, getattr(nn, n)) for n in names},
+            "forward_signatures": {n: signature(getattr(nn, n), "forward") for n in names},
             "reprs": reprs,
             "files": files(torch)}
     with open(OUT, "w") as f:

@@ -10,7 +10,7 @@ used; the main namespace's tensors are not affected.
     >>> x = a.scale(2.0)
     >>> y = x.scale_(2.0)              # in place: y is x
     >>> y.backward()
-    >>> float(a.grad.mean())
+    >>> a.grad.mean().item()
     4.0
 """
 import builtins as _builtins
@@ -30,6 +30,7 @@ from .tensor import with_paddle_wording as _with_paddle_wording
 
 globals().update(_public_names())
 globals().update({_d.name: _d for _d in _DTYPES.values()})   # paddle.float32, ...
+float, int, short = float32, int32, int16   # noqa: F821  (Paddle 3's aliases, as PyTorch's)
 dtype = _mg.dtypes.DType
 # the Paddle release whose API this namespace follows (programs compare it before using an API)
 __version__ = "3.3.1"
@@ -42,8 +43,8 @@ def _shape(shape, dtype, fn):
         raise TypeError(f"paddle.{fn}(shape, dtype): dtype got {dtype!r}; pass the shape as "
                         f"one list, e.g. paddle.{fn}([3, 4])")
     if isinstance(shape, _Tensor) and shape.ndim == 0:
-        shape = [int(shape)]
-    return _shape_args((shape,) if not isinstance(shape, int) else ([shape],))
+        shape = [_builtins.int(shape)]
+    return _shape_args((shape,) if not isinstance(shape, _builtins.int) else ([shape],))
 
 
 def _creator(name):
@@ -163,7 +164,7 @@ def CPUPlace():
 
 def CUDAPlace(id=0):
     """GPU ``id`` (PlaceError when CuPy or the device is missing, saying which)."""
-    return _mg.places.get(f"gpu:{int(id)}")
+    return _mg.places.get(f"gpu:{_builtins.int(id)}")
 
 
 def seed(value):
@@ -185,7 +186,8 @@ from .functions import (  # noqa: E402, F401
     add_n, addmm, addmm_, assign, bernoulli, bitwise_left_shift, bitwise_left_shift_,
     bitwise_right_shift, bitwise_right_shift_, broadcast_to, count_nonzero, cumsum_, expand,
     expand_as, increment, is_compiled_with_cinn, is_compiled_with_custom_device,
-    is_compiled_with_distribute, is_compiled_with_rocm, is_compiled_with_xpu, tile, trace)
+    is_compiled_with_distribute, is_compiled_with_rocm, is_compiled_with_xpu, tile, trace,
+    unique)
 
 globals()["shape"] = _functions.shape     # paddle.shape(x); a parameter name above
 globals().update(_functions.with_name(_functions.PASS_THROUGH))   # ger, range, split
@@ -193,12 +195,17 @@ globals().update(_functions.with_name(_functions.PASS_THROUGH))   # ger, range, 
 for _n, _names in _functions.RENAMED.items():
     if _n in globals():
         globals()[_n] = _functions.renamed(globals()[_n], _names)
+concat = _functions.one_dtype(concat, "concat")  # noqa: F821
+stack = _functions.one_dtype(stack, "stack")  # noqa: F821
 randn, rand, zeros, ones, empty, full, standard_normal, uniform = (
     _functions._creation(f) for f in (randn, rand, zeros, ones, empty, full, standard_normal,
                                       uniform))
 
 from . import (  # noqa: E402, F401
-    autograd, base, device, distribution, fft, incubate, io, metric, nn, optimizer, vision)
+    autograd, base, device, distribution, fft, incubate, io, linalg, metric, nn, optimizer,
+    sparse, vision)
+from .linalg import cholesky, eigvalsh, norm, vecdot  # noqa: E402, F401  (also at the top)
+from ._statistics import histogramdd, nanmedian, nanquantile  # noqa: E402, F401
 from . import tensor_ops as _tensor_ops  # noqa: E402
 from .tensor_ops import (  # noqa: E402, F401
     broadcast_shape, broadcast_shapes, crop, e, equal_all, gather_nd, index_sample, inf,
@@ -212,7 +219,7 @@ from .framework import (  # noqa: E402, F401
     BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor,
     LazyGuard, LongTensor, ShortTensor, asarray, batch, cdouble, cfloat, check_shape,
     create_parameter, disable_signal_handler, finfo, get_cuda_rng_state, get_flags,
-    get_rng_state, iinfo, set_cuda_rng_state, set_flags, set_rng_state, summary)
+    get_rng_state, iinfo, set_cuda_rng_state, set_flags, set_rng_state)
 from .nn.functional import (  # noqa: E402, F401  (Paddle 3 exposes these at the top too)
     adaptive_avg_pool1d, conv1d, conv2d, group_norm, layer_norm)
 
@@ -220,10 +227,13 @@ concatenate = concat  # noqa: F821  (from the main namespace)
 from .nn.initializer import ParamAttr  # noqa: E402, F401
 
 from .device import get_device, is_compiled_with_cuda, set_device  # noqa: E402, F401
+from .checkpoints import load, save  # noqa: E402, F401  (Paddle's file format)
 
 from ..namespace import refuse_missing as _refuse_missing  # noqa: E402
 
 from . import distributed  # noqa: E402, F401  (paddle.distributed, over MPI)
+from . import callbacks, hapi, static  # noqa: E402, F401  (paddle.Model's API)
+from .hapi import Model, summary  # noqa: E402, F401
 from .distributed import DataParallel  # noqa: E402, F401
 
 _refuse_missing(_sys.modules[__name__])

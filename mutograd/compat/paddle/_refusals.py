@@ -11,16 +11,23 @@ e.g.::
     ...
     AttributeError: paddle.bfloat16 is not supported in mutograd: NumPy has no bfloat16 ...
 """
-_DENSE = ("mutograd has dense tensors only (no sparse COO/CSR or selected-rows tensors); "
-          "use a dense tensor")
+_DENSE = ("mutograd has no selected-rows tensors (sparse rows of a gradient); use a dense "
+          "tensor, or a COO tensor from paddle.sparse")
+_SPARSE_METHOD = ("a method of sparse tensors, which a dense paddle.Tensor is not: make one with "
+                  "x.to_sparse_coo(sparse_dim), x.to_sparse_csr() or paddle.sparse")
+_SPARSE_CONV = ("sparse convolution, pooling and normalisation of point clouds (submanifold "
+                "kernels over voxel hash maps) are not implemented; use x.to_dense() and the "
+                "dense paddle.nn layers")
 _DIST = ("auto-parallel distributed tensors are not part of mutograd; use "
          "paddle.distributed over MPI (all_reduce, DataParallel)")
 _ENGINE = ("an internal module of Paddle's dygraph engine; mutograd's engine is "
            "mutograd.autograd")
 _DTYPE = ("NumPy has no {0} dtype, so mutograd cannot store it; use float16 or float32")
 _UINT = "mutograd's unsigned integer dtype is uint8 only; use int32 or int64"
-_HAPI = ("Paddle's high-level training API (hapi) is not part of mutograd; write the training "
-         "loop (examples/cnn_paddle.py shows one)")
+_FLOPS = ("counting floating-point operations per layer is not implemented; "
+          "paddle.summary(net, input_size) gives the layers' shapes and parameter counts")
+_LOGGER = ("it writes through the {0} package, which mutograd does not depend on; call it from "
+           "a paddle.callbacks.Callback of your own (on_train_batch_end, on_eval_end)")
 _PINNED = "there is no pinned host memory here; use paddle.CPUPlace()"
 _AMP = ("automatic mixed precision is not part of the paddle namespace; run float32, or use "
         "mutograd.compat.torch.amp")
@@ -41,7 +48,7 @@ REFUSED = {
         "uint16": _UINT, "uint32": _UINT, "uint64": _UINT,
         "pstring": "string tensors are not supported; keep strings in Python lists",
         "raw": "raw (untyped) tensors are not supported; use a typed tensor",
-        "Model": _HAPI, "flops": _HAPI + "; count operations with a profiler",
+        "flops": _FLOPS,
         "CUDAPinnedPlace": _PINNED, "XPUPinnedPlace": _PINNED,
         "MmapStorage": "memory-mapped storage: numpy.load(path, mmap_mode='r') then "
                        "paddle.to_tensor",
@@ -68,9 +75,9 @@ REFUSED = {
     },
     "paddle.Tensor": {
         "bfloat16": _DTYPE.format("bfloat16"),
-        **{n: _DENSE for n in ("coalesce", "cols", "crows", "dense_dim", "indices",
-                               "is_coalesced", "nnz", "rows", "sparse_dim", "to_sparse_coo",
-                               "to_sparse_csr", "values", "get_selected_rows")},
+        **{n: _SPARSE_METHOD for n in ("coalesce", "cols", "crows", "dense_dim", "indices",
+                                       "is_coalesced", "nnz", "sparse_dim", "values")},
+        **{n: _DENSE for n in ("rows", "get_selected_rows")},
         **{n: _DIST for n in ("num_shard", "placements", "process_mesh", "shard_index")},
         **{n: "a Paddle static-graph/inference handle; not part of mutograd" for n in (
             "get_map_tensor", "set_string_list", "set_tensor", "set_vocab", "create_tensor")},
@@ -82,6 +89,16 @@ REFUSED = {
               "mutograd does not have; use paddle.complex(real, imag) and x.real / x.imag"
            for n in ("as_complex", "as_real", "view_as_complex", "view_as_real")},
     },
+    "paddle.callbacks": {"VisualDL": _LOGGER.format("visualdl"),
+                         "WandbCallback": _LOGGER.format("wandb")},
+    "paddle.hapi": {"flops": _FLOPS},
+    "paddle.static": {n: ("Paddle's static-graph programs: mutograd runs eagerly (dynamic graph "
+                          "mode only); paddle.static has InputSpec, for paddle.Model")
+                      for n in ("Program", "program_guard", "data", "Executor",
+                                "default_main_program", "default_startup_program",
+                                "save_inference_model", "load_inference_model", "CompiledProgram",
+                                "global_scope", "scope_guard", "nn", "append_backward",
+                                "gradients", "name_scope", "py_func", "Variable")},
     "paddle.base.dygraph": {n: _ENGINE for n in (
         "Tracer", "tracer", "generated_tensor_methods_patch", "math_op_patch",
         "tensor_patch_methods")},
@@ -95,6 +112,19 @@ REFUSED = {
         **{n: _KERNEL for n in ("CTCLoss", "RNNTLoss", "HSigmoidLoss", "BeamSearchDecoder",
                                 "dynamic_decode")},
     },
+    "paddle.sparse": {"pca_lowrank": "a randomized low-rank PCA is not implemented; use "
+                                     "paddle.linalg.svd(x.to_dense())",
+                      "slice": "slicing a sparse tensor is not implemented; use "
+                               "x.to_dense() and a dense slice"},
+    "paddle.sparse.nn": {n: _SPARSE_CONV for n in (
+        "Conv2D", "Conv3D", "SubmConv2D", "SubmConv3D", "MaxPool3D", "BatchNorm",
+        "SyncBatchNorm")},
+    "paddle.sparse.nn.functional": {
+        **{n: _SPARSE_CONV for n in ("conv2d", "conv3d", "subm_conv2d", "subm_conv2d_igemm",
+                                     "subm_conv3d", "subm_conv3d_igemm", "max_pool3d")},
+        "attention": "sparse attention with a CSR mask is not implemented; use "
+                     "paddle.nn.functional.scaled_dot_product_attention with a dense mask"},
+    "paddle.linalg": {"fp8_fp8_half_gemm_fused": _DTYPE.format("float8")},
     "paddle.fft": {
         **{n: ("an internal helper of Paddle's fft module (its static-graph and kernel "
                "plumbing); call paddle.fft.fft, fftn, rfft, ... instead")

@@ -1,5 +1,5 @@
 """Paddle's framework-level names: dtype aliases, ``finfo``/``iinfo``, the random state,
-flags, ``LazyGuard``, ``summary``, ``create_parameter``, the legacy ``batch`` reader and the
+flags, ``LazyGuard``, ``create_parameter``, the legacy ``batch`` reader and the
 typed tensor constructors (``paddle.FloatTensor([...])``).
 
     >>> import mutograd.compat.paddle as paddle
@@ -104,24 +104,6 @@ def check_shape(shape, op_name="", expected_shape_type=(list, tuple, Tensor),
             if not isinstance(s, expected_element_type):
                 raise TypeError(f"{op_name}: each element of shape must be an int, got "
                                 f"{type(s).__name__}")
-
-
-def summary(net, input_size=None, dtypes=None, input=None):
-    """Print each sublayer with its parameter count; returns ``{'total_params',
-    'trainable_params'}``."""
-    rows, total, trainable = [], 0, 0
-    for name, layer in net.named_modules():
-        n = sum(p.numel() for p in layer.parameters(include_sublayers=False)) if hasattr(
-            layer, "create_parameter") else sum(p.numel() for p in layer.parameters(
-                recurse=False))
-        rows.append(f"{name or type(net).__name__:<40}{type(layer).__name__:<24}{n:>12,}")
-    for p in net.parameters():
-        total += p.numel()
-        trainable += p.numel() if not p.stop_gradient else 0
-    print("\n".join(rows))
-    print(f"Total params: {total:,}\nTrainable params: {trainable:,}\n"
-          f"Non-trainable params: {total - trainable:,}")
-    return {"total_params": total, "trainable_params": trainable}
 
 
 def batch(reader, batch_size, drop_last=False):

@@ -16,8 +16,10 @@ import inspect
 import mutograd as _mg
 
 from ...autograd.grad_mode import no_grad
+from ...errors import DTypeError
 from ...ops import views as _views
-from ...tensor import Tensor
+from ... import dtypes as _dtypes
+from ...tensor import Tensor, _wrap
 
 # Paddle's keyword -> the main namespace's, for functions that differ only in keyword names.
 RENAMED = {
@@ -33,7 +35,7 @@ RENAMED = {
     "take_along_dim": {"arr": "x", "axis": "dim"}, "tensordot": {"x": "a", "y": "b",
                                                                 "axes": "dims"},
     "to_dlpack": {"x": "t"}, "unbind": {"input": "x"}, "rot90": {"axes": "dims"},
-    "diag": {"offset": "diagonal"}, "from_dlpack": {"dlpack": "obj"},
+    "diag": {"offset": "diagonal"}, "from_dlpack": {"dlpack": "obj"}, "pdist": {"x": "input"},
 }
 # keywords Paddle accepts that change nothing here (memory pinning, the output place)
 _IGNORED = ("name", "pin_memory")
@@ -70,7 +72,8 @@ def _with_name(paddle_name, fn):
 
 
 # Paddle's top-level functions that are main ones under another name, or with name= added
-PASS_THROUGH = {"ger": _mg.outer, "range": _mg.arange, "split": _views.split_sections}
+PASS_THROUGH = {"ger": _mg.outer, "range": _mg.arange, "split": _views.split_sections,
+                "pdist": _mg.nn.functional.pdist}
 
 
 def renamed(fn, names):
@@ -82,6 +85,27 @@ def renamed(fn, names):
                 kw.pop(k, None)
         return fn(*args, **{names.get(k, k): v for k, v in kw.items()})
     return wrapper
+
+
+class DataTypeMismatch(DTypeError, ValueError):
+    """Tensors of different dtypes where Paddle needs one (``concat``, ``stack``): Paddle's
+    ``ValueError`` and mutograd's ``DTypeError``."""
+
+
+def one_dtype(fn, name):
+    """``fn`` (Paddle's ``name``: ``concat``, ``stack``) refusing a list of tensors of different
+    dtypes, as Paddle does instead of promoting them."""
+    @functools.wraps(fn)
+    def checked(x, *args, **kw):
+        tensors = [t for t in (x if isinstance(x, (list, tuple)) else ()) if isinstance(t, Tensor)]
+        for i, t in enumerate(tensors[1:], 1):
+            if t.dtype != tensors[0].dtype:
+                raise DataTypeMismatch(
+                    f"{name}(): (InvalidArgument) The data_type of input tensor in list isn't "
+                    f"consistent, the first tensor is {tensors[0]._data.dtype}, but {i}th tensor "
+                    f"is {t._data.dtype}; cast them to one dtype first (.astype(dtype))")
+        return fn(x, *args, **kw)
+    return checked
 
 
 def _creation(fn):
@@ -276,3 +300,28 @@ def add_n(inputs, name=None):
         out = out + t
     return out if len(inputs) > 1 else out.clone()
 
+
+
+def unique(x, return_index=False, return_inverse=False, return_counts=False, axis=None,
+           dtype="int64", name=None):
+    """The distinct values of ``x`` (flattened) or its distinct slices along ``axis``, sorted;
+    with the index of each one's first occurrence, where each element (or slice) went, and how
+    often each occurs, as ``dtype`` (Paddle's order of results).
+
+        >>> import mutograd.compat.paddle as paddle
+        >>> out, index, counts = paddle.unique(paddle.to_tensor([2, 3, 3, 1]),
+        ...                                    return_index=True, return_counts=True)
+        >>> out.tolist(), index.tolist(), counts.tolist()
+        ([1, 2, 3], [3, 0, 1], [1, 1, 2])
+    """
+    xp, a = x._place.xp, x._data
+    values, index, inverse, counts = xp.unique(
+        a.reshape(-1) if axis is None else a, return_index=True, return_inverse=True,
+        return_counts=True, axis=axis)
+    idx = _dtypes.to_numpy(dtype)
+    out = [_wrap(values, x)]
+    for wanted, arr in ((return_index, index), (return_inverse, inverse.reshape(-1)),
+                        (return_counts, counts)):
+        if wanted:
+            out.append(_wrap(arr.astype(idx), x))
+    return out[0] if len(out) == 1 else tuple(out)

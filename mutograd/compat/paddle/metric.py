@@ -18,9 +18,14 @@ def _np(x):
 
 
 def _correct(pred, label, k):
-    """[N, k] float32: whether the j-th best class of each row is its label."""
-    p, lab = _np(pred), _np(label).reshape(-1, 1)
-    top = np.argsort(-p, axis=-1, kind="stable")[..., :k].reshape(len(lab), -1)
+    """[N, k] float32: whether the j-th best class of each row is its label (class indices of
+    shape [N] or [N, 1], or one-hot / soft labels [N, C], whose largest entry is the class)."""
+    p, lab = _np(pred), _np(label)
+    if lab.ndim == 1 or (lab.ndim == 2 and lab.shape[-1] == 1):
+        lab = lab.reshape(-1, 1)
+    elif lab.shape[-1] != 1:
+        lab = np.argmax(lab, axis=-1)[..., None]
+    top = np.argsort(-p, axis=-1, kind="stable")[..., :k]
     return (top == lab).astype(np.float32)
 
 
@@ -69,12 +74,13 @@ class Accuracy(Metric):
     def update(self, correct, *args):
         """Add a batch (``compute``'s result); returns its accuracy (a list for several k)."""
         c = _np(correct)
+        samples = int(np.prod(c.shape[:-1]))
         accs = []
         for i, k in enumerate(self.topk):
             n = float(c[..., :k].sum())
             self.total[i] += n
-            self.count[i] += c.shape[0]
-            accs.append(n / c.shape[0] if c.shape[0] else 0.0)
+            self.count[i] += samples
+            accs.append(n / samples if samples else 0.0)
         return accs[0] if len(self.topk) == 1 else accs
 
     def reset(self):
@@ -87,7 +93,7 @@ class Accuracy(Metric):
 
 
 class _Binary(Metric):
-    """Binary predictions: a probability above 0.5 is the positive class. ``accumulate`` is
+    """Binary predictions: a probability rounded to 1 is the positive class. ``accumulate`` is
     ``tp / (tp + other)``, ``other`` the count that ``_other`` names."""
 
     _other = None
@@ -96,12 +102,16 @@ class _Binary(Metric):
         self._name = name
         self.reset()
 
+    @staticmethod
+    def _round(p):
+        return np.rint(p)
+
     def update(self, preds, labels):
-        p = np.rint(_np(preds).reshape(-1)).astype(np.int64)
+        p = self._round(_np(preds).reshape(-1)).astype(np.int64)
         lab = _np(labels).reshape(-1).astype(np.int64)
         self.tp += int(((p == 1) & (lab == 1)).sum())
-        self.fp += int(((p == 1) & (lab == 0)).sum())
-        self.fn += int(((p == 0) & (lab == 1)).sum())
+        self.fp += int(((p == 1) & (lab != 1)).sum())
+        self.fn += int(((p != 1) & (lab == 1)).sum())
 
     def reset(self):
         self.tp = self.fp = self.fn = 0
@@ -115,6 +125,10 @@ class Precision(_Binary):
     """``tp / (tp + fp)`` over every batch so far."""
 
     _other = "fp"
+
+    @staticmethod
+    def _round(p):
+        return np.floor(p + 0.5)     # Paddle's Precision rounds 0.5 up, its Recall to even
 
     def __init__(self, name="precision", *args, **kwargs):
         super().__init__(name)

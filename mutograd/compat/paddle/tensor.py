@@ -47,8 +47,11 @@ from ...ops.elementwise import where_ as _where
 from ...ops.registry import OPS, call_inplace, defop
 from ...tensor import Tensor as _Tensor
 from ..dialect_tensor import DialectTensor
+from . import functions as _functions
 from . import orders as _orders
 from . import tensor_ops as _tensor_ops
+from . import _statistics
+from . import linalg as _linalg
 
 DTYPES = _dtypes.family("paddle.")      # numpy dtype -> paddle.float32, ...
 
@@ -86,6 +89,18 @@ def _cast(dtype):
     return cast
 
 
+def _sparse():
+    # paddle.sparse imports this module for its dense class
+    from . import sparse
+    return sparse
+
+
+def _stack_method(self, axis=0, name=None):
+    """``paddle.stack`` as a method, which its Tensor receiver cannot satisfy (as in Paddle)."""
+    raise ValueError("stack(): argument 'x' must be a list of Tensors, but got a Tensor; call "
+                     "paddle.stack([a, b, ...], axis)")
+
+
 def _same(self, *args, **kw):
     """The tensor itself: a dense tensor in host memory already is what this asks for."""
     return self
@@ -119,11 +134,16 @@ _EXTRA = {
     "is_sparse_coo": lambda self: False, "is_sparse_csr": lambda self: False,
     "is_selected_rows": lambda self: False, "is_dist": lambda self: False,
     "is_same_shape": lambda self, y: list(self.shape) == list(y.shape),
+    "to_sparse_coo": lambda self, sparse_dim=None: _sparse().to_sparse_coo(self, sparse_dim),
+    "to_sparse_csr": lambda self: _sparse().to_sparse_csr(self),
     "get_strides": lambda self: list(self.stride()),
     "offset": property(lambda self: self.storage_offset() * self.element_size()),
     "persistable": False,
     "increment": lambda self, value=1.0: self.add_(value),
     "is_tensor": lambda self: True,
+    "layout": property(lambda self: "NCHW", doc="Paddle's (nominal) data layout of a dense "
+                       "tensor: always 'NCHW'."),
+    "stack": _stack_method,
     **_tensor_ops.METHODS,
     **{n: getattr(_tensor_ops, n) for n in _tensor_ops.COMPOSED_METHODS},
 }
@@ -132,7 +152,7 @@ PaddleMethods = type("PaddleMethods", (), dict(
     __module__=__name__, __doc__="Paddle's Tensor methods that the main Tensor has no name for."))
 # Paddle's argument orders where they clash with the main Tensor's (PyTorch's): over its methods
 PaddleOrders = type("PaddleOrders", (), dict(
-    _orders.METHODS, __slots__=(), __module__=__name__,
+    _orders.METHODS, **_linalg.METHODS, **_statistics.METHODS, __slots__=(), __module__=__name__,
     __doc__="Paddle's argument orders of methods the main Tensor has in PyTorch's order."))
 
 
@@ -142,6 +162,8 @@ class Tensor(PaddleOrders, DialectTensor, PaddleMethods, dialect=True):
     __slots__ = ()
     _print_style = "paddle"
     _namespace_name = "paddle"
+    _leaf_head = "Leaf Var that doesn't stop gradient can't use inplace strategy."
+    _leaf_note = None
 
     @property
     def dtype(self):
@@ -169,12 +191,23 @@ class Tensor(PaddleOrders, DialectTensor, PaddleMethods, dialect=True):
 
     def backward(self, grad_tensor=None, retain_graph=False, create_graph=False, inputs=None,
                  gradient=None):
-        """Accumulate gradients into the leaves; a non-scalar output gets ones."""
+        """Accumulate gradients into the leaves; a non-scalar output gets ones. A tensor that
+        needs no gradient (``stop_gradient`` and no history) has nothing to pass back: as in
+        Paddle, nothing happens."""
+        if not self._rg and self.grad_fn is None:
+            return
         try:
             _Tensor.backward(self, grad_tensor if gradient is None else gradient, retain_graph,
                              create_graph, inputs)
         except VersionError as e:
             raise with_paddle_wording(e)
+
+    unique = _functions.unique
+
+    def numpy(self):
+        """A copy of the data as a NumPy array, as Paddle's: later writes into the tensor (a
+        ``clear_grad()``, an optimizer step) leave it unchanged."""
+        return self.cpu()._data.copy()
 
     def split(self, num_or_sections, axis=0, name=None, dim=None):
         """``num_or_sections`` equal pieces (an int) or pieces of the listed sizes, as a list."""

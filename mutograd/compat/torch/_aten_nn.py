@@ -19,7 +19,7 @@ import numpy as np
 import mutograd as _mg
 
 from ...nn import functional as _F
-from ...nn.modules.recurrent import _step, run_layers
+from ...nn.modules.recurrent import run_cell, run_layers
 
 _REDUCTION = {0: "none", 1: "mean", 2: "sum"}
 _BAG_MODES = {0: "sum", 1: "mean", 2: "max"}
@@ -141,27 +141,21 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 # ---- functional recurrent layers (ATen's signatures) -----------------------------------------
 def _layers(mode, input, h0, c0, params, has_biases, num_layers, dropout, train, bidirectional,
             batch_first):
-    per = 4 if has_biases else 2
+    # ATen's list per layer and direction: w_ih, w_hh[, b_ih, b_hh][, w_hr], an LSTM having
+    # projections when its h is narrower than its c
+    projected = c0 is not None and h0.shape[-1] != c0.shape[-1]
+    per = (4 if has_biases else 2) + projected
     dirs = 2 if bidirectional else 1
     if len(params) != per * num_layers * dirs:
         raise RuntimeError(f"{mode.lower()}: expected {per * num_layers * dirs} parameters "
-                         f"({per} per layer and direction), got {len(params)}")
-    weights = [tuple(params[i:i + per]) + (None, None) * (not has_biases)
-               for i in range(0, len(params), per)]
-    unbatched = input.ndim == 2
-    if unbatched:
-        input, h0 = input.unsqueeze(1), h0.unsqueeze(1)
-        c0 = None if c0 is None else c0.unsqueeze(1)
-    elif batch_first:
-        input = input.swapaxes(0, 1)
-    out, h_n, c_n = run_layers(mode, input, h0, c0, weights, bidirectional,
-                               dropout if train else 0.0)
-    if unbatched:
-        out, h_n = out.squeeze(1), h_n.squeeze(1)
-        c_n = None if c_n is None else c_n.squeeze(1)
-    elif batch_first:
-        out = out.swapaxes(0, 1)
-    return out, h_n, c_n
+                           f"({per} per layer and direction), got {len(params)}")
+    weights = []
+    for i in range(0, len(params), per):
+        w_ih, w_hh, *rest = params[i:i + per]
+        biases = tuple(rest[:2]) if has_biases else (None, None)
+        weights.append((w_ih, w_hh) + biases + tuple(rest[2 if has_biases else 0:]))
+    return run_layers(mode, input, h0, c0, weights, bidirectional, dropout if train else 0.0,
+                      batch_first)
 
 
 def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
@@ -185,35 +179,24 @@ def _single_state(mode):
 gru, rnn_tanh, rnn_relu = (_single_state(m) for m in ("GRU", "RNN_TANH", "RNN_RELU"))
 
 
-def _cell(mode, input, h, c, w_ih, w_hh, b_ih, b_hh):
-    unbatched = input.ndim == 1
-    if unbatched:
-        input, h = input.unsqueeze(0), h.unsqueeze(0)
-        c = None if c is None else c.unsqueeze(0)
-    h, c = _step(mode, _F.linear(input, w_ih, b_ih), h, c, w_hh, b_hh)
-    if unbatched:
-        h, c = h.squeeze(0), (None if c is None else c.squeeze(0))
-    return h, c
-
-
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """One LSTM step: ``(h', c')`` from ``hx = (h, c)``."""
-    return _cell("LSTM", input, hx[0], hx[1], w_ih, w_hh, b_ih, b_hh)
+    return run_cell("LSTM", input, hx[0], hx[1], w_ih, w_hh, b_ih, b_hh)
 
 
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """One GRU step: ``h'``."""
-    return _cell("GRU", input, hx, None, w_ih, w_hh, b_ih, b_hh)[0]
+    return run_cell("GRU", input, hx, None, w_ih, w_hh, b_ih, b_hh)[0]
 
 
 def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """One Elman step, ``tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)``."""
-    return _cell("RNN_TANH", input, hx, None, w_ih, w_hh, b_ih, b_hh)[0]
+    return run_cell("RNN_TANH", input, hx, None, w_ih, w_hh, b_ih, b_hh)[0]
 
 
 def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """One Elman step with ``relu``."""
-    return _cell("RNN_RELU", input, hx, None, w_ih, w_hh, b_ih, b_hh)[0]
+    return run_cell("RNN_RELU", input, hx, None, w_ih, w_hh, b_ih, b_hh)[0]
 
 
 NAMES = ["conv3d", "conv_transpose1d", "conv_transpose3d", "avg_pool1d", "adaptive_avg_pool1d",

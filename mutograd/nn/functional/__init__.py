@@ -69,6 +69,8 @@ from .margin_loss import (  # noqa: F401
     triplet_margin_with_distance_loss)
 # the CTC loss
 from .ctc import ctc_loss  # noqa: F401
+# scaled dot-product and multi-head attention
+from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
 
 __all__ = [
     "celu", "dropout1d", "dropout2d", "dropout3d", "hardshrink", "hardsigmoid", "hardswish",

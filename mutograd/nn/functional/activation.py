@@ -193,7 +193,9 @@ def glu(x, dim=-1):
 def prelu(x, weight):
     """``x`` where positive, else ``weight * x``; ``weight`` has one value or one per channel
     (dimension 1)."""
-    if weight.numel() != 1:
+    if weight.numel() == 1:     # one slope: the result has x's shape (a 0-d x gives 0-d)
+        weight = weight.reshape([])
+    else:
         if x.ndim < 2 or x.shape[1] != weight.numel():
             raise ShapeError(f"prelu: {weight.numel()} weights for input of shape "
                              f"{list(x.shape)}; expected 1 or one per channel")

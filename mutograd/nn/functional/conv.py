@@ -235,7 +235,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 def output_padding_for(x, output_size, output_padding, stride, padding, dilation, kernel_size):
     """The ``output_padding`` of a transposed convolution that gives ``output_size`` (PyTorch's
-    ``ConvTranspose*.forward(x, output_size)``): within a stride past the shortest output."""
+    ``ConvTranspose*.forward(input, output_size)``): within a stride past the shortest output."""
     if output_size is None:
         return output_padding
     n = len(stride)

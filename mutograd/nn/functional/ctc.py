@@ -34,7 +34,9 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     """Connectionist temporal classification: ``-log`` of the total probability of every
     alignment of ``targets`` to ``log_probs`` (T, N, C) (or (T, C)) with ``blank`` between and
     around labels; ``targets`` padded (N, S) or concatenated (sum of ``target_lengths``).
-    ``reduction='mean'`` divides each loss by its target length, then averages."""
+    ``reduction='mean'`` divides each loss by its target length, then averages. The gradient
+    is the derivative for ``log_probs`` (PyTorch's returns the one for the logits they are
+    assumed to be the ``log_softmax`` of; the two agree through a ``log_softmax``)."""
     unbatched = log_probs.ndim == 2
     lp = log_probs.unsqueeze(1) if unbatched else log_probs
     T, N, C = lp.shape

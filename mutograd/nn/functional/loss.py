@@ -11,7 +11,7 @@ and Gaussian negative log-likelihood, with PyTorch's ``reduction=`` (and its leg
 import math
 
 from ...dtypes import SCALAR_TYPE_NAMES
-from ...errors import DTypeError, ShapeError
+from ...errors import ArgumentError, DTypeError, ShapeError
 from ...ops import OPS, call
 from ...ops.softmax import log_softmax as _log_softmax
 from ...tensor import Tensor, _wrap
@@ -37,12 +37,12 @@ def kl_div(input, target, reduction="mean", log_target=False):
     return pointwise.sum() if reduction == "sum" else pointwise.mean()
 
 
-def huber_loss(x, target, reduction="mean", delta=1.0):
+def huber_loss(input, target, reduction="mean", delta=1.0):
     """``0.5 d^2`` where ``|d| <= delta``, else ``delta (|d| - 0.5 delta)``."""
-    _check_same_shape(x, target, "huber_loss")
+    _check_same_shape(input, target, "huber_loss")
     if delta <= 0:
         raise ValueError(f"huber_loss: delta must be positive, got {delta}")
-    d = x - target
+    d = input - target
     a = call(OPS["abs"], [d], {})
     return _reduce(_two_branches(a <= delta, d * d * 0.5, (a - 0.5 * delta) * delta), reduction)
 
@@ -85,15 +85,33 @@ def _classes_last(x):
     return call(OPS["reshape"], [moved], {"shape": (-1, x.shape[1])}), batch
 
 
-def nll_loss(logp, target, weight=None, ignore_index=-100, reduction="mean"):
-    """Negative log-likelihood of class indices ``target`` under log-probabilities ``logp``
+def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    """Negative log-likelihood of class indices ``target`` under log-probabilities ``input``
     (N, C, ...); ``weight`` per class; targets equal to ``ignore_index`` count for nothing."""
-    return _nll(logp, target, weight, ignore_index, reduction, 0.0)
+    return _nll(input, target, weight, ignore_index, reduction, 0.0)
+
+
+def _scalar_type(dtype):
+    """A NumPy dtype by PyTorch's scalar-type name (``Double``), as its messages spell it."""
+    return SCALAR_TYPE_NAMES.get(dtype.name, dtype.name)
+
+
+def _check_class_weight(weight, x, c, same_dtype=True):
+    """A class ``weight`` must be 1-D with one entry per class (and of ``x``'s dtype)."""
+    if weight is None:
+        return
+    if weight.ndim != 1 or weight.shape[0] != c:
+        raise ShapeError(f"weight tensor should be defined either for all {c} classes or no "
+                         f"classes but got weight tensor of shape: {list(weight.shape)}")
+    if same_dtype and weight._data.dtype != x._data.dtype:
+        raise DTypeError(f"expected scalar type {_scalar_type(x._data.dtype)} but found "
+                         f"{_scalar_type(weight._data.dtype)}")
 
 
 def _nll(logp, target, weight, ignore_index, reduction, smoothing):
     flat, batch = _classes_last(logp)
     m, c = flat.shape
+    _check_class_weight(weight, logp, c)
     xp = logp._place.xp
     t = (target._data if isinstance(target, Tensor) else xp.asarray(target)).reshape(-1)
     if t.dtype.kind not in "iu":
@@ -106,8 +124,7 @@ def _nll(logp, target, weight, ignore_index, reduction, smoothing):
     if safe.size and (safe.min() < 0 or safe.max() >= c):
         raise IndexError(f"Target {int(t[valid & ((t < 0) | (t >= c))][0])} is out of bounds "
                          f"for {c} classes")
-    wc = xp.ones(c, flat._data.dtype) if weight is None else weight._data.astype(
-        flat._data.dtype)
+    wc = xp.ones(c, flat._data.dtype) if weight is None else weight._data
     wt = wc[safe] * valid               # the weight of each sample's target (0 when ignored)
     picked = call(OPS["index"], [flat], {"index": (xp.arange(m), safe)})
     loss = picked * _wrap(-wt, flat)
@@ -122,26 +139,37 @@ def _nll(logp, target, weight, ignore_index, reduction, smoothing):
         return total
     if reduction != "mean":
         _reduce(loss, reduction)
-    return total / float(wt.sum())
+    total_weight = float(wt.sum())
+    if total_weight == 0:
+        # every target ignored (or weighted 0): the mean is 0/0, NaN, and its gradient 0, as
+        # PyTorch's; computed so, not by a division that warns
+        return total * 0.0 + _full_like(total, math.nan)
+    return total / total_weight
 
 
-def cross_entropy(x, target, weight=None, ignore_index=-100, reduction="mean",
+def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
                   label_smoothing=0.0):
-    """Cross-entropy of logits ``x`` (N, C, ...) against class indices, or against class
-    probabilities of ``x``'s shape; with ``label_smoothing`` in [0, 1]."""
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"label_smoothing must be between 0.0 and 1.0, got {label_smoothing}")
+    """Cross-entropy of logits ``input`` (N, C, ...) against class indices, or against class
+    probabilities of ``input``'s shape; with ``label_smoothing`` in [0, 1]."""
+    x = input
+    if label_smoothing > 1.0:
+        raise ArgumentError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                            f"{label_smoothing}")
+    label_smoothing = max(label_smoothing, 0.0)     # a negative one smooths nothing, as PyTorch
     logp = _log_softmax(x, axis=1 if x.ndim > 1 else 0)
     if isinstance(target, Tensor) and target._data.dtype.kind == "f":
         indices_shape = tuple(x.shape[:1]) + tuple(x.shape[2:]) if x.ndim > 1 else ()
         if tuple(target.shape) == indices_shape:   # class indices given as floats
-            name = SCALAR_TYPE_NAMES.get(target._data.dtype.name, target._data.dtype.name)
+            name = _scalar_type(target._data.dtype)
             raise DTypeError(f"cross_entropy: expected target dtype to be Long or Byte, but got "
                              f"{name}: a target of shape {list(target.shape)} holds class "
                              f"indices (pass target.long()); a float target holds class "
                              f"probabilities and has the input's shape {list(x.shape)}")
         _check_same_shape(x, target, "cross_entropy")
         c = x.shape[1] if x.ndim > 1 else x.shape[0]
+        _check_class_weight(weight, x, c, same_dtype=False)   # promoted, as PyTorch's
+        if ignore_index >= 0:
+            raise ArgumentError("ignore_index is not supported for floating point target")
         prob = target
         if label_smoothing:
             prob = target * (1 - label_smoothing) + label_smoothing / c
@@ -154,56 +182,57 @@ def cross_entropy(x, target, weight=None, ignore_index=-100, reduction="mean",
     return _nll(logp, target, weight, ignore_index, reduction, label_smoothing)
 
 
-def mse_loss(x, target, reduction="mean"):
+def mse_loss(input, target, reduction="mean"):
     """Mean squared error."""
-    _check_same_shape(x, target, "mse_loss")
-    d = x - target
+    _check_same_shape(input, target, "mse_loss")
+    d = input - target
     return _reduce(d * d, reduction)
 
 
-def l1_loss(x, target, reduction="mean"):
+def l1_loss(input, target, reduction="mean"):
     """Mean absolute error."""
-    _check_same_shape(x, target, "l1_loss")
-    return _reduce(call(OPS["abs"], [x - target], {}), reduction)
+    _check_same_shape(input, target, "l1_loss")
+    return _reduce(call(OPS["abs"], [input - target], {}), reduction)
 
 
-def smooth_l1_loss(x, target, reduction="mean", beta=1.0):
+def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
     """Huber-like loss: ``0.5 d^2 / beta`` where ``|d| < beta``, ``|d| - 0.5 beta`` elsewhere."""
-    _check_same_shape(x, target, "smooth_l1_loss")
+    _check_same_shape(input, target, "smooth_l1_loss")
     if beta < 0:
         raise ValueError(f"smooth_l1_loss: beta must be non-negative, got {beta}")
-    d = x - target
+    d = input - target
     a = call(OPS["abs"], [d], {})
     if beta == 0:
         return _reduce(a, reduction)
     return _reduce(_two_branches(a < beta, d * d * (0.5 / beta), a - 0.5 * beta), reduction)
 
 
-def binary_cross_entropy(p, target, weight=None, reduction="mean"):
-    """Binary cross-entropy of probabilities ``p`` (logs clamped at -100, as PyTorch)."""
-    _check_same_shape(p, target, "binary_cross_entropy")
-    pd = p._data
+def binary_cross_entropy(input, target, weight=None, reduction="mean"):
+    """Binary cross-entropy of probabilities ``input`` (logs clamped at -100, as PyTorch)."""
+    _check_same_shape(input, target, "binary_cross_entropy")
+    pd = input._data
     if pd.size and (pd.min() < 0 or pd.max() > 1):
         raise ValueError("binary_cross_entropy: all elements of input should be between 0 "
                          "and 1")
-    log_p = call(OPS["clamp"], [call(OPS["log"], [p], {}), -100.0, None], {})
-    log_q = call(OPS["clamp"], [call(OPS["log"], [1 - p], {}), -100.0, None], {})
+    log_p = call(OPS["clamp"], [call(OPS["log"], [input], {}), -100.0, None], {})
+    log_q = call(OPS["clamp"], [call(OPS["log"], [1 - input], {}), -100.0, None], {})
     loss = -(target * log_p + (1 - target) * log_q)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)
 
 
-def binary_cross_entropy_with_logits(x, target, weight=None, reduction="mean", pos_weight=None):
+def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean",
+                                     pos_weight=None):
     """Sigmoid + binary cross-entropy in one stable formula:
-    ``(1 - t) x + (1 + (pw - 1) t) * (log1p(exp(-|x|)) + relu(-x))``."""
-    _check_same_shape(x, target, "binary_cross_entropy_with_logits")
-    sp = call(OPS["log1p"], [call(OPS["exp"], [-call(OPS["abs"], [x], {})], {})], {}) + call(
-        OPS["relu"], [-x], {})     # softplus(-x) = -log(sigmoid(x))
+    ``(1 - t) x + (1 + (pw - 1) t) * (log1p(exp(-|x|)) + relu(-x))`` of logits ``x``."""
+    _check_same_shape(input, target, "binary_cross_entropy_with_logits")
+    sp = call(OPS["log1p"], [call(OPS["exp"], [-call(OPS["abs"], [input], {})], {})], {}) + call(
+        OPS["relu"], [-input], {})     # softplus(-input) = -log(sigmoid(input))
     if pos_weight is None:
-        loss = (1 - target) * x + sp
+        loss = (1 - target) * input + sp
     else:
-        loss = (1 - target) * x + (1 + (pos_weight - 1) * target) * sp
+        loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * sp
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)
@@ -237,19 +266,27 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
     """``0.5 * (log(var) + (input - target) ** 2 / var)`` (+ ``0.5 log(2 pi)`` with ``full``);
-    ``var`` (clamped to ``eps`` without changing its gradient's path) may lack the last
-    dimension or have size 1 there."""
+    ``var`` (clamped to ``eps`` without changing its gradient's path) has ``input``'s shape,
+    or, homoscedastic, lacks its last dimension or has size 1 in exactly one dimension.
+
+        >>> import mutograd as mg
+        >>> gaussian_nll_loss(mg.zeros([2, 3]), mg.ones([2, 3]), mg.ones([2])).item()
+        0.5
+    """
     if isinstance(var, (int, float)):
-        var = input.detach() * 0 + var
-    if var.shape != input.shape:
-        if list(input.shape[:-1]) == list(var.shape):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = _full_like(input, float(var))
+    elif bool((var.detach() < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
             var = var.unsqueeze(-1)
-        elif not (list(input.shape[:-1]) == list(var.shape[:-1]) and var.shape[-1] == 1):
+        elif not (input.ndim == var.ndim and sum(
+                v for i, v in zip(input.shape, var.shape) if i != v) == 1):
             raise ValueError("var is of incorrect size")
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(reduction + " is not valid")
-    if bool((var.detach() < 0).any()):
-        raise ValueError("var has negative entry/entries")
     var = var.clamp(min=eps) if not var.requires_grad else var + (
         var.detach().clamp(min=eps) - var.detach())
     loss = 0.5 * (var.log() + (input - target) ** 2 / var)
@@ -292,7 +329,7 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
     logits = linear(input, flat_w, flat_b).reshape(*batch, num_classes, *out_features)
     probs = isinstance(target, Tensor) and tuple(target.shape) == tuple(logits.shape)
     if probs and ignore_index is not None:
-        raise ValueError("ignore_index cannot be specified when target contains probabilities")
+        raise ArgumentError("ignore_index cannot be specified when target contains probabilities")
     return cross_entropy(logits, target, weight, -100 if ignore_index is None else ignore_index,
                            reduction, label_smoothing)
 

@@ -8,6 +8,8 @@ normalisation.
     [0.0, 0.0]
 """
 
+import math
+
 import numpy as np
 
 from ...autograd.grad_mode import no_grad
@@ -41,11 +43,19 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
                          f"{list(x.shape)}")
     axes = (0,) + tuple(range(2, x.ndim))
     shape = (1, -1) + (1,) * (x.ndim - 2)
-    if training or running_mean is None:
-        n = x.numel() // x.shape[1]
-        if n <= 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input "
-                             f"size {list(x.shape)}")
+    batch_stats = training or running_mean is None
+    if batch_stats and math.prod(x.shape[:1] + x.shape[2:]) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {list(x.shape)}")
+    if batch_stats and eps <= 0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if batch_stats and x.numel() == 0:
+        # an empty batch: an empty result (still connected to weight and bias, whose gradients
+        # are zeros), running statistics unchanged, as PyTorch
+        out = x.clone()
+    elif batch_stats:
         out = call(OPS["normalize"], [x], {"axis": axes, "eps": eps})
         if training and running_mean is not None:
             with no_grad():

@@ -41,7 +41,7 @@ from ...errors import ArgumentError, DTypeError, IndexRangeError, ShapeError
 from ...ops import OPS, call
 from ...ops.creation import rand, tensor
 from ...ops.indexing import gather
-from ...tensor import Tensor
+from ...tensor import Tensor, of_type_of
 from .arguments import _batched, _tuple
 from .padding import pad
 
@@ -66,11 +66,11 @@ def _pool_args(n, kernel_size, stride, padding, dilation, name):
         _tuple(stride, n, "stride")
     p, d = _tuple(padding, n, "padding"), _tuple(dilation, n, "dilation")
     if any(pi > ki // 2 for pi, ki in zip(p, k)):
-        raise ValueError(f"{name}: pad should be at most half of effective kernel size, got "
-                         f"padding={p} and kernel_size={k}")
+        raise ArgumentError(f"{name}: pad should be at most half of effective kernel size, "
+                            f"got padding={p} and kernel_size={k}")
     if any(v <= 0 for v in k + s + d):
-        raise ArgumentError(f"{name}: kernel_size, stride and dilation must be positive, got "
-                         f"{k}, {s}, {d}")
+        raise ArgumentError(f"{name}: kernel_size, stride and dilation must be positive, "
+                            f"got {k}, {s}, {d}")
     return k, s, p, d
 
 
@@ -122,8 +122,9 @@ def _argmax_windows(x, positions):
 
 
 def _like_place(x, array):
-    """``array`` as a tensor on ``x``'s place."""
-    return tensor(array, place=x._place)
+    """``array`` as a tensor on ``x``'s place and of its result type (a dialect's input gives
+    that dialect's tensor: Note [Tensor types of the dialects] in tensor.py)."""
+    return of_type_of(tensor(array, place=x._place), x)
 
 
 def _gather_max(x, indices):
@@ -282,9 +283,12 @@ def _fractional(n, name, input, kernel_size, output_size, output_ratio, return_i
                              else _random_samples)
         if samples.ndim == 2:
             samples = samples[None]
-        if samples.shape != (b, c, n):
-            raise ShapeError(f"{name}: _random_samples must have shape {[b, c, n]}, got "
-                             f"{list(samples.shape)}")
+        # as PyTorch: a batch of samples at least as long as the input's, whose first ones
+        # are used (an unbatched input takes the first)
+        if samples.ndim != 3 or samples.shape[0] < b or samples.shape[1:] != (c, n):
+            raise ShapeError(f"{name}: _random_samples must have shape [N, {c}, {n}] with N at "
+                             f"least the batch size {b}, got {list(samples.shape)}")
+        samples = samples[:b]
     # PyTorch's sample order: (W, H) for 2-D, (T, H, W) for 3-D
     order = [1, 0] if n == 2 else list(range(n))
     positions = []

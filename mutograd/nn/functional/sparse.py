@@ -10,9 +10,8 @@
 import numpy as np
 
 from ...autograd.grad_mode import no_grad
-from ...errors import ShapeError
+from ...errors import DTypeError, IndexRangeError, ShapeError
 from ...ops import OPS, call
-from ...ops.creation import zeros
 from ...ops.shaping import stack
 from ...tensor import Tensor, _wrap
 
@@ -30,11 +29,13 @@ def embedding(indices, weight, padding_idx=None, max_norm=None, norm_type=2.0,
                          "leave them False (the gradient is dense)")
     idx = indices._data if isinstance(indices, Tensor) else indices
     if idx.dtype.kind not in "iu":
-        raise TypeError(f"embedding: indices must be integers, got {idx.dtype}")
+        raise DTypeError(f"Expected tensor for argument #1 'indices' to have one of the "
+                         f"following scalar types: Long, Int; but got {idx.dtype} instead "
+                         f"(while checking arguments for embedding)")
     n = weight.shape[0]
     if idx.size and (idx.min() < 0 or idx.max() >= n):
-        raise IndexError(f"embedding: index out of range for a table of {n} rows "
-                         f"(got indices in [{int(idx.min())}, {int(idx.max())}])")
+        raise IndexRangeError(f"embedding: index out of range for a table of {n} rows "
+                              f"(got indices in [{int(idx.min())}, {int(idx.max())}])")
     if padding_idx is not None and padding_idx < 0:
         padding_idx += n
     if max_norm is not None:
@@ -133,9 +134,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
         out = []
         for b in range(nbags):
             pos = np.flatnonzero((bag == b) & keep)
-            out.append(zeros([weight.shape[1]], dtype=weight.dtype) if pos.size == 0 else
+            # (new_zeros: weight's place and tensor type, as the other bags')
+            out.append(weight.new_zeros([weight.shape[1]]) if pos.size == 0 else
                        call(OPS["index_select"], [rows, _wrap(pos)], {"axis": 0}).amax(axis=0))
-        return stack(out) if out else zeros([0, weight.shape[1]], dtype=weight.dtype)
+        return stack(out) if out else weight.new_zeros([0, weight.shape[1]])
     matrix = np.zeros((nbags, idx.size), weight.dtype.np)
     matrix[bag[keep], np.flatnonzero(keep)] = 1.0
     if mode == "mean":

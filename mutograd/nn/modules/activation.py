@@ -27,8 +27,9 @@ class _Activation(Module):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, x):
-        return type(self).fn(x, *[getattr(self, s) for s in self.settings], inplace=self.inplace)
+    def forward(self, input):
+        return type(self).fn(input, *[getattr(self, s) for s in self.settings],
+                             inplace=self.inplace)
 
     def extra_repr(self):
         # PyTorch's text: each setting by name, then ``inplace=True`` only when set
@@ -73,21 +74,21 @@ class GELU(Module):
         super().__init__()
         self.approximate = approximate
 
-    def forward(self, x):
-        return F.gelu(x, self.approximate)
+    def forward(self, input):
+        return F.gelu(input, self.approximate)
 
     def extra_repr(self):
         return f"approximate={self.approximate!r}"
 
 
 class Sigmoid(Module):
-    def forward(self, x):
-        return F.sigmoid(x)
+    def forward(self, input):
+        return F.sigmoid(input)
 
 
 class Tanh(Module):
-    def forward(self, x):
-        return F.tanh(x)
+    def forward(self, input):
+        return F.tanh(input)
 
 
 class Softmax(Module):
@@ -95,16 +96,16 @@ class Softmax(Module):
         super().__init__()
         self.dim = dim
 
-    def forward(self, x):
-        return F.softmax(x, self.dim)
+    def forward(self, input):
+        return F.softmax(input, self.dim)
 
     def extra_repr(self):
         return f"dim={self.dim}"
 
 
 class LogSoftmax(Softmax):
-    def forward(self, x):
-        return F.log_softmax(x, self.dim)
+    def forward(self, input):
+        return F.log_softmax(input, self.dim)
 
 
 # ---- losses --------------------------------------------------------------------------------
@@ -113,8 +114,8 @@ class Softplus(Module):
         super().__init__()
         self.beta, self.threshold = beta, threshold
 
-    def forward(self, x):
-        return F.softplus(x, self.beta, self.threshold)
+    def forward(self, input):
+        return F.softplus(input, self.beta, self.threshold)
 
     def extra_repr(self):
         return f"beta={self.beta}, threshold={self.threshold}"
@@ -149,13 +150,13 @@ class _Shrink(Module):
 
 
 class Softshrink(_Shrink):
-    def forward(self, x):
-        return F.softshrink(x, self.lambd)
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
 
 
 class Hardshrink(_Shrink):
-    def forward(self, x):
-        return F.hardshrink(x, self.lambd)
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
 
 
 def _simple(name, fn, doc, inplace="shown"):
@@ -168,8 +169,8 @@ def _simple(name, fn, doc, inplace="shown"):
             attrs["extra_repr"] = Module.extra_repr
         return type(name, (_Activation,), attrs)
 
-    def forward(self, x):
-        return fn(x)
+    def forward(self, input):
+        return fn(input)
     attrs = {"forward": forward, "__doc__": doc}
     if inplace is not None:
         def __init__(self, inplace=False):
@@ -210,8 +211,8 @@ class PReLU(Module):
         self.num_parameters = num_parameters
         self.weight = Parameter(ones([num_parameters], dtype=dtype, device=device) * init)
 
-    def forward(self, x):
-        return F.prelu(x, self.weight)
+    def forward(self, input):
+        return F.prelu(input, self.weight)
 
     def extra_repr(self):
         return f"num_parameters={self.num_parameters}"
@@ -229,10 +230,10 @@ class Softmin(FunctionShell):
 class Softmax2d(Module):
     """Softmax over the channels of (N, C, H, W) or (C, H, W)."""
 
-    def forward(self, x):
-        if x.ndim not in (3, 4):
-            raise ValueError(f"Softmax2d: expected input of 3 or 4 dimensions, got {x.ndim}")
-        return F.softmax(x, -3)
+    def forward(self, input):
+        if input.ndim not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input of 3 or 4 dimensions, got {input.ndim}")
+        return F.softmax(input, -3)
 
 
 class Threshold(_Activation):

@@ -27,6 +27,25 @@ __all__ = ["AdaptiveLogSoftmaxWithLoss"]
 _ASMoutput = namedtuple("_ASMoutput", ["output", "loss"])
 
 
+def set_cutoffs(layer, in_features, n_classes, cutoffs):
+    """Check an adaptive softmax's ``cutoffs`` (PyTorch's and Paddle's rule and words) and set
+    the sizes both frameworks' layers keep: ``cutoffs`` (ending with ``n_classes``),
+    ``shortlist_size``, ``n_clusters``, ``head_size``."""
+    cutoffs = list(cutoffs)
+    if len(cutoffs) == 0:
+        raise ValueError("cutoffs should be a sequence of length larger than 0")
+    if cutoffs != sorted(cutoffs) or min(cutoffs) <= 0 or max(cutoffs) > n_classes - 1 \
+            or len(set(cutoffs)) != len(cutoffs) or any(int(c) != c for c in cutoffs):
+        raise ValueError("cutoffs should be a sequence of unique, positive integers sorted "
+                         "in an increasing order, where each value is between 1 and "
+                         "n_classes-1")
+    layer.in_features, layer.n_classes = in_features, n_classes
+    layer.cutoffs = cutoffs + [n_classes]
+    layer.shortlist_size = layer.cutoffs[0]
+    layer.n_clusters = len(layer.cutoffs) - 1
+    layer.head_size = layer.shortlist_size + layer.n_clusters
+
+
 class AdaptiveLogSoftmaxWithLoss(Module):
     """Log-probabilities of the targets under the adaptive softmax (``output``) and their
     negated mean (``loss``). ``cutoffs`` split the ``n_classes`` classes into the head's
@@ -35,20 +54,8 @@ class AdaptiveLogSoftmaxWithLoss(Module):
     def __init__(self, in_features, n_classes, cutoffs, div_value=4.0, head_bias=False,
                  device=None, dtype=None):
         super().__init__()
-        cutoffs = list(cutoffs)
-        if len(cutoffs) == 0:
-            raise ValueError("cutoffs should be a sequence of length larger than 0")
-        if cutoffs != sorted(cutoffs) or min(cutoffs) <= 0 or max(cutoffs) > n_classes - 1 \
-                or len(set(cutoffs)) != len(cutoffs) or any(int(c) != c for c in cutoffs):
-            raise ValueError("cutoffs should be a sequence of unique, positive integers sorted "
-                             "in an increasing order, where each value is between 1 and "
-                             "n_classes-1")
-        self.in_features, self.n_classes = in_features, n_classes
-        self.cutoffs = cutoffs + [n_classes]
+        set_cutoffs(self, in_features, n_classes, cutoffs)
         self.div_value, self.head_bias = div_value, head_bias
-        self.shortlist_size = self.cutoffs[0]
-        self.n_clusters = len(self.cutoffs) - 1
-        self.head_size = self.shortlist_size + self.n_clusters
         self.head = Linear(in_features, self.head_size, bias=head_bias, dtype=dtype)
         self.tail = ModuleList()
         for i in range(self.n_clusters):
@@ -63,7 +70,9 @@ class AdaptiveLogSoftmaxWithLoss(Module):
             i2h.reset_parameters()
             h2o.reset_parameters()
 
-    def forward(self, input, target):
+    def forward(self, input_, target_):
+        # PyTorch's parameter names (``input_``, ``target_``), so keyword calls bind alike
+        input, target = input_, target_
         tgt = target._data if isinstance(target, Tensor) else np.asarray(target)
         if tgt.ndim == 1:
             if input.ndim != 2 or input.shape[0] != tgt.shape[0]:

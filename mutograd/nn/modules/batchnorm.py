@@ -47,13 +47,13 @@ class _BatchNorm(Module):
             with no_grad():
                 self.num_batches_tracked.zero_()
 
-    def forward(self, x):
-        if x.ndim not in self._dims:
+    def forward(self, input):
+        if input.ndim not in self._dims:
             raise ValueError(f"expected {' or '.join(f'{d}D' for d in self._dims)} input "
-                             f"(got {x.ndim}D input)")
-        if x.shape[1] != self.num_features:
+                             f"(got {input.ndim}D input)")
+        if input.shape[1] != self.num_features:
             raise ValueError(f"{type(self).__name__}: expected {self.num_features} channels, "
-                             f"got input of shape {list(x.shape)}")
+                             f"got input of shape {list(input.shape)}")
         use_batch = self.training or not self.track_running_stats
         momentum = self.momentum
         if self.training and self.track_running_stats:
@@ -61,7 +61,7 @@ class _BatchNorm(Module):
                 self.num_batches_tracked.add_(1)
             if momentum is None:    # a cumulative average of the batches' statistics
                 momentum = 1.0 / int(self.num_batches_tracked.item())
-        return F.batch_norm(x, self.running_mean if self.track_running_stats else None,
+        return F.batch_norm(input, self.running_mean if self.track_running_stats else None,
                             self.running_var if self.track_running_stats else None,
                             self.weight, self.bias, use_batch, momentum, self.eps,
                             var_ddof=self._var_ddof)
@@ -92,18 +92,18 @@ class _InstanceNorm(_BatchNorm):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
                          dtype, bias=bias)
 
-    def forward(self, x):
+    def forward(self, input):
         nd = self._spatial + 2
-        if x.ndim not in (nd - 1, nd):
-            raise ValueError(f"expected {nd - 1}D or {nd}D input (got {x.ndim}D input)")
-        unbatched = x.ndim == nd - 1
+        if input.ndim not in (nd - 1, nd):
+            raise ValueError(f"expected {nd - 1}D or {nd}D input (got {input.ndim}D input)")
+        unbatched = input.ndim == nd - 1
         if unbatched:
-            x = x.unsqueeze(0)
-        if x.shape[1] != self.num_features and self.affine:
+            input = input.unsqueeze(0)
+        if input.shape[1] != self.num_features and self.affine:
             raise ValueError(f"expected input's size at dim=1 to match num_features "
-                             f"({self.num_features}), but got: {x.shape[1]}.")
+                             f"({self.num_features}), but got: {input.shape[1]}.")
         use_input_stats = self.training or not self.track_running_stats
-        out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
+        out = F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
                             use_input_stats, self.momentum, self.eps)
         return out.squeeze(0) if unbatched else out
 

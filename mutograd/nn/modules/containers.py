@@ -160,10 +160,10 @@ class Sequential(Module):
             for i, m in enumerate(args):
                 self.add_module(str(i), m)
 
-    def forward(self, x):
+    def forward(self, input):
         for m in self._modules.values():
-            x = m(x)
-        return x
+            input = m(input)
+        return input
 
     def __getitem__(self, i):
         if isinstance(i, slice):

@@ -56,13 +56,13 @@ class _ConvNd(Module):
         # PyTorch's fan_in: the weight's dimension 1 times the kernel
         _uniform_bias(self.bias, self.weight.shape[1] * math.prod(self.kernel_size))
 
-    def forward(self, x):
+    def forward(self, input):
         fn = type(self)._fn
         if self.padding_mode != "zeros":
-            x = pad_by_mode(x, self.padding, self.padding_mode, self.kernel_size,
-                            self.dilation)
-            return fn(x, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
-        return fn(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
+            input = pad_by_mode(input, self.padding, self.padding_mode, self.kernel_size,
+                                self.dilation)
+            return fn(input, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
+        return fn(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
                   self.groups)
 
     def extra_repr(self):
@@ -118,10 +118,10 @@ class _ConvTransposeNd(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, device, dtype, output_padding)
 
-    def forward(self, x, output_size=None):
-        padding = output_padding_for(x, output_size, self.output_padding, self.stride,
+    def forward(self, input, output_size=None):
+        padding = output_padding_for(input, output_size, self.output_padding, self.stride,
                                      self.padding, self.dilation, self.kernel_size)
-        return type(self)._fn(x, self.weight, self.bias, self.stride, self.padding, padding,
+        return type(self)._fn(input, self.weight, self.bias, self.stride, self.padding, padding,
                               self.groups, self.dilation)
 
 

@@ -25,8 +25,8 @@ class _DropoutNd(Module):
 
     fn = staticmethod(F.dropout)     # each dropout module: ``fn(x, p, training, inplace)``
 
-    def forward(self, x):
-        return type(self).fn(x, self.p, self.training, self.inplace)
+    def forward(self, input):
+        return type(self).fn(input, self.p, self.training, self.inplace)
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"

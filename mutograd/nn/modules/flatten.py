@@ -21,9 +21,9 @@ class Unflatten(Module):
                             f"dimensions are not available)")
         self.dim, self.unflattened_size = dim, tuple(unflattened_size)
 
-    def forward(self, x):
-        d = self.dim % x.ndim
-        return x.reshape(*x.shape[:d], *self.unflattened_size, *x.shape[d + 1:])
+    def forward(self, input):
+        d = self.dim % input.ndim
+        return input.reshape(*input.shape[:d], *self.unflattened_size, *input.shape[d + 1:])
 
     def extra_repr(self):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
@@ -39,6 +39,6 @@ class Flatten(Module):
     def extra_repr(self):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
-    def forward(self, x):
-        return ops.call(ops.OPS["flatten"], [x], {"start_axis": self.start_dim,
+    def forward(self, input):
+        return ops.call(ops.OPS["flatten"], [input], {"start_axis": self.start_dim,
                                                   "stop_axis": self.end_dim})

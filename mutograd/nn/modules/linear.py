@@ -45,8 +45,8 @@ class Linear(Module):
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         _uniform_bias(self.bias, self.in_features)
 
-    def forward(self, x):
-        return F.linear(x, self.weight, self.bias)
+    def forward(self, input):
+        return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
@@ -64,8 +64,8 @@ class Identity(Module):
     def __init__(self, *args, **kwargs):
         super().__init__()
 
-    def forward(self, x):
-        return x
+    def forward(self, input):
+        return input
 
 
 class Bilinear(Module):

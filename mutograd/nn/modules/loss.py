@@ -12,7 +12,7 @@ CTC and the cross-entropy of a linear layer's logits; each a thin shell over
 import dataclasses
 import math
 
-from ...errors import ShapeError
+from ...errors import ArgumentError, ShapeError
 from .. import functional as F
 from ..functional.loss import _legacy
 from ..module import Module
@@ -32,42 +32,51 @@ class _Loss(Module):
         self.reduction = reduction
 
 
-class CrossEntropyLoss(_Loss):
+class _WeightedLoss(_Loss):
+    """A loss with an optional per-class rescaling ``weight``: a buffer, as PyTorch's (in
+    ``state_dict`` when given, registered as ``None`` otherwise), so it moves and casts with
+    the module."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+class CrossEntropyLoss(_WeightedLoss):
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
                  reduction="mean", label_smoothing=0.0):
-        super().__init__(size_average, reduce, reduction)
-        self.weight, self.ignore_index, self.label_smoothing = weight, ignore_index, \
-            label_smoothing
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
 
-    def forward(self, x, target):
-        return F.cross_entropy(x, target, self.weight, self.ignore_index, self.reduction,
+    def forward(self, input, target):
+        return F.cross_entropy(input, target, self.weight, self.ignore_index, self.reduction,
                                self.label_smoothing)
 
 
-class NLLLoss(_Loss):
+class NLLLoss(_WeightedLoss):
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
                  reduction="mean"):
-        super().__init__(size_average, reduce, reduction)
-        self.weight, self.ignore_index = weight, ignore_index
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
 
-    def forward(self, x, target):
-        return F.nll_loss(x, target, self.weight, self.ignore_index, self.reduction)
+    def forward(self, input, target):
+        return F.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
 
 
 class MSELoss(_Loss):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
 
-    def forward(self, x, target):
-        return F.mse_loss(x, target, self.reduction)
+    def forward(self, input, target):
+        return F.mse_loss(input, target, self.reduction)
 
 
 class L1Loss(_Loss):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
 
-    def forward(self, x, target):
-        return F.l1_loss(x, target, self.reduction)
+    def forward(self, input, target):
+        return F.l1_loss(input, target, self.reduction)
 
 
 class SmoothL1Loss(_Loss):
@@ -75,37 +84,40 @@ class SmoothL1Loss(_Loss):
         super().__init__(size_average, reduce, reduction)
         self.beta = beta
 
-    def forward(self, x, target):
-        return F.smooth_l1_loss(x, target, self.reduction, self.beta)
+    def forward(self, input, target):
+        return F.smooth_l1_loss(input, target, self.reduction, self.beta)
 
 
-class BCELoss(_Loss):
+class BCELoss(_WeightedLoss):
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(size_average, reduce, reduction)
-        self.weight = weight
+        super().__init__(weight, size_average, reduce, reduction)
 
-    def forward(self, x, target):
-        return F.binary_cross_entropy(x, target, self.weight, self.reduction)
+    def forward(self, input, target):
+        return F.binary_cross_entropy(input, target, self.weight, self.reduction)
 
 
 class BCEWithLogitsLoss(_Loss):
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
                  pos_weight=None):
         super().__init__(size_average, reduce, reduction)
-        self.weight, self.pos_weight = weight, pos_weight
+        # buffers, as PyTorch's (it is no _WeightedLoss there either)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
 
-    def forward(self, x, target):
-        return F.binary_cross_entropy_with_logits(x, target, self.weight, self.reduction,
+    def forward(self, input, target):
+        return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction,
                                                   self.pos_weight)
 
 
 class HuberLoss(_Loss):
     def __init__(self, reduction="mean", delta=1.0):
+        if not isinstance(delta, (float, int)):
+            raise TypeError(f"delta must be a float or int, got: {type(delta)}")
         super().__init__(reduction=reduction)
         self.delta = delta
 
-    def forward(self, x, target):
-        return F.huber_loss(x, target, self.reduction, self.delta)
+    def forward(self, input, target):
+        return F.huber_loss(input, target, self.reduction, self.delta)
 
 
 class KLDivLoss(_Loss):
@@ -113,8 +125,8 @@ class KLDivLoss(_Loss):
         super().__init__(size_average, reduce, "mean" if reduction == "batchmean" else reduction)
         self.reduction, self.log_target = reduction, log_target
 
-    def forward(self, x, target):
-        return F.kl_div(x, target, self.reduction, self.log_target)
+    def forward(self, input, target):
+        return F.kl_div(input, target, self.reduction, self.log_target)
 
 
 class NLLLoss2d(NLLLoss):
@@ -158,22 +170,21 @@ class SoftMarginLoss(_Loss):
         return F.soft_margin_loss(input, target, reduction=self.reduction)
 
 
-class MultiLabelSoftMarginLoss(_Loss):
+class MultiLabelSoftMarginLoss(_WeightedLoss):
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(size_average, reduce, reduction)
-        self.weight = weight
+        super().__init__(weight, size_average, reduce, reduction)
 
     def forward(self, input, target):
         return F.multilabel_soft_margin_loss(input, target, self.weight, reduction=self.reduction)
 
 
-class MultiMarginLoss(_Loss):
+class MultiMarginLoss(_WeightedLoss):
     def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                  reduction="mean"):
-        super().__init__(size_average, reduce, reduction)
+        super().__init__(weight, size_average, reduce, reduction)
         if p not in (1, 2):
             raise ValueError("only p == 1 and p == 2 supported")
-        self.p, self.margin, self.weight = p, margin, weight
+        self.p, self.margin = p, margin
 
     def forward(self, input, target):
         return F.multi_margin_loss(input, target, self.p, self.margin, self.weight,
@@ -261,22 +272,21 @@ class LinearCrossEntropyOptions:
     acc_dtype: object = None
 
 
-class LinearCrossEntropyLoss(Module):
+class LinearCrossEntropyLoss(_WeightedLoss):
     """A ``Linear(in_features, num_classes * prod(out_features))`` (``.linear``) followed by
     the cross-entropy of its logits, as PyTorch's (``weight`` is a buffer)."""
 
     def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None,
                  dtype=None, reduction="mean", weight=None, ignore_index=None,
                  label_smoothing=0.0, options=None):
-        super().__init__()
         if weight is not None and tuple(weight.shape) != (num_classes,):
             raise ShapeError(f"expected weight shape to be {(num_classes,)}, got "
                              f"{tuple(weight.shape)}")
         if not 0 <= label_smoothing <= 1.0:
-            raise ValueError(f"expected label_smoothing to be in range [0, 1], got "
-                             f"{label_smoothing}")
-        self.register_buffer("weight", weight)
-        self.reduction, self.num_classes = reduction, num_classes
+            raise ArgumentError(f"expected label_smoothing to be in range [0, 1], got "
+                                f"{label_smoothing}")
+        super().__init__(weight, reduction=reduction)
+        self.num_classes = num_classes
         self.out_features, self.ignore_index = tuple(out_features), ignore_index
         self.label_smoothing, self.options = label_smoothing, options
         self.linear = Linear(in_features, math.prod(out_features, start=num_classes), bias=bias,
@@ -294,4 +304,5 @@ class LinearCrossEntropyLoss(Module):
     def extra_repr(self):
         return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
                 f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
-                f"reduction={self.reduction}")
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")

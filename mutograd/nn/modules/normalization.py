@@ -22,8 +22,8 @@ class LocalResponseNorm(Module):
         super().__init__()
         self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
 
-    def forward(self, x):
-        return F.local_response_norm(x, self.size, self.alpha, self.beta, self.k)
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
@@ -53,11 +53,11 @@ class CrossMapLRN2d(Module):
         super().__init__()
         self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
 
-    def forward(self, x):
-        if x.ndim != 4:
-            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {x.ndim}D instead.")
-        scale = _window_sum(x * x, _cross_map_windows(x.shape[1], self.size))
-        return x * (scale * (self.alpha / self.size) + self.k) ** (-self.beta)
+    def forward(self, input):
+        if input.ndim != 4:
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.ndim}D instead.")
+        scale = _window_sum(input * input, _cross_map_windows(input.shape[1], self.size))
+        return input * (scale * (self.alpha / self.size) + self.k) ** (-self.beta)
 
     def extra_repr(self):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
@@ -89,8 +89,8 @@ class LayerNorm(Module):
         _scale_shift(self, shape, elementwise_affine, elementwise_affine and bias, dtype)
         _place(self, device)
 
-    def forward(self, x):
-        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+    def forward(self, input):
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
@@ -117,8 +117,8 @@ class GroupNorm(Module):
         _scale_shift(self, (num_channels,), affine, affine and bias, dtype)
         _place(self, device)
 
-    def forward(self, x):
-        return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
@@ -137,7 +137,7 @@ class RMSNorm(Module):
         _scale_shift(self, self.normalized_shape, elementwise_affine, None, dtype)
         _place(self, device)
 
-    def forward(self, x):
+    def forward(self, x):     # (PyTorch names this one's input ``x``)
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self):

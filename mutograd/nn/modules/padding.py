@@ -26,14 +26,14 @@ class _Pad(Module):
                              f"{2 * self.n} ints, got {padding}")
         self.padding = padding
 
-    def forward(self, x):
+    def forward(self, input):
         # PyTorch's padding modules accept the unbatched form, one dimension fewer
-        if x.ndim not in (self.n + 1, self.n + 2):
+        if input.ndim not in (self.n + 1, self.n + 2):
             raise ValueError(f"{type(self).__name__}: expected {self.n + 1}D or {self.n + 2}D "
-                             f"input, got {x.ndim}D")
+                             f"input, got {input.ndim}D")
         if self.mode == "constant":
-            return F.pad(x, self.padding, "constant", self.value)
-        return F.pad(x, self.padding, self.mode)
+            return F.pad(input, self.padding, "constant", self.value)
+        return F.pad(input, self.padding, self.mode)
 
     def extra_repr(self):
         return f"{self.padding}"

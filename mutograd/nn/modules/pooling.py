@@ -56,8 +56,8 @@ class _Window(Module):
         """The values as stored (PyTorch's: a missing stride is the kernel size)."""
         return values
 
-    def forward(self, x):
-        return type(self)._fn(x, **{k: getattr(self, k) for k in self._args})
+    def forward(self, input):
+        return type(self)._fn(input, **{k: getattr(self, k) for k in self._args})
 
     def extra_repr(self):
         return ", ".join(f"{k}={getattr(self, k)}" for k in self._shown)
@@ -162,8 +162,8 @@ class _MaxUnpoolNd(_Window):
     def _settle(self, values):     # PyTorch keeps the sizes as n-tuples
         return {k: _ntuple(v, self._n) for k, v in _strided(values).items()}
 
-    def forward(self, x, indices, output_size=None):
-        return type(self)._fn(x, indices, self.kernel_size, self.stride, self.padding,
+    def forward(self, input, indices, output_size=None):
+        return type(self)._fn(input, indices, self.kernel_size, self.stride, self.padding,
                               output_size)
 
 

@@ -8,13 +8,14 @@ from ..module import Module
 
 
 class FunctionShell(Module):
-    """A layer whose ``forward(x)`` is ``fn(x, *settings)``: ``settings`` names the attributes
-    the constructor stores, passed in that order and shown by the repr (``name=value``)."""
+    """A layer whose ``forward(input)`` is ``fn(input, *settings)``: ``settings`` names the
+    attributes the constructor stores, passed in that order and shown by the repr
+    (``name=value``)."""
     fn = None
     settings = ()
 
-    def forward(self, x):
-        return type(self).fn(x, *[getattr(self, s) for s in self.settings])
+    def forward(self, input):
+        return type(self).fn(input, *[getattr(self, s) for s in self.settings])
 
     def extra_repr(self):
         return ", ".join(f"{s}={getattr(self, s)}" for s in self.settings)

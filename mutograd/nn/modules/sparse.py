@@ -138,8 +138,8 @@ class Embedding(Module):
         return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
                    _weight=embeddings, _freeze=freeze)
 
-    def forward(self, indices):
-        return F.embedding(indices, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+    def forward(self, input):
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
                            self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self):

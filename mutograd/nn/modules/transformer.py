@@ -9,130 +9,110 @@
     [3, 5, 16]
 """
 import copy
-import math
 
 import numpy as np
 
-from ...errors import DTypeError, ShapeError
+from ...autograd.grad_mode import is_grad_enabled
 from ...ops.creation import empty, zeros
-from ...tensor import _wrap
 from .. import functional as F
 from .. import init
-from ..functional.attention import scaled_dot_product_attention
 from ..module import Module, Parameter
+from .activation import GELU, ReLU
 from .containers import ModuleList
 from .dropout import Dropout
 from .linear import Linear, NonDynamicallyQuantizableLinear
 from .normalization import LayerNorm
 
 
-def _additive(mask, like, name):
-    """A boolean mask (True: may *not* attend, PyTorch's convention here) or a float one as a
-    float tensor to add to the attention scores."""
-    if mask is None:
-        return None
-    if mask.dtype.np == np.bool_:
-        xp = mask._place.xp
-        return _wrap(xp.where(mask._data, -math.inf, 0.0).astype(like.dtype.np), mask)
-    if mask.dtype.np.kind != "f":
-        raise DTypeError(f"MultiheadAttention: {name} must be bool or floating, got "
-                         f"{mask.dtype}")
-    return mask
-
-
 class MultiheadAttention(Module):
-    """Attention over ``num_heads`` heads of ``embed_dim // num_heads``: ``in_proj_weight``
-    (3E, E) and ``in_proj_bias`` project query, key and value, ``out_proj`` joins the heads.
-    Inputs are (L, N, E), or (N, L, E) with ``batch_first=True``, or unbatched (L, E).
-    ``attn_mask``: (L, S) or (N * num_heads, L, S); ``key_padding_mask``: (N, S); for both a
-    boolean True means "do not attend". Returns ``(output, weights)``, the weights averaged
-    over heads unless ``average_attn_weights=False``, or None with ``need_weights=False``."""
+    """Attention over ``num_heads`` heads of ``embed_dim // num_heads``, PyTorch's
+    ``nn.MultiheadAttention``. The projections of query, key and value are ``in_proj_weight``
+    (3E, E), or ``q_proj_weight`` (E, E), ``k_proj_weight`` (E, kdim) and ``v_proj_weight``
+    (E, vdim) when ``kdim``/``vdim`` differ from ``embed_dim``; ``in_proj_bias`` (3E);
+    ``out_proj`` joins the heads; ``add_bias_kv`` learns one more key and value (``bias_k``,
+    ``bias_v``), ``add_zero_attn`` adds a zero one. Inputs are (L, N, E), or (N, L, E) with
+    ``batch_first=True``, or unbatched (L, E), which behaves as a batch of one whatever
+    ``batch_first`` says. Masks and results: :func:`mutograd.nn.functional.
+    multi_head_attention_forward`.
+
+        >>> import mutograd as mg
+        >>> from mutograd import nn
+        >>> attn = nn.MultiheadAttention(8, 2, kdim=5, vdim=3, batch_first=True)
+        >>> out, weights = attn(mg.randn([2, 4, 8]), mg.randn([2, 6, 5]), mg.randn([2, 6, 3]))
+        >>> out.shape, weights.shape
+        ([2, 4, 8], [2, 4, 6])
+    """
 
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
                  add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
                  dtype=None):
         super().__init__()
-        if embed_dim % num_heads:
-            raise ValueError("embed_dim must be divisible by num_heads")
-        if add_bias_kv or add_zero_attn:
-            raise ValueError("MultiheadAttention: add_bias_kv and add_zero_attn are not "
-                             "supported")
-        if kdim not in (None, embed_dim) or vdim not in (None, embed_dim):
-            raise ValueError("MultiheadAttention: kdim and vdim must equal embed_dim")
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got "
+                             f"embed_dim={embed_dim} and num_heads={num_heads} instead")
         self.embed_dim, self.num_heads = embed_dim, num_heads
-        self.head_dim = embed_dim // num_heads
+        self.kdim = embed_dim if kdim is None else kdim
+        self.vdim = embed_dim if vdim is None else vdim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
         self.dropout, self.batch_first = dropout, batch_first
-        self.in_proj_weight = Parameter(empty([3 * embed_dim, embed_dim], dtype=dtype))
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = Parameter(empty([3 * embed_dim, embed_dim], dtype=dtype))
+            for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
+                self.register_parameter(name, None)
+        else:
+            self.q_proj_weight = Parameter(empty([embed_dim, embed_dim], dtype=dtype))
+            self.k_proj_weight = Parameter(empty([embed_dim, self.kdim], dtype=dtype))
+            self.v_proj_weight = Parameter(empty([embed_dim, self.vdim], dtype=dtype))
+            self.register_parameter("in_proj_weight", None)
         if bias:
             self.in_proj_bias = Parameter(zeros([3 * embed_dim], dtype=dtype))
         else:
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
                                                         dtype=dtype)
-        init.xavier_uniform_(self.in_proj_weight)
-        if bias:
-            init.constant_(self.out_proj.bias, 0.0)
+        if add_bias_kv:
+            self.bias_k = Parameter(empty([1, 1, embed_dim], dtype=dtype))
+            self.bias_v = Parameter(empty([1, 1, embed_dim], dtype=dtype))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
         if device is not None:
             self.to(device)
 
+    def _reset_parameters(self):
+        """Xavier-uniform projections, zero biases, Xavier-normal ``bias_k``/``bias_v``."""
+        for w in (self.in_proj_weight, self.q_proj_weight, self.k_proj_weight,
+                  self.v_proj_weight):
+            if w is not None:
+                init.xavier_uniform_(w)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        for b in (self.bias_k, self.bias_v):
+            if b is not None:
+                init.xavier_normal_(b)
+
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True, is_causal=False):
-        unbatched = query.ndim == 2
-        if unbatched:
-            query, key, value = (t.unsqueeze(1) for t in (query, key, value))
-            if key_padding_mask is not None:
-                key_padding_mask = key_padding_mask.unsqueeze(0)
-        if not self.batch_first:
+        batched = query.ndim == 3
+        if self.batch_first and batched:   # the functional form takes (L, N, E)
             query, key, value = (t.swapaxes(0, 1) for t in (query, key, value))
-        n, L, e = query.shape
-        s = key.shape[1]
-        if e != self.embed_dim:
-            raise ShapeError(f"MultiheadAttention: expected embed_dim {self.embed_dim}, got "
-                             f"query of shape {list(query.shape)}")
-        w, b = self.in_proj_weight, self.in_proj_bias
-        heads = []
-        for i, t in enumerate((query, key, value)):
-            part = F.linear(t, w[i * e:(i + 1) * e], None if b is None else b[i * e:(i + 1) * e])
-            heads.append(part.reshape(n, t.shape[1], self.num_heads, self.head_dim)
-                         .swapaxes(1, 2))
-        q, k, v = heads
-        mask = self._mask(attn_mask, key_padding_mask, is_causal, q, n, L, s)
-        p = self.dropout if self.training else 0.0
-        if need_weights:
-            scores = (q @ k.swapaxes(-2, -1)) * (1.0 / math.sqrt(self.head_dim))
-            if mask is not None:
-                scores = scores + mask
-            weights = F.softmax(scores, dim=-1)
-            out = F.dropout(weights, p, training=True) @ v if p > 0 else weights @ v
-        else:
-            out = scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
-            weights = None
-        out = self.out_proj(out.swapaxes(1, 2).reshape(n, L, e))
-        if not self.batch_first:
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
+            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
+            self.out_proj.weight, self.out_proj.bias, training=self.training,
+            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
+            use_separate_proj_weight=not self._qkv_same_embed_dim,
+            q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
+            v_proj_weight=self.v_proj_weight, average_attn_weights=average_attn_weights,
+            is_causal=is_causal)
+        if self.batch_first and batched:
             out = out.swapaxes(0, 1)
-        if weights is not None and average_attn_weights:
-            weights = weights.mean(dim=1)
-        if unbatched:
-            out = out.squeeze(1)
-            weights = None if weights is None else weights.squeeze(0)
         return out, weights
-
-    def _mask(self, attn_mask, key_padding_mask, is_causal, q, n, L, s):
-        """One float mask (N, H, L, S) or broadcastable, from the two PyTorch takes."""
-        if is_causal and attn_mask is None:
-            raise RuntimeError("Need attn_mask if specifying the is_causal hint (a float mask "
-                               "with -inf above the diagonal, or a boolean one with True there)")
-        mask = _additive(attn_mask, q, "attn_mask")
-        if mask is not None and mask.ndim == 3:       # (N * H, L, S)
-            mask = mask.reshape(n, self.num_heads, L, s)
-        pad = _additive(key_padding_mask, q, "key_padding_mask")
-        if pad is not None:
-            if tuple(pad.shape) != (n, s):
-                raise ShapeError(f"MultiheadAttention: key_padding_mask must have shape "
-                                 f"{[n, s]}, got {list(pad.shape)}")
-            pad = pad.reshape(n, 1, 1, s)
-            mask = pad if mask is None else mask + pad
-        return mask
 
 
 _ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu}
@@ -204,20 +184,70 @@ class TransformerEncoderLayer(_Layer):
 
 
 class TransformerEncoder(Module):
-    """``num_layers`` deep copies of ``encoder_layer`` in a row, then ``norm`` if given."""
+    """``num_layers`` deep copies of ``encoder_layer`` in a row, then ``norm`` if given.
+
+    Note [Padded positions of the encoder's nested path]
+        With ``enable_nested_tensor`` (the default) PyTorch runs a batch whose padding is
+        given (``src_key_padding_mask``, padding only at the end of each row) as a nested
+        tensor of the unpadded rows when nothing needs a gradient and the model is in eval
+        mode, for a batch-first layer with bias, an even number of heads, ReLU or GELU and
+        ``norm_first=False``: the padded positions then come out as 0 (before ``norm``). The
+        other positions have the same values on either path; so here the same conditions
+        zero the padded positions, and nothing else changes.
+    """
 
     def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
                  mask_check=True):
         super().__init__()
         self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
         self.num_layers, self.norm = num_layers, norm
+        self.enable_nested_tensor, self.mask_check = enable_nested_tensor, mask_check
+        self.use_nested_tensor = enable_nested_tensor and _nested_path_layer(encoder_layer)
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        padded = self._nested_padding(src, mask, src_key_padding_mask)
         x = src
         for layer in self.layers:
             x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
                       is_causal=bool(is_causal))
+        if padded is not None:
+            x = x.masked_fill(padded.unsqueeze(-1), 0.0)
         return x if self.norm is None else self.norm(x)
+
+    def _nested_padding(self, src, mask, key_padding_mask):
+        """The padded positions (N, S) that PyTorch's nested path leaves at 0, or None when it
+        would not take that path (Note [Padded positions of the encoder's nested path])."""
+        first = self.layers[0] if len(self.layers) else None
+        if not self.use_nested_tensor or first is None or first.training or src.ndim != 3 \
+                or key_padding_mask is None or mask is not None:
+            return None
+        watched = (src, first.self_attn.in_proj_weight, first.self_attn.in_proj_bias,
+                   first.self_attn.out_proj.weight, first.self_attn.out_proj.bias,
+                   first.norm1.weight, first.norm1.bias, first.norm2.weight, first.norm2.bias,
+                   first.linear1.weight, first.linear1.bias, first.linear2.weight,
+                   first.linear2.bias)
+        if is_grad_enabled() and any(t is not None and t.requires_grad for t in watched):
+            return None
+        padded = key_padding_mask if key_padding_mask.dtype.np == np.bool_ else \
+            key_padding_mask != 0
+        if self.mask_check and bool((padded[:, :-1] & ~padded[:, 1:]).any()):
+            return None           # padding not only at the end of each row: no nested path
+        return padded
+
+
+def _nested_path_layer(layer):
+    """Whether PyTorch's nested path can run ``layer`` (Note [Padded positions of the
+    encoder's nested path])."""
+    if not isinstance(layer, TransformerEncoderLayer):
+        return False
+    attn = layer.self_attn
+    activation = layer.activation
+    relu_or_gelu = isinstance(activation, (ReLU, GELU)) or (
+        getattr(activation, "__name__", None) in ("relu", "gelu")
+        and getattr(activation, "__module__", "").startswith("mutograd."))
+    return (not layer.norm_first and attn.batch_first and attn._qkv_same_embed_dim
+            and attn.in_proj_bias is not None and relu_or_gelu
+            and layer.norm1.eps == layer.norm2.eps and attn.num_heads % 2 == 0)
 
 
 class TransformerDecoderLayer(_Layer):
@@ -305,8 +335,6 @@ class Transformer(Module):
         batched = src.ndim == 3
         b = 0 if self.batch_first else 1
         if batched and src.shape[b] != tgt.shape[b]:
-            raise RuntimeError("the batch number of src and tgt must be equal")
-        if not batched and tgt.ndim != 2:
             raise RuntimeError("the batch number of src and tgt must be equal")
         if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
             raise RuntimeError("the feature number of src and tgt must be equal to d_model")

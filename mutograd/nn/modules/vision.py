@@ -25,8 +25,8 @@ class Upsample(Module):
         self.size, self.scale_factor, self.mode = size, scale_factor or None, mode
         self.align_corners, self.recompute_scale_factor = align_corners, recompute_scale_factor
 
-    def forward(self, x):
-        return F.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners,
+    def forward(self, input):
+        return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
                              self.recompute_scale_factor)
 
     def extra_repr(self):
@@ -79,8 +79,8 @@ class Fold(Unfold):
         super().__init__(kernel_size, dilation, padding, stride)
         self.output_size = output_size
 
-    def forward(self, x):
-        return F.fold(x, self.output_size, self.kernel_size, self.dilation, self.padding,
+    def forward(self, input):
+        return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
                     self.stride)
 
     def extra_repr(self):

@@ -627,8 +627,9 @@ def variants(n, seed=0):
 
 def real_checkpoints():
     """``{name: bytes}`` of genuine files whose bits the fuzzer flips: mutograd checkpoints
-    (safetensors and npz) of a Linear layer, its Adam state and an epoch, and files written by
-    PyTorch 2.13 and Paddle 3.3.1 (tests/references/interop)."""
+    (safetensors and npz) of a Linear layer, its Adam state and an epoch, files written by
+    PyTorch 2.13 and Paddle 3.3.1 (tests/references/interop), and an Adam state in Paddle's
+    format written by Paddle and by mutograd (tests/references/paddle_checkpoints)."""
     import os
 
     import mutograd as mg
@@ -645,7 +646,11 @@ def real_checkpoints():
         out[f"mutograd {fmt}"] = buf.getvalue()
     data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "references",
                         "interop")
-    for name in ("torch_cnn.pt", "paddle_mlp.pdparams"):
+    for key, name in (("torch_cnn.pt", "torch_cnn.pt"),
+                      ("paddle_mlp.pdparams", "paddle_mlp.pdparams"),
+                      ("adam.pdopt by Paddle", "../paddle_checkpoints/adam.pdopt"),
+                      ("adam.pdopt by paddle.save here", "../paddle_checkpoints/"
+                                                         "mutograd_adam.pdopt")):
         with open(os.path.join(data, name), "rb") as f:
-            out[name] = f.read()
+            out[key] = f.read()
     return out

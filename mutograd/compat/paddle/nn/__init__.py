@@ -17,6 +17,7 @@ from .layers import (  # noqa: F401
                      GroupNorm,
                      AdaptiveAvgPool2D,
                      AvgPool2D,
+                     BatchNorm,
                      BatchNorm1D,
                      BatchNorm2D,
                      BCELoss,
@@ -34,6 +35,7 @@ from .layers import (  # noqa: F401
                      Layer,
                      LayerDict,
                      LayerList,
+                     ParameterList,
                      LayerNorm,
                      LeakyReLU,
                      Linear,
@@ -64,7 +66,9 @@ from .generic import (  # noqa: E402, F401
     Softplus, Softshrink, Softsign, Swish, Tanhshrink, ThresholdedReLU, TripletMarginLoss,
     Unflatten, Upsample, UpsamplingBilinear2D, UpsamplingNearest2D, ZeroPad1D, ZeroPad2D,
     ZeroPad3D)
-from ....nn import ParameterList  # noqa: E402, F401
+from .generic import FractionalMaxPool2D, MaxUnPool1D, MaxUnPool2D  # noqa: E402, F401
+from .layers import AdaptiveLogSoftmaxWithLoss  # noqa: E402, F401
+from .spectral_norm import SpectralNorm, spectral_norm  # noqa: E402, F401
 from .transformer import (  # noqa: E402, F401
     MultiHeadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
     TransformerEncoder, TransformerEncoderLayer)
@@ -85,4 +89,4 @@ AdaptiveMaxPool1d, AdaptiveMaxPool2d, LPPool1d, LPPool2d = (AdaptiveMaxPool1D, A
  ZeroPad3d) = (AdaptiveAvgPool2D, UpsamplingBilinear2D, UpsamplingNearest2D, ZeroPad1D, ZeroPad2D,
                ZeroPad3D)
 from .layers import HuberLoss  # noqa: E402, F401
-BatchNorm = BatchNorm2D      # the older name; takes the channel count, any layout N, C, ...
+MaxUnpool1d, MaxUnpool2d = MaxUnPool1D, MaxUnPool2D

@@ -7,6 +7,9 @@
     True
 """
 import contextlib as _contextlib
+import math
+
+import numpy as np
 
 import mutograd as _mg
 
@@ -60,6 +63,34 @@ def gelu(x, approximate=False, name=None):
 
 # ---- layers and losses with Paddle's signatures --------------------------------------------
 
+def _channels_last(data_format):
+    """Whether Paddle's ``data_format`` puts the channels last ('NHWC', 'NLC', 'NWC', ...)."""
+    return data_format is not None and len(data_format) > 2 and data_format[-1] == "C"
+
+
+def _channels_first(fn, x, data_format, *args, **kwargs):
+    """``fn(x, *args, **kwargs)`` on channels-first data: with a channels-last ``data_format``
+    the channels of ``x`` move to axis 1 first and those of each result back to the end.
+
+        >>> import mutograd.compat.paddle as paddle
+        >>> x = paddle.ones([1, 4, 4, 3])
+        >>> F = paddle.nn.functional
+        >>> list(F._channels_first(F.max_pool2d, x, "NHWC", 2).shape)
+        [1, 2, 2, 3]
+    """
+    if not _channels_last(data_format):
+        return fn(x, *args, **kwargs)
+    out = fn(_mg.movedim(x, -1, 1), *args, **kwargs)
+    if isinstance(out, tuple):
+        return tuple(_mg.movedim(o, 1, -1) for o in out)
+    return _mg.movedim(out, 1, -1)
+
+
+def _mask(out, return_mask):
+    """Paddle's pooling masks are int32."""
+    return (out[0], out[1].astype("int32")) if return_mask else out
+
+
 binary_cross_entropy = _F.binary_cross_entropy
 binary_cross_entropy_with_logits = _F.binary_cross_entropy_with_logits
 adaptive_avg_pool2d = _F.adaptive_avg_pool2d
@@ -76,30 +107,96 @@ def linear(x, weight, bias=None, name=None):
 
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
            data_format="NCHW", name=None):
-    """2-D convolution of NCHW input with [out, in/groups, kh, kw] weights."""
-    if data_format != "NCHW":
-        raise ValueError("conv2d: only data_format='NCHW' is supported")
-    return _F.conv2d(x, weight, bias, stride, padding, dilation, groups)
+    """2-D convolution of NCHW (or NHWC) input with [out, in/groups, kh, kw] weights."""
+    return _channels_first(_F.conv2d, x, data_format, weight, bias, stride, padding, dilation,
+                          groups)
+
+
+def _explicit_padding(padding, sizes, kernel, stride, dilation=1):
+    """Paddle's window padding forms that PyTorch's functions do not take, as ``_F.pad``'s list
+    (last axis first): 'SAME' (TensorFlow's: ``ceil(size / stride)`` outputs, the odd element
+    at the end), ``2 * n`` sizes (before, after per axis) or ``n + 2`` pairs (N, C and the
+    spatial axes); None for 'VALID' and the forms they take (an int, one per axis)."""
+    n = len(sizes)
+    if isinstance(padding, str):
+        if padding.lower() == "valid":
+            return None
+        k, s, d = (_as_tuple(v, n) for v in (kernel, stride, dilation))
+        pairs = []
+        for size, ki, si, di in zip(sizes, k, s, d):
+            total = max((-(-size // si) - 1) * si + (ki - 1) * di + 1 - size, 0)
+            pairs.append((total // 2, total - total // 2))
+    elif isinstance(padding, (list, tuple)) and len(padding) == 2 * n and n > 1:
+        pairs = [tuple(padding[2 * i:2 * i + 2]) for i in range(n)]
+    elif isinstance(padding, (list, tuple)) and len(padding) == n + 2:
+        pairs = [tuple(p) for p in padding[2:]]
+    else:
+        return None
+    return [p for pair in reversed(pairs) for p in pair]
+
+
+def _as_tuple(v, n):
+    return (v,) * n if isinstance(v, int) else tuple(v)
+
+
+def _pool_padding(padding):
+    return 0 if isinstance(padding, str) else padding
 
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, return_mask=False,
                data_format="NCHW", name=None):
-    """Maximum over windows."""
-    return _F.max_pool2d(x, kernel_size, stride, padding, 1, ceil_mode, return_mask)
+    """Maximum over windows; ``padding`` also 'SAME', 'VALID' or per side; ``return_mask``:
+    also each maximum's flat position (int32)."""
+    def pool(x):
+        stride_ = kernel_size if stride is None else stride
+        pads = _explicit_padding(padding, x.shape[2:], kernel_size, stride_)
+        if pads is None:
+            return _F.max_pool2d(x, kernel_size, stride, _pool_padding(padding), 1, ceil_mode,
+                                 return_mask)
+        return _F.max_pool2d(_F.pad(x, pads, value=float("-inf")), kernel_size, stride_, 0, 1,
+                             ceil_mode, return_mask)
+    return _mask(_channels_first(pool, x, data_format), return_mask)
 
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
                divisor_override=None, data_format="NCHW", name=None):
-    """Mean over windows; ``exclusive=True`` (the default) leaves padding out of the mean."""
-    return _F.avg_pool2d(x, kernel_size, stride, padding, ceil_mode, not exclusive,
-                         divisor_override)
+    """Mean over windows; ``exclusive=True`` (the default) leaves padding out of the mean;
+    ``padding`` also 'SAME', 'VALID' or per side."""
+    def pool(x):
+        stride_ = kernel_size if stride is None else stride
+        pads = _explicit_padding(padding, x.shape[2:], kernel_size, stride_)
+        if pads is None:
+            return _F.avg_pool2d(x, kernel_size, stride, _pool_padding(padding), ceil_mode,
+                                 not exclusive, divisor_override)
+        sums = _F.avg_pool2d(_F.pad(x, pads), kernel_size, stride_, 0, ceil_mode, True, 1)
+        if divisor_override:
+            return sums / divisor_override
+        if not exclusive:
+            return sums / math.prod(_as_tuple(kernel_size, 2))
+        ones = _mg.ones([1, 1] + list(x.shape[2:]), dtype=x.dtype)
+        counts = _F.avg_pool2d(_F.pad(ones, pads), kernel_size, stride_, 0, ceil_mode, True, 1)
+        return sums / counts
+    return _channels_first(pool, x, data_format)
 
 
 def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
-    """Zero elements with probability ``p`` and scale the rest (``upscale_in_train``)."""
-    if axis is not None or mode != "upscale_in_train":
-        raise ValueError("dropout: only axis=None and mode='upscale_in_train' are supported")
-    return _F.dropout(x, p, training)
+    """Zero elements with probability ``p``: whole slices along the axes not in ``axis`` when
+    it is given; ``mode='upscale_in_train'`` scales the kept ones by ``1 / (1 - p)`` while
+    training, ``'downscale_in_infer'`` scales by ``1 - p`` in eval instead."""
+    if mode not in ("upscale_in_train", "downscale_in_infer"):
+        raise ValueError(f"mode argument should be 'downscale_in_infer' or "
+                         f"'upscale_in_train', got {mode!r}")
+    if not training:
+        return x * (1.0 - p) if mode == "downscale_in_infer" else x
+    if axis is None and mode == "upscale_in_train":
+        return _F.dropout(x, p, training)
+    axes = range(x.ndim) if axis is None else \
+        [a % x.ndim for a in ([axis] if isinstance(axis, int) else axis)]
+    shape = [x.shape[i] if i in axes else 1 for i in range(x.ndim)]
+    keep = (_mg.rand(shape) >= p).astype(x.dtype)
+    if mode == "upscale_in_train":
+        keep = keep / (1.0 - p) if p < 1 else keep
+    return x * keep
 
 
 def embedding(x, weight, padding_idx=None, sparse=False, name=None):
@@ -136,9 +233,12 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-5, name=N
 def batch_norm(x, running_mean, running_var, weight, bias, training=False, momentum=0.9,
                epsilon=1e-5, data_format="NCHW", use_global_stats=None, name=None):
     """Batch normalisation; ``momentum`` weighs the old running statistic and the running
-    variance takes the biased batch variance (Paddle)."""
-    return _F.batch_norm(x, running_mean, running_var, weight, bias, training, 1 - momentum,
-                         epsilon, var_ddof=0)
+    variance takes the biased batch variance (Paddle). ``use_global_stats=True`` normalises
+    with the running statistics, also while training."""
+    if use_global_stats:
+        training = False
+    return _channels_first(_F.batch_norm, x, data_format, running_mean, running_var, weight,
+                          bias, training, 1 - momentum, epsilon, var_ddof=0)
 
 
 def _label(input, label, axis):
@@ -169,7 +269,12 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     x = _classes_to_axis_1(input, axis)
     if soft_label:
         label = _classes_to_axis_1(label, axis)
-    return _F.cross_entropy(x, label, weight, ignore_index, reduction, label_smoothing)
+        ignore_index = -100     # Paddle ignores it for soft labels; PyTorch's rule would raise
+    loss = _F.cross_entropy(x, label, weight, ignore_index, reduction, label_smoothing)
+    if reduction == "none" and (soft_label or label_smoothing > 0):
+        # against probabilities Paddle keeps the class axis, of size 1
+        loss = loss.unsqueeze(axis % input.ndim)
+    return loss
 
 
 def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", name=None):
@@ -250,23 +355,19 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
 
 
 def dropout2d(x, p=0.5, training=True, data_format="NCHW", name=None):
-    """Zero whole channels with probability ``p`` (NCHW)."""
-    if data_format != "NCHW":
-        raise ValueError("dropout2d: only data_format='NCHW' is supported")
-    return _F.dropout2d(x, p, training)
+    """Zero whole channels with probability ``p`` (NCHW or NHWC)."""
+    return _channels_first(_F.dropout2d, x, data_format, p, training)
 
 
 def dropout3d(x, p=0.5, training=True, data_format="NCDHW", name=None):
-    """Zero whole channels with probability ``p`` (NCDHW)."""
-    if data_format != "NCDHW":
-        raise ValueError("dropout3d: only data_format='NCDHW' is supported")
-    return _F.dropout3d(x, p, training)
+    """Zero whole channels with probability ``p`` (NCDHW or NDHWC)."""
+    return _channels_first(_F.dropout3d, x, data_format, p, training)
 
 
 def group_norm(x, num_groups, epsilon=1e-5, weight=None, bias=None, data_format="NCHW",
                name=None):
     """Normalise each of ``num_groups`` groups of channels."""
-    return _F.group_norm(x, num_groups, weight, bias, epsilon)
+    return _channels_first(_F.group_norm, x, data_format, num_groups, weight, bias, epsilon)
 
 
 def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
@@ -301,13 +402,38 @@ def kl_div(input, label, reduction="mean", log_target=False, name=None):
 def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=False,
                 align_mode=0, data_format=None, recompute_scale_factor=None, antialias=False,
                 name=None):
-    """Resize the spatial axes (channels first) by ``size`` or ``scale_factor``."""
-    if data_format is not None and data_format[-1] == "C":
-        raise ValueError("interpolate: only channels-first data_format is supported")
+    """Resize the spatial axes by ``size`` or ``scale_factor``; ``align_mode=1`` (without
+    ``align_corners``) samples the linear modes at ``out_index * in / out`` (Paddle's)."""
     if mode in ("nearest", "area"):
         align_corners = None
-    return _F.interpolate(x, size, scale_factor, mode, align_corners, recompute_scale_factor,
-                          antialias)
+    if align_mode == 1 and not align_corners and mode in ("linear", "bilinear", "trilinear"):
+        return _channels_first(_resize_align_mode_1, x, data_format, size, scale_factor)
+    return _channels_first(_F.interpolate, x, data_format, size, scale_factor, mode,
+                          align_corners, recompute_scale_factor, antialias)
+
+
+def _resize_align_mode_1(x, size, scale_factor):
+    """Linear resizing of each spatial axis, output ``i`` sampled at input ``i * in / out``
+    (clamped at the last one): a product with an interpolation matrix per axis."""
+    import numpy as np
+    n = x.ndim - 2
+    if size is None:
+        scales = [scale_factor] * n if not isinstance(scale_factor, (list, tuple)) \
+            else list(scale_factor)
+        size = [int(x.shape[2 + i] * scales[i]) for i in range(n)]
+    size = [size] * n if isinstance(size, int) else list(size)
+    out = x
+    for i, m in enumerate(size):
+        k = x.shape[2 + i]
+        pos = np.minimum(np.arange(m) * (k / m), k - 1)
+        lo = np.floor(pos).astype(int)
+        hi = np.minimum(lo + 1, k - 1)
+        w = np.zeros((m, k), dtype=x._data.dtype)
+        np.add.at(w, (np.arange(m), lo), 1 - (pos - lo))
+        np.add.at(w, (np.arange(m), hi), pos - lo)
+        moved = _mg.movedim(out, 2 + i, -1)
+        out = _mg.movedim(_mg.matmul(moved, _mg.tensor(w.T)), -1, 2 + i)
+    return out
 
 
 upsample = interpolate
@@ -315,20 +441,19 @@ upsample = interpolate
 
 def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCL",
            name=None):
-    """1-D convolution of NCL input with [out, in/groups, k] weights."""
-    if data_format != "NCL":
-        raise ValueError("conv1d: only data_format='NCL' is supported")
-    return _F.conv1d(x, weight, bias, stride, padding, dilation, groups)
+    """1-D convolution of NCL (or NLC) input with [out, in/groups, k] weights."""
+    return _channels_first(_F.conv1d, x, data_format, weight, bias, stride, padding, dilation,
+                          groups)
 
 
 def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, dilation=1,
                      groups=1, output_size=None, data_format="NCHW", name=None):
-    """Transposed 2-D convolution with [in, out/groups, kh, kw] weights."""
-    if data_format != "NCHW" or output_size is not None:
-        raise ValueError("conv2d_transpose: only data_format='NCHW' without output_size is "
-                         "supported (give output_padding instead)")
-    return _F.conv_transpose2d(x, weight, bias, stride, padding, output_padding, groups,
-                               dilation)
+    """Transposed 2-D convolution with [in, out/groups, kh, kw] weights (NCHW or NHWC)."""
+    if output_size is not None:
+        raise ValueError("conv2d_transpose: output_size is not supported (give "
+                         "output_padding instead)")
+    return _channels_first(_F.conv_transpose2d, x, data_format, weight, bias, stride, padding,
+                          output_padding, groups, dilation)
 
 
 def _one(v):
@@ -342,7 +467,7 @@ def max_pool1d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_m
     out = _F.max_pool2d(x.unsqueeze(2), (1, _one(kernel_size)), (1, _one(stride)),
                         (0, _one(padding)), 1, ceil_mode, return_mask)
     if return_mask:
-        return out[0].squeeze(2), out[1].squeeze(2)
+        return out[0].squeeze(2), out[1].squeeze(2).astype("int32")
     return out.squeeze(2)
 
 
@@ -360,18 +485,18 @@ def adaptive_avg_pool1d(x, output_size, name=None):
 
 
 def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
-    """[N, C*r*r, H, W] -> [N, C, H*r, W*r]."""
-    return _F.pixel_shuffle(x, upscale_factor)
+    """[N, C*r*r, H, W] -> [N, C, H*r, W*r] (or the NHWC layouts)."""
+    return _channels_first(_F.pixel_shuffle, x, data_format, upscale_factor)
 
 
 def pixel_unshuffle(x, downscale_factor, data_format="NCHW", name=None):
-    """[N, C, H*r, W*r] -> [N, C*r*r, H, W]."""
-    return _F.pixel_unshuffle(x, downscale_factor)
+    """[N, C, H*r, W*r] -> [N, C*r*r, H, W] (or the NHWC layouts)."""
+    return _channels_first(_F.pixel_unshuffle, x, data_format, downscale_factor)
 
 
 def channel_shuffle(x, groups, data_format="NCHW", name=None):
     """Interleave the channels of ``groups`` groups."""
-    return _F.channel_shuffle(x, groups)
+    return _channels_first(_F.channel_shuffle, x, data_format, groups)
 
 
 def zeropad2d(x, padding, data_format="NCHW", name=None):
@@ -525,10 +650,11 @@ def _pair(v):
 
 def lp_pool2d(x, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False,
               data_format="NCHW", name=None):
-    """``(sum over each window of x^p)^(1/p)`` (NCHW)."""
-    kh, kw = _pair(kernel_size)
-    out = _F.avg_pool2d(x ** norm_type, (kh, kw), stride, padding, ceil_mode)
-    return (out.sign() * out.abs().relu() * (kh * kw)) ** (1.0 / norm_type)
+    """``(sum over each window of x^p)^(1/p)`` (NCHW or NHWC)."""
+    # each window's sum (divisor 1): a window that ceil_mode clips sums what it holds
+    out = _channels_first(_F.avg_pool2d, x ** norm_type, data_format, _pair(kernel_size), stride,
+                         padding, ceil_mode, True, 1)
+    return (out.sign() * out.abs().relu()) ** (1.0 / norm_type)
 
 
 def lp_pool1d(x, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -536,8 +662,9 @@ def lp_pool1d(x, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False
     """``(sum over each window of x^p)^(1/p)`` along the last axis (NCL)."""
     k = _one(kernel_size)
     stride = k if stride is None else _one(stride)
-    return lp_pool2d(x.unsqueeze(2), norm_type, (1, k), (1, stride), (0, _one(padding)),
-                     ceil_mode).squeeze(2)
+    return _channels_first(lambda x: lp_pool2d(x.unsqueeze(2), norm_type, (1, k), (1, stride),
+                                              (0, _one(padding)), ceil_mode).squeeze(2),
+                          x, data_format)
 
 
 def _adaptive_windows(n, out):
@@ -545,20 +672,33 @@ def _adaptive_windows(n, out):
 
 
 def adaptive_max_pool2d(x, output_size, return_mask=False, name=None):
-    """The maximum over ``output_size`` near-equal windows of the two last axes."""
-    if return_mask:
-        raise ValueError("adaptive_max_pool2d: return_mask=True is not supported")
+    """The maximum over ``output_size`` near-equal windows of the two last axes;
+    ``return_mask``: also each maximum's flat position in H*W (int32)."""
     oh, ow = _pair(output_size)
     h, w = x.shape[-2], x.shape[-1]
     oh, ow = oh or h, ow or w
     rows = [_mg.stack([x[..., a:b, c:d].amax(axis=[-2, -1]) for c, d in
                        _adaptive_windows(w, ow)], -1) for a, b in _adaptive_windows(h, oh)]
-    return _mg.stack(rows, -2)
+    out = _mg.stack(rows, -2)
+    if not return_mask:
+        return out
+    import numpy as np
+    data = x.numpy()
+    mask = np.zeros(out.shape, "int32")
+    for i, (a, b) in enumerate(_adaptive_windows(h, oh)):
+        for j, (c, d) in enumerate(_adaptive_windows(w, ow)):
+            window = data[..., a:b, c:d].reshape(data.shape[:-2] + (-1,))
+            at = window.argmax(-1)
+            mask[..., i, j] = (a + at // (d - c)) * w + c + at % (d - c)
+    return out, _mg.tensor(mask)
 
 
 def adaptive_max_pool1d(x, output_size, return_mask=False, name=None):
     """The maximum over ``output_size`` near-equal windows of the last axis."""
-    return adaptive_max_pool2d(x.unsqueeze(-2), (1, output_size), return_mask).squeeze(-2)
+    out = adaptive_max_pool2d(x.unsqueeze(-2), (1, output_size), return_mask)
+    if return_mask:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)
 
 
 def bilinear(x1, x2, weight, bias=None, name=None):
@@ -619,17 +759,19 @@ def triplet_margin_with_distance_loss(input, positive, negative, distance_functi
 
 def conv1d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1, output_size=None, data_format="NCL", name=None):
-    """Transposed 1-D convolution with [in, out/groups, k] weights."""
-    if data_format != "NCL" or output_size is not None:
-        raise ValueError("conv1d_transpose: only data_format='NCL' without output_size is "
-                         "supported (give output_padding instead)")
-    return _F.conv_transpose2d(x.unsqueeze(2), weight.unsqueeze(2), bias, (1, _one(stride)),
-                               (0, _one(padding)), (0, _one(output_padding)), groups,
-                               (1, _one(dilation))).squeeze(2)
+    """Transposed 1-D convolution with [in, out/groups, k] weights (NCL or NLC)."""
+    if output_size is not None:
+        raise ValueError("conv1d_transpose: output_size is not supported (give "
+                         "output_padding instead)")
+    return _channels_first(lambda x: _F.conv_transpose2d(
+        x.unsqueeze(2), weight.unsqueeze(2), bias, (1, _one(stride)), (0, _one(padding)),
+        (0, _one(output_padding)), groups, (1, _one(dilation))).squeeze(2), x, data_format)
 
 
 def local_response_norm(x, size, alpha=1e-4, beta=0.75, k=1.0, data_format="NCHW", name=None):
     """``x / (k + alpha * mean of x^2 over size neighbouring channels)^beta``."""
+    if _channels_last(data_format):
+        return _channels_first(local_response_norm, x, data_format, size, alpha, beta, k)
     n, c = x.shape[0], x.shape[1]
     sq = (x * x).reshape([n, 1, c, -1])
     sq = _F.pad(sq, [0, 0, size // 2, (size - 1) // 2])
@@ -733,3 +875,167 @@ def npair_loss(anchor, positive, labels, l2_reg=0.002):
     l2 = ((anchor * anchor).sum(1).mean() + (positive * positive).sum(1).mean()) * 0.25 * l2_reg
     ce = softmax_with_cross_entropy(anchor.matmul(positive.mT), target, soft_label=True)
     return l2 + (target * ce).sum(0).mean()
+
+
+# ---- unpooling, fractional pooling, sampling grids -----------------------------------------
+
+def _unpool_format(data_format, only):
+    """Paddle 3.3.1 unpools channels-first data only (its pools give no channels-last mask)."""
+    if data_format != only:
+        raise ValueError(f"Attr(data_format) should be '{only}'. Received Attr(data_format): "
+                         f"{data_format}.")
+
+
+def max_unpool1d(x, indices, kernel_size, stride=None, padding=0, data_format="NCL",
+                 output_size=None, name=None):
+    """The inverse of :func:`max_pool1d` (its int32 mask as ``indices``): each value at its
+    index, zeros elsewhere.
+
+        >>> import mutograd.compat.paddle as paddle
+        >>> F = paddle.nn.functional
+        >>> y, mask = F.max_pool1d(paddle.to_tensor([[[1., 3., 2., 5.]]]), 2, return_mask=True)
+        >>> F.max_unpool1d(y, mask, 2).tolist()
+        [[[0.0, 3.0, 0.0, 5.0]]]
+    """
+    _unpool_format(data_format, "NCL")
+    return _F.max_unpool1d(x, indices.astype("int64"), kernel_size, stride, padding, output_size)
+
+
+def max_unpool2d(x, indices, kernel_size, stride=None, padding=0, data_format="NCHW",
+                 output_size=None, name=None):
+    """The inverse of :func:`max_pool2d` (its int32 mask, flat H*W positions, as ``indices``).
+
+        >>> import mutograd.compat.paddle as paddle
+        >>> F = paddle.nn.functional
+        >>> y, mask = F.max_pool2d(paddle.to_tensor([[[[1., 2.], [4., 3.]]]]), 2,
+        ...                        return_mask=True)
+        >>> F.max_unpool2d(y, mask, 2).tolist()
+        [[[[0.0, 0.0], [4.0, 0.0]]]]
+    """
+    _unpool_format(data_format, "NCHW")
+    return _F.max_unpool2d(x, indices.astype("int64"), kernel_size, stride, padding, output_size)
+
+
+def _fractional_positions(length, out, k, u):
+    """(out, longest window) input positions of Paddle's fractional windows along one axis:
+    ``kernel_size`` windows at pseudo-random starts, or without one (k=0) disjoint windows
+    covering the axis; ``u`` in (0, 1) picks the sequence (float32 arithmetic, as Paddle).
+    A shorter window repeats its last position (changing neither its maximum nor argmax)."""
+    f = np.float32
+    alpha = f(length - k) / f(out - (1 if k > 0 else 0)) if out > (1 if k > 0 else 0) \
+        else f(0)
+    if k == 0:      # u is scaled to keep the last window inside the axis
+        base = length // out
+        u = f(u) * min(f(base + 2) / alpha - f(1), f(length + 1 - base) / alpha - f(out - 1))
+    u, i = f(u), np.arange(out, dtype=f)
+    start = ((i + u) * alpha).astype(np.int64) - np.int64(u * alpha)
+    end = start + k if k > 0 else ((i + 1 + u) * alpha).astype(np.int64) - np.int64(u * alpha)
+    start, end = np.clip(start, 0, length - 1), np.clip(end, 1, length)
+    longest = max(int((end - start).max()), 1) if out else 1
+    return np.minimum(start[:, None] + np.arange(longest)[None, :], end[:, None] - 1)
+
+
+def fractional_max_pool2d(x, output_size, kernel_size=None, random_u=None, return_mask=False,
+                          name=None):
+    """Fractional max pooling of (N, C, H, W) to ``output_size`` (Paddle's window sequence:
+    one ``random_u`` in (0, 1) for both axes and all planes, drawn when None); without a
+    ``kernel_size`` the windows are disjoint and cover the input.
+
+        >>> import mutograd.compat.paddle as paddle
+        >>> x = paddle.arange(16, dtype="float32").reshape([1, 1, 4, 4])
+        >>> paddle.nn.functional.fractional_max_pool2d(x, 2, random_u=0.5).tolist()
+        [[[[5.0, 7.0], [13.0, 15.0]]]]
+    """
+    from ....nn.functional.pooling import _max_by_positions
+    out = _as_tuple(output_size, 2)
+    k = (0, 0) if kernel_size is None else _as_tuple(kernel_size, 2)
+    if random_u is None:
+        random_u = float(_mg.rand([1]).item())
+    if not 0 < random_u < 1:
+        raise ValueError("The param `random_u` should be a `float` in (0, 1).")
+    if x.ndim != 4:
+        raise ValueError(f"Excepted Input X is 4-D tensor, but received {x.ndim}-D")
+    positions = [_fractional_positions(length, o, kk, random_u)
+                 for length, o, kk in zip(x.shape[-2:], out, k)]
+    values, indices = _max_by_positions(x, positions, "fractional_max_pool2d")
+    return _mask((values, indices), True) if return_mask else values
+
+
+def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True, name=None):
+    """Sample ``x`` (N, C, H, W) at the normalised (x, y) positions of ``grid`` (N, Ho, Wo, 2);
+    Paddle's default aligns the corners.
+
+        >>> import mutograd.compat.paddle as paddle
+        >>> img = paddle.to_tensor([[[[1., 2.], [3., 4.]]]])
+        >>> paddle.nn.functional.grid_sample(img, paddle.zeros([1, 1, 1, 2])).item()
+        2.5
+    """
+    return _F.grid_sample(x, grid, mode, padding_mode, align_corners)
+
+
+def affine_grid(theta, out_shape, align_corners=True, name=None):
+    """The sampling grid of the affine maps ``theta`` (N, 2, 3) over an output of
+    ``out_shape`` [N, C, H, W] (a list or a Tensor); Paddle's default aligns the corners.
+
+        >>> import mutograd.compat.paddle as paddle
+        >>> eye = paddle.to_tensor([[[1., 0., 0.], [0., 1., 0.]]])
+        >>> paddle.nn.functional.affine_grid(eye, [1, 1, 1, 2])[0, 0].tolist()
+        [[-1.0, 0.0], [1.0, 0.0]]
+    """
+    if isinstance(out_shape, _mg.Tensor):
+        out_shape = out_shape.tolist()
+    return _F.affine_grid(theta, [int(v) for v in out_shape], align_corners)
+
+
+def adaptive_log_softmax_with_loss(input, label, head_weight, tail_weights, cutoffs,
+                                   head_bias=None, name=None):
+    """The adaptive softmax's log-probability of each ``label`` and their negated mean:
+    ``(output, loss)``. The head ([in, shortlist + clusters], ``head_bias``) scores the
+    shortlist classes and the clusters; cluster i's classes ``cutoffs[i]..cutoffs[i+1]`` are
+    scored by ``tail_weights[i]``, two [in, hidden] and [hidden, size] projections.
+
+        >>> import mutograd.compat.paddle as paddle
+        >>> x = paddle.ones([2, 4])
+        >>> head, tail = paddle.zeros([4, 3]), [[paddle.zeros([4, 2]), paddle.zeros([2, 2])]]
+        >>> out, loss = paddle.nn.functional.adaptive_log_softmax_with_loss(
+        ...     x, paddle.to_tensor([0, 3]), head, tail, [2, 4])
+        >>> [round(v, 4) for v in out.tolist()], round(loss.item(), 4)
+        ([-1.0986, -1.7918], 1.4452)
+    """
+    lab = np.asarray(label.numpy() if isinstance(label, _mg.Tensor) else label)
+    if lab.ndim == 1:
+        if input.ndim != 2:
+            raise ValueError(f"1D label tensor expects 2D input tensors, but found inputs with "
+                             f"size {list(input.shape)}")
+        if input.shape[0] != lab.shape[0]:
+            raise ValueError("Input and label should have the same size in the batch "
+                             "dimension.")
+    elif lab.ndim == 0:
+        if input.ndim != 1:
+            raise ValueError(f"0D label tensor expects 1D input tensors, but found inputs with "
+                             f"size {list(input.shape)}")
+    else:
+        raise ValueError("0D or 1D label tensor expected, multi-label not supported")
+    batched = lab.ndim == 1
+    x = input if batched else input.unsqueeze(0)
+    lab = lab.reshape(-1).astype(np.int64)
+    bounds = [0] + [int(c) for c in cutoffs]
+    if lab.size and (lab.min() < 0 or lab.max() >= bounds[-1]):
+        raise ValueError(f"label values should be in [0, n_classes - 1], but values in range "
+                         f"[{lab.min()}, {lab.max()}] were found. ")
+    # each row's head column: its class in the shortlist, else its cluster's
+    cluster = np.searchsorted(np.asarray(bounds[1:]), lab, side="right")
+    column = np.where(cluster == 0, lab, bounds[1] + cluster - 1)
+    head = _mg.log_softmax(linear(x, head_weight, head_bias), axis=1)
+    output = _mg.take_along_axis(head, _mg.to_tensor(column[:, None]), axis=1).squeeze(1)
+    for i, (w_in, w_out) in enumerate(tail_weights, start=1):
+        rows = np.flatnonzero(cluster == i)
+        if rows.size == 0:
+            continue
+        rows_t = _mg.to_tensor(rows)
+        logprob = _mg.log_softmax(_mg.matmul(_mg.matmul(x[rows_t], w_in), w_out), axis=1)
+        local = _mg.take_along_axis(logprob, _mg.to_tensor((lab[rows] - bounds[i])[:, None]),
+                                    axis=1).squeeze(1)
+        output = output + _mg.zeros([lab.size], dtype=x.dtype).index_add(0, rows_t, local)
+    loss = (-output).mean()
+    return (output if batched else output.squeeze(0)), loss

@@ -15,10 +15,12 @@ from . import initializer as I
 from .layers import Layer
 
 
-def layer(name, fn, params, doc=None):
+def layer(name, fn, params, doc=None, shown=None):
     """A Layer class ``name`` whose ``__init__`` takes ``params`` (``[(name, default)]``, a
     default of ``inspect.Parameter.empty`` for a required one) and ``name=None``, and whose
-    ``forward`` calls ``fn(*inputs, **params)`` (with ``training=`` where ``fn`` takes it)."""
+    ``forward`` calls ``fn(*inputs, **params)`` (with ``training=`` where ``fn`` takes it).
+    Its repr shows, as Paddle's: ``shown(args)`` for a function, else ``k=v`` for each
+    argument named in ``shown`` (all of them by default)."""
     takes_training = "training" in inspect.signature(fn).parameters
     sig = inspect.Signature(
         [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
@@ -38,7 +40,10 @@ def layer(name, fn, params, doc=None):
         return fn(*xs, **self._args)
 
     def extra_repr(self):
-        return ", ".join(f"{k}={v!r}" for k, v in self._args.items())
+        if callable(shown):
+            return shown(self._args)
+        names = self._args if shown is None else shown
+        return ", ".join(f"{k}={self._args[k]}" for k in names)
 
     __init__.__signature__ = sig
     return type(name, (Layer,), {"__init__": __init__, "forward": forward,
@@ -50,6 +55,21 @@ def layer(name, fn, params, doc=None):
 _REQ = inspect.Parameter.empty
 _RED = [("reduction", "mean")]
 
+
+def _loss(name, fn, params):
+    """A loss layer: Paddle's repr shows none of its settings."""
+    return layer(name, fn, params, shown=())
+
+
+def _with_format(*names):
+    """Show ``names``, then ``data_format`` unless it is the default 'NCHW' (Paddle)."""
+    def show(args):
+        items = [f"{k}={args[k]}" for k in names]
+        if args.get("data_format", "NCHW") != "NCHW":
+            items.append(f"data_format={args['data_format']}")
+        return ", ".join(items)
+    return show
+
 CELU = layer("CELU", F.celu, [("alpha", 1.0)])
 Hardshrink = layer("Hardshrink", F.hardshrink, [("threshold", 0.5)])
 Softshrink = layer("Softshrink", F.softshrink, [("threshold", 0.5)])
@@ -59,7 +79,9 @@ Hardtanh = layer("Hardtanh", F.hardtanh, [("min", -1.0), ("max", 1.0)])
 LogSigmoid = layer("LogSigmoid", F.log_sigmoid, [])
 LogSoftmax = layer("LogSoftmax", F.log_softmax, [("axis", -1)])
 Mish = layer("Mish", F.mish, [])
-SELU = layer("SELU", F.selu, [])
+SELU = layer("SELU", lambda x, scale, alpha: scale * F.elu(x, alpha),
+             [("scale", 1.0507009873554805), ("alpha", 1.6732632423543772)],
+             shown=lambda a: f"scale={a['scale']:.16f}, alpha={a['alpha']:.16f}")
 Softplus = layer("Softplus", F.softplus, [("beta", 1), ("threshold", 20)])
 Softsign = layer("Softsign", F.softsign, [])
 Tanhshrink = layer("Tanhshrink", F.tanhshrink, [])
@@ -69,37 +91,69 @@ ThresholdedReLU = layer("ThresholdedReLU", F.thresholded_relu, [("threshold", 1.
 GLU = layer("GLU", F.glu, [("axis", -1)])
 Maxout = layer("Maxout", F.maxout, [("groups", _REQ), ("axis", 1)])
 RReLU = layer("RReLU", lambda x, lower, upper, training=True: F.rrelu(x, lower, upper, training),
-              [("lower", 1.0 / 8.0), ("upper", 1.0 / 3.0)])
+              [("lower", 1.0 / 8.0), ("upper", 1.0 / 3.0)],
+              shown=lambda a: f"lower={a['lower']}, upper={a['upper']}, training=True, "
+                              f"dtype=float32")
 Softmax2D = layer("Softmax2D", lambda x: F.softmax(x, axis=-3), [])
+
+
+def _pairwise_shown(a):
+    s = f"p={a['p']}"
+    if a["epsilon"] != 1e-6:
+        s += f", epsilon={a['epsilon']}"
+    if a["keepdim"]:
+        s += f", keepdim={a['keepdim']}"
+    return s
+
 CosineSimilarity = layer("CosineSimilarity", F.cosine_similarity, [("axis", 1), ("eps", 1e-8)])
 PairwiseDistance = layer("PairwiseDistance", F.pairwise_distance,
-                         [("p", 2.0), ("epsilon", 1e-6), ("keepdim", False)])
+                         [("p", 2.0), ("epsilon", 1e-6), ("keepdim", False)],
+                         shown=_pairwise_shown)
 PixelShuffle = layer("PixelShuffle", F.pixel_shuffle, [("upscale_factor", _REQ),
-                                                       ("data_format", "NCHW")])
+                                                       ("data_format", "NCHW")],
+                     shown=_with_format("upscale_factor"))
 PixelUnshuffle = layer("PixelUnshuffle", F.pixel_unshuffle, [("downscale_factor", _REQ),
-                                                             ("data_format", "NCHW")])
+                                                             ("data_format", "NCHW")],
+                       shown=_with_format("downscale_factor"))
 ChannelShuffle = layer("ChannelShuffle", F.channel_shuffle, [("groups", _REQ),
-                                                             ("data_format", "NCHW")])
+                                                             ("data_format", "NCHW")],
+                       shown=_with_format("groups"))
 Dropout2D = layer("Dropout2D", lambda x, p, data_format, training=True: F.dropout2d(
     x, p, training, data_format), [("p", 0.5), ("data_format", "NCHW")])
 Dropout3D = layer("Dropout3D", lambda x, p, data_format, training=True: F.dropout3d(
     x, p, training, data_format), [("p", 0.5), ("data_format", "NCDHW")])
+
+
+def _size_or_scale(a):
+    return f"scale_factor={a['scale_factor']}" if a["scale_factor"] is not None \
+        else f"size={a['size']}"
+
+
 Upsample = layer("Upsample", F.interpolate, [("size", None), ("scale_factor", None),
                                              ("mode", "nearest"), ("align_corners", False),
-                                             ("align_mode", 0), ("data_format", None)])
+                                             ("align_mode", 0), ("data_format", None)],
+                 shown=lambda a: f"{_size_or_scale(a)}, mode={a['mode']}, "
+                                 f"align_corners={a['align_corners']}, "
+                                 f"align_mode={a['align_mode']}, data_format={a['data_format']}")
 UpsamplingNearest2D = layer("UpsamplingNearest2D", lambda x, size, scale_factor, data_format:
-                            F.interpolate(x, size, scale_factor, "nearest"),
-                            [("size", None), ("scale_factor", None), ("data_format", "NCHW")])
+                            F.interpolate(x, size, scale_factor, "nearest",
+                                          data_format=data_format),
+                            [("size", None), ("scale_factor", None), ("data_format", "NCHW")],
+                            shown=lambda a: f"{_size_or_scale(a)}, "
+                                            f"data_format={a['data_format']}")
 UpsamplingBilinear2D = layer("UpsamplingBilinear2D", lambda x, size, scale_factor, data_format:
                              F.interpolate(x, size, scale_factor, "bilinear",
-                                           align_corners=True),
-                             [("size", None), ("scale_factor", None), ("data_format", "NCHW")])
+                                           align_corners=True, data_format=data_format),
+                             [("size", None), ("scale_factor", None), ("data_format", "NCHW")],
+                             shown=lambda a: f"{_size_or_scale(a)}, "
+                                             f"data_format={a['data_format']}")
+_WINDOW = ("kernel_size", "stride", "padding")
 AvgPool1D = layer("AvgPool1D", F.avg_pool1d, [("kernel_size", _REQ), ("stride", None),
                                               ("padding", 0), ("exclusive", True),
-                                              ("ceil_mode", False)])
+                                              ("ceil_mode", False)], shown=_WINDOW)
 MaxPool1D = layer("MaxPool1D", F.max_pool1d, [("kernel_size", _REQ), ("stride", None),
                                               ("padding", 0), ("return_mask", False),
-                                              ("ceil_mode", False)])
+                                              ("ceil_mode", False)], shown=_WINDOW)
 AdaptiveAvgPool1D = layer("AdaptiveAvgPool1D", F.adaptive_avg_pool1d, [("output_size", _REQ)])
 
 
@@ -114,10 +168,20 @@ def _pad(n, mode, value=None):
     return fn, params
 
 
+def _padding_shown(n, mode):
+    """Paddle's repr of a padding layer: the padding as a list of ``2 * n`` sizes."""
+    def show(a):
+        p = a["padding"]
+        p = [p] * (2 * n) if isinstance(p, int) else list(p)
+        return (f"padding={p}, mode={a.get('mode', mode)}, value={a.get('value', 0.0)}, "
+                f"data_format={a['data_format']}")
+    return show
+
+
 def _pad_class(name, n, mode, value=None):
     fn, params = _pad(n, mode, value)
     return layer(name, fn, params, doc=f"``paddle.nn.{name}``: {mode} padding of {n} "
-                                       f"spatial axes.")
+                                       f"spatial axes.", shown=_padding_shown(n, mode))
 
 
 ZeroPad1D = _pad_class("ZeroPad1D", 1, "constant")
@@ -144,11 +208,11 @@ def _pad_any(x, padding, mode, value, data_format):
 
 
 Pad1D = layer("Pad1D", _pad_any, [("padding", _REQ), ("mode", "constant"), ("value", 0.0),
-                                  ("data_format", "NCL")])
+                                  ("data_format", "NCL")], shown=_padding_shown(1, None))
 Pad2D = layer("Pad2D", _pad_any, [("padding", _REQ), ("mode", "constant"), ("value", 0.0),
-                                  ("data_format", "NCHW")])
+                                  ("data_format", "NCHW")], shown=_padding_shown(2, None))
 Pad3D = layer("Pad3D", _pad_any, [("padding", _REQ), ("mode", "constant"), ("value", 0.0),
-                                  ("data_format", "NCDHW")])
+                                  ("data_format", "NCDHW")], shown=_padding_shown(3, None))
 
 
 def _unflatten(x, axis, shape):
@@ -159,22 +223,22 @@ def _unflatten(x, axis, shape):
 Unflatten = layer("Unflatten", _unflatten, [("axis", _REQ), ("shape", _REQ)])
 
 # ---- losses --------------------------------------------------------------------------------
-KLDivLoss = layer("KLDivLoss", F.kl_div, _RED + [("log_target", False)])
-MarginRankingLoss = layer("MarginRankingLoss", F.margin_ranking_loss,
+KLDivLoss = _loss("KLDivLoss", F.kl_div, _RED + [("log_target", False)])
+MarginRankingLoss = _loss("MarginRankingLoss", F.margin_ranking_loss,
                           [("margin", 0.0)] + _RED)
-HingeEmbeddingLoss = layer("HingeEmbeddingLoss", F.hinge_embedding_loss,
+HingeEmbeddingLoss = _loss("HingeEmbeddingLoss", F.hinge_embedding_loss,
                            [("margin", 1.0)] + _RED)
-SoftMarginLoss = layer("SoftMarginLoss", F.soft_margin_loss, _RED)
-CosineEmbeddingLoss = layer("CosineEmbeddingLoss", F.cosine_embedding_loss,
+SoftMarginLoss = _loss("SoftMarginLoss", F.soft_margin_loss, _RED)
+CosineEmbeddingLoss = _loss("CosineEmbeddingLoss", F.cosine_embedding_loss,
                             [("margin", 0)] + _RED)
-TripletMarginLoss = layer("TripletMarginLoss", F.triplet_margin_loss,
+TripletMarginLoss = _loss("TripletMarginLoss", F.triplet_margin_loss,
                           [("margin", 1.0), ("p", 2.0), ("epsilon", 1e-6), ("swap", False)]
                           + _RED)
-PoissonNLLLoss = layer("PoissonNLLLoss", F.poisson_nll_loss,
+PoissonNLLLoss = _loss("PoissonNLLLoss", F.poisson_nll_loss,
                        [("log_input", True), ("full", False), ("epsilon", 1e-8)] + _RED)
-GaussianNLLLoss = layer("GaussianNLLLoss", F.gaussian_nll_loss,
+GaussianNLLLoss = _loss("GaussianNLLLoss", F.gaussian_nll_loss,
                         [("full", False), ("epsilon", 1e-6)] + _RED)
-MultiLabelSoftMarginLoss = layer("MultiLabelSoftMarginLoss", F.multi_label_soft_margin_loss,
+MultiLabelSoftMarginLoss = _loss("MultiLabelSoftMarginLoss", F.multi_label_soft_margin_loss,
                                  [("weight", None)] + _RED)
 
 
@@ -186,27 +250,38 @@ class PReLU(Layer):
     def __init__(self, num_parameters=1, init=0.25, weight_attr=None, data_format="NCHW",
                  name=None):
         super().__init__()
-        self.data_format = data_format
-        self.weight = self.create_parameter([num_parameters], weight_attr,
-                                            default_initializer=I.Constant(init))
-        if self.weight is None:
-            self.weight = full([num_parameters], init)
+        self.num_parameters, self.init, self.data_format = num_parameters, init, data_format
+        # Paddle's name for the slopes (its state_dict key)
+        self._weight = self.create_parameter([num_parameters], weight_attr,
+                                             default_initializer=I.Constant(init))
+        if self._weight is None:
+            self._weight = full([num_parameters], init)
+
+    weight = property(lambda self: self._weight)
 
     def forward(self, x):
-        return F.prelu(x, self.weight, self.data_format)
+        return F.prelu(x, self._weight, self.data_format)
+
+    def extra_repr(self):
+        return (f"num_parameters={self.num_parameters}, data_format={self.data_format}, "
+                f"init={self.init}, dtype={self._weight.dtype.name}")
 
 
 class _InstanceNorm(Layer):
     def __init__(self, num_features, epsilon=1e-5, momentum=0.9, weight_attr=None,
                  bias_attr=None, data_format=None, name=None):
         super().__init__()
-        self.epsilon = epsilon
+        self.num_features, self.epsilon, self.data_format = num_features, epsilon, data_format
         self.scale = self.create_parameter([num_features], weight_attr,
                                            default_initializer=I.Constant(1.0))
         self.bias = self.create_parameter([num_features], bias_attr, is_bias=True)
 
     def forward(self, x):
-        return F.instance_norm(x, weight=self.scale, bias=self.bias, eps=self.epsilon)
+        return F._channels_first(F.instance_norm, x, self.data_format, weight=self.scale,
+                                bias=self.bias, eps=self.epsilon)
+
+    def extra_repr(self):
+        return f"num_features={self.num_features}, epsilon={self.epsilon}"
 
 
 class InstanceNorm1D(_InstanceNorm):
@@ -223,10 +298,18 @@ class InstanceNorm3D(_InstanceNorm):
 
 LPPool1D = layer("LPPool1D", F.lp_pool1d, [("norm_type", _REQ), ("kernel_size", _REQ),
                                            ("stride", None), ("padding", 0),
-                                           ("ceil_mode", False), ("data_format", "NCL")])
+                                           ("ceil_mode", False), ("data_format", "NCL")],
+                 shown=lambda a: f"norm_type={float(a['norm_type'])}, "
+                                 f"kernel_size={a['kernel_size']}, stride={a['stride']}, "
+                                 f"padding={a['padding']}")
+# (Paddle shows the 2-D pool's missing stride as the kernel size, the 1-D one's as None)
 LPPool2D = layer("LPPool2D", F.lp_pool2d, [("norm_type", _REQ), ("kernel_size", _REQ),
                                            ("stride", None), ("padding", 0),
-                                           ("ceil_mode", False), ("data_format", "NCHW")])
+                                           ("ceil_mode", False), ("data_format", "NCHW")],
+                 shown=lambda a: f"norm_type={float(a['norm_type'])}, "
+                                 f"kernel_size={a['kernel_size']}, "
+                                 f"stride={a['stride'] or a['kernel_size']}, "
+                                 f"padding={a['padding']}")
 AdaptiveMaxPool1D = layer("AdaptiveMaxPool1D", F.adaptive_max_pool1d,
                           [("output_size", _REQ), ("return_mask", False)])
 AdaptiveMaxPool2D = layer("AdaptiveMaxPool2D", F.adaptive_max_pool2d,
@@ -235,11 +318,12 @@ AlphaDropout = layer("AlphaDropout", F.alpha_dropout, [("p", 0.5)])
 FeatureAlphaDropout = layer("FeatureAlphaDropout", F.feature_alpha_dropout, [("p", 0.5)])
 LocalResponseNorm = layer("LocalResponseNorm", F.local_response_norm,
                           [("size", _REQ), ("alpha", 1e-4), ("beta", 0.75), ("k", 1.0),
-                           ("data_format", "NCHW")])
-MultiMarginLoss = layer("MultiMarginLoss", F.multi_margin_loss,
+                           ("data_format", "NCHW")],
+                          shown=_with_format("size", "alpha", "beta", "k"))
+MultiMarginLoss = _loss("MultiMarginLoss", F.multi_margin_loss,
                         [("p", 1), ("margin", 1.0), ("weight", None)] + _RED)
-MultiLabelMarginLoss = layer("MultiLabelMarginLoss", F.multi_label_margin_loss, _RED)
-TripletMarginWithDistanceLoss = layer(
+MultiLabelMarginLoss = _loss("MultiLabelMarginLoss", F.multi_label_margin_loss, _RED)
+TripletMarginWithDistanceLoss = _loss(
     "TripletMarginWithDistanceLoss", F.triplet_margin_with_distance_loss,
     [("distance_function", None), ("margin", 1.0), ("swap", False)] + _RED)
 
@@ -251,12 +335,18 @@ class Bilinear(Layer):
     def __init__(self, in1_features, in2_features, out_features, weight_attr=None,
                  bias_attr=None, name=None):
         super().__init__()
+        self._sizes = (in1_features, in2_features, out_features)
         self.weight = self.create_parameter([out_features, in1_features, in2_features],
                                             weight_attr)
         self._create_bias([1, out_features], bias_attr)
 
     def forward(self, x1, x2):
         return F.bilinear(x1, x2, self.weight, self.bias)
+
+    def extra_repr(self):
+        in1, in2, out = self._sizes
+        return (f"in1_features={in1}, in2_features={in2}, out_features={out}, "
+                f"dtype={self.weight.dtype.name}")
 
 
 class ParameterDict(_nn.ParameterDict, Layer):
@@ -283,7 +373,24 @@ class ParameterDict(_nn.ParameterDict, Layer):
         return ""
 
 
-Unfold = layer("Unfold", F.unfold, [("kernel_sizes", _REQ), ("strides", 1), ("paddings", 0),
-                                    ("dilations", 1)])
-Fold = layer("Fold", F.fold, [("output_sizes", _REQ), ("kernel_sizes", _REQ), ("strides", 1),
-                              ("paddings", 0), ("dilations", 1)])
+
+
+def _fold_shown(a):
+    return (f"kernel_size={a['kernel_sizes']}, dilation={a['dilations']}, "
+            f"padding={a['paddings']}, stride={a['strides']}")
+
+
+# (the layers take dilations, paddings, strides in this order; the functions the reverse)
+Unfold = layer("Unfold", F.unfold, [("kernel_sizes", _REQ), ("dilations", 1), ("paddings", 0),
+                                    ("strides", 1)], shown=_fold_shown)
+Fold = layer("Fold", F.fold, [("output_sizes", _REQ), ("kernel_sizes", _REQ), ("dilations", 1),
+                              ("paddings", 0), ("strides", 1)], shown=_fold_shown)
+MaxUnPool1D = layer("MaxUnPool1D", F.max_unpool1d,
+                    [("kernel_size", _REQ), ("stride", None), ("padding", 0),
+                     ("data_format", "NCL"), ("output_size", None)], shown=("output_size",))
+MaxUnPool2D = layer("MaxUnPool2D", F.max_unpool2d,
+                    [("kernel_size", _REQ), ("stride", None), ("padding", 0),
+                     ("data_format", "NCHW"), ("output_size", None)], shown=("output_size",))
+FractionalMaxPool2D = layer("FractionalMaxPool2D", F.fractional_max_pool2d,
+                            [("output_size", _REQ), ("kernel_size", None), ("random_u", None),
+                             ("return_mask", False)], shown=("output_size", "return_mask"))

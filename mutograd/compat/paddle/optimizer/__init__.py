@@ -13,13 +13,21 @@
     >>> w.tolist()
     [0.0, 0.0]
 """
+import warnings
+
 from .... import optim as _optim
 from . import algorithms as _rules
 from . import lr
+from . import state as _state
 
 
 class _Paddle:
-    """What every Paddle optimizer adds to the mutograd one it extends."""
+    """What every Paddle optimizer adds to the mutograd one it extends. ``accumulators``
+    (mutograd state key -> Paddle's accumulator name) and ``powers`` (Adam's beta powers) say
+    how its state is named in Paddle's state dict (``state.py``)."""
+
+    accumulators = {}
+    powers = ()
 
     def _paddle_setup(self, learning_rate, parameters, grad_clip=None):
         if grad_clip is not None and not hasattr(grad_clip, "_clip"):
@@ -65,8 +73,22 @@ class _Paddle:
         for g in self.param_groups:
             g["lr"] = float(value) * g.get("lr_scale", 1.0)
 
+    def state_dict(self):
+        """Paddle's flat state dict: ``{'linear_0.w_0_moment1_0': Tensor, ...,
+        'LR_Scheduler': {...}}`` (``state.py``)."""
+        return _state.paddle_state_dict(self)
+
     def set_state_dict(self, state_dict):
-        self.load_state_dict(state_dict)
+        """Restore the state (Paddle's form, or mutograd's ``{'state', 'param_groups'}``) and
+        the learning-rate scheduler's. Entries for parameters it does not have are ignored
+        with a warning (none fitting is an error)."""
+        unmatched = _state.set_paddle_state_dict(self, state_dict)
+        if unmatched:
+            warnings.warn(f"optimizer state entries for no parameter of this optimizer were "
+                          f"ignored: {', '.join(map(repr, unmatched[:8]))}"
+                          f"{' ...' if len(unmatched) > 8 else ''}", UserWarning, stacklevel=2)
+
+    load_state_dict = set_state_dict
 
 
 def _groups(parameters, base):
@@ -106,6 +128,8 @@ class SGD(_Paddle, _optim.SGD):
 
 
 class Momentum(_Paddle, _optim.SGD):
+    accumulators = {"momentum_buffer": "velocity"}
+
     def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False,
                  weight_decay=None, grad_clip=None, name=None):
         ps, base = self._paddle_setup(learning_rate, parameters, grad_clip)
@@ -113,7 +137,13 @@ class Momentum(_Paddle, _optim.SGD):
                             weight_decay=_decay(weight_decay))
 
 
+_ADAM_ACCUMULATORS = {"exp_avg": "moment1", "exp_avg_sq": "moment2",
+                      "max_exp_avg_sq": "moment2_max"}
+
+
 class Adam(_Paddle, _optim.Adam):
+    accumulators, powers = _ADAM_ACCUMULATORS, ("beta1_pow_acc", "beta2_pow_acc")
+
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  parameters=None, weight_decay=None, grad_clip=None, lazy_mode=False,
                  multi_precision=False, amsgrad=False, name=None):
@@ -123,6 +153,8 @@ class Adam(_Paddle, _optim.Adam):
 
 
 class AdamW(_Paddle, _optim.AdamW):
+    accumulators, powers = _ADAM_ACCUMULATORS, ("beta1_pow_acc", "beta2_pow_acc")
+
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  parameters=None, weight_decay=0.01, lr_ratio=None, apply_decay_param_fun=None,
                  grad_clip=None, lazy_mode=False, multi_precision=False, amsgrad=False,
@@ -321,6 +353,10 @@ class ASGD(Optimizer):
 class LBFGS(_Paddle, _optim.LBFGS):
     """Paddle's L-BFGS (a port of PyTorch's): ``step(closure)`` re-evaluates the loss, the
     gradients clipped by ``grad_clip`` after each evaluation."""
+
+    # one state for all parameters, with lists of history: kept in mutograd's form
+    state_dict = _optim.LBFGS.state_dict
+    set_state_dict = load_state_dict = _optim.LBFGS.load_state_dict
 
     def __init__(self, learning_rate=1.0, max_iter=20, max_eval=None, tolerance_grad=1e-7,
                  tolerance_change=1e-9, history_size=100, line_search_fn=None, parameters=None,

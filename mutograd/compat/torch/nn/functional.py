@@ -90,39 +90,6 @@ from ....nn.functional import (  # noqa: E402, F401
 from .._aten_nn import conv_tbc  # noqa: E402, F401
 
 
-def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight,
-                                 in_proj_bias, bias_k, bias_v, add_zero_attn, dropout_p,
-                                 out_proj_weight, out_proj_bias, training=True,
-                                 key_padding_mask=None, need_weights=True, attn_mask=None,
-                                 use_separate_proj_weight=False, q_proj_weight=None,
-                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
-                                 static_v=None, average_attn_weights=True, is_causal=False):
-    """``nn.MultiheadAttention``'s forward with its weights passed in: inputs (L, N, E) or
-    (L, E); returns ``(output, weights)``."""
-    import functools
-    import types
-
-    from ....nn.modules.transformer import MultiheadAttention
-    if bias_k is not None or bias_v is not None or add_zero_attn or static_k is not None or \
-            static_v is not None:
-        raise ValueError("multi_head_attention_forward: bias_k, bias_v, add_zero_attn, static_k "
-                         "and static_v are not supported; add the extra key/value rows to "
-                         "key and value instead")
-    if query.shape[-1] != embed_dim_to_check:
-        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
-                             f"got {query.shape[-1]}")
-    if use_separate_proj_weight:
-        in_proj_weight = _mg.cat([q_proj_weight, k_proj_weight, v_proj_weight], 0)
-    attn = types.SimpleNamespace(
-        embed_dim=embed_dim_to_check, num_heads=num_heads,
-        head_dim=embed_dim_to_check // num_heads, in_proj_weight=in_proj_weight,
-        in_proj_bias=in_proj_bias, dropout=dropout_p, training=training, batch_first=False,
-        out_proj=lambda x: linear(x, out_proj_weight, out_proj_bias))
-    attn._mask = functools.partial(MultiheadAttention._mask, attn)
-    return MultiheadAttention.forward(attn, query, key, value, key_padding_mask, need_weights,
-                                      attn_mask, average_attn_weights, is_causal)
-
-
 def grouped_mm(mat_a, mat_b, *, offs=None, bias=None, out_dtype=None):
     """Matrix products of groups: 3-D with 3-D is a batched product; with ``offs`` (the groups'
     cumulative ends), 2-D ``mat_a`` rows times each matrix of 3-D ``mat_b``, 3-D ``mat_a``

@@ -81,7 +81,7 @@ _MUTOGRAD = {
     "LazyModuleMixin": "modules.lazy.LazyModuleMixin",
     "NonDynamicallyQuantizableLinear": "modules.linear.NonDynamicallyQuantizableLinear",
     "LinearCrossEntropyOptions": "modules.loss.LinearCrossEntropyOptions",
-    "_Loss": "modules.loss._Loss", "_WeightedLoss": "modules.loss._Loss",
+    "_Loss": "modules.loss._Loss", "_WeightedLoss": "modules.loss._WeightedLoss",
     "_CircularPadNd": "modules.padding._CircularPadNd",
     "_ConstantPadNd": "modules.padding._ConstantPadNd",
     "_ReflectionPadNd": "modules.padding._ReflectionPadNd",

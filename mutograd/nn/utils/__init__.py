@@ -1,8 +1,8 @@
 """Gradient clipping, in place on each ``.grad`` (``nn.utils.clip_grad_norm_`` in PyTorch)."""
 import math
 
-from ..autograd.grad_mode import no_grad
-from ..tensor import Tensor
+from ...autograd.grad_mode import no_grad
+from ...tensor import Tensor
 
 
 def _grads(parameters):
@@ -21,7 +21,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
         >>> float(mg.nn.clip_grad_norm_([p], 5.0))
         10.0
     """
-    from ..ops.creation import tensor
+    from ...ops.creation import tensor
     grads = _grads(parameters)
     if not grads:
         return tensor(0.0)
