@@ -78,7 +78,7 @@ FLOORS = {
     "torch.func": 1.0,
     "torch.sparse": 1.0,
     "paddle": 1.0,
-    "paddle.Tensor": 0.99,
+    "paddle.Tensor": 1.0,
     "paddle.nn": 1.0,
     "paddle.nn.functional": 1.0,
     "paddle.optimizer": 1.0,

@@ -1377,3 +1377,141 @@ def spectral_norm_hook(lib):
 CASES += [Case("adaptive_log_softmax", adaptive_log_softmax, tol=(1e-5, 1e-6)),
           Case("spectral_norm_layer", spectral_norm_layer, tol=(1e-5, 1e-6)),
           Case("spectral_norm_hook", spectral_norm_hook, tol=(1e-5, 1e-6))]
+
+
+def cross_entropy_ignore_index(lib):
+    """Paddle's divisor of the mean: every label with a negative ignore_index and no weights,
+    the kept ones with a non-negative one, the kept weights with weights."""
+    F = lib.nn.functional
+    logits = _t(lib, [[2.0, 0.5, 0.1], [0.3, 1.2, 0.4], [0.1, 0.2, 3.0], [1.0, 1.0, 1.0]],
+                stop_gradient=False)
+    lab = lib.to_tensor([[0], [-100], [2], [1]])
+    out = {"mean": F.cross_entropy(logits, lab, ignore_index=-100),
+           "sum": F.cross_entropy(logits, lab, ignore_index=-100, reduction="sum"),
+           "flat": F.cross_entropy(logits, lib.to_tensor([0, -1, 2, -1]), ignore_index=-1),
+           "kept": F.cross_entropy(logits, lib.to_tensor([[0], [1], [2], [1]]), ignore_index=1),
+           "weighted": F.cross_entropy(logits, lab, ignore_index=-100,
+                                       weight=_t(lib, [1.0, 2.0, 3.0])),
+           "layer": lib.nn.CrossEntropyLoss()(logits, lab)}
+    out["grad"] = _grad(lib, logits, out["mean"], w=np.float32(1.0))
+    return out
+
+
+CASES += [Case("cross_entropy_ignore_index", cross_entropy_ignore_index)]
+
+
+# ---- 3-D convolution and pooling -----------------------------------------------------------
+
+def _weight(lib, shape):
+    return _t(lib, _values(shape, 1.0, 0.4))
+
+
+def _masked(pair):
+    """A pool's values and its int32 mask in one float tensor (the mask's positions recorded
+    too)."""
+    out, mask = pair
+    assert str(mask.dtype).endswith("int32")
+    return out + mask.astype("float32") * 0.001
+
+
+def _unpool3d(lib, x, output_size=None):
+    F = _F(lib)
+    y, mask = F.max_pool3d(x, 2, 2, return_mask=True)
+    return F.max_unpool3d(y, mask, 2, output_size=output_size)
+
+
+def volumetric_signatures(lib):
+    nn, F = lib.nn, _F(lib)
+    return {k: _signature(getattr(F, k)) for k in (
+        "conv3d", "conv3d_transpose", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
+        "adaptive_max_pool3d", "max_unpool3d", "fractional_max_pool3d")} | {
+        k: _signature(getattr(nn, k).__init__)[1:] for k in (
+            "Conv3D", "Conv3DTranspose", "MaxPool3D", "AvgPool3D", "AdaptiveAvgPool3D",
+            "AdaptiveMaxPool3D", "BatchNorm3D", "MaxUnPool3D", "FractionalMaxPool3D")} | {
+        "top_level": lib.conv3d is F.conv3d}
+
+
+VOL_SHAPE, VOL_NDHWC_SHAPE = (2, 2, 5, 4, 5), (2, 4, 3, 5, 2)
+CASES += [
+    Case("volumetric_signatures", volumetric_signatures),
+    _fn("conv3d", lambda lib, x: _F(lib).conv3d(x, _weight(lib, [3, 2, 3, 2, 3]),
+                                                _weight(lib, [3])), shape=VOL_SHAPE),
+    _fn("conv3d_stride_pad_groups", lambda lib, x: _F(lib).conv3d(
+        x, _weight(lib, [4, 1, 2, 3, 2]), stride=[2, 1, 2], padding=[1, 0, 1], groups=2),
+        shape=VOL_SHAPE),
+    _fn("conv3d_ndhwc_same", lambda lib, x: _F(lib).conv3d(
+        x, _weight(lib, [3, 2, 3, 3, 3]), padding="SAME", data_format="NDHWC"),
+        shape=VOL_NDHWC_SHAPE),
+    _fn("conv3d_transpose", lambda lib, x: _F(lib).conv3d_transpose(
+        x, _weight(lib, [2, 3, 2, 3, 2]), _weight(lib, [3]), stride=2, padding=1,
+        output_padding=1), shape=VOL_SHAPE),
+    _fn("conv3d_transpose_ndhwc_groups", lambda lib, x: _F(lib).conv3d_transpose(
+        x, _weight(lib, [2, 2, 3, 3, 3]), groups=2, dilation=2, data_format="NDHWC"),
+        shape=VOL_NDHWC_SHAPE),
+    _fn("max_pool3d", lambda lib, x: _F(lib).max_pool3d(x, 2), shape=VOL_SHAPE),
+    _fn("max_pool3d_mask", lambda lib, x: _masked(_F(lib).max_pool3d(
+        x, 3, 2, 1, return_mask=True, ceil_mode=True)), shape=VOL_SHAPE),
+    _fn("max_pool3d_same_ndhwc", lambda lib, x: _F(lib).max_pool3d(
+        x, 3, 2, padding="SAME", data_format="NDHWC"), shape=VOL_NDHWC_SHAPE),
+    _fn("max_pool3d_pad6", lambda lib, x: _F(lib).max_pool3d(
+        x, 2, padding=[1, 0, 0, 1, 1, 1]), shape=VOL_SHAPE),
+    _fn("avg_pool3d", lambda lib, x: _F(lib).avg_pool3d(x, [2, 2, 3], stride=1),
+        shape=VOL_SHAPE),
+    _fn("avg_pool3d_pad_inclusive", lambda lib, x: _F(lib).avg_pool3d(
+        x, 3, 2, 1, ceil_mode=True, exclusive=False), shape=VOL_SHAPE),
+    _fn("avg_pool3d_same_exclusive", lambda lib, x: _F(lib).avg_pool3d(
+        x, 3, 2, padding="SAME"), shape=VOL_SHAPE),
+    _fn("avg_pool3d_divisor_ndhwc", lambda lib, x: _F(lib).avg_pool3d(
+        x, 2, divisor_override=3, data_format="NDHWC"), shape=VOL_NDHWC_SHAPE),
+    _fn("adaptive_avg_pool3d", lambda lib, x: _F(lib).adaptive_avg_pool3d(x, [2, 3, 2]),
+        shape=VOL_SHAPE),
+    _fn("adaptive_avg_pool3d_ndhwc", lambda lib, x: _F(lib).adaptive_avg_pool3d(
+        x, [2, None, 3], data_format="NDHWC"), shape=VOL_NDHWC_SHAPE),
+    _fn("adaptive_max_pool3d", lambda lib, x: _F(lib).adaptive_max_pool3d(x, [2, 3, 2]),
+        shape=VOL_SHAPE),
+    _fn("adaptive_max_pool3d_mask", lambda lib, x: _masked(_F(lib).adaptive_max_pool3d(
+        x, 3, return_mask=True)), shape=VOL_SHAPE),
+    _fn("max_unpool3d", lambda lib, x: _unpool3d(lib, x), shape=(2, 2, 4, 4, 6)),
+    _fn("max_unpool3d_size", lambda lib, x: _unpool3d(lib, x, [5, 4, 7]),
+        shape=(1, 2, 5, 4, 7)),
+    _fn("fractional_max_pool3d", lambda lib, x: _masked(_F(lib).fractional_max_pool3d(
+        x, [2, 3, 2], random_u=0.3, return_mask=True)), shape=VOL_SHAPE),
+    _fn("fractional_max_pool3d_kernel", lambda lib, x: _F(lib).fractional_max_pool3d(
+        x, [3, 2, 3], kernel_size=2, random_u=0.7), shape=VOL_SHAPE),
+]
+
+
+# ---- paddle.signal: stft, istft ------------------------------------------------------------
+
+def _parts(lib, spec):
+    """A complex spectrum as real numbers (its real and imaginary parts last)."""
+    assert spec.is_complex()
+    return lib.stack([lib.real(spec), lib.imag(spec)], -1)
+
+
+def _hann(lib, n):
+    return _t(lib, (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n) / n)).astype("float32"))
+
+
+def signal_stft(lib):
+    x = _x(lib, "signal_stft", (2, 20))
+    x1 = _x(lib, "signal_stft1", (24,))
+    sig = lib.signal
+    spec = sig.stft(x, 8, 2, window=_hann(lib, 8))
+    out = {"default": _parts(lib, sig.stft(x1, 8)),
+           "windowed": _parts(lib, spec),
+           "short_window_constant": _parts(lib, sig.stft(x, 8, 3, win_length=6,
+                                                        window=_hann(lib, 6),
+                                                        pad_mode="constant")),
+           "two_sided_normalized": _parts(lib, sig.stft(x, 6, 2, center=False, normalized=True,
+                                                       onesided=False)),
+           "method": _parts(lib, x1.stft(8, 4)),
+           "inverse": sig.istft(spec, 8, 2, window=_hann(lib, 8)),
+           "inverse_length": sig.istft(spec, 8, 2, window=_hann(lib, 8), length=17),
+           "inverse_method": spec.istft(8, 2, window=_hann(lib, 8), normalized=False),
+           "stft_signature": _signature(sig.stft), "istft_signature": _signature(sig.istft)}
+    out["grad"] = _grad(lib, x, _parts(lib, spec))
+    return out
+
+
+CASES += [Case("signal_stft", signal_stft, tol=(1e-4, 1e-5))]

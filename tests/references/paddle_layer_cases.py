@@ -597,3 +597,44 @@ add("AdaptiveLogSoftmaxWithLoss_bad_cutoffs", lambda L: L.nn.AdaptiveLogSoftmaxW
 add("SpectralNorm", lambda L: L.nn.SpectralNorm([3, 4], power_iters=2), [("x", [3, 4])])
 add("SpectralNorm_dim", lambda L: L.nn.SpectralNorm([2, 3, 4], dim=1), [("x", [2, 3, 4])])
 add("SpectralNorm_dim2", lambda L: L.nn.SpectralNorm([2, 3, 4], dim=2), [("x", [2, 3, 4])])
+
+# 3-D convolution, normalisation and pooling
+VOL5 = [("x", [2, 2, 5, 4, 5])]
+VOL_NDHWC = [("x", [2, 4, 3, 4, 2])]
+add("Conv3D", lambda L: L.nn.Conv3D(2, 3, 3), VOL5)
+add("Conv3D_stride_same_NDHWC", lambda L: L.nn.Conv3D(2, 4, 3, stride=2, padding="SAME",
+                                                      data_format="NDHWC"), VOL_NDHWC)
+add("Conv3D_pad6_groups", lambda L: L.nn.Conv3D(2, 4, (2, 3, 2), padding=[1, 0, 0, 1, 1, 1],
+                                                groups=2, bias_attr=False), VOL5)
+add("Conv3D_no_bias_dilation", lambda L: L.nn.Conv3D(2, 2, 2, dilation=2, bias=False), VOL5)
+add("Conv3D_alias", lambda L: L.nn.Conv3d(2, 2, 1, padding="VALID"), VOL)
+add("Conv3DTranspose", lambda L: L.nn.Conv3DTranspose(2, 3, 2), VOL)
+add("Conv3DTranspose_stride_NDHWC", lambda L: L.nn.Conv3DTranspose(
+    2, 4, 3, stride=2, padding=1, output_padding=1, groups=2, data_format="NDHWC"), VOL_NDHWC)
+add("BatchNorm3D", lambda L: L.nn.BatchNorm3D(2), VOL5)
+add("BatchNorm3D_NDHWC", lambda L: L.nn.BatchNorm3D(2, momentum=0.7, data_format="NDHWC"),
+    VOL_NDHWC)
+add("BatchNorm3D_global_stats", lambda L: L.nn.BatchNorm3D(2, use_global_stats=True), VOL)
+add("MaxPool3D", lambda L: L.nn.MaxPool3D(2), VOL5)
+add("MaxPool3D_mask_ceil", lambda L: L.nn.MaxPool3D(3, 2, 1, return_mask=True, ceil_mode=True),
+    VOL5)
+add("MaxPool3D_same_NDHWC", lambda L: L.nn.MaxPool3D(3, 2, padding="SAME", data_format="NDHWC"),
+    VOL_NDHWC)
+add("AvgPool3D", lambda L: L.nn.AvgPool3D(2, stride=1), VOL5)
+add("AvgPool3D_pad_inclusive", lambda L: L.nn.AvgPool3D(3, 2, padding=1, exclusive=False,
+                                                        ceil_mode=True), VOL5)
+add("AvgPool3D_pad6_exclusive", lambda L: L.nn.AvgPool3D(2, padding=[0, 1, 1, 0, 1, 1]), VOL5)
+add("AvgPool3D_divisor_NDHWC", lambda L: L.nn.AvgPool3D(2, divisor_override=5,
+                                                        data_format="NDHWC"), VOL_NDHWC)
+add("AdaptiveAvgPool3D", lambda L: L.nn.AdaptiveAvgPool3D([2, 3, 2]), VOL5)
+add("AdaptiveAvgPool3D_NDHWC_alias", lambda L: L.nn.AdaptiveAvgPool3d(2, data_format="NDHWC"),
+    VOL_NDHWC)
+add("AdaptiveMaxPool3D", lambda L: L.nn.AdaptiveMaxPool3D([2, 3, 2]), VOL5)
+add("AdaptiveMaxPool3D_mask", lambda L: L.nn.AdaptiveMaxPool3d(2, return_mask=True), VOL5)
+add("MaxUnPool3D", lambda L: L.nn.MaxUnPool3D(2),
+    [("x", [1, 2, 2, 2, 3]), ("const", _unpool_indices([1, 2, 2, 2, 3], [4, 4, 6], 2))])
+add("MaxUnPool3D_size_alias", lambda L: L.nn.MaxUnpool3d(2, output_size=[5, 4, 7]),
+    [("x", [1, 2, 2, 2, 3]), ("const", _unpool_indices([1, 2, 2, 2, 3], [5, 4, 7], 2))])
+add("FractionalMaxPool3D", lambda L: L.nn.FractionalMaxPool3D([2, 3, 2], random_u=0.35), VOL5)
+add("FractionalMaxPool3D_kernel_mask", lambda L: L.nn.FractionalMaxPool3D(
+    2, kernel_size=2, random_u=0.6, return_mask=True), VOL5)

@@ -203,7 +203,7 @@ randn, rand, zeros, ones, empty, full, standard_normal, uniform = (
 
 from . import (  # noqa: E402, F401
     autograd, base, device, distribution, fft, incubate, io, linalg, metric, nn, optimizer,
-    sparse, vision)
+    signal, sparse, vision)
 from .linalg import cholesky, eigvalsh, norm, vecdot  # noqa: E402, F401  (also at the top)
 from ._statistics import histogramdd, nanmedian, nanquantile  # noqa: E402, F401
 from . import tensor_ops as _tensor_ops  # noqa: E402
@@ -221,7 +221,7 @@ from .framework import (  # noqa: E402, F401
     create_parameter, disable_signal_handler, finfo, get_cuda_rng_state, get_flags,
     get_rng_state, iinfo, set_cuda_rng_state, set_flags, set_rng_state)
 from .nn.functional import (  # noqa: E402, F401  (Paddle 3 exposes these at the top too)
-    adaptive_avg_pool1d, conv1d, conv2d, group_norm, layer_norm)
+    adaptive_avg_pool1d, conv1d, conv2d, conv3d, group_norm, layer_norm)
 
 concatenate = concat  # noqa: F821  (from the main namespace)
 from .nn.initializer import ParamAttr  # noqa: E402, F401

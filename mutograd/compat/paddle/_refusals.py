@@ -36,8 +36,6 @@ _DEVICE = "a device backend mutograd does not have (XPU, IPU, custom plug-ins): 
 _STREAM = "GPU streams and events order asynchronous work: every mutograd op runs to completion"
 _ENGINE_STATIC = ("an internal hook of Paddle's static-graph/PIR machinery; mutograd runs eagerly "
                   "and has no programs")
-_3D = ("3-D (volumetric) convolution and pooling are not implemented; fold the depth axis "
-       "into the batch and use the 2-D layer")
 _KERNEL = ("a specialised fused kernel that mutograd does not have; compose it from "
            "ops (paddle.nn.functional.scaled_dot_product_attention for attention)")
 
@@ -55,7 +53,7 @@ REFUSED = {
         "autocast": _AMP, "is_autocast_enabled": _AMP, "get_autocast_dtype": _AMP,
         "get_autocast_cpu_dtype": _AMP, "get_autocast_gpu_dtype": _AMP,
         "enable_compat": _COMPAT, "disable_compat": _COMPAT,
-        "shard_index": _DIST, "conv3d": _3D,
+        "shard_index": _DIST,
         "CustomPlace": _DEVICE, "IPUPlace": _DEVICE, "XPUPlace": _DEVICE,
         "get_device_module": _DEVICE, "Event": _STREAM, "Stream": _STREAM,
         "IrGuard": _ENGINE_STATIC, "ir_guard": _ENGINE_STATIC, "use_compat_guard": _COMPAT,
@@ -103,10 +101,6 @@ REFUSED = {
         "Tracer", "tracer", "generated_tensor_methods_patch", "math_op_patch",
         "tensor_patch_methods")},
     "paddle.nn": {
-        **{n: _3D for n in ("Conv3D", "Conv3d", "Conv3DTranspose", "AvgPool3D", "MaxPool3D",
-                            "AdaptiveAvgPool3D", "AdaptiveMaxPool3D", "AdaptiveMaxPool3d",
-                            "MaxUnPool3D", "MaxUnpool3d", "FractionalMaxPool3D", "BatchNorm3D",
-                            "AdaptiveAvgPool3d")},
         "SyncBatchNorm": "batch statistics across ranks are not implemented; BatchNorm2D "
                          "normalises each rank's batch",
         **{n: _KERNEL for n in ("CTCLoss", "RNNTLoss", "HSigmoidLoss", "BeamSearchDecoder",
@@ -133,9 +127,6 @@ REFUSED = {
                      "fft_r2c", "fftn_c2c", "fftn_c2r", "fftn_r2c")},
     },
     "paddle.nn.functional": {
-        **{n: _3D for n in ("conv3d", "conv3d_transpose", "avg_pool3d", "max_pool3d",
-                            "adaptive_avg_pool3d", "adaptive_max_pool3d", "max_unpool3d",
-                            "fractional_max_pool3d")},
         **{n: _KERNEL for n in ("ctc_loss", "rnnt_loss", "hsigmoid_loss", "margin_cross_entropy",
                                 "class_center_sample", "flash_attention_v3_varlen",
                                 "flash_attn_qkvpacked", "flash_attn_varlen_qkvpacked",

@@ -52,6 +52,7 @@ from . import orders as _orders
 from . import tensor_ops as _tensor_ops
 from . import _statistics
 from . import linalg as _linalg
+from . import signal as _signal
 
 DTYPES = _dtypes.family("paddle.")      # numpy dtype -> paddle.float32, ...
 
@@ -152,7 +153,8 @@ PaddleMethods = type("PaddleMethods", (), dict(
     __module__=__name__, __doc__="Paddle's Tensor methods that the main Tensor has no name for."))
 # Paddle's argument orders where they clash with the main Tensor's (PyTorch's): over its methods
 PaddleOrders = type("PaddleOrders", (), dict(
-    _orders.METHODS, **_linalg.METHODS, **_statistics.METHODS, __slots__=(), __module__=__name__,
+    _orders.METHODS, **_linalg.METHODS, **_statistics.METHODS, **_signal.METHODS, __slots__=(),
+    __module__=__name__,
     __doc__="Paddle's argument orders of methods the main Tensor has in PyTorch's order."))
 
 

@@ -68,6 +68,9 @@ from .generic import (  # noqa: E402, F401
     ZeroPad3D)
 from .generic import FractionalMaxPool2D, MaxUnPool1D, MaxUnPool2D  # noqa: E402, F401
 from .layers import AdaptiveLogSoftmaxWithLoss  # noqa: E402, F401
+from .layers import (AdaptiveAvgPool3D, AvgPool3D, BatchNorm3D, Conv3D,  # noqa: E402, F401
+                     Conv3DTranspose, MaxPool3D)
+from .generic import AdaptiveMaxPool3D, FractionalMaxPool3D, MaxUnPool3D  # noqa: E402, F401
 from .spectral_norm import SpectralNorm, spectral_norm  # noqa: E402, F401
 from .transformer import (  # noqa: E402, F401
     MultiHeadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
@@ -89,4 +92,5 @@ AdaptiveMaxPool1d, AdaptiveMaxPool2d, LPPool1d, LPPool2d = (AdaptiveMaxPool1D, A
  ZeroPad3d) = (AdaptiveAvgPool2D, UpsamplingBilinear2D, UpsamplingNearest2D, ZeroPad1D, ZeroPad2D,
                ZeroPad3D)
 from .layers import HuberLoss  # noqa: E402, F401
-MaxUnpool1d, MaxUnpool2d = MaxUnPool1D, MaxUnPool2D
+MaxUnpool1d, MaxUnpool2d, MaxUnpool3d = MaxUnPool1D, MaxUnPool2D, MaxUnPool3D
+Conv3d, AdaptiveAvgPool3d, AdaptiveMaxPool3d = Conv3D, AdaptiveAvgPool3D, AdaptiveMaxPool3D

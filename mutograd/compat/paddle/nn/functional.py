@@ -108,8 +108,19 @@ def linear(x, weight, bias=None, name=None):
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
            data_format="NCHW", name=None):
     """2-D convolution of NCHW (or NHWC) input with [out, in/groups, kh, kw] weights."""
-    return _channels_first(_F.conv2d, x, data_format, weight, bias, stride, padding, dilation,
-                          groups)
+    return _conv(_F.conv2d, x, weight, bias, stride, padding, dilation, groups, data_format)
+
+
+def _conv(conv_fn, x, weight, bias, stride, padding, dilation, groups, data_format):
+    """Paddle's convolution by the shared ``conv_fn`` (of any rank): its layouts and padding
+    forms ('SAME'/'VALID' in any case, sizes per side)."""
+    def conv(x):
+        pads = _explicit_padding(padding, x.shape[2:], weight.shape[2:], stride, dilation)
+        if pads is not None:
+            return conv_fn(_F.pad(x, pads), weight, bias, stride, 0, dilation, groups)
+        given = padding.lower() if isinstance(padding, str) else padding
+        return conv_fn(x, weight, bias, stride, given, dilation, groups)
+    return _channels_first(conv, x, data_format)
 
 
 def _explicit_padding(padding, sizes, kernel, stride, dilation=1):
@@ -147,14 +158,35 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, return_m
                data_format="NCHW", name=None):
     """Maximum over windows; ``padding`` also 'SAME', 'VALID' or per side; ``return_mask``:
     also each maximum's flat position (int32)."""
+    return _max_pool(_F.max_pool2d, x, kernel_size, stride, padding, ceil_mode, return_mask,
+                     data_format)
+
+
+def max_pool3d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
+               data_format="NCDHW", name=None):
+    """Maximum over 3-D windows (NCDHW or NDHWC); ``padding`` also 'SAME', 'VALID' or per
+    side; ``return_mask``: also each maximum's flat D*H*W position (int32).
+
+        >>> import mutograd.compat.paddle as paddle
+        >>> x = paddle.arange(8, dtype="float32").reshape([1, 1, 2, 2, 2])
+        >>> paddle.nn.functional.max_pool3d(x, 2).flatten().tolist()
+        [7.0]
+    """
+    return _max_pool(_F.max_pool3d, x, kernel_size, stride, padding, ceil_mode, return_mask,
+                     data_format)
+
+
+def _max_pool(pool_fn, x, kernel_size, stride, padding, ceil_mode, return_mask, data_format):
+    """Paddle's max pooling by the shared ``pool_fn`` (of any rank): its padding forms, layouts
+    and int32 masks."""
     def pool(x):
         stride_ = kernel_size if stride is None else stride
         pads = _explicit_padding(padding, x.shape[2:], kernel_size, stride_)
         if pads is None:
-            return _F.max_pool2d(x, kernel_size, stride, _pool_padding(padding), 1, ceil_mode,
-                                 return_mask)
-        return _F.max_pool2d(_F.pad(x, pads, value=float("-inf")), kernel_size, stride_, 0, 1,
-                             ceil_mode, return_mask)
+            return pool_fn(x, kernel_size, stride, _pool_padding(padding), 1, ceil_mode,
+                           return_mask)
+        return pool_fn(_F.pad(x, pads, value=float("-inf")), kernel_size, stride_, 0, 1,
+                       ceil_mode, return_mask)
     return _mask(_channels_first(pool, x, data_format), return_mask)
 
 
@@ -162,19 +194,42 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusiv
                divisor_override=None, data_format="NCHW", name=None):
     """Mean over windows; ``exclusive=True`` (the default) leaves padding out of the mean;
     ``padding`` also 'SAME', 'VALID' or per side."""
+    return _avg_pool(_F.avg_pool2d, x, kernel_size, stride, padding, ceil_mode, exclusive,
+                     divisor_override, data_format)
+
+
+def avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
+               divisor_override=None, data_format="NCDHW", name=None):
+    """Mean over 3-D windows (NCDHW or NDHWC); ``exclusive=True`` (the default) leaves padding
+    out of the mean; ``padding`` also 'SAME', 'VALID' or per side.
+
+        >>> import mutograd.compat.paddle as paddle
+        >>> x = paddle.arange(8, dtype="float32").reshape([1, 1, 2, 2, 2])
+        >>> paddle.nn.functional.avg_pool3d(x, 2).flatten().tolist()
+        [3.5]
+    """
+    return _avg_pool(_F.avg_pool3d, x, kernel_size, stride, padding, ceil_mode, exclusive,
+                     divisor_override, data_format)
+
+
+def _avg_pool(pool_fn, x, kernel_size, stride, padding, ceil_mode, exclusive, divisor_override,
+              data_format):
+    """Paddle's average pooling by the shared ``pool_fn`` (of any rank): its padding forms and
+    layouts, ``exclusive`` the inverse of PyTorch's ``count_include_pad``."""
     def pool(x):
+        n = x.ndim - 2
         stride_ = kernel_size if stride is None else stride
         pads = _explicit_padding(padding, x.shape[2:], kernel_size, stride_)
         if pads is None:
-            return _F.avg_pool2d(x, kernel_size, stride, _pool_padding(padding), ceil_mode,
-                                 not exclusive, divisor_override)
-        sums = _F.avg_pool2d(_F.pad(x, pads), kernel_size, stride_, 0, ceil_mode, True, 1)
+            return pool_fn(x, kernel_size, stride, _pool_padding(padding), ceil_mode,
+                           not exclusive, divisor_override)
+        sums = pool_fn(_F.pad(x, pads), kernel_size, stride_, 0, ceil_mode, True, 1)
         if divisor_override:
             return sums / divisor_override
         if not exclusive:
-            return sums / math.prod(_as_tuple(kernel_size, 2))
+            return sums / math.prod(_as_tuple(kernel_size, n))
         ones = _mg.ones([1, 1] + list(x.shape[2:]), dtype=x.dtype)
-        counts = _F.avg_pool2d(_F.pad(ones, pads), kernel_size, stride_, 0, ceil_mode, True, 1)
+        counts = pool_fn(_F.pad(ones, pads), kernel_size, stride_, 0, ceil_mode, True, 1)
         return sums / counts
     return _channels_first(pool, x, data_format)
 
@@ -270,6 +325,12 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     if soft_label:
         label = _classes_to_axis_1(label, axis)
         ignore_index = -100     # Paddle ignores it for soft labels; PyTorch's rule would raise
+    if (reduction == "mean" and not soft_label and weight is None and ignore_index < 0
+            and not label_smoothing):
+        # Paddle 3.3.1's mean with a negative ignore_index and no class weights divides by every
+        # label, the ignored ones included (a non-negative ignore_index divides by those kept)
+        total = _F.cross_entropy(x, label, None, ignore_index, "sum")
+        return total / max(label.numel(), 1)
     loss = _F.cross_entropy(x, label, weight, ignore_index, reduction, label_smoothing)
     if reduction == "none" and (soft_label or label_smoothing > 0):
         # against probabilities Paddle keeps the class axis, of size 1
@@ -437,6 +498,34 @@ def _resize_align_mode_1(x, size, scale_factor):
 
 
 upsample = interpolate
+
+
+def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
+           data_format="NCDHW", name=None):
+    """3-D convolution of NCDHW (or NDHWC) input with [out, in/groups, kd, kh, kw] weights.
+
+        >>> import mutograd.compat.paddle as paddle
+        >>> x, w = paddle.ones([1, 1, 2, 2, 2]), paddle.ones([1, 1, 2, 2, 2])
+        >>> paddle.nn.functional.conv3d(x, w).flatten().tolist()
+        [8.0]
+    """
+    return _conv(_F.conv3d, x, weight, bias, stride, padding, dilation, groups, data_format)
+
+
+def conv3d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1, output_size=None, data_format="NCDHW", name=None):
+    """Transposed 3-D convolution with [in, out/groups, kd, kh, kw] weights (NCDHW or NDHWC).
+
+        >>> import mutograd.compat.paddle as paddle
+        >>> x, w = paddle.ones([1, 1, 1, 1, 1]), paddle.ones([1, 1, 2, 2, 2])
+        >>> list(paddle.nn.functional.conv3d_transpose(x, w).shape)
+        [1, 1, 2, 2, 2]
+    """
+    if output_size is not None:
+        raise ValueError("conv3d_transpose: output_size is not supported (give "
+                         "output_padding instead)")
+    return _channels_first(_F.conv_transpose3d, x, data_format, weight, bias, stride, padding,
+                          output_padding, groups, dilation)
 
 
 def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCL",
@@ -693,6 +782,31 @@ def adaptive_max_pool2d(x, output_size, return_mask=False, name=None):
     return out, _mg.tensor(mask)
 
 
+def adaptive_avg_pool3d(x, output_size, data_format="NCDHW", name=None):
+    """Mean over ``output_size`` near-equal windows of the three spatial axes (NCDHW or NDHWC;
+    None keeps an axis's size).
+
+        >>> import mutograd.compat.paddle as paddle
+        >>> x = paddle.arange(8, dtype="float32").reshape([1, 1, 2, 2, 2])
+        >>> paddle.nn.functional.adaptive_avg_pool3d(x, 1).flatten().tolist()
+        [3.5]
+    """
+    return _channels_first(_F.adaptive_avg_pool3d, x, data_format, output_size)
+
+
+def adaptive_max_pool3d(x, output_size, return_mask=False, name=None):
+    """The maximum over ``output_size`` near-equal windows of the three last axes;
+    ``return_mask``: also each maximum's flat position in D*H*W (int32).
+
+        >>> import mutograd.compat.paddle as paddle
+        >>> x = paddle.arange(8, dtype="float32").reshape([1, 1, 2, 2, 2])
+        >>> paddle.nn.functional.adaptive_max_pool3d(x, 1).flatten().tolist()
+        [7.0]
+    """
+    size = [s or d for s, d in zip(_as_tuple(output_size, 3), x.shape[-3:])]
+    return _mask(_F.adaptive_max_pool3d(x, size, return_mask), return_mask)
+
+
 def adaptive_max_pool1d(x, output_size, return_mask=False, name=None):
     """The maximum over ``output_size`` near-equal windows of the last axis."""
     out = adaptive_max_pool2d(x.unsqueeze(-2), (1, output_size), return_mask)
@@ -916,6 +1030,22 @@ def max_unpool2d(x, indices, kernel_size, stride=None, padding=0, data_format="N
     return _F.max_unpool2d(x, indices.astype("int64"), kernel_size, stride, padding, output_size)
 
 
+def max_unpool3d(x, indices, kernel_size, stride=None, padding=0, data_format="NCDHW",
+                 output_size=None, name=None):
+    """The inverse of :func:`max_pool3d` (its int32 mask, flat D*H*W positions, as
+    ``indices``).
+
+        >>> import mutograd.compat.paddle as paddle
+        >>> F = paddle.nn.functional
+        >>> x = paddle.arange(8, dtype="float32").reshape([1, 1, 2, 2, 2])
+        >>> y, mask = F.max_pool3d(x, 2, return_mask=True)
+        >>> F.max_unpool3d(y, mask, 2).flatten().tolist()
+        [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 7.0]
+    """
+    _unpool_format(data_format, "NCDHW")
+    return _F.max_unpool3d(x, indices.astype("int64"), kernel_size, stride, padding, output_size)
+
+
 def _fractional_positions(length, out, k, u):
     """(out, longest window) input positions of Paddle's fractional windows along one axis:
     ``kernel_size`` windows at pseudo-random starts, or without one (k=0) disjoint windows
@@ -946,18 +1076,35 @@ def fractional_max_pool2d(x, output_size, kernel_size=None, random_u=None, retur
         >>> paddle.nn.functional.fractional_max_pool2d(x, 2, random_u=0.5).tolist()
         [[[[5.0, 7.0], [13.0, 15.0]]]]
     """
+    return _fractional_max_pool(2, x, output_size, kernel_size, random_u, return_mask)
+
+
+def fractional_max_pool3d(x, output_size, kernel_size=None, random_u=None, return_mask=False,
+                          name=None):
+    """Fractional max pooling of (N, C, D, H, W) to ``output_size``, as
+    :func:`fractional_max_pool2d` along three axes.
+
+        >>> import mutograd.compat.paddle as paddle
+        >>> x = paddle.arange(64, dtype="float32").reshape([1, 1, 4, 4, 4])
+        >>> paddle.nn.functional.fractional_max_pool3d(x, 1, random_u=0.5).flatten().tolist()
+        [63.0]
+    """
+    return _fractional_max_pool(3, x, output_size, kernel_size, random_u, return_mask)
+
+
+def _fractional_max_pool(n, x, output_size, kernel_size, random_u, return_mask):
     from ....nn.functional.pooling import _max_by_positions
-    out = _as_tuple(output_size, 2)
-    k = (0, 0) if kernel_size is None else _as_tuple(kernel_size, 2)
+    out = _as_tuple(output_size, n)
+    k = (0,) * n if kernel_size is None else _as_tuple(kernel_size, n)
     if random_u is None:
         random_u = float(_mg.rand([1]).item())
     if not 0 < random_u < 1:
         raise ValueError("The param `random_u` should be a `float` in (0, 1).")
-    if x.ndim != 4:
-        raise ValueError(f"Excepted Input X is 4-D tensor, but received {x.ndim}-D")
+    if x.ndim != n + 2:
+        raise ValueError(f"Excepted Input X is {n + 2}-D tensor, but received {x.ndim}-D")
     positions = [_fractional_positions(length, o, kk, random_u)
-                 for length, o, kk in zip(x.shape[-2:], out, k)]
-    values, indices = _max_by_positions(x, positions, "fractional_max_pool2d")
+                 for length, o, kk in zip(x.shape[-n:], out, k)]
+    values, indices = _max_by_positions(x, positions, f"fractional_max_pool{n}d")
     return _mask((values, indices), True) if return_mask else values
 
 

@@ -314,6 +314,8 @@ AdaptiveMaxPool1D = layer("AdaptiveMaxPool1D", F.adaptive_max_pool1d,
                           [("output_size", _REQ), ("return_mask", False)])
 AdaptiveMaxPool2D = layer("AdaptiveMaxPool2D", F.adaptive_max_pool2d,
                           [("output_size", _REQ), ("return_mask", False)])
+AdaptiveMaxPool3D = layer("AdaptiveMaxPool3D", F.adaptive_max_pool3d,
+                          [("output_size", _REQ), ("return_mask", False)])
 AlphaDropout = layer("AlphaDropout", F.alpha_dropout, [("p", 0.5)])
 FeatureAlphaDropout = layer("FeatureAlphaDropout", F.feature_alpha_dropout, [("p", 0.5)])
 LocalResponseNorm = layer("LocalResponseNorm", F.local_response_norm,
@@ -392,5 +394,11 @@ MaxUnPool2D = layer("MaxUnPool2D", F.max_unpool2d,
                     [("kernel_size", _REQ), ("stride", None), ("padding", 0),
                      ("data_format", "NCHW"), ("output_size", None)], shown=("output_size",))
 FractionalMaxPool2D = layer("FractionalMaxPool2D", F.fractional_max_pool2d,
+                            [("output_size", _REQ), ("kernel_size", None), ("random_u", None),
+                             ("return_mask", False)], shown=("output_size", "return_mask"))
+MaxUnPool3D = layer("MaxUnPool3D", F.max_unpool3d,
+                    [("kernel_size", _REQ), ("stride", None), ("padding", 0),
+                     ("data_format", "NCDHW"), ("output_size", None)], shown=("output_size",))
+FractionalMaxPool3D = layer("FractionalMaxPool3D", F.fractional_max_pool3d,
                             [("output_size", _REQ), ("kernel_size", None), ("random_u", None),
                              ("return_mask", False)], shown=("output_size", "return_mask"))

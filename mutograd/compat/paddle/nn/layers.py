@@ -109,10 +109,10 @@ class Layer(_nn.Module, metaclass=NamedLayers):
         return text + ")"
 
 
-def _conv_default(in_channels, kernel_size):
+def _conv_default(in_channels, kernel_size, dims=2):
     """Paddle's convolution weights: N(0, 2 / n), n = in_channels * kernel elements (Paddle
     does not divide by the groups)."""
-    k = [kernel_size] * 2 if isinstance(kernel_size, int) else list(kernel_size)
+    k = [kernel_size] * dims if isinstance(kernel_size, int) else list(kernel_size)
     return I.Normal(0.0, math.sqrt(2.0 / (in_channels * math.prod(k))))
 
 
@@ -222,6 +222,30 @@ class Conv2D(_PaddleConv, _nn.Conv2d, Layer):
         self._paddle_weight_bias(weight_attr, bias_attr, _conv_default(in_channels, kernel_size))
 
 
+class Conv3D(_PaddleConv, _nn.Conv3d, Layer):
+    """3-D convolution over NCDHW (or NDHWC); weights N(0, 2 / (in_channels * kd * kh * kw))
+    and zero bias by default (Paddle); ``bias=False`` or ``bias_attr=False``: no bias.
+
+        >>> import mutograd.compat.paddle as paddle
+        >>> conv = paddle.nn.Conv3D(2, 4, 3, padding=1)
+        >>> list(conv(paddle.ones([1, 2, 4, 4, 4])).shape)
+        [1, 4, 4, 4, 4]
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, *, bias=True, padding_mode="zeros", device=None, dtype=None,
+                 weight_attr=None, bias_attr=None, data_format="NCDHW"):
+        super().__init__(in_channels, out_channels, kernel_size, stride,
+                         _shared_padding(padding, stride), dilation, groups,
+                         bias=bias and not _no_bias(bias_attr), padding_mode=padding_mode)
+        self._paddle_conv(in_channels, out_channels, kernel_size, stride, padding, 0, dilation,
+                          groups, padding_mode, data_format)
+        self._paddle_weight_bias(weight_attr, bias_attr if bias else False,
+                                 _conv_default(in_channels, kernel_size, 3))
+        if dtype is not None:
+            self.to(dtype=dtype)
+
+
 class Conv1D(_PaddleConv, _nn.Conv1d, Layer):
     """1-D convolution over (N, C, L) or (N, L, C); weights N(0, 2 / fan_in) and zero bias by
     default."""
@@ -245,6 +269,26 @@ class Conv2DTranspose(_PaddleConv, _nn.ConvTranspose2d, Layer):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, groups=1, dilation=1, weight_attr=None, bias_attr=None,
                  data_format="NCHW"):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, output_padding,
+                         groups, bias=not _no_bias(bias_attr), dilation=dilation)
+        self._paddle_conv(in_channels, out_channels, kernel_size, stride, padding,
+                          output_padding, dilation, groups, "zeros", data_format)
+        self._paddle_weight_bias(weight_attr, bias_attr, I.XavierUniform())
+
+
+class Conv3DTranspose(_PaddleConv, _nn.ConvTranspose3d, Layer):
+    """Transposed 3-D convolution (weight [in, out/groups, kd, kh, kw]); Xavier-uniform weights
+    and zero bias by default.
+
+        >>> import mutograd.compat.paddle as paddle
+        >>> conv = paddle.nn.Conv3DTranspose(2, 4, 2, stride=2)
+        >>> list(conv(paddle.ones([1, 2, 2, 2, 2])).shape)
+        [1, 4, 4, 4, 4]
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, dilation=1, groups=1, weight_attr=None, bias_attr=None,
+                 data_format="NCDHW"):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, output_padding,
                          groups, bias=not _no_bias(bias_attr), dilation=dilation)
         self._paddle_conv(in_channels, out_channels, kernel_size, stride, padding,
@@ -321,6 +365,20 @@ class BatchNorm1D(_BatchNorm, _nn.BatchNorm1d, Layer):
 
 class BatchNorm2D(_BatchNorm, _nn.BatchNorm2d, Layer):
     pass
+
+
+class BatchNorm3D(_BatchNorm, _nn.BatchNorm3d, Layer):
+    """Batch normalisation of NCDHW (or NDHWC) input, with Paddle's arguments.
+
+        >>> import mutograd.compat.paddle as paddle
+        >>> list(paddle.nn.BatchNorm3D(2)(paddle.ones([2, 2, 1, 1, 1])).shape)
+        [2, 2, 1, 1, 1]
+    """
+
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-5, weight_attr=None,
+                 bias_attr=None, data_format="NCDHW", use_global_stats=None, name=None):
+        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format,
+                         use_global_stats, name)
 
 
 class BatchNorm(BatchNorm2D):
@@ -470,6 +528,60 @@ class AdaptiveAvgPool2D(_nn.AdaptiveAvgPool2d, Layer):
 
     def forward(self, x):
         return F._channels_first(super().forward, x, self.data_format)
+
+
+class MaxPool3D(_PaddlePool, _nn.MaxPool3d, Layer):
+    """Maximum over 3-D windows (NCDHW or NDHWC), with Paddle's padding forms and int32 masks.
+
+        >>> import mutograd.compat.paddle as paddle
+        >>> list(paddle.nn.MaxPool3D(2)(paddle.ones([1, 1, 4, 4, 4])).shape)
+        [1, 1, 2, 2, 2]
+    """
+
+    def __init__(self, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
+                 data_format="NCDHW", name=None):
+        super().__init__(kernel_size, stride, padding, return_indices=return_mask,
+                         ceil_mode=ceil_mode)
+        self._given_stride, self.data_format = stride, data_format
+
+    def forward(self, x):
+        return F.max_pool3d(x, self.kernel_size, self.stride, self.padding, self.return_indices,
+                            self.ceil_mode, self.data_format)
+
+
+class AvgPool3D(_PaddlePool, _nn.AvgPool3d, Layer):
+    """Mean over 3-D windows (NCDHW or NDHWC); ``exclusive=True`` leaves padding out.
+
+        >>> import mutograd.compat.paddle as paddle
+        >>> list(paddle.nn.AvgPool3D(2)(paddle.ones([1, 1, 4, 4, 4])).shape)
+        [1, 1, 2, 2, 2]
+    """
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
+                 divisor_override=None, data_format="NCDHW", name=None):
+        super().__init__(kernel_size, stride, padding, ceil_mode=ceil_mode,
+                         count_include_pad=not exclusive, divisor_override=divisor_override)
+        self._given_stride, self.data_format = stride, data_format
+
+    def forward(self, x):
+        return F.avg_pool3d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            not self.count_include_pad, self.divisor_override, self.data_format)
+
+
+class AdaptiveAvgPool3D(_nn.AdaptiveAvgPool3d, Layer):
+    """Mean over ``output_size`` near-equal 3-D windows (NCDHW or NDHWC).
+
+        >>> import mutograd.compat.paddle as paddle
+        >>> list(paddle.nn.AdaptiveAvgPool3D(1)(paddle.ones([1, 2, 4, 4, 4])).shape)
+        [1, 2, 1, 1, 1]
+    """
+
+    def __init__(self, output_size, data_format="NCDHW", name=None):
+        super().__init__(output_size)
+        self.data_format = data_format
+
+    def forward(self, x):
+        return F.adaptive_avg_pool3d(x, self.output_size, self.data_format)
 
 
 class ReLU(_nn.ReLU, Layer):
