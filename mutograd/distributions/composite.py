@@ -261,16 +261,14 @@ class LogitRelaxedBernoulli(Distribution):
             2 * mg.softplus(diff)
 
 
-class RelaxedBernoulli(TransformedDistribution):
-    """A continuous relaxation on (0, 1) of the Bernoulli distribution at ``temperature``: the
-    sigmoid of a :class:`LogitRelaxedBernoulli` sample."""
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
-    support = constraints.unit_interval
+class Relaxation(TransformedDistribution):
+    """A relaxation of a discrete distribution at ``temperature``: a :attr:`transform` of a
+    sample of the :attr:`relaxed` distribution, whose parameters it keeps."""
     has_rsample = True
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
-        base = LogitRelaxedBernoulli(temperature, probs, logits, validate_args=validate_args)
-        super().__init__(base, SigmoidTransform(), validate_args=validate_args)
+        base = self.relaxed(temperature, probs, logits, validate_args=validate_args)
+        super().__init__(base, self.transform(), validate_args=validate_args)
 
     @property
     def temperature(self):
@@ -283,6 +281,15 @@ class RelaxedBernoulli(TransformedDistribution):
     @property
     def probs(self):
         return self.base_dist.probs
+
+
+class RelaxedBernoulli(Relaxation):
+    """A continuous relaxation on (0, 1) of the Bernoulli distribution at ``temperature``: the
+    sigmoid of a :class:`LogitRelaxedBernoulli` sample."""
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.unit_interval
+    relaxed = LogitRelaxedBernoulli
+    transform = SigmoidTransform
 
 
 

@@ -15,7 +15,7 @@ import math
 import mutograd as mg
 
 from . import constraints
-from .composite import _EULER_GAMMA, TransformedDistribution
+from .composite import _EULER_GAMMA, Relaxation, TransformedDistribution
 from .continuous import Exponential, Normal, Uniform
 from .distribution import Distribution
 from .gamma import Gamma
@@ -252,27 +252,12 @@ class ExpRelaxedCategorical(Distribution):
         return score + math.lgamma(k) + (k - 1) * t.log()
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(Relaxation):
     """A continuous relaxation on the simplex of OneHotCategorical at ``temperature``: the
     exponential of an :class:`ExpRelaxedCategorical` sample (Gumbel-softmax)."""
     arg_constraints = {"probs": constraints.simplex,
                        "logits": constraints.independent(constraints.real, 1)}
     support = constraints.simplex
-    has_rsample = True
-
-    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
-        base = ExpRelaxedCategorical(temperature, probs, logits, validate_args=validate_args)
-        super().__init__(base, ExpTransform(), validate_args=validate_args)
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs
+    relaxed = ExpRelaxedCategorical
+    transform = ExpTransform
 
