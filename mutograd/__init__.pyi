@@ -1305,8 +1305,9 @@ def resize_(x, *shape, fill_zero=False, memory_format=None) -> Tensor:
 def resize_as_(x, other, memory_format=None) -> Tensor:
     """``resize_as`` written into ``x`` itself, which is returned (same object, version bumped)."""
 def result_type(tensor1, tensor2):
-    """The dtype an op on the two would give (tensors: :func:`promote_types` of their dtypes; a
-    Python number takes the tensor's dtype unless it is of a higher kind).
+    """The dtype an element-wise op on the two gives (Note [Type promotion] in
+    autograd/promotion.py: a 0-d tensor or a Python number decides only where it is of a higher kind
+    than the tensors with dimensions).
     """
 def roll(x, shifts, axis=None) -> Tensor:
     """The ``roll`` op on ``x``."""

@@ -97,6 +97,9 @@ class Tensor:
     # first tensor input (a dialect's Parameter gives that dialect's tensor); set below the class
     _result_class = None
     _same_dtype_operands = False   # a dialect whose matrix products refuse mixed dtypes
+    # a dialect's check of the dtypes that meet in an element-wise op, (op, arrays, in_place) ->
+    # whether 0-d tensors count as numbers there (Note [Type promotion] in autograd/promotion.py)
+    _operand_rule = None
     # how messages name this tensor's namespace; a leaf-write error's lead sentence (None:
     # PyTorch's) and the sentence it adds (Paddle's: both conventions meet in the main namespace)
     _namespace_name = "mutograd"

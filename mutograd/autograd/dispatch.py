@@ -51,7 +51,10 @@ def run(op, inputs, attrs, target=None, dead=None):
     arrays = []
     x0 = target
     mixed = False
-    weak = False   # a 0-d tensor or a Python float: Note [0-d tensors and Python floats ...]
+    # Note [Type promotion] in autograd/promotion.py: a 0-d tensor or a Python number (weak), or
+    # tensors of different dtypes (``dt`` is the first one's), call for PyTorch's result type
+    weak = False
+    dt = None
     cls = Tensor   # the result's type: Note [Tensor types of the dialects] in tensor.py
     for t in inputs:
         if isinstance(t, Tensor):
@@ -70,11 +73,15 @@ def run(op, inputs, attrs, target=None, dead=None):
             a = t._data
             if not a.ndim:
                 weak = True
+            if dt is None:
+                dt = a.dtype
+            elif a.dtype is not dt:
+                weak = True
             arrays.append(a)
         elif type(t) is float:
             weak = True
             arrays.append(t)
-        elif type(t) is int:
+        elif type(t) is int:   # NumPy keeps it weak, as PyTorch does
             arrays.append(t)
         else:
             weak = True
@@ -83,6 +90,9 @@ def run(op, inputs, attrs, target=None, dead=None):
         return _restride(op, target, attrs)
     if op.same_dtype and cls._same_dtype_operands:
         _check_same_dtype(op, arrays)
+    zero_weak = True
+    if weak and op.meets and cls._operand_rule is not None:   # before anything is written
+        zero_weak = cls._operand_rule(op, arrays, target is not None)
     if mixed:
         x0, inputs = _one_place(op, inputs, arrays, target)
     xp = x0._place.xp if x0 is not None else np
@@ -101,8 +111,8 @@ def run(op, inputs, attrs, target=None, dead=None):
     else:
         record = rg and op.differentiable and enabled
         copies = None
-        # Note [0-d tensors and Python floats in promotion]; the node keeps the inputs' dtypes
-        args = _promote(arrays) if weak and op.promotes else arrays
+        # Note [Type promotion]; the node keeps the inputs' dtypes
+        args = _promote(arrays, op.operands, zero_weak) if weak and op.promotes else arrays
         if op.pool and xp is np and inputs[0] is x0 and x0._data.nbytes >= _cache.min_bytes:
             buf, raw = _pooled_buffer(op, inputs, args, dead, rg)
     out, kept = _forward(op, xp, args, attrs, buf, record, x0)
@@ -604,7 +614,8 @@ def binary(op):
         bookkeeping, and the generic ``call`` pays for what such a call never needs (views to
         refresh, places to reconcile, 0-d promotion, the buffer cache). The operator takes a
         shorter road when every one of those is known absent: both operands plain (not views)
-        NumPy tensors on the CPU with dimensions (a 0-d operand promotes differently), or a
+        NumPy tensors of one dtype on the CPU with dimensions (a 0-d operand and mixed dtypes
+        promote differently: Note [Type promotion] in autograd/promotion.py), or a
         tensor and a Python int (or a float with a float tensor: NumPy keeps the tensor's
         dtype, as ``_promote`` would), inputs smaller than the buffer cache's threshold and
         than ``memory._SMALL`` (``_cache.small_bytes``: large arrays always go through
@@ -627,7 +638,8 @@ def binary(op):
             if t is Tensor or isinstance(other, Tensor):
                 b = other._data
                 ok = (type(b) is _ndarray and other._base is None and b.ndim
-                      and b.nbytes < _cache.small_bytes and other._place is _CPU)
+                      and b.dtype is a.dtype and b.nbytes < _cache.small_bytes
+                      and other._place is _CPU)
                 if cls is Tensor and t is not Tensor:
                     cls = other._result_class
             else:

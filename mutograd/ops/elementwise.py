@@ -341,9 +341,7 @@ defop("softplus", _softplus, result="float",
 # clamp: the bounds are inputs, each a tensor (whose gradient is where it binds), a scalar or
 # None (named min, max: the gradients' parameter names are the save contract).
 def _clamp(xp, x, min, max, out=None):
-    if out is None and (isinstance(min, xp.ndarray) or isinstance(max, xp.ndarray)):
-        # Note [0-d tensors and Python floats in promotion] with a tensor bound only: a scalar
-        # bound keeps NumPy's promotion (an integer tensor and a float bound give float64)
+    if out is None:   # Note [Type promotion] (autograd/promotion.py), bounds absent as None
         x, min, max = _promote([x, min, max])
     if min is None:
         return ufunc(xp.minimum, x, max, out=out)
@@ -556,7 +554,7 @@ def _where(xp, cond, x, y, out=None):
 
 # x.where(cond, y) and x.where_(cond, y) (Paddle: where_(cond, x, y)) take x first; a condition
 # of another dtype than bool holds where it is not zero
-defop("where", _where, writes="x",
+defop("where", _where, writes="x", operands=("x", "y"),
       grad=(None, lambda g, cond, xp: masked(g, cond != 0, xp),
             lambda g, cond, xp: masked(g, cond == 0, xp)))
 

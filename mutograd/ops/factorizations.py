@@ -274,7 +274,7 @@ def householder_product(A, tau):
     xp = A._place.xp
     q = _wrap(xp.broadcast_to(xp.eye(m, n, dtype=A._data.dtype),
                               tuple(A.shape[:-2]) + (m, n)).copy(), A)
-    below = _wrap(xp.tril(xp.ones((m, n), dtype=bool), -1), A)
+    below = _wrap(xp.tril(xp.ones((m, n), dtype=A._data.dtype), -1), A)
     unit = _wrap(xp.eye(m, n, dtype=A._data.dtype), A)
     vs = A * below + unit
     for i in reversed(range(k)):

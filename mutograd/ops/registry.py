@@ -87,6 +87,8 @@ class OpDef:
     keywords = {}      # set by defop: the op's own other spellings of its keyword arguments
     written_first = None   # defop(writes=...): the declaration with the written input first
     kink = False       # defop(kink=True): Note [Gradients at a kink, differentiated again]
+    meets = False      # set in __init__: Note [Type promotion] in autograd/promotion.py
+    operands = None    # defop(operands=...): the indices of the inputs whose dtypes meet
 
     def __init__(self, name, fwd, grad, kind, inplace, varargs, result, fill, node_name,
                  keeps=(), saves_inputs=False):
@@ -120,8 +122,11 @@ class OpDef:
             return
         if kind == "storage":   # Note [Storage-changing writes] in autograd/dispatch.py
             self.runner = swap_storage
-        # Note [0-d tensors and Python floats in promotion]: which ops it applies to
-        self.promotes = kind == "elementwise" and result not in ("bool", "same") and self.n_in > 1
+        # Note [Type promotion] in autograd/promotion.py: the ops whose operands' dtypes meet
+        # (``meets``: a dialect's rule checks them, Tensor._operand_rule), and those of them whose
+        # result takes the promoted dtype (``promotes``)
+        self.meets = kind == "elementwise" and self.n_in > 1
+        self.promotes = self.meets and result not in ("bool", "same")
         self.float_result = result == "float"
         if self.float_result:   # Note [Float results of integer inputs]
             self.fwd = fwd = _in_default_float(fwd, self.n_in)
@@ -218,7 +223,8 @@ def _camel(name):
 def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, result=None,
           fill=False, method=True, node_name=None, aliases=(), keeps=(), copy_out=False,
           doc=None, example=None, ufunc=None, saves_inputs=False, undo=None, inplace_name=None,
-          keywords=None, writes=None, promotes=None, leading=(), kink=False, same_dtype=None):
+          keywords=None, writes=None, promotes=None, leading=(), kink=False, same_dtype=None,
+          operands=None):
     """Declare an op; returns the OpDef. See the module docstring.
 
     ``doc``: the one-line summary ``help()`` shows; ``example``: a runnable expression using
@@ -240,9 +246,10 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
     (Note [Gradients at a kink, differentiated again] in autograd/graph_arrays.py).
     ``same_dtype=True``: its operands must share a dtype when a tensor of a dialect that does
     not promote them takes part (``Tensor._same_dtype_operands``; the default for
-    ``kind="matmul"``). ``promotes=False``: the runner leaves Note [0-d tensors and Python
-    floats in promotion] to the forward (an element-wise op with several inputs has it applied
-    before its forward).
+    ``kind="matmul"``). ``promotes=False``: the runner leaves Note [Type promotion] (in
+    autograd/promotion.py) to the forward (an element-wise op with several inputs has it
+    applied before its forward); ``operands``: the names of the inputs whose dtypes meet there,
+    when not all of them (``where``'s condition does not).
 
     ``kind="variadic"`` declares an op over a list of tensors, ``fwd(xp, arrays, **attrs)`` with
     ``grad(g, xs, xp, **attrs)`` returning one gradient per input (``xs``: the inputs when
@@ -264,6 +271,8 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
         op.keywords = keywords
     if promotes is not None:
         op.promotes = promotes
+    if operands is not None:
+        op.operands = tuple(op.index[n] for n in operands)
     op.kink = kink
     OPS[name] = op
     op.leading = tuple(leading)
@@ -279,6 +288,8 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
     op.self_function = None
     if writes is not None:
         _written_first(op, fwd, grad, writes, varargs, node_name, keeps)
+        if operands is not None:
+            op.written_first.operands = tuple(op.written_first.index[n] for n in operands)
     op.method = method
     op.aliases = aliases
     # Large results of element-wise ops may come from the buffer cache (Note [The buffer

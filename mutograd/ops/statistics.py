@@ -12,6 +12,7 @@ var_mean, std_mean), order statistics (kthvalue, median, quantile), NaN-aware re
 """
 import numpy as np
 
+from .. import dtypes
 from ..tensor import Tensor
 from .axes import keepdim_arg
 from .complex_views import conj
@@ -177,12 +178,15 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     """The covariance of the variables in the rows of ``input`` (observations in columns), each
     observation counted ``fweights`` times (integers) and weighted by ``aweights``."""
     x = input if input.ndim == 2 else input.reshape(1, -1)
+    if not (x.is_floating_point() or x.is_complex()):   # integer data: a float covariance
+        x = x.astype(dtypes.default_float)
     if fweights is None and aweights is None:
         xm = x - x.mean(1, keepdim=True)
         c = (xm @ conj(xm).t()) / max(x.shape[1] - correction, 0)
     else:
+        fweights, aweights = (None if w is None else w.astype(x.dtype)
+                              for w in (fweights, aweights))
         w = fweights if aweights is None else aweights if fweights is None else fweights * aweights
-        w = w.astype(x.dtype) if x.is_floating_point() or x.is_complex() else w.astype("float32")
         total = w.sum()
         xm = x - (x * w).sum(1, keepdim=True) / total
         # the normalisation that makes the estimate unbiased under both kinds of weight

@@ -8,33 +8,22 @@
 import numpy as np
 
 from .. import dtypes
+from ..autograd.promotion import promote_pair, result_dtype
 from ..tensor import Tensor
 
 
 def result_type(tensor1, tensor2):
-    """The dtype an op on the two would give (tensors: :func:`promote_types` of their dtypes;
-    a Python number takes the tensor's dtype unless it is of a higher kind)."""
-    if isinstance(tensor1, Tensor) and isinstance(tensor2, Tensor):
-        return promote_types(tensor1.dtype, tensor2.dtype)
-    t, s = (tensor1, tensor2) if isinstance(tensor1, Tensor) else (tensor2, tensor1)
-    kind = "c" if isinstance(s, complex) else "f" if isinstance(s, float) else "b" if \
-        isinstance(s, bool) else "i"
-    order = "biufc"
-    if order.index(kind) <= order.index(t.dtype.np.kind):
-        return t.dtype
-    return {"f": dtypes.default_float, "c": dtypes.get("complex64"),
-            "i": dtypes.get("int64")}[kind]
+    """The dtype an element-wise op on the two gives (Note [Type promotion] in
+    autograd/promotion.py: a 0-d tensor or a Python number decides only where it is of a higher
+    kind than the tensors with dimensions)."""
+    arrays = [a._data if isinstance(a, Tensor) else a for a in (tensor1, tensor2)]
+    return dtypes.from_numpy(result_dtype(arrays))
 
 
 def promote_types(type1, type2):
     """The smallest dtype both cast to; an integer and a floating dtype give the floating one,
     as PyTorch (NumPy would widen it)."""
-    a, b = dtypes.to_numpy(type1), dtypes.to_numpy(type2)
-    if a.kind in "biu" and b.kind in "fc":
-        return dtypes.from_numpy(b)
-    if b.kind in "biu" and a.kind in "fc":
-        return dtypes.from_numpy(a)
-    return dtypes.from_numpy(np.promote_types(a, b))
+    return dtypes.from_numpy(promote_pair(dtypes.to_numpy(type1), dtypes.to_numpy(type2)))
 
 
 def can_cast(from_, to):

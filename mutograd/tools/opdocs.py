@@ -50,12 +50,15 @@ and `paddle.Tensor` take Paddle's. The in-place view ops (`reshape_`, `squeeze_`
 data moves, the version is bumped as for every write (PyTorch and Paddle do the same), and the
 history is rebased onto the view op's node.
 
-Type promotion is NumPy's (NEP 50) with PyTorch's rule for operands that have no dimensions:
-Python scalars are weak (`float32 tensor + 1.5` stays float32, `int32 tensor + 1` stays int32),
-an integer tensor meeting a Python float gives the default float dtype (`int64 tensor * 2.5` is
-float32), a 0-d float tensor takes the float dtype of the tensors with dimensions (`float32
-tensor * float64 0-d tensor` is float32; Note [0-d tensors and Python floats in promotion] in
-`mutograd/autograd/promotion.py`), and two Python scalars given to `where` take the default dtypes
+Type promotion of element-wise ops is PyTorch's (`torch.result_type`; Note [Type promotion] in
+`mutograd/autograd/promotion.py`), in every namespace. Within a kind (bool, integer, float,
+complex) dtypes promote as NumPy's do; an integer tensor meeting a float or complex tensor gives
+that float or complex dtype (`int64 tensor + float32 tensor` is float32, where NumPy would give
+float64). Python numbers are weak (`float32 tensor + 1.5` stays float32, `int32 tensor + 1`
+stays int32) and so are 0-d tensors (`float32 tensor * float64 0-d tensor` is float32), unless
+they are of a higher kind: an integer tensor meeting a Python float gives the default float
+dtype (`int64 tensor * 2.5` is float32), and meeting a float64 0-d tensor gives float64. Two
+Python scalars given to `where` take the default dtypes
 (float32, int64). Also PyTorch's and Paddle's rule: an op whose result is a float (`exp`,
 `log`, `sqrt`, `sin`, `sigmoid`, `softmax`, `reciprocal`, `/`, ...) given only integer or bool
 tensors computes in the default float dtype (float32 unless `set_default_dtype` changed it), so
@@ -93,8 +96,7 @@ and +0.0 mixed into normal inputs, on empty tensors ((0,), (0, 3), (3, 0)), on 0
   `threshold` pass a NaN through with its gradient. A descending sort puts NaN first and keeps
   equal elements in order.
 
-Deliberate differences: an integer tensor clamped by a Python float (`clamp(x, -0.5)`) is
-float64 (NumPy's promotion), not float32; `cat` and `roll` check the dim of an empty
+Deliberate differences: `cat` and `roll` check the dim of an empty
 1-D tensor, which PyTorch skips; `take_along_axis` takes a 0-d tensor as `gather` does
 (PyTorch's `take_along_dim` refuses one); `addcmul` of integer tensors refuses a non-integral
 `value`, which PyTorch truncates; an in-place op never resizes an empty tensor (PyTorch's `addr_`

@@ -52,11 +52,6 @@ DIFFERENCES = {
     ("GaussianNLLLoss", "grad_in2"): _NO_GRADIENT,
     ("GaussianNLLLoss_full_var", "grad_in2"): _NO_GRADIENT,
 }
-# Paddle's running statistics are parameters (that never get a gradient); ours are buffers
-DIFFERENCES.update({(c.key, f"grad/{name}"): "BatchNorm's running statistics are buffers, not "
-                                             "parameters (docs/compat.md)"
-                    for c in CASES if c.key.startswith("BatchNorm")
-                    for name in ("_mean", "_variance")})
 # a padded batch with a sequence of length 0: Paddle's forward keeps its first states, but its
 # gradient goes wrong there (test_paddle_rnn.py checks ours against finite differences)
 DIFFERENCES.update({("GRU_sequence_length_empty", name): "with a sequence of length 0 Paddle "

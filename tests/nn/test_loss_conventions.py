@@ -198,3 +198,21 @@ def test_linear_cross_entropy_repr_as_pytorch():
     ours = repr(mt.nn.LinearCrossEntropyLoss(4, 3, ignore_index=2, label_smoothing=0.5))
     theirs = repr(torch.nn.LinearCrossEntropyLoss(4, 3, ignore_index=2, label_smoothing=0.5))
     assert ours == theirs
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"])
+@pytest.mark.parametrize("shapes", [((2, 1), (2, 3)), ((3,), ()), ((4,), (2, 4))])
+def test_regression_losses_broadcast_with_pytorchs_warning(name, shapes):
+    rng = np.random.default_rng(0)
+    x, y = (rng.standard_normal(s) for s in shapes)
+    results = []
+    for lib in (torch, mt):
+        xt = lib.tensor(x, requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            loss = getattr(lib.nn.functional, name)(xt, lib.tensor(y))
+        assert any("different to the input size" in str(w.message) for w in caught)
+        loss.backward()
+        results.append((loss.detach().numpy(), xt.grad.numpy()))
+    for ours, theirs in zip(results[1], results[0]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)

@@ -1515,3 +1515,121 @@ def signal_stft(lib):
 
 
 CASES += [Case("signal_stft", signal_stft, tol=(1e-4, 1e-5))]
+
+
+# ---- type promotion of element-wise ops ----------------------------------------------------
+# Paddle 3.3.1 promotes two tensors of different dtypes only among floats or with a complex
+# operand; otherwise it raises TypeError. Operators count a 0-d tensor as a number, functions do
+# not (except add, subtract, multiply, divide and remainder). Each outcome is recorded as the
+# result's dtype (and its values) or as "error:" and the builtin classes the error is an
+# instance of, with ":no-kernel" where Paddle has no kernel for the dtype (we may have one).
+# tests/compat/test_compat_paddle_reference.py compares them (test_type_promotion_...).
+
+PROMOTION_OPERANDS = [
+    ("float32", [2], "int64", [2]), ("int64", [2], "float32", [2]),
+    ("float32", [2], "float64", [2]), ("int32", [2], "int64", [2]),
+    ("bool", [2], "float32", [2]), ("int64", [2], "bool", [2]),
+    ("float16", [2], "float32", [2]), ("complex64", [2], "float32", [2]),
+    ("int64", [2], "complex64", [2]), ("int64", [1], "float32", [2]),
+    ("float32", [2], "int64", []), ("int64", [2], "float64", []), ("float64", [], "int64", [2]),
+    ("int64", [], "float32", []), ("bool", [], "float32", [2]), ("int32", [], "int64", [2]),
+    ("float32", [2], "float64", []), ("float64", [], "float32", [2]),
+    ("float32", [2], 3), ("int64", [2], 3.5), ("bool", [2], 3), ("bool", [2], 2.0),
+    ("int32", [2], True),
+]
+
+PROMOTION_OPS = {
+    "add": lambda lib, a, b: a + b, "radd": lambda lib, a, b: b + a,
+    "sub": lambda lib, a, b: a - b, "mul": lambda lib, a, b: a * b,
+    "truediv": lambda lib, a, b: a / b, "floordiv": lambda lib, a, b: a // b,
+    "mod": lambda lib, a, b: a % b, "pow": lambda lib, a, b: a ** b,
+    "lt": lambda lib, a, b: a < b, "eq": lambda lib, a, b: a == b, "ne": lambda lib, a, b: a != b,
+    "ge": lambda lib, a, b: a >= b,
+    "fn_add": lambda lib, a, b: lib.add(a, b), "fn_multiply": lambda lib, a, b: lib.multiply(a, b),
+    "fn_divide": lambda lib, a, b: lib.divide(a, b),
+    "fn_remainder": lambda lib, a, b: lib.remainder(a, b),
+    "fn_maximum": lambda lib, a, b: lib.maximum(a, b), "fn_fmin": lambda lib, a, b: lib.fmin(a, b),
+    "fn_atan2": lambda lib, a, b: lib.atan2(a, b),
+    "fn_less_than": lambda lib, a, b: lib.less_than(a, b),
+    "fn_equal": lambda lib, a, b: lib.equal(a, b),
+    "fn_logical_and": lambda lib, a, b: lib.logical_and(a, b),
+    "fn_where": lambda lib, a, b: lib.where(lib.to_tensor([True, False]), a, b),
+    "fn_copysign": lambda lib, a, b: lib.copysign(a, b),
+    "fn_nextafter": lambda lib, a, b: lib.nextafter(a, b),
+    "add_": lambda lib, a, b: a.add_(b), "multiply_": lambda lib, a, b: a.multiply_(b),
+    "mse_loss": lambda lib, a, b: lib.nn.functional.mse_loss(a, b),
+}
+PROMOTION_OPERATORS = ("add", "radd", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lt",
+                       "eq", "ne", "ge")
+
+
+def _promotion_operand(lib, dtype, shape):
+    return lib.to_tensor(np.full(shape, 2, dtype) if dtype != "bool" else np.full(shape, True))
+
+
+def _promotes_in_paddle(x, y):
+    """Whether Paddle promotes tensors of dtypes ``x`` and ``y`` (named) rather than refuse."""
+    kinds = {np.dtype(x).kind, np.dtype(y).kind}
+    return x != y and (kinds == {"f"} or "c" in kinds)
+
+
+def _error(e):
+    names = [c.__name__ for c in type(e).__mro__ if c.__module__ == "builtins"]
+    return "error:" + "/".join(names) + (":no-kernel" if "(NotFound)" in str(e) else "")
+
+
+def _promotion(op):
+    def run(lib):
+        out = {}
+        for spec in PROMOTION_OPERANDS:
+            if len(spec) == 3 and op not in PROMOTION_OPERATORS:
+                continue   # Paddle's functions take tensors, its operators numbers too
+            if op.endswith("_") and _promotes_in_paddle(spec[0], spec[2]):
+                continue   # Paddle gives the written tensor the promoted dtype (docs/compat.md)
+            a = _promotion_operand(lib, *spec[:2])
+            b = spec[2] if len(spec) == 3 else _promotion_operand(lib, *spec[2:])
+            key = "_".join(str(s).replace(" ", "") for s in spec)
+            try:
+                r = PROMOTION_OPS[op](lib, a, b)
+            except Exception as e:  # noqa: BLE001 - recorded and compared by class
+                out[key] = _error(e)
+                continue
+            out[key] = str(r.dtype).replace("paddle.", "")
+            out[key + "/value"] = r
+        return out
+    return run
+
+
+PROMOTION_CASES = [Case(f"promotion_{op}", _promotion(op)) for op in PROMOTION_OPS]
+CASES += PROMOTION_CASES
+
+
+def mean_of_integers(lib):
+    x = lib.to_tensor(np.array([[-1, -2, -4], [3, 6, 7]], "int32"))
+    return {"all": lib.mean(x), "axis": x.mean(axis=1), "keepdim": lib.mean(x, 0, keepdim=True),
+            "int64": lib.to_tensor([1, 2, 4]).mean(), "float": lib.mean(x.astype("float32"))}
+
+
+CASES += [Case("mean_of_integers", mean_of_integers)]
+
+
+def embedding_renorm_writes(lib):
+    """A write with grad mode off, as Paddle's: a leaf that requires grad takes it, and a tensor
+    with history keeps it (the gradient passes the rescaling)."""
+    F = lib.nn.functional
+    idx = lib.to_tensor([0, 2])
+    w = lib.create_parameter([4, 3], "float32",
+                             default_initializer=lib.nn.initializer.Constant(2.0))
+    v0 = w.inplace_version
+    r = F.embedding_renorm_(idx, w, 1.0, 2.0)
+    leaf = lib.ones([4, 3])
+    leaf.stop_gradient = False
+    h = leaf * 2
+    F.embedding_renorm_(idx, h, 1.5, 1.0)
+    h.sum().backward()
+    return {"param": w, "returns_weight": r is w, "param_versions": w.inplace_version - v0,
+            "nonleaf": h, "nonleaf_version": h.inplace_version, "grad": leaf.grad,
+            "stop_gradient": h.stop_gradient}
+
+
+CASES += [Case("embedding_renorm_writes", embedding_renorm_writes)]

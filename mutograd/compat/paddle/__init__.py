@@ -205,7 +205,7 @@ from . import (  # noqa: E402, F401
     autograd, base, device, distribution, fft, incubate, io, linalg, metric, nn, optimizer,
     signal, sparse, vision)
 from .linalg import cholesky, eigvalsh, norm, vecdot  # noqa: E402, F401  (also at the top)
-from ._statistics import histogramdd, nanmedian, nanquantile  # noqa: E402, F401
+from ._statistics import histogramdd, mean, nanmedian, nanquantile  # noqa: E402, F401
 from . import tensor_ops as _tensor_ops  # noqa: E402
 from .tensor_ops import (  # noqa: E402, F401
     broadcast_shape, broadcast_shapes, crop, e, equal_all, gather_nd, index_sample, inf,

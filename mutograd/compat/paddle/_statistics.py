@@ -1,6 +1,6 @@
-"""Paddle's ``nanmedian``, ``nanquantile`` and ``histogramdd`` (also Tensor methods), with
-Paddle's signatures over the torch dialect's implementations (which pick the answering
-elements on the host and take them with differentiable ops).
+"""Paddle's ``mean``, ``nanmedian``, ``nanquantile`` and ``histogramdd`` (also Tensor methods),
+with Paddle's signatures; the last three over the torch dialect's implementations (which pick
+the answering elements on the host and take them with differentiable ops).
 
     >>> import mutograd.compat.paddle as paddle
     >>> x = paddle.to_tensor([[1.0, float("nan"), 3.0, 2.0], [4.0, 5.0, float("nan"), 6.0]])
@@ -19,7 +19,21 @@ from ..torch import _statistics
 _lower_nanmedian, _nanquantile, _histogramdd = (
     _inspect.unwrap(getattr(_statistics, n)) for n in ("nanmedian", "nanquantile", "histogramdd"))
 
-__all__ = ["histogramdd", "nanmedian", "nanquantile"]
+__all__ = ["histogramdd", "mean", "nanmedian", "nanquantile"]
+
+
+def mean(x, axis=None, keepdim=False, name=None, *, dtype=None, out=None):
+    """The mean over ``axis``; of an integer or bool tensor, in its own dtype (the mean truncated
+    toward zero, as Paddle gives it, where PyTorch refuses)."""
+    own = x._data.dtype
+    if dtype is None and own.kind in "biu":
+        r = _mg.mean(x.astype("float64"), axis, keepdim).astype(own)
+    else:
+        r = _mg.mean(x, axis, keepdim, dtype=dtype)
+    if out is not None:
+        out.copy_(r)
+        return out
+    return r
 
 
 def _over(x, axis, keepdim, reduce):
@@ -79,4 +93,5 @@ def histogramdd(x, bins=10, ranges=None, density=False, weights=None, name=None)
     return hist, list(edges)
 
 
-METHODS = {"nanmedian": nanmedian, "nanquantile": nanquantile, "histogramdd": histogramdd}
+METHODS = {"mean": mean, "nanmedian": nanmedian, "nanquantile": nanquantile,
+           "histogramdd": histogramdd}

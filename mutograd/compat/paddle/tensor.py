@@ -52,6 +52,7 @@ from . import orders as _orders
 from . import tensor_ops as _tensor_ops
 from . import _statistics
 from . import linalg as _linalg
+from . import promotion as _promotion
 from . import signal as _signal
 
 DTYPES = _dtypes.family("paddle.")      # numpy dtype -> paddle.float32, ...
@@ -166,6 +167,7 @@ class Tensor(PaddleOrders, DialectTensor, PaddleMethods, dialect=True):
     _namespace_name = "paddle"
     _leaf_head = "Leaf Var that doesn't stop gradient can't use inplace strategy."
     _leaf_note = None
+    _operand_rule = staticmethod(_promotion.operand_rule)   # int + float is a TypeError
 
     @property
     def dtype(self):

@@ -9,6 +9,7 @@ and Gaussian negative log-likelihood, with PyTorch's ``reduction=`` (and its leg
     2.0
 """
 import math
+import warnings
 
 from ...dtypes import SCALAR_TYPE_NAMES
 from ...errors import ArgumentError, DTypeError, ShapeError
@@ -39,7 +40,7 @@ def kl_div(input, target, reduction="mean", log_target=False):
 
 def huber_loss(input, target, reduction="mean", delta=1.0):
     """``0.5 d^2`` where ``|d| <= delta``, else ``delta (|d| - 0.5 delta)``."""
-    _check_same_shape(input, target, "huber_loss")
+    _warn_if_broadcast(input, target)
     if delta <= 0:
         raise ValueError(f"huber_loss: delta must be positive, got {delta}")
     d = input - target
@@ -65,6 +66,15 @@ def _reduce(loss, reduction):
     if reduction == "mean":
         return loss.mean()
     return loss.sum() if reduction == "sum" else loss
+
+
+def _warn_if_broadcast(x, target):
+    """PyTorch's warning when a regression loss broadcasts its target against its input; the
+    loss is still computed on the broadcast pair, as in PyTorch and Paddle."""
+    if tuple(x.shape) != tuple(target.shape):
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input "
+                      f"size ({x.shape}). This will likely lead to incorrect results due to "
+                      f"broadcasting. Please ensure they have the same size.", stacklevel=3)
 
 
 def _check_same_shape(x, target, name):
@@ -184,20 +194,20 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
 
 def mse_loss(input, target, reduction="mean"):
     """Mean squared error."""
-    _check_same_shape(input, target, "mse_loss")
+    _warn_if_broadcast(input, target)
     d = input - target
     return _reduce(d * d, reduction)
 
 
 def l1_loss(input, target, reduction="mean"):
     """Mean absolute error."""
-    _check_same_shape(input, target, "l1_loss")
+    _warn_if_broadcast(input, target)
     return _reduce(call(OPS["abs"], [input - target], {}), reduction)
 
 
 def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
     """Huber-like loss: ``0.5 d^2 / beta`` where ``|d| < beta``, ``|d| - 0.5 beta`` elsewhere."""
-    _check_same_shape(input, target, "smooth_l1_loss")
+    _warn_if_broadcast(input, target)
     if beta < 0:
         raise ValueError(f"smooth_l1_loss: beta must be non-negative, got {beta}")
     d = input - target

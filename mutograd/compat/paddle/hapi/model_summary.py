@@ -124,14 +124,6 @@ def _layer_numbers(model):
     return numbers_
 
 
-def _counted(layer):
-    """The layer's own parameters, and the running statistics of the batch norms (buffers
-    here, parameters that take no gradient in Paddle, which counts them as non-trainable)."""
-    stats = [b for name, b in getattr(layer, "_buffers", {}).items()
-             if name in ("_mean", "_variance") and b is not None]
-    return list(layer.parameters(include_sublayers=False)) + stats
-
-
 @no_grad()
 def summary_string(model, input_size=None, dtypes=None, input=None):
     """The table text and the counts, as :func:`summary` prints and returns them."""
@@ -148,7 +140,8 @@ def summary_string(model, input_size=None, dtypes=None, input=None):
         row = rows[key] = {"input_shape": _shapes(inputs), "output_shape": _shapes(output),
                            "trainable_params": 0}
         params = 0
-        for p in _counted(layer):
+        # the batch norms' running statistics are among them, counted as non-trainable
+        for p in layer.parameters(include_sublayers=False):
             n = int(np.prod(p.shape))
             params += n
             if not p.stop_gradient:

@@ -47,8 +47,11 @@ def softmax_(x, axis=-1, dtype=None, name=None):
 
 def embedding_renorm_(x, weight, max_norm, norm_type=2.0):
     """Scale the rows of ``weight`` that the indices ``x`` name to norm ``max_norm``; returns
-    ``weight``."""
-    return _mg.embedding_renorm_(weight, x, max_norm, norm_type)
+    ``weight``. As in Paddle, a write with grad mode off: a leaf parameter may take it (its
+    version moves on), and a tensor with history keeps that history (its gradient passes the
+    rescaling as if it were not there)."""
+    with _mg.no_grad():
+        return _mg.embedding_renorm_(weight, x, max_norm, norm_type)
 
 
 def rrelu(x, lower=1.0 / 8.0, upper=1.0 / 3.0, training=True, name=None):

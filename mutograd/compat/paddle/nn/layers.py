@@ -320,9 +320,10 @@ class Conv1DTranspose(_PaddleConv, Layer):
 
 class _BatchNorm:
     """Paddle's arguments; ``momentum`` is the weight of the old statistic (PyTorch: 1 - it).
-    The running statistics are Paddle's ``_mean`` and ``_variance`` in ``state_dict`` (so a
-    Paddle checkpoint loads), the batch count is not saved, and the running variance is updated
-    with the biased batch variance, as Paddle does."""
+    The running statistics are Paddle's ``_mean`` and ``_variance``: parameters that take no
+    gradient (so ``parameters()`` lists them and a Paddle checkpoint loads), the batch count is
+    not saved, and the running variance is updated with the biased batch variance, as Paddle
+    does."""
 
     _var_ddof = 0
 
@@ -332,8 +333,10 @@ class _BatchNorm:
         self._paddle_momentum, self.data_format = momentum, data_format
         self.use_global_stats = use_global_stats
         b = self._buffers
-        self.register_buffer("_mean", b.pop("running_mean"))
-        self.register_buffer("_variance", b.pop("running_var"))
+        for name, running in (("_mean", "running_mean"), ("_variance", "running_var")):
+            stat = Parameter(b.pop(running))
+            stat.stop_gradient = True
+            self.register_parameter(name, stat)
         self.register_buffer("num_batches_tracked", b.pop("num_batches_tracked"),
                              persistent=False)
         self._paddle_weight_bias(weight_attr, bias_attr, I.Constant(1.0))
@@ -352,8 +355,8 @@ class _BatchNorm:
         return s
 
     # the shared BatchNorm code reads the statistics under PyTorch's names
-    running_mean = property(lambda self: self._buffers["_mean"])
-    running_var = property(lambda self: self._buffers["_variance"])
+    running_mean = property(lambda self: self._parameters["_mean"])
+    running_var = property(lambda self: self._parameters["_variance"])
 
 
 class BatchNorm1D(_BatchNorm, _nn.BatchNorm1d, Layer):
