@@ -4,6 +4,7 @@
     python -m benchmarks --only mlp_step --repeat 5
     python -m benchmarks --tiny --repeat 1    # a smoke run (what the CI test does)
     python -m benchmarks --plot ratios.png    # also a plot of the ratios, with their spread
+    python -m benchmarks --threads 1,all      # one thread and all cores, side by side
 
 Each contestant runs in a worker process of its own that imports only its framework (two
 frameworks in one process change each other's timings: their allocations change how the C
@@ -15,7 +16,8 @@ each come from a fresh subprocess that runs only one contestant: the peak reside
 the workload (above what the process held after building its data), and for mutograd its own
 counters (peak tensor bytes, bytes allocated per unit). A contestant that is not installed or
 cannot start is listed as skipped, with the reason. Results go to ``benchmarks/results/`` as
-JSON.
+JSON. With several thread counts the whole run repeats once per count (fresh workers each
+time), and the table has a column group per count.
 """
 import argparse
 import gc
@@ -299,6 +301,45 @@ def run(names=None, contestants=None, tiny=False, repeat=7, threads=2, memory=Tr
     return results
 
 
+def run_threads(counts, names=None, contestants=None, tiny=False, repeat=7, memory=True,
+                out_dir=None, quiet=False, clock="wall"):
+    """:func:`run` once per thread count in ``counts``, each with workers of its own; returns
+    ``{"threads": counts, "runs": {"1": <run>, "2": <run>}}`` (each run as :func:`run` returns
+    it), also written as one JSON file unless ``out_dir`` is False."""
+    counts = list(dict.fromkeys(counts))
+    if clock == "thread" and counts != [1]:
+        raise ValueError("the thread clock only measures the calling thread: it needs "
+                         f"--threads 1, not {','.join(map(str, counts))}")
+    results = {"threads": counts, "runs": {}}
+    for n in counts:
+        if not quiet:
+            print(f"{n} thread(s):", file=sys.stderr)
+        results["runs"][str(n)] = run(names, contestants, tiny, repeat, n, memory, False,
+                                      quiet, clock)
+    if out_dir is not False:
+        out_dir = out_dir or os.path.join(os.path.dirname(__file__), "results")
+        os.makedirs(out_dir, exist_ok=True)
+        tag = "-".join(["tiny" if tiny else clock] + [f"{n}t" for n in counts])
+        path = os.path.join(out_dir, f"latest-{tag}.json")
+        with open(path, "w") as f:
+            json.dump(results, f, indent=1)
+        results["path"] = path
+    return results
+
+
+def _runs(results):
+    """``(prefix, run)`` per run in a result: one with no prefix for a single run's result,
+    ``"Nt "`` per thread count for :func:`run_threads`'s."""
+    if "runs" not in results:
+        return [("", results)]
+    return [(f"{n}t ", r) for n, r in results["runs"].items()]
+
+
+def _threads_text(results):
+    counts = [str(r["meta"]["threads"]) for _, r in _runs(results)]
+    return counts[0] if len(counts) == 1 else ", ".join(counts[:-1]) + " and " + counts[-1]
+
+
 def _workload(name, w, workers, tiny, repeat, skipped, failed):
     """One workload's row: ``repeat`` rounds, one unit per worker in turn, the order reversed
     every other round. A worker that dies leaves the run (``skipped``); a workload that fails in
@@ -394,34 +435,38 @@ def _mib(n):
 
 
 def table(results):
-    """The markdown tables: times with ratios to mutograd, then memory."""
+    """The markdown tables: times with ratios to mutograd, then memory. A result of several
+    thread counts (:func:`run_threads`) gets a column group per count, its headers prefixed
+    ``1t``, ``2t``, ..."""
     from .workloads import CONTESTANTS
-    rows = results["workloads"]
-    cs = [c for c in CONTESTANTS if any(c in r["contestants"] for r in rows.values())]
+    runs = _runs(results)
+    names = list(dict.fromkeys(n for _, r in runs for n in r["workloads"]))
+    cs = [c for c in CONTESTANTS
+          if any(c in r["contestants"] for _, run in runs for r in run["workloads"].values())]
     others = [c for c in cs if c != "mutograd"]
-    out = ["| workload | unit | " + " | ".join(f"{c} median (min-max)" for c in cs) + " | "
-           + " | ".join(f"mutograd / {c} (min-max)" for c in others) + " |",
-           "|---" * (2 + len(cs) + len(others)) + "|"]
-    for r in rows.values():
+
+    def times(r):
         v = r["contestants"]
-        cells = [f"{v[c]['median']:.3g} ({v[c]['min']:.3g}-{v[c]['max']:.3g})" if c in v
+        return ([f"{v[c]['median']:.3g} ({v[c]['min']:.3g}-{v[c]['max']:.3g})" if c in v
                  else "-" for c in cs]
-        rs = [ratios(r, c) for c in others]
-        rs = [f"{q['median']:.2f}x ({q['min']:.2f}-{q['max']:.2f})" if q else "-" for q in rs]
-        out.append(f"| {r['desc']} | {r['unit']} | " + " | ".join(cells + rs) + " |")
-    if any("rss_peak" in v for r in rows.values() for v in r["contestants"].values()):
-        out += ["", "| workload | " + " | ".join(f"{c} peak RSS MiB" for c in cs)
-                + " | mutograd peak tensor MiB | mutograd MiB allocated per unit |",
-                "|---" * (3 + len(cs)) + "|"]
-        for r in rows.values():
-            v = r["contestants"]
-            cells = [_mib(v[c].get("rss_peak")) if c in v else "-" for c in cs]
-            m = v.get("mutograd", {})
-            out.append(f"| {r['desc']} | " + " | ".join(cells) + f" | {_mib(m.get('mg_peak'))}"
-                       f" | {_mib(m.get('mg_bytes_per_unit'))} |")
-    meta = results["meta"]
+                + [f"{q['median']:.2f}x ({q['min']:.2f}-{q['max']:.2f})" if q else "-"
+                   for q in (ratios(r, c) for c in others)])
+
+    def memory(r):
+        v = r["contestants"]
+        m = v.get("mutograd", {})
+        return ([_mib(v[c].get("rss_peak")) if c in v else "-" for c in cs]
+                + [_mib(m.get("mg_peak")), _mib(m.get("mg_bytes_per_unit"))])
+
+    out = _grouped(runs, names, ["unit"], times, [f"{c} median (min-max)" for c in cs]
+                   + [f"mutograd / {c} (min-max)" for c in others])
+    if any("rss_peak" in v for _, run in runs for r in run["workloads"].values()
+           for v in r["contestants"].values()):
+        out += [""] + _grouped(runs, names, [], memory, [f"{c} peak RSS MiB" for c in cs] + [
+            "mutograd peak tensor MiB", "mutograd MiB allocated per unit"])
+    meta = runs[0][1]["meta"]
     out.append("")
-    out.append(f"{meta['cpu']}, {meta['cores']} cores, {meta['threads']} threads; Python "
+    out.append(f"{meta['cpu']}, {meta['cores']} cores, {_threads_text(results)} threads; Python "
                f"{meta['python']}, NumPy {meta['numpy']}"
                + "".join(f", {c} {meta[c]}" for c in ("torch", "paddle") if c in meta)
                + f"; {meta['repeat']} rounds, {meta.get('clock', 'wall')} clock"
@@ -431,8 +476,33 @@ def table(results):
     return "\n".join(out)
 
 
+def _grouped(runs, names, keys, cells, heads):
+    """A markdown table, one line per workload in ``names``: its description, its ``keys``,
+    then ``cells(row)`` for each run under ``heads`` (prefixed with the run's thread count when
+    there are several); dashes where a run lacks the workload."""
+    head = [f"{pre}{h}" for pre, _ in runs for h in heads]
+    out = ["| " + " | ".join(["workload"] + keys + head) + " |",
+           "|---" * (1 + len(keys) + len(head)) + "|"]
+    for name in names:
+        rows = [run["workloads"].get(name) for _, run in runs]
+        first = next(r for r in rows if r)
+        line = [first["desc"]] + [first[k] for k in keys]
+        for r in rows:
+            line += cells(r or {"contestants": {}})
+        out.append("| " + " | ".join(line) + " |")
+    return out
+
+
 def _not_run(results):
-    """The lines naming the contestants that did not run, and the workloads that failed."""
+    """The lines naming the contestants that did not run, and the workloads that failed; with
+    several thread counts, once if every count says the same, else per count."""
+    per = [(pre, _not_run_once(r)) for pre, r in _runs(results)]
+    if all(lines == per[0][1] for _, lines in per):
+        return per[0][1]
+    return [f"{pre}{line}" for pre, lines in per for line in lines]
+
+
+def _not_run_once(results):
     lines = []
     skipped = results.get("skipped") or {}
     if skipped:
@@ -444,7 +514,9 @@ def _not_run(results):
 
 def plot(results, path):
     """Draw mutograd's time ratio to each other contestant per workload (median over the rounds,
-    min-max as error bars, a line at 1.0) into ``path`` (PNG, SVG or PDF by its suffix).
+    min-max as error bars, a line at 1.0) into ``path`` (PNG, SVG or PDF by its suffix). With
+    several thread counts, a series (colour) per contestant and count, the marker telling the
+    count.
 
     Raises ImportError, saying how to install it, without matplotlib."""
     try:
@@ -455,45 +527,77 @@ def plot(results, path):
     except ImportError as e:
         raise ImportError(PLOT_NEEDS) from e
     from .workloads import CONTESTANTS
-    rows = results["workloads"]
+    runs = _runs(results)
+    several = len(runs) > 1
+    rows = {}
+    for _, run in runs:
+        for n, r in run["workloads"].items():
+            rows.setdefault(n, r)
     others = [c for c in CONTESTANTS if c != "mutograd"
-              and any(ratios(r, c) for r in rows.values())]
-    names = [n for n in rows if any(ratios(rows[n], c) for c in others)]
-    fig, ax = plt.subplots(figsize=(9, 1.8 + 0.42 * max(len(names), 1)))
-    step = 0.8 / max(len(others), 1)
-    for k, c in enumerate(others):
+              and any(ratios(r, c) for _, run in runs for r in run["workloads"].values())]
+    # one series per contestant and thread count, each its own colour; the marker tells the count
+    series = [(c, f"mutograd / {c}" + (f", {run['meta']['threads']} thread(s)" if several
+                                       else ""), "os^Dv"[j % 5], run["workloads"])
+              for c in others for j, (_, run) in enumerate(runs)]
+    names = [n for n in rows
+             if any(n in run["workloads"] and ratios(run["workloads"][n], c)
+                    for c in others for _, run in runs)]
+    fig, ax = plt.subplots(figsize=(9, 1.8 + 0.42 * max(len(names), 1) * (1.5 if several
+                                                                               else 1)))
+    step = 0.8 / max(len(series), 1)
+    for k, (c, label, marker, wrows) in enumerate(series):
         ys, med, lo, hi = [], [], [], []
         for i, n in enumerate(names):
-            q = ratios(rows[n], c)
+            q = ratios(wrows[n], c) if n in wrows else None
             if q:
                 ys.append(i - 0.4 + step * (k + 0.5))
                 med.append(q["median"])
                 lo.append(q["median"] - q["min"])
                 hi.append(q["max"] - q["median"])
-        ax.errorbar(med, ys, xerr=[lo, hi], fmt="o", capsize=3, label=f"mutograd / {c}")
+        ax.errorbar(med, ys, xerr=[lo, hi], fmt=marker, color=f"C{k}", capsize=3, label=label)
     ax.axvline(1.0, color="0.4", linestyle="--", linewidth=1)
     ax.set_xscale("log")
     lo, hi = ax.get_xlim()
-    ticks = [2.0 ** k for k in range(-8, 9) if lo <= 2.0 ** k <= hi]
-    ax.set_xticks(ticks, [f"{t:g}x" for t in ticks])
+    powers = [k for k in range(-12, 13) if lo <= 2.0 ** k <= hi]
+    every = -(-len(powers) // 9)   # at most 9 labels, 1x among them
+    ticks = [2.0 ** k for k in powers if k % every == 0]
+    ax.set_xticks(ticks, [f"{t:.3g}x" for t in ticks])
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_yticks(range(len(names)), [rows[n]["desc"] for n in names], fontsize=8)
     ax.set_ylim(len(names) - 0.5, -0.5)
-    ax.set_xlabel("time ratio, mutograd / contestant: median over the rounds, bars min-max "
+    ax.set_xlabel("time ratio, mutograd / contestant: median over the rounds, bars min-max\n"
                   "(left of 1: mutograd faster)", fontsize=8)
-    meta = results["meta"]
-    ax.set_title(f"{meta['threads']} thread(s), {meta.get('clock', 'wall')} clock, "
+    meta = runs[0][1]["meta"]
+    ax.set_title(f"{_threads_text(results)} thread(s), {meta.get('clock', 'wall')} clock, "
                  f"{meta['repeat']} rounds; {meta['date']}", fontsize=9)
-    skipped = results.get("skipped") or {}
+    skipped = _not_run(results)
+    skipped = [line for line in skipped if "skipped: " in line]
     if skipped:
-        fig.text(0.01, 0.005, "skipped: " + "; ".join(f"{c}: {w}" for c, w in skipped.items()),
-                 fontsize=7)
+        fig.text(0.01, 0.005, "; ".join(skipped), fontsize=7)
     if others:
         ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
+
+
+def thread_counts(text):
+    """``--threads``: a comma list of thread counts, ``all`` meaning every core; repeated
+    counts once. ``thread_counts("1,all")`` is ``[1, 2]`` on two cores."""
+    counts = []
+    for part in text.split(","):
+        part = part.strip()
+        if part == "all":
+            n = os.cpu_count() or 1
+        else:
+            n = int(part) if part.isdigit() else 0
+        if n < 1:
+            raise argparse.ArgumentTypeError(
+                f"{part!r} is not a thread count: give whole numbers >= 1 or 'all', "
+                "separated by commas")
+        counts.append(n)
+    return list(dict.fromkeys(counts))
 
 
 PLOT_NEEDS = "--plot needs matplotlib: pip install 'mutograd[plot]'"
@@ -509,7 +613,10 @@ def main(argv=None):
     p.add_argument("--only", nargs="*", help="workload names (default: all)")
     p.add_argument("--contestants", nargs="*", help="default: mutograd torch paddle numpy")
     p.add_argument("--repeat", type=int, default=7, help="timed rounds (default 7)")
-    p.add_argument("--threads", type=int, default=2, help="threads for every contestant")
+    p.add_argument("--threads", type=thread_counts, default="2", metavar="N[,N...]",
+                   help="threads for every contestant (default 2); a comma list such as 1,all "
+                        "(all: every core) runs the workloads once per count and prints them "
+                        "side by side")
     p.add_argument("--tiny", action="store_true", help="tiny sizes (a smoke run)")
     p.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
                    help="wall time, or the thread's CPU time (needs --threads 1; robust on a "
@@ -524,11 +631,16 @@ def main(argv=None):
     p.add_argument("--worker", metavar="CONTESTANT", help=argparse.SUPPRESS)
     p.add_argument("--units", type=int, default=3, help=argparse.SUPPRESS)
     a = p.parse_args(argv)
+    counts, a.threads = a.threads, a.threads[0]
     _set_threads(a.threads)
     if a.child:
         return child(a.child[0], a.child[1], a.tiny, a.threads, a.units)
     if a.worker:
         return worker(a.worker, a.threads, a.clock)
+    if len(counts) > 1 and a.clock == "thread":
+        p.error("--clock thread measures only the calling thread and needs --threads 1, not a "
+                f"list ({','.join(map(str, counts))}): use the wall clock to compare thread "
+                "counts")
     if a.list:
         from .workloads import discover
         for name, w in discover().items():
@@ -544,8 +656,12 @@ def main(argv=None):
             res = json.load(f)
     else:
         try:
-            res = run(a.only, a.contestants, a.tiny, a.repeat, a.threads, not a.no_memory,
-                      clock=a.clock)
+            if len(counts) > 1:
+                res = run_threads(counts, a.only, a.contestants, a.tiny, a.repeat,
+                                  not a.no_memory, clock=a.clock)
+            else:
+                res = run(a.only, a.contestants, a.tiny, a.repeat, a.threads, not a.no_memory,
+                          clock=a.clock)
         except ValueError as e:
             p.error(str(e))
     print(table(res))

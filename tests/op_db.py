@@ -1283,7 +1283,36 @@ def _pad_ref(x, pad, mode="constant", value=None):
     return np.pad(x, widths, {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode])
 
 
+def _cross_entropy_ref(x, target, weight=None, *, ignore_index=-100, reduction="mean"):
+    logp = x - x.max(1, keepdims=True)
+    logp = logp - np.log(np.exp(logp).sum(1, keepdims=True))
+    valid = target != ignore_index
+    safe = np.where(valid, target, 0)
+    wt = (np.ones(x.shape[1]) if weight is None else weight)[safe] * valid
+    loss = -logp[np.arange(len(safe)), safe] * wt
+    return {"none": loss, "sum": loss.sum(), "mean": loss.sum() / wt.sum()}[reduction]
+
+
+def _cross_entropy_make(weighted, **attrs):
+    """Logits (5, 4), class indices with one ignored row, and class weights."""
+    def make(rng):
+        xs = [rng.uniform(-2, 2, (5, 4)), np.array([0, 3, 1, -100, 2])]
+        if weighted:
+            xs.append(rng.uniform(0.5, 2.0, 4))
+        return Sample(xs, {"ignore_index": -100, **attrs}, (0,))
+    return make
+
+
 NN = [
+    # x @ W.T + b as one op (ops/matmul.py)
+    _nn("linear", lambda x, w, b: x @ w.T + b, ((3, 4), (5, 4), (5,)), covers=("linear",)),
+    _nn("linear", lambda x, w: x @ w.T, ((3, 4), (5, 4)), variant="no-bias"),
+    _nn("linear", lambda x, w, b: x @ w.T + b, ((2, 3, 4), (5, 4), (5,)), variant="stacked"),
+    _nn("linear", lambda x, w, b: x @ w.T + b, ((4,), (5, 4), (5,)), variant="vector"),
+    # the fused softmax cross-entropy over class indices (ops/losses.py)
+    *[_nn("cross_entropy", _cross_entropy_ref, (), variant=f"{r}{'-weighted' * w}",
+          make=_cross_entropy_make(w, reduction=r), covers=("cross_entropy_indices",))
+      for r in ("mean", "sum", "none") for w in (False, True)],
     _nn("adaptive_avg_pool2d", _adaptive_avg_pool2d_ref, ((2, 3, 5, 7),),
         {"output_size": (2, 3)}),                                   # overlapping bins
     _nn("adaptive_avg_pool2d", _adaptive_avg_pool2d_ref, ((1, 2, 3, 5),),

@@ -516,17 +516,22 @@ def _record(op, inputs, arrays, result, attrs, xp, copies=None):
     return node
 
 
-def _record_binary(op, x, y, a, b, result):
+def _record_binary(op, x, y, a, b, result, old_x=None):
     """``_record`` for the operator path (Note [The operator path]): a tensor ``x`` and a tensor
     or Python scalar ``y``, with arrays (or the scalar) ``a`` and ``b``, nothing copied. The
     same node as ``_record`` makes, written out for two operands: through ``_record`` a recorded
-    ``a * b`` costs a fifth more."""
+    ``a * b`` costs a fifth more. ``old_x``: for a write into ``x`` (:func:`small_write`), the
+    history ``x`` had before it; the copy of its old values is taken here when the gradient
+    needs them (Note [In-place saving])."""
     # the CPU's namespace, not numpy itself: inside vmap it is the batching one (func/layers.py),
     # whose gradient formulas take batched gradients
-    if op.wants_layout or op.keeps:
+    if old_x is None and (op.wants_layout or op.keeps):
         return _record(op, (x, y), (a, b), result, op.defaults, _CPU.xp)
     fx, fy = op.grad_fns[0], op.grad_fns[1]
-    ex = (x.grad_fn or x) if x._rg and fx is not None else None
+    if old_x is not None:
+        ex = old_x if fx is not None else None
+    else:
+        ex = (x.grad_fn or x) if x._rg and fx is not None else None
     tensor_y = type(y) is not int and type(y) is not float
     ey = (y.grad_fn or y) if tensor_y and y._rg and fy is not None else None
     mask = (ex is not None) | (ey is not None) << 1
@@ -541,7 +546,11 @@ def _record_binary(op, x, y, a, b, result):
             if name == "out":   # Note [Outputs copied on write] in autograd/saved.py
                 saved[name] = save_output(result) if op.copy_out else save(result)
             elif index[name] == 0:
-                saved[name] = save(x)
+                if old_x is None:
+                    saved[name] = save(x)
+                else:   # the values before the write (Note [In-place saving])
+                    saved[name] = save_copy(a.copy(), _Storage(a.nbytes, "cpu"),
+                                            x.__dict__.get("name"))
             else:
                 saved[name] = save(y) if tensor_y else b
     # _record's tail written out: this is the per-op cost of a recorded a * b
@@ -683,29 +692,46 @@ def foreign_operand(other):
 
 
 def small_write(op, x, y):
-    """``x.op_(y)`` for a small CPU tensor ``x`` and a tensor of its shape and dtype (or a Python
-    scalar that keeps it), when nothing records, guards or refreshes (Note [The operator path]):
-    the ufunc writes ``x`` directly. Returns whether it did; else ``run`` writes."""
+    """``x.op_(y)`` for a small CPU tensor ``x`` (not a view) and a tensor of its shape and
+    dtype that owns its memory (or a Python scalar that keeps ``x``'s dtype), when nothing
+    guards or refreshes (Note [The operator path]): the ufunc writes ``x`` directly. When ``x``
+    has a history (a non-leaf) and grad mode is on, the write's node is recorded and becomes
+    that history, as ``run`` does (design.md rules 5 and 6). Returns whether it wrote; else
+    ``run`` writes, or raises the usual error (a leaf that requires grad, a view, aliasing)."""
     a = x._data
-    if not (type(x) is Tensor and type(a) is _ndarray and x._base is None and not x._rg
-            and a.nbytes < _cache.small_bytes and op.ufunc is not None and x._place is _CPU
-            and x._counter.guards is None and a.flags.c_contiguous and a.flags.writeable):
+    if not (type(a) is _ndarray and x._base is None and a.nbytes < _cache.small_bytes
+            and op.ufunc is not None and x._place is _CPU and x._counter.guards is None
+            and a.flags.c_contiguous and a.flags.writeable):
         return False
+    record = x._rg
+    if record and (x.grad_fn is None or not _state.enabled or op.keeps or op.wants_layout
+                   or not op.differentiable):
+        return False   # a leaf (rule 4), a write without a gradient, or a forward that keeps
     t = type(y)
-    if t is Tensor:
-        b = y._data
-        if not (type(b) is _ndarray and y._base is None and not y._rg and b.shape == a.shape
-                and b.dtype == a.dtype and y._place is _CPU):
-            return False
-    elif not (t is int or (t is float and a.dtype.kind in "fc")):
-        return False
-    else:
+    if t is int or (t is float and a.dtype.kind in "fc"):
         b = y
+    elif isinstance(y, Tensor):
+        b = y._data
+        if not (type(b) is _ndarray and y._base is None and b.shape == a.shape
+                and b.dtype == a.dtype and y._place is _CPU and a.base is None
+                and b.base is None and b is not a):   # two allocations of their own: no overlap
+            return False
+        record = record or (y._rg and _state.enabled)
+    else:
+        return False
+    if record:
+        old = x.grad_fn
+        if old is None or "out" in op.plan(3):
+            return False   # a constant written with a tensor that requires grad, or a node
+            # that saves the result: run() records them
+        node = _record_binary(op, x, y, a, b, x, old)   # before the write: x's old values
     try:
         op.ufunc(a, b, out=a)   # Note [Ufunc fast path] in ops/registry.py
     except (ValueError, TypeError):
         return False   # nothing written: ``run`` raises the usual error
     x._counter.bump(op.iname)
+    if record:
+        rebase(x, node)
     return True
 
 

@@ -22,7 +22,7 @@ def _make_function(op, inplace):
             if inplace:
                 x = args[0]
                 if type(x) is Tensor:
-                    if small and not x._rg and _small_write(op, x, args[1]):
+                    if small and _small_write(op, x, args[1]):
                         return x
                     return run(op, args, defaults, x)
                 return write(op, args, defaults)   # refuses a first argument not a Tensor

@@ -100,6 +100,9 @@ def _in_default_float(fwd, n):
     """``fwd`` with integer and bool inputs cast to the default float dtype when none of its
     ``n`` inputs is a float (Note [Float results of integer inputs])."""
     def run(xp, *args, **kw):
+        first = getattr(args[0], "dtype", None) if args else None
+        if first is not None and first.kind in "fc":   # the common case: a float input
+            return fwd(xp, *args, **kw)
         arrays = args[:n]
         if not any(getattr(a, "dtype", None) is not None and a.dtype.kind not in "biu"
                    for a in arrays) and any(hasattr(a, "dtype") for a in arrays):

@@ -134,12 +134,20 @@ def _walk(f):
 
 
 def _here_slow(f):
+    # _walk written out: a node made inside an nn layer or a loss comes here on the per-op path
     inner = None
-    for f, k in _walk(f):
+    kinds = _kinds
+    while f is not None:
+        code = f.f_code
+        fn = code.co_filename
+        k = kinds.get(fn)
+        if k is None:
+            k = _classify(fn)
         if k == USER:
-            return (f.f_code, f.f_lasti, inner)
+            return (code, f.f_lasti, inner)
         if k == PACKAGE and inner is None:
-            inner = (f.f_code, f.f_lasti)
+            inner = (code, f.f_lasti)
+        f = f.f_back
     if inner is not None:
         return (inner[0], inner[1], None)
     return None

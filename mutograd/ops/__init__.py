@@ -15,6 +15,7 @@ from . import (  # noqa: F401  (fills ... special: the in-place surface, docs/in
     grids,
     indexing,
     linalg,
+    losses,
     matmul,
     matrices,
     matrix_updates,

@@ -26,9 +26,12 @@ def _run(case, short):
         except Exception as e:   # noqa: BLE001 (the error itself is compared)
             return type(e), str(e)
         grads = []
-        for o in outs:
-            if isinstance(o, mg.Tensor) and o.requires_grad:
-                o.sum().backward(retain_graph=True)
+        try:
+            for o in outs:
+                if isinstance(o, mg.Tensor) and o.requires_grad:
+                    o.sum().backward(retain_graph=True)
+        except Exception as e:   # noqa: BLE001 (a stale saved value: the error is compared)
+            return type(e), str(e)
         for t in (a, b):
             grads.append(None if t.grad is None else t.grad.numpy().copy())
         return ([o.numpy().copy() for o in outs], [o.dtype for o in outs],
@@ -71,7 +74,58 @@ CASES = [
     ("in place, source requires grad", lambda a, b: [(a * 1).add_(b)]),
     ("in place on a view", lambda a, b: [_view_write(a.detach(), b.detach())]),
     ("in place, int overflow", lambda a, b: [_t([1, 2], "int8").add_(1000)]),
+    # recorded writes into a non-leaf: the node becomes its history (rules 5 and 6)
+    ("recorded add_", lambda a, b: [(a * 1).add_(b)]),
+    ("recorded mul_ saves the old values", lambda a, b: [(a * 2).mul_(b)]),
+    ("recorded mul_ of the source's history", lambda a, b: [_mul_twice(a * 1, b * 3)]),
+    ("recorded div_", lambda a, b: [(a + 1).div_(b)]),
+    ("recorded sub_ scalar", lambda a, b: [(a * 1).sub_(2.5)]),
+    ("recorded iadd", lambda a, b: [_iadd(a * 1, b)]),
+    ("recorded imul", lambda a, b: [_imul(a * 1, b)]),
+    ("recorded, source without grad", lambda a, b: [(a * 1).mul_(b.detach())]),
+    ("recorded, constant written with grad", lambda a, b: [a.detach().mul_(b)]),
+    ("recorded, saved value then written", lambda a, b: _saved_then_written(a, b)),
+    ("recorded, retained and hooked", lambda a, b: [_retained_write(a, b)]),
+    ("recorded, under no_grad", lambda a, b: [_no_grad_write(a * 1, b)]),
+    ("recorded, written with itself", lambda a, b: [_self_write(a * 1)]),
+    ("recorded pow_", lambda a, b: [(a * 1).pow_(b.detach().abs())]),
 ]
+
+
+def _mul_twice(h, g):
+    h.mul_(g)
+    return h.mul_(g)
+
+
+def _imul(x, y):
+    x *= y
+    return x
+
+
+def _saved_then_written(a, b):
+    h = a * 1
+    s = h.exp()          # saves h (its output, and exp's input through the output)
+    p = h * b            # saves h
+    h.add_(b)
+    return [s, p, h]     # p's backward reads the stale h: both paths raise the same error
+
+
+def _retained_write(a, b):
+    h = a * 1
+    h.retain_grad()
+    h.register_hook(lambda g: g * 2)
+    h.mul_(b)
+    return h
+
+
+def _no_grad_write(h, b):
+    with mg.no_grad():
+        h.mul_(b)
+    return h
+
+
+def _self_write(h):
+    return h.mul_(h)
 
 
 def _iadd(x, y):
@@ -111,6 +165,9 @@ def test_small_inputs_take_the_short_road():
         a * 2
         a.add_(b)
         a += b
+        h = _t([1.0, 2.0], rg=True) * 1
+        h.mul_(_t([3.0, 4.0], rg=True))   # a recorded write into a non-leaf
+        h += 1
         assert seen == []
         a + _t(1.0)     # a 0-d operand takes the generic path
         assert seen == ["add"]

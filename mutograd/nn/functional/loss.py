@@ -118,11 +118,11 @@ def _check_class_weight(weight, x, c, same_dtype=True):
                          f"{_scalar_type(weight._data.dtype)}")
 
 
-def _nll(logp, target, weight, ignore_index, reduction, smoothing):
-    flat, batch = _classes_last(logp)
-    m, c = flat.shape
-    _check_class_weight(weight, logp, c)
-    xp = logp._place.xp
+def _class_indices(x, m, c, target, weight, ignore_index):
+    """The checked class indices of ``m`` rows of ``c`` classes (flat), each row's class (0 for
+    an ignored one), whether it counts, and its weight (0 when ignored)."""
+    _check_class_weight(weight, x, c)
+    xp = x._place.xp
     t = (target._data if isinstance(target, Tensor) else xp.asarray(target)).reshape(-1)
     if t.dtype.kind not in "iu":
         raise TypeError(f"expected target of integer class indices, got dtype {t.dtype}")
@@ -134,8 +134,26 @@ def _nll(logp, target, weight, ignore_index, reduction, smoothing):
     if safe.size and (safe.min() < 0 or safe.max() >= c):
         raise IndexError(f"Target {int(t[valid & ((t < 0) | (t >= c))][0])} is out of bounds "
                          f"for {c} classes")
+    wt = (valid.astype(x._data.dtype) if weight is None else weight._data[safe] * valid)
+    return t, safe, valid, wt
+
+
+def _fused_cross_entropy(x, target, weight, ignore_index, reduction):
+    """``cross_entropy`` of logits (N, C) and class indices as one op (ops/losses.py), or None
+    where the composed form is needed (a weight that requires grad)."""
+    if weight is not None and weight.requires_grad or reduction not in ("mean", "sum", "none"):
+        return None
+    _class_indices(x, x.shape[0], x.shape[1], target, weight, ignore_index)
+    return call(OPS["cross_entropy_indices"], [x, target, weight],
+                {"ignore_index": ignore_index, "reduction": reduction})
+
+
+def _nll(logp, target, weight, ignore_index, reduction, smoothing):
+    flat, batch = _classes_last(logp)
+    m, c = flat.shape
+    xp = logp._place.xp
+    _, safe, valid, wt = _class_indices(logp, m, c, target, weight, ignore_index)
     wc = xp.ones(c, flat._data.dtype) if weight is None else weight._data
-    wt = wc[safe] * valid               # the weight of each sample's target (0 when ignored)
     picked = call(OPS["index"], [flat], {"index": (xp.arange(m), safe)})
     loss = picked * _wrap(-wt, flat)
     if smoothing:
@@ -166,6 +184,12 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
         raise ArgumentError(f"label_smoothing must be between 0.0 and 1.0. Got: "
                             f"{label_smoothing}")
     label_smoothing = max(label_smoothing, 0.0)     # a negative one smooths nothing, as PyTorch
+    if (x.ndim == 2 and not label_smoothing and x._data.dtype.kind == "f"
+            and isinstance(target, Tensor) and target.ndim == 1
+            and target._data.dtype.kind in "iu"):
+        fused = _fused_cross_entropy(x, target, weight, ignore_index, reduction)
+        if fused is not None:
+            return fused
     logp = _log_softmax(x, axis=1 if x.ndim > 1 else 0)
     if isinstance(target, Tensor) and target._data.dtype.kind == "f":
         indices_shape = tuple(x.shape[:1]) + tuple(x.shape[2:]) if x.ndim > 1 else ()

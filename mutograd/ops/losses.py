@@ -1,0 +1,57 @@
+"""Fused losses: ``cross_entropy_indices``, the softmax cross-entropy of logits (N, C) against
+class indices (N,) as one op, the common case of ``nn.functional.cross_entropy``: one node in
+place of five (log_softmax, the pick of each target, the weighting, the sum, the mean), and its
+gradient ``(softmax(x) - onehot(target)) * w`` without the intermediate tensors. The gradient
+is written in the array namespace, so it differentiates itself (a Hessian through the softmax).
+
+    >>> import mutograd as mg
+    >>> F = mg.nn.functional
+    >>> round(F.cross_entropy(mg.tensor([[2.0, 0.0], [0.0, 2.0]]), mg.tensor([0, 1])).item(), 4)
+    0.1269
+"""
+from .registry import defop
+
+
+def _target_weights(xp, target, weight, ignore_index, dtype):
+    """The class each row reads (0 for an ignored one) and each row's weight (0 if ignored)."""
+    valid = target != ignore_index
+    safe = xp.where(valid, target, 0)
+    wt = valid.astype(dtype) if weight is None else weight[safe] * valid
+    return safe, wt
+
+
+def _cross_entropy_indices(xp, x, target, weight, *, ignore_index=-100, reduction="mean"):
+    z = x - xp.amax(x, axis=1, keepdims=True)
+    safe, wt = _target_weights(xp, target, weight, ignore_index, x.dtype)
+    picked = z[xp.arange(x.shape[0]), safe] - xp.log(xp.exp(z).sum(axis=1))
+    loss = -picked * wt
+    if reduction == "none":
+        return loss
+    total = xp.asarray(loss.sum())
+    if reduction == "sum":
+        return total
+    denom = wt.sum()   # 0 when every row is ignored: the mean is NaN (0/0), as PyTorch's
+    return total / xp.where(denom == 0, xp.nan, denom)
+
+
+def _cross_entropy_indices_grad(g, x, target, weight, ignore_index, reduction, xp):
+    safe, wt = _target_weights(xp, target, weight, ignore_index, x.dtype)
+    if reduction == "mean":   # every row ignored: every weight 0, and a zero gradient
+        denom = wt.sum()
+        g = g / xp.where(denom == 0, 1, denom)
+    scale = wt * g
+    e = xp.exp(x - xp.amax(x, axis=1, keepdims=True))
+    onehot = (xp.arange(x.shape[1]) == safe[:, None]).astype(x.dtype)
+    return (e / e.sum(axis=1, keepdims=True) - onehot) * scale[:, None]
+
+
+defop("cross_entropy_indices", _cross_entropy_indices, kind="other", inplace=False,
+      method=False, grad=(_cross_entropy_indices_grad, None, None),
+      node_name="NllLossBackward",   # PyTorch's name for the node of F.cross_entropy
+      example=(">>> import mutograd as mg\n>>> from mutograd.ops import OPS\n"
+               ">>> x, target = mg.tensor([[2.0, 0.0], [0.0, 2.0]]), mg.tensor([0, 1])\n"
+               ">>> round(OPS['cross_entropy_indices'].function(x, target, None).item(), 4)\n"
+               "0.1269\n"),
+      doc="Softmax cross-entropy of logits (N, C) against class indices (N,), each row weighted "
+          "by its class's ``weight`` (rows of ``ignore_index`` count 0); ``reduction`` 'mean' "
+          "divides by the total weight.")
