@@ -205,6 +205,11 @@ def _nnf():
     return F
 
 
+def _ops():
+    from mutograd.ops import OPS
+    return OPS
+
+
 def _pair(v):
     return (v, v) if isinstance(v, int) else tuple(v)
 
@@ -1309,6 +1314,9 @@ NN = [
     _nn("linear", lambda x, w: x @ w.T, ((3, 4), (5, 4)), variant="no-bias"),
     _nn("linear", lambda x, w, b: x @ w.T + b, ((2, 3, 4), (5, 4), (5,)), variant="stacked"),
     _nn("linear", lambda x, w, b: x @ w.T + b, ((4,), (5, 4), (5,)), variant="vector"),
+    _nn("linear", lambda x, w, b, in_out: x @ w + b, ((3, 4), (4, 5), (5,)), {"in_out": True},
+        variant="in-out", call=lambda fn, *a, **k: _ops()["linear"].function(*a, **k),
+        torch=lambda torch, x, w, b, in_out: x @ w + b),   # Paddle's weight layout
     # the fused softmax cross-entropy over class indices (ops/losses.py)
     *[_nn("cross_entropy", _cross_entropy_ref, (), variant=f"{r}{'-weighted' * w}",
           make=_cross_entropy_make(w, reduction=r), covers=("cross_entropy_indices",))

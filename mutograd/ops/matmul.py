@@ -131,15 +131,27 @@ defop("matmul", _matmul, kind="matmul", grad=(_matmul_grad_x, _matmul_grad_y))
 
 # ``x @ weight.T + bias`` (nn.Linear) as one op: one node in place of a transpose, a product and
 # a bias write, with matmul's gradients (the weight's C-ordered, as through ``weight.t()``).
-def _linear(xp, x, weight, bias):
-    if x.ndim == 0 or x.shape[-1] != weight.shape[1]:   # PyTorch's words, x taken as rows
+# ``in_out=True`` takes Paddle's layout of the weight, in_features x out_features: x @ weight.
+def _linear(xp, x, weight, bias, *, in_out=False):
+    k, n = weight.shape if in_out else weight.shape[::-1]
+    if x.ndim == 0 or x.shape[-1] != k:   # PyTorch's words, x taken as rows
         rows = (int(np.prod(x.shape[:-1])) if x.ndim > 1 else 1, x.shape[-1] if x.ndim else 1)
         raise ShapeError(f"linear(): mat1 and mat2 shapes cannot be multiplied ({rows[0]}x"
-                         f"{rows[1]} and {weight.shape[1]}x{weight.shape[0]})")
-    r = _matmul(xp, x, mT(weight))
+                         f"{rows[1]} and {k}x{n})")
+    r = _matmul(xp, x, weight if in_out else mT(weight))
     if bias is not None:
         r += bias   # into the product's own new buffer
     return r
+
+
+def _linear_grad_x(g, x_shape, weight, in_out, xp):
+    return _matmul_grad_x(g, x_shape, False, weight if in_out else mT(weight), xp)
+
+
+def _linear_grad_weight(g, x, weight_shape, in_out, xp):
+    if in_out:
+        return _matmul_grad_y(g, x, weight_shape, False, xp)
+    return mT(_matmul_grad_y(g, x, weight_shape[::-1], True, xp))
 
 
 def _linear_grad_bias(g, bias_shape, xp):
@@ -148,12 +160,9 @@ def _linear_grad_bias(g, bias_shape, xp):
 
 defop("linear", _linear, kind="matmul", inplace=False, method=False,
       node_name="AddmmBackward",   # PyTorch's node of F.linear on a batch of rows
-      grad=(lambda g, x_shape, weight, xp: _matmul_grad_x(g, x_shape, False, mT(weight), xp),
-            lambda g, x, weight_shape, xp: mT(_matmul_grad_y(g, x, weight_shape[::-1], True,
-                                                             xp)),
-            _linear_grad_bias),
+      grad=(_linear_grad_x, _linear_grad_weight, _linear_grad_bias),
       doc="``x @ weight.T + bias`` (``bias`` may be None), PyTorch's layout of ``weight``: "
-          "out_features x in_features.")
+          "out_features x in_features; ``in_out=True``: ``x @ weight + bias``, Paddle's.")
 
 
 def _mm(xp, x, y, out=None):

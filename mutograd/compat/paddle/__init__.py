@@ -26,7 +26,6 @@ from ...tensor import Tensor as _Tensor
 from ..namespace import public_names as _public_names
 from .tensor import DTYPES as _DTYPES
 from .tensor import Tensor
-from .tensor import with_paddle_wording as _with_paddle_wording
 
 globals().update(_public_names())
 globals().update({_d.name: _d for _d in _DTYPES.values()})   # paddle.float32, ...
@@ -131,14 +130,7 @@ def matmul_(x, y, transpose_x=False, transpose_y=False, name=None):
     return _call_inplace(_OPS["matmul"], [x, _matmul_args(x, y, False, transpose_y)[1]], {})
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         only_inputs=True, allow_unused=False, no_grad_vars=None):
-    """The gradients of ``outputs`` with respect to ``inputs`` (a list), leaving ``.grad`` alone."""
-    try:
-        return list(_mg.grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
-                             allow_unused=allow_unused, no_grad_vars=no_grad_vars))
-    except _mg.VersionError as error:
-        raise _with_paddle_wording(error)
+from .autograd import grad  # noqa: E402, F401  (paddle.grad is paddle.autograd.grad)
 
 
 def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):

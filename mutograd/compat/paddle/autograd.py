@@ -5,6 +5,8 @@ from ...autograd.function import Function as PyLayer
 from ...autograd.function import FunctionCtx as PyLayerContext
 from ...autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from ...autograd.saved import saved_tensors_hooks
+from ...errors import VersionError
+from .tensor import with_paddle_wording
 
 __all__ = ["Function", "Hessian", "Jacobian", "PyLayer", "PyLayerContext", "backward",
            "enable_grad", "grad", "hessian", "is_grad_enabled", "jacobian", "no_grad",
@@ -18,9 +20,22 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=False, no_grad_vars=None):
-    """The gradients of ``outputs`` with respect to ``inputs`` (a list)."""
-    return list(_engine.grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
-                             allow_unused=allow_unused, no_grad_vars=no_grad_vars))
+    """The gradients of ``outputs`` with respect to ``inputs`` (a list), leaving ``.grad``
+    alone. As in Paddle, which runs a copy of the backward graph, the graph is left as it was
+    whatever ``retain_graph`` says: another ``grad`` or a ``backward`` through it still works.
+
+        >>> import mutograd.compat.paddle as paddle
+        >>> x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+        >>> y = (x ** 3).sum()
+        >>> (g,) = paddle.grad(y, x, create_graph=True)
+        >>> g.tolist(), paddle.grad(g.sum(), x)[0].tolist(), paddle.grad(y, x)[0].tolist()
+        ([3.0, 12.0], [6.0, 12.0], [3.0, 12.0])
+    """
+    try:
+        return list(_engine.grad(outputs, inputs, grad_outputs, True, create_graph,
+                                 allow_unused=allow_unused, no_grad_vars=no_grad_vars))
+    except VersionError as error:
+        raise with_paddle_wording(error)
 
 
 Function = PyLayer
@@ -50,6 +65,10 @@ class Jacobian:
         return r
 
     def _inner_index(self, index):
+        if isinstance(index, tuple) and len(self.shape) == 1 and self._hidden:
+            # Paddle indexes a Jacobian with one axis left (the others those of 0-D tensors, or
+            # of 1-D ones with batch_axis=0) by an int or a slice, never a tuple
+            raise TypeError(f"Not supported index type {index}.")
         index = index if isinstance(index, tuple) else (index,)
         if any(i is Ellipsis for i in index):
             raise IndexError("Ellipsis index currently is not supported.")

@@ -16,7 +16,7 @@ def linear(x, weight, bias=None):
     """``x @ weight.T + bias`` (PyTorch's weight layout: out_features x in_features): one op
     (``linear`` in ops/matmul.py) for a matrix weight and a vector bias."""
     if weight.ndim == 2 and (bias is None or tuple(bias.shape) == tuple(weight.shape[:1])):
-        return call(OPS["linear"], [x, weight, bias], {})
+        return call(OPS["linear"], [x, weight, bias], OPS["linear"].defaults)
     out = call(OPS["matmul"], [x, call(OPS["t"], [weight], {})], {})
     if bias is not None:
         call_inplace(OPS["add"], [out, bias], OPS["add"].defaults)

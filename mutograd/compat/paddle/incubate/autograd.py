@@ -50,6 +50,21 @@ def _ones_for(ts):
     return tuple(ones_like(t) for t in ts)
 
 
+def _check_inputs(func, xs, v):
+    """Paddle's refusals of what vjp and jvp cannot take, before anything runs."""
+    from ....tensor import Tensor
+    if not callable(func):
+        raise TypeError(f"Expected 'fun' is Callable, but got {type(func)}.")
+    for name, ts in (("xs", xs), ("v", v)):
+        if ts is None and name == "v":
+            continue
+        if not isinstance(ts, (Tensor, tuple, list)):
+            raise TypeError(f"Expected '{name}' is a Tensor|Sequence[Tensor], but got "
+                            f"{type(ts)}.")
+        if _many(ts) and not all(isinstance(t, Tensor) for t in ts):
+            raise TypeError(f"All elements of '{name}' should be Tensor.")
+
+
 def _check_v(v, like):
     if len(v) != len(like):
         raise RuntimeError(f"The argument v is a tuple of invalid length:should be {len(like)} "
@@ -68,6 +83,7 @@ def _prepared(func, xs, v, v_like_outputs):
     """``(xs, ys, inputs, outputs, v)`` for vjp and jvp: the inputs separated, the function's
     outputs, both as lists, and ``v`` as a list (ones when None) checked against the outputs
     (``v_like_outputs``) or the inputs."""
+    _check_inputs(func, xs, v)
     xs, v = _separate(xs), _separate(v)
     ys = _call(func, xs)
     y_list = list(ys) if _many(ys) else [ys]

@@ -101,7 +101,10 @@ mse_loss, l1_loss = _F.mse_loss, _F.l1_loss
 
 
 def linear(x, weight, bias=None, name=None):
-    """``x @ weight + bias`` with ``weight`` of shape [in_features, out_features] (Paddle)."""
+    """``x @ weight + bias`` with ``weight`` of shape [in_features, out_features] (Paddle):
+    one op for a matrix weight and a vector bias."""
+    if weight.ndim == 2 and (bias is None or tuple(bias.shape) == tuple(weight.shape[1:])):
+        return _call(_OPS["linear"], [x, weight, bias], {"in_out": True})
     out = _mg.matmul(x, weight)
     if bias is not None:
         out.add_(bias)      # the product is ours: add the bias without a new buffer
