@@ -507,6 +507,16 @@ def _claims(node, g, owned, grads):
     if len(grads) == 1:   # the common case: nothing to share with
         gi = grads[0]
         return (gi is None or type(gi) is RegionGrad or _claim(gi, _root(gi), g, owned),)
+    first = None   # the next most common: one array among them (x * w, w needing none)
+    for gi in grads:
+        if gi is not None and type(gi) is not RegionGrad:
+            if first is not None:
+                break
+            first = gi
+    else:
+        if first is None:
+            return [True] * len(grads)
+        return [gi is not first or _claim(gi, _root(gi), g, owned) for gi in grads]
     roots = []
     counts = {}
     for gi in grads:

@@ -31,15 +31,19 @@ class OpNode(Node):
     def apply(self, g, into=None):
         op = self.op
         grads = []
-        if into is not None and not (op.takes_into and
-                                     sum(e is not None for e in self.next) == 1):
+        edges = self.next
+        if into is not None and not (op.takes_into and len(edges) - edges.count(None) == 1):
             into = None   # Note [Reusing the incoming gradient]: only the one formula may
-        for i, edge in enumerate(self.next):
+        arg = self.arg
+        for i, edge in enumerate(edges):
             if edge is None or type(edge) is DeadEnd:   # (a DeadEnd needs no gradient, nor
                 grads.append(None)                      # the saved values that make it)
                 continue
             fn, params, all_attrs = op.grad_fns[i]
-            args = [into if p == "into" else self.arg(p) for p in params]
+            if "into" in params:
+                args = [into if p == "into" else arg(p) for p in params]
+            else:   # map: no frame of a comprehension per node
+                args = list(map(arg, params))
             if all_attrs:   # a gradient taking **attrs gets every attribute
                 gi = fn(g, *args, **self.attrs)
             else:
