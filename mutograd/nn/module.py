@@ -120,15 +120,20 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
     def __call__(self, *args, **kwargs):
-        # the hooks of every module (register_module_forward_pre_hook) run first, as PyTorch's
-        for hook in [*_GLOBAL_FORWARD_PRE_HOOKS.values(), *self._forward_pre_hooks.values()]:
-            new = hook(self, args)
-            if new is not None:
-                args = new if isinstance(new, tuple) else (new,)
         d = self.__dict__
+        if _GLOBAL_FORWARD_PRE_HOOKS or d.get("_forward_pre_hooks"):
+            # the hooks of every module (register_module_forward_pre_hook) run first, as
+            # PyTorch's
+            for hook in [*_GLOBAL_FORWARD_PRE_HOOKS.values(), *self._forward_pre_hooks.values()]:
+                new = hook(self, args)
+                if new is not None:
+                    args = new if isinstance(new, tuple) else (new,)
         if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
             return call_with_hooks(self, args, kwargs)
-        return self._run_forward_hooks(args, self.forward(*args, **kwargs))
+        out = self.forward(*args, **kwargs)
+        if _GLOBAL_FORWARD_HOOKS or d.get("_forward_hooks"):
+            return self._run_forward_hooks(args, out)
+        return out
 
     def _run_forward_hooks(self, args, out):
         for hook in [*_GLOBAL_FORWARD_HOOKS.values(), *self._forward_hooks.values()]:
