@@ -155,6 +155,8 @@ def _linear_grad_weight(g, x, weight_shape, in_out, xp):
 
 
 def _linear_grad_bias(g, bias_shape, xp):
+    if g.ndim == 2:
+        return g.sum(axis=0)
     return g.reshape(-1, g.shape[-1]).sum(axis=0) if g.ndim > 1 else g
 
 
