@@ -308,3 +308,17 @@ def test_paddle_lbfgs_takes_the_same_steps_as_the_core_one():
     core = run(lambda ps: mg.optim.LBFGS(ps, lr=0.5, max_iter=5, line_search_fn="strong_wolfe"))
     np.testing.assert_array_equal(ours, core)
     assert abs(ours - np.array([0.3, 0.7])).max() < 0.5
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss"])
+def test_regression_losses_broadcast_silently_as_paddle(name):
+    """Paddle broadcasts a target of another shape without a word; the torch dialect (and the
+    main namespace) warn as PyTorch does (tests/nn/test_loss_conventions.py)."""
+    import warnings
+    x, y = paddle.to_tensor([[1.0], [2.0]]), paddle.to_tensor([[0.5, 1.0, 3.0]] * 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        loss = getattr(paddle.nn.functional, name)(x, y)
+    expected = getattr(mg.nn.functional, name)(mg.tensor(x.numpy()).expand(2, 3),
+                                                mg.tensor(y.numpy()))
+    np.testing.assert_allclose(loss.numpy(), expected.numpy(), rtol=1e-6)

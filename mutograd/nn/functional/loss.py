@@ -70,8 +70,9 @@ def _reduce(loss, reduction):
 
 def _warn_if_broadcast(x, target):
     """PyTorch's warning when a regression loss broadcasts its target against its input; the
-    loss is still computed on the broadcast pair, as in PyTorch and Paddle."""
-    if tuple(x.shape) != tuple(target.shape):
+    loss is still computed on the broadcast pair, as in PyTorch and Paddle (which does not
+    warn: neither do its tensors)."""
+    if tuple(x.shape) != tuple(target.shape) and x._namespace_name != "paddle":
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input "
                       f"size ({x.shape}). This will likely lead to incorrect results due to "
                       f"broadcasting. Please ensure they have the same size.", stacklevel=3)
