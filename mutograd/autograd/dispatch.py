@@ -476,6 +476,12 @@ def _record(op, inputs, arrays, result, attrs, xp, copies=None):
     """Attach op's backward node to ``result``; ``copies``: input index -> saved copy taken
     before an in-place write (Note [In-place saving]), and name -> saved value kept by the
     forward (Note [Values kept from the forward])."""
+    if (len(inputs) == 2 and copies is None and not op.keeps and not op.wants_layout
+            and not op.variadic and isinstance(inputs[0], Tensor)):
+        y = inputs[1]
+        if isinstance(y, Tensor) or type(y) is int or type(y) is float:   # two operands
+            return _record_binary(op, inputs[0], y, arrays[0], arrays[1], result, None, attrs,
+                                  xp)
     if op.variadic:   # one gradient function for all inputs; saves every input or none
         edges = [(t.grad_fn or t) if isinstance(t, Tensor) and t._rg else None for t in inputs]
         saved = None
@@ -516,16 +522,16 @@ def _record(op, inputs, arrays, result, attrs, xp, copies=None):
     return node
 
 
-def _record_binary(op, x, y, a, b, result, old_x=None):
-    """``_record`` for the operator path (Note [The operator path]): a tensor ``x`` and a tensor
-    or Python scalar ``y``, with arrays (or the scalar) ``a`` and ``b``, nothing copied. The
-    same node as ``_record`` makes, written out for two operands: through ``_record`` a recorded
-    ``a * b`` costs a fifth more. ``old_x``: for a write into ``x`` (:func:`small_write`), the
-    history ``x`` had before it; the copy of its old values is taken here when the gradient
-    needs them (Note [In-place saving])."""
-    # the CPU's namespace, not numpy itself: inside vmap it is the batching one (func/layers.py),
-    # whose gradient formulas take batched gradients
-    if old_x is None and (op.wants_layout or op.keeps):
+def _record_binary(op, x, y, a, b, result, old_x=None, attrs=None, xp=None):
+    """The node of an op on two operands, a tensor ``x`` and a tensor or Python scalar ``y``
+    with arrays (or the scalar) ``a`` and ``b``, nothing copied: what ``_record`` makes for
+    them, written out (a loop over the inputs costs a recorded ``a * b`` a fifth more). The
+    operator path calls it directly (Note [The operator path]). ``old_x``: for a write into
+    ``x`` (:func:`small_write`), the history ``x`` had before it; the copy of its old values is
+    taken here when the gradient needs them (Note [In-place saving]). ``attrs`` and ``xp``
+    default to the op's defaults and the CPU's namespace (not numpy itself: inside vmap it is
+    the batching one, func/layers.py, whose gradient formulas take batched gradients)."""
+    if old_x is None and xp is None and (op.wants_layout or op.keeps):
         return _record(op, (x, y), (a, b), result, op.defaults, _CPU.xp)
     fx, fy = op.grad_fns[0], op.grad_fns[1]
     if old_x is not None:
@@ -555,8 +561,8 @@ def _record_binary(op, x, y, a, b, result, old_x=None):
                 saved[name] = save(y) if tensor_y else b
     # _record's tail written out: this is the per-op cost of a recorded a * b
     node = op.node_cls((ex, ey), saved)
-    node.attrs = op.defaults
-    node.xp = _CPU.xp
+    node.attrs = op.defaults if attrs is None else attrs
+    node.xp = _CPU.xp if xp is None else xp
     if tensor_y:
         node.shapes = (a.shape, b.shape)
         node.dtypes = (a.dtype, b.dtype)
