@@ -21,7 +21,7 @@ def _target_weights(xp, target, weight, ignore_index, dtype):
 
 
 def _cross_entropy_indices(xp, x, target, weight, *, ignore_index=-100, reduction="mean"):
-    z = x - xp.amax(x, axis=1, keepdims=True)
+    z = x - x.max(axis=1, keepdims=True)
     safe, wt = _target_weights(xp, target, weight, ignore_index, x.dtype)
     picked = z[xp.arange(x.shape[0]), safe] - xp.log(xp.exp(z).sum(axis=1))
     loss = -picked * wt
@@ -40,7 +40,7 @@ def _cross_entropy_indices_grad(g, x, target, weight, ignore_index, reduction, x
         denom = wt.sum()
         g = g / xp.where(denom == 0, 1, denom)
     scale = wt * g
-    e = xp.exp(x - xp.amax(x, axis=1, keepdims=True))
+    e = xp.exp(x - x.max(axis=1, keepdims=True))
     onehot = (xp.arange(x.shape[1]) == safe[:, None]).astype(x.dtype)
     return (e / e.sum(axis=1, keepdims=True) - onehot) * scale[:, None]
 

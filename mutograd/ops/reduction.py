@@ -64,7 +64,8 @@ def _count(x_shape, axis):
 def _sum(xp, x, axis=None, keepdim=False, dtype=None):
     if dtype is None and x.dtype.kind in "bui" and x.dtype != xp.uint64:
         dtype = xp.int64   # PyTorch and Paddle sum integers and bools as int64
-    return xp.sum(x, axis=_np_axis(axis, x.ndim, "sum"), keepdims=keepdim, dtype=dtype)
+    # the array's method: NumPy's np.sum wrapper costs as much again as a small sum itself
+    return x.sum(axis=_np_axis(axis, x.ndim, "sum"), keepdims=keepdim, dtype=dtype)
 
 
 defop("sum", _sum, kind="reduction", inplace=False,
@@ -75,7 +76,7 @@ def _mean(xp, x, axis=None, keepdim=False, dtype=None):
     if x.dtype.kind not in "fc" and dtype is None:
         raise DTypeError(f"mean(): could not infer output dtype; input dtype is {x.dtype}, "
                         f"use a floating tensor or pass dtype=")
-    return xp.mean(x, axis=_np_axis(axis, x.ndim, "mean"), keepdims=keepdim, dtype=dtype)
+    return x.mean(axis=_np_axis(axis, x.ndim, "mean"), keepdims=keepdim, dtype=dtype)
 
 
 def _mean_grad(g, x_shape, axis, keepdim, xp):

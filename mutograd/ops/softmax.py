@@ -39,8 +39,9 @@ def _shift(xp, x, axis, bounds=None):
 
 def _slice_max(xp, x, axis):
     """Each slice's max along ``axis`` (kept); an empty tensor's is -inf, not an error."""
-    if x.size:
-        return xp.amax(x, axis=axis, keepdims=True)
+    if x.size:   # (a NumPy array's own method: np.amax's wrapper costs ~1.4 us a call)
+        return x.max(axis=axis, keepdims=True) if type(x) is np.ndarray else \
+            xp.amax(x, axis=axis, keepdims=True)
     return xp.amax(x, axis=axis, keepdims=True, initial=-math.inf)
 
 

@@ -14,6 +14,7 @@ from .run import classify, torch
 from .shrink import reproducer, shrink
 
 CHUNK = 100
+CHUNK_TIMEOUT = 300   # seconds: a chunk of programs takes a few
 
 
 def program_seed(seed, i):
@@ -51,7 +52,15 @@ def sweep(n, seed=0, jobs=1, progress=None):
     else:
         pool, results = None, map(_work, tasks)
     try:
-        for chunk in results:
+        for _ in tasks:
+            try:   # a worker that dies (PyTorch segfaults on a few programs) never answers
+                chunk = next(results) if pool is None else results.next(timeout=CHUNK_TIMEOUT)
+            except multiprocessing.TimeoutError:
+                pool.terminate()
+                raise RuntimeError(
+                    f"no answer for {CHUNK_TIMEOUT} s after {done} programs: a worker died or "
+                    f"hung; find the program with --jobs 1 (a crash of PyTorch's side shows "
+                    f"in run.execute(program, 'torch'))") from None
             for ps, cls, cat, higher in chunk:
                 found[(cls, cat)].append(ps)
                 if higher:
