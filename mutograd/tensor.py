@@ -467,13 +467,14 @@ class Tensor:
         self._view_version = self._counter.value
         from .autograd.view_write import check_layout, check_base_overlap
         from .autograd.dispatch import run
+        from .autograd.node import edge_of
         check_layout(self)
         check_base_overlap(self)
         v = base
         for op, attrs in self._view_chain:
             v = run(op, [v], attrs)
             if v._base is base and v.grad_fn is not None and v.grad_fn.next[0] is (
-                    base.grad_fn or base):   # the node into the base: Note [Gradients of
+                    edge_of(base)):   # the node into the base: Note [Gradients of
                 from .autograd.op_node import REPLAYED   # replayed views] in op_node.py
                 REPLAYED.add(v.grad_fn)
         if v.grad_fn is None and self.grad_fn is not None:

@@ -8,7 +8,7 @@ import numpy as np
 
 from . import places
 from .autograd.grad_mode import _state
-from .autograd.node import Node
+from .autograd.node import Node, edge_of
 from .tensor import Tensor, _wrap
 
 
@@ -44,7 +44,7 @@ def to_place(x, place):
         return x
     out = on_place(copy_array(x._data, src, dst), dst)
     if x._rg and _state.enabled:
-        node = ToBackward(((x.grad_fn or x),))
+        node = ToBackward((edge_of(x),))
         node.src, node.dst = src, dst
         out.grad_fn = node
         out._rg = True

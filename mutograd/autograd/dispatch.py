@@ -26,7 +26,7 @@ from .grad_mode import _state
 from .inplace import check_leaf, check_no_grad, prepare_write
 from .promotion import _promote
 from .node import VersionCounter as _VersionCounter
-from .node import save, save_copy
+from .node import accumulator, edge_of, save, save_copy
 from .saved import before_write, save_output
 from .view_write import rebase
 
@@ -483,7 +483,7 @@ def _record(op, inputs, arrays, result, attrs, xp, copies=None):
             return _record_binary(op, inputs[0], y, arrays[0], arrays[1], result, None, attrs,
                                   xp)
     if op.variadic:   # one gradient function for all inputs; saves every input or none
-        edges = [(t.grad_fn or t) if isinstance(t, Tensor) and t._rg else None for t in inputs]
+        edges = [edge_of(t) if isinstance(t, Tensor) and t._rg else None for t in inputs]
         saved = None
         if op.saves_inputs:
             saved = {i: save(t) if isinstance(t, Tensor) else a
@@ -494,7 +494,7 @@ def _record(op, inputs, arrays, result, attrs, xp, copies=None):
         grad_fns = op.grad_fns
         for i, t in enumerate(inputs):
             if isinstance(t, Tensor) and t._rg and grad_fns[i] is not None:
-                edges.append(t.grad_fn or t)
+                edges.append(t.grad_fn or accumulator(t))
                 mask |= 1 << i
             else:
                 edges.append(None)
@@ -537,9 +537,9 @@ def _record_binary(op, x, y, a, b, result, old_x=None, attrs=None, xp=None):
     if old_x is not None:
         ex = old_x if fx is not None else None
     else:
-        ex = (x.grad_fn or x) if x._rg and fx is not None else None
+        ex = (x.grad_fn or accumulator(x)) if x._rg and fx is not None else None
     tensor_y = type(y) is not int and type(y) is not float
-    ey = (y.grad_fn or y) if tensor_y and y._rg and fy is not None else None
+    ey = (y.grad_fn or accumulator(y)) if tensor_y and y._rg and fy is not None else None
     mask = (ex is not None) | (ey is not None) << 1
     names = op.plans.get(mask)
     if names is None:

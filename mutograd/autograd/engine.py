@@ -67,7 +67,7 @@ from ..places import writeable
 from . import anomaly, sites
 from . import node as _node
 from .grad_mode import _state
-from .node import AccumulateGrad
+from .node import AccumulateGrad, edge_of
 from .saved import before_write
 from .sites import Flags
 
@@ -118,7 +118,7 @@ _task_ids = itertools.count()
 
 
 class _Task:
-    __slots__ = ("callbacks", "id", "leaf_deps", "needed", "nodes", "targets")
+    __slots__ = ("callbacks", "id", "needed", "nodes", "targets")
 
 
 def current_task_id():
@@ -135,9 +135,6 @@ def will_execute(node):
     if task is None:
         raise BackwardError("will_engine_execute_node should only be called during the "
                             "backward pass")
-    if isinstance(node, AccumulateGrad):
-        leaf = node.variable
-        return leaf in task.leaf_deps and (task.targets is None or leaf in task.targets)
     return node in task.nodes and (task.needed is None or node in task.needed
                                    or node in task.targets)
 
@@ -239,11 +236,10 @@ def _target_key(t):
     if isinstance(t, Tensor):
         if t._base is not None and t._view_version != t._counter.value:
             t._refresh_view()   # a view's history comes from its base's latest write
-        return t.grad_fn if t.grad_fn is not None else t
+        return edge_of(t)
     if not is_edge(t):
         raise TypeError(f"inputs must be tensors or GradientEdges, not {type(t).__name__}")
-    node = t.node
-    return node.variable if isinstance(node, AccumulateGrad) else node
+    return t.node
 
 
 def _roots(tensors, grads, scalar_only, graph=False):
@@ -280,7 +276,7 @@ def _roots(tensors, grads, scalar_only, graph=False):
         if graph and not isinstance(arr, Tensor):
             from .graph_arrays import constant
             arr = constant(arr, t)
-        roots.append((t.grad_fn if t.grad_fn is not None else t, arr))
+        roots.append((edge_of(t), arr))
     return roots
 
 
@@ -302,25 +298,20 @@ def _check_root_shape(arr, t):
 
 
 def _dependencies(roots):
-    """How many edges point at each node (and each leaf) reachable from the roots."""
-    from ..tensor import Tensor
+    """How many edges point at each node reachable from the roots, and those nodes."""
     deps = {}
-    leaf_deps = {}
-    stack = [n for n, _ in roots if not isinstance(n, Tensor)]
+    stack = [n for n, _ in roots]
     seen = set(stack)
     while stack:
         node = stack.pop()
         for e in node.next:
             if e is None:
                 continue
-            if isinstance(e, Tensor):
-                leaf_deps[e] = leaf_deps.get(e, 0) + 1
-                continue
             deps[e] = deps.get(e, 0) + 1
             if e not in seen:
                 seen.add(e)
                 stack.append(e)
-    return deps, seen, leaf_deps
+    return deps, seen
 
 
 def _needed(nodes, targets, accumulate):
@@ -350,30 +341,24 @@ def _run(roots, retain_graph, only, accumulate, graph=False, cut=None):
     node runs its formulas as recorded ops (Note [Differentiable gradient formulas] in
     autograd/graph_arrays.py), with grad mode on; nothing is written in place, so no array has
     an owner. ``only``: the tensors (or GradientEdges) whose gradients are wanted; the others'
-    are not computed (Note [Node hooks]). ``cut``: nodes (and leaves) no gradient is sent
+    are not computed (Note [Node hooks]). ``cut``: nodes no gradient is sent
     to."""
-    from ..tensor import Tensor
-    deps, nodes, leaf_deps = _dependencies(roots)
+    deps, nodes = _dependencies(roots)
     buf = {}
     add = _add_graph if graph else _add
     for node, g in roots:
         add(buf, node, g, not graph)
-        if isinstance(node, Tensor):
-            leaf_deps.setdefault(node, 0)
     targets = needed = None
     if only is not None:
         targets = {_target_key(t): t for t in only}
         needed = _needed(nodes, targets, accumulate)
     capturing = targets is not None and not accumulate
     task = _Task()
-    task.id, task.nodes, task.leaf_deps = next(_task_ids), nodes, leaf_deps
+    task.id, task.nodes = next(_task_ids), nodes
     task.targets, task.needed, task.callbacks = targets, needed, []
     found = {}
-    # Note [Early leaf accumulation]: a leaf's gradient is final once every edge into it has
-    # been processed; accumulating it then (not after the whole graph) lets post-accumulate
-    # hooks start work, such as a distributed reduction, while the rest of backward runs.
-    early = accumulate and targets is None
-    ready = [n for n, _ in roots if not isinstance(n, Tensor) and deps.get(n, 0) == 0]
+    waiting = []   # leaves whose .grad a node may have saved: accumulated after the pass
+    ready = [n for n, _ in roots if deps.get(n, 0) == 0]
     ready = list(dict.fromkeys(ready))
     prev, outer = _state.enabled, _tasks.current
     _state.enabled = graph
@@ -387,6 +372,22 @@ def _run(roots, retain_graph, only, accumulate, graph=False, cut=None):
         while ready:
             node = ready.pop()
             entry = buf.pop(node, None)
+            if type(node) is AccumulateGrad:
+                if entry is None:
+                    continue
+                if capturing:
+                    if node in targets:   # its leaf's hooks run; the accumulation does not
+                        g, owned = entry
+                        hooks = node.variable.__dict__.get("_hooks")
+                        if hooks:
+                            g, owned = _run_hooks(hooks, g, owned, graph)
+                        found[targets[node]] = (g, owned)
+                elif accumulate and (targets is None or node in targets):
+                    if graph or not _grad_is_saved(node.variable):
+                        _finish_leaf(node, *entry, graph)
+                    else:
+                        waiting.append((node, entry))
+                continue
             runs = needed is None or node in needed
             capture = capturing and node in targets
             if entry is None or not (runs or capture):
@@ -394,7 +395,7 @@ def _run(roots, retain_graph, only, accumulate, graph=False, cut=None):
                 # wait for it
                 if runs and not retain_graph:
                     _release(node, freed_last)
-                _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor, graph)
+                _release_edges(node, deps, ready)
                 continue
             g, owned = entry
             if capture and runs:   # Note [Node hooks]: taken before the node's hooks
@@ -410,7 +411,7 @@ def _run(roots, retain_graph, only, accumulate, graph=False, cut=None):
                     owned = False
             if not runs:   # an input of grad() that no other input needs: taken after them
                 found[targets[node]] = (g, owned)
-                _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor, graph)
+                _release_edges(node, deps, ready)
                 continue
             if hooks is not None and hooks.pre:
                 g, owned = _run_pre_hooks(node, hooks.pre, g, owned, graph)
@@ -433,28 +434,18 @@ def _run(roots, retain_graph, only, accumulate, graph=False, cut=None):
             for e, gi, mine in zip(node.next, grads, claims):
                 if e is None or gi is None:
                     continue
-                if needed is not None and e not in targets and (isinstance(e, Tensor)
-                                                                or e not in needed):
+                if needed is not None and e not in needed and e not in targets:
                     continue
                 if cut is not None and e in cut:
                     continue
                 add(buf, e, gi, mine)
             if not retain_graph:
                 _release(node, freed_last)
-            _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor, graph)
+            _release_edges(node, deps, ready)
         for node in freed_last:
             node.release()
-        for leaf, (g, owned) in list(buf.items()):
-            if not isinstance(leaf, Tensor):
-                continue
-            if capturing:
-                if leaf in targets:   # its hooks run; its AccumulateGrad does not
-                    hooks = leaf.__dict__.get("_hooks")
-                    if hooks:
-                        g, owned = _run_hooks(hooks, g, owned, graph)
-                    found[targets[leaf]] = (g, owned)
-            elif accumulate and (targets is None or leaf in targets):
-                _finish_leaf(leaf, g, owned, graph)
+        for node, entry in waiting:
+            _finish_leaf(node, *entry, graph)
         callbacks = task.callbacks
         if outer is None:   # the outermost backward: Paddle's final hooks too
             callbacks += _after_next
@@ -539,22 +530,27 @@ def _claim(gi, root, g, owned):
     return gi.base is None or fresh(gi)
 
 
-def _release_edges(node, deps, leaf_deps, ready, buf, early, Tensor, graph):
-    """``node`` is done: each input node waits for one edge less and runs when none is left;
-    a leaf whose edges are all done is accumulated now (Note [Early leaf accumulation])."""
+def _release_edges(node, deps, ready):
+    """``node`` is done: each input node waits for one edge less and is ready when none is
+    left. A leaf's AccumulateGrad runs as soon as it is ready, before any other node, as in
+    PyTorch: once every edge into a leaf is done its gradient is final, and accumulating it
+    then (not after the whole graph) lets post-accumulate hooks start work, such as a
+    distributed reduction, while the rest of backward runs."""
+    leaves = None
     for e in node.next:
         if e is None:
             continue
-        if not isinstance(e, Tensor):
-            left = deps[e] - 1
-            deps[e] = left
-            if left == 0:
+        left = deps[e] - 1
+        deps[e] = left
+        if left == 0:
+            if type(e) is AccumulateGrad:
+                if leaves is None:
+                    leaves = []
+                leaves.append(e)
+            else:
                 ready.append(e)
-        elif early:
-            left = leaf_deps[e] - 1
-            leaf_deps[e] = left
-            if left == 0 and e in buf and (graph or not _grad_is_saved(e)):
-                _finish_leaf(e, *buf.pop(e), graph)
+    if leaves is not None:
+        ready += reversed(leaves)   # popped next, in the order of the edges
 
 
 def _grad_is_saved(leaf):
@@ -565,12 +561,14 @@ def _grad_is_saved(leaf):
     return cur is not None and cur._counter.watched
 
 
-def _finish_leaf(leaf, g, owned, graph=False):
-    """Run a leaf's gradient hooks, accumulate into ``.grad``, then its post-accumulate hooks.
+def _finish_leaf(acc, g, owned, graph=False):
+    """Run AccumulateGrad ``acc``: its leaf's gradient hooks, the accumulation into ``.grad``,
+    then its post-accumulate hooks (Note [Node hooks]).
 
     ``_pre_acc_hooks`` (internal: ``hook(leaf)``, no gradient wrapped) may point ``.grad`` at
     the buffer to accumulate into, as data-parallel gradient buckets do.
     """
+    leaf = acc.variable
     if leaf.grad_fn is not None:
         # a view made a leaf by requires_grad_(), whose base was written with grad since: its
         # history now comes from the base (as in PyTorch, an error rather than a lost gradient)
@@ -583,8 +581,7 @@ def _finish_leaf(leaf, g, owned, graph=False):
     hooks = d.get("_hooks")
     if hooks:
         g, owned = _run_hooks(hooks, g, owned, graph)
-    acc = d.get("_accumulator")   # Note [Node hooks]: the leaf's AccumulateGrad
-    acc_hooks = acc.hooks if acc is not None else None
+    acc_hooks = acc.hooks
     if acc_hooks is not None and acc_hooks.pre:
         g, owned = _run_pre_hooks(acc, acc_hooks.pre, g, owned, graph)
     for hook in d.get("_pre_acc_hooks", ()):

@@ -33,6 +33,7 @@ import weakref
 
 from . import engine
 from .grad_mode import enable_grad
+from .node import AccumulateGrad
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level",
            "jvp_of", "make_dual", "tracks_outside", "unpack_dual"]
@@ -170,7 +171,6 @@ def tracks_outside(outputs, own):
     reaches a leaf that requires grad other than ``own`` (the leaves the transform made itself).
     A transform then records the graph of what it computes (``create_graph``), so that the
     result is differentiable as PyTorch's transforms are; otherwise it need not."""
-    from ..tensor import Tensor
     skip = {id(a) for a in own if a.grad_fn is None}
     seen, stack = set(), []
     for t in outputs:
@@ -183,8 +183,8 @@ def tracks_outside(outputs, own):
         for e in node.next:
             if e is None:
                 continue
-            if isinstance(e, Tensor):
-                if id(e) not in skip:
+            if type(e) is AccumulateGrad:
+                if id(e.variable) not in skip:
                     return True
             elif id(e) not in seen:
                 seen.add(id(e))

@@ -19,8 +19,8 @@ Saved tensors are version-checked like every other saved value (Note [Saved vers
 """
 from . import sites
 from .grad_mode import _state, no_grad
-from .node import (_FREED, DeadEnd, Node, Packed, freed_error, late_history, save,
-                   saved_tensor)
+from .node import (_FREED, AccumulateGrad, DeadEnd, Node, Packed, accumulator, edge_of,
+                   freed_error, late_history, save, saved_tensor)
 from .saved import before_write
 from .view_write import rebase
 
@@ -58,8 +58,7 @@ class FunctionCtx:
                     edge = late_history(t._counter, t._data)   # Note [Leaves made after they
                     # were saved] in node.py
                 if edge is not None:
-                    t = edge if not isinstance(edge, Node) and edge._data is t._data else \
-                        _with_history(t, edge)
+                    t = _with_history(t, edge)
                 res.append(t)
             else:
                 res.append(rec)
@@ -93,9 +92,16 @@ def _node_class(cls, base=None):
 
 
 def _with_history(t, edge):
-    """``t`` (a saved tensor) with ``edge`` as its history (a node, or a leaf it aliases)."""
+    """``t`` (a saved tensor) with ``edge`` as its history: a node, or a leaf (or its
+    AccumulateGrad), which is ``t`` itself when ``t`` is the leaf's array, else aliased."""
     from .node import _Alias
-    t.grad_fn, t._rg = (edge if isinstance(edge, Node) else _Alias((edge,))), True
+    if not isinstance(edge, Node):   # the leaf a saved constant became (late_history)
+        edge = accumulator(edge)
+    if type(edge) is AccumulateGrad:
+        if edge.variable._data is t._data:
+            return edge.variable
+        edge = _Alias((edge,))
+    t.grad_fn, t._rg = edge, True
     return t
 
 
@@ -247,8 +253,7 @@ class Function:
         # [Views without history] in tensor.py): the edge is empty, the output still records
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         record = _state.enabled and any(ctx.needs_input_grad)
-        edges = tuple((a.grad_fn or a) if isinstance(a, Tensor) and a._rg else None
-                      for a in args)
+        edges = tuple(edge_of(a) if isinstance(a, Tensor) and a._rg else None for a in args)
         with no_grad():
             if _takes_ctx(cls):
                 out = cls.forward(ctx, *args, **kwargs)
@@ -344,7 +349,7 @@ def once_differentiable(backward):
         for r in ((result,) if single else result):
             if isinstance(r, Tensor):
                 r = r.detach()
-                r.grad_fn, r._rg = _OnceDifferentiable(tuple(g.grad_fn or g for g in needs)), True
+                r.grad_fn, r._rg = _OnceDifferentiable(tuple(map(edge_of, needs))), True
             res.append(r)
         return res[0] if single else tuple(res)
     return wrapper

@@ -32,7 +32,7 @@ import types
 from . import node as _node
 from . import sites
 from .engine import GradientEdge, current_task_id, will_execute
-from .node import _FREED, AccumulateGrad, Packed, accumulator
+from .node import _FREED, AccumulateGrad, Packed, accumulator, edge_of
 from .saved import (
     allow_mutation_on_saved_tensors,
     disable_saved_tensors_hooks,
@@ -53,7 +53,7 @@ class Node(abc.ABC):
 
     @classmethod
     def __subclasshook__(cls, sub):
-        if cls is Node and issubclass(sub, (_node.Node, AccumulateGrad)):
+        if cls is Node and issubclass(sub, _node.Node):
             return True
         return NotImplemented
 
@@ -110,7 +110,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
                 ran.add(task)
             fn(grad)
         return _MultiHandle([t.register_hook(first) for t in tensors])
-    nodes = [t.grad_fn if t.grad_fn is not None else accumulator(t) for t in tensors]
+    nodes = [edge_of(t) for t in tensors]
     waiting = {}   # task id -> [calls still expected, the gradients so far]
 
     def inner(i):
@@ -173,8 +173,8 @@ def graph(tensor, format="text"):
 
 
 def _walk(tensor):
-    """Nodes (and leaf tensors) reachable from ``tensor``, numbered in depth-first order."""
-    root = tensor.grad_fn if tensor.grad_fn is not None else tensor
+    """Nodes reachable from ``tensor``, numbered in depth-first order."""
+    root = edge_of(tensor)
     ids = {}
     order = []
     stack = [root]
@@ -189,15 +189,12 @@ def _walk(tensor):
 
 
 def _edges(n):
-    from ..tensor import Tensor
-    if isinstance(n, Tensor):
-        return []
     return [e for e in n.next if e is not None]
 
 
 def _label(n):
-    from ..tensor import Tensor
-    if isinstance(n, Tensor):
+    if type(n) is AccumulateGrad:
+        n = n.variable
         site = n.__dict__.get("_site")
         where = f" @ {sites.fmt(site)}" if site is not None else ""
         name = n.__dict__.get("name")
@@ -277,13 +274,11 @@ def _text(tensor):
 
 
 def _short(n):
-    from ..tensor import Tensor
-    return "AccumulateGrad" if isinstance(n, Tensor) else n.name()
+    return "AccumulateGrad" if type(n) is AccumulateGrad else n.name()
 
 
 def _dot(tensor):
     """Graphviz dot text; edges run from an input's node to the node that consumes it."""
-    from ..tensor import Tensor
     lines = ["digraph mutograd {", '  node [shape=box, fontname="monospace"];']
     if tensor.grad_fn is None and not tensor._rg:
         lines.append('  n0 [label="no graph: the tensor does not require grad"];')
@@ -291,7 +286,7 @@ def _dot(tensor):
     root, ids, order = _walk(tensor)
     for n in order:
         attrs = [f'label="{_escape(_label(n))}"']
-        if isinstance(n, Tensor):
+        if type(n) is AccumulateGrad:
             attrs += ["shape=ellipse", "style=filled", 'fillcolor="lightblue"']
         elif getattr(n, "rebased", False):
             attrs += ["style=filled", 'fillcolor="orange"']

@@ -19,7 +19,7 @@ Note [Differentiable gradient formulas]
 import numpy as np
 
 from ..errors import BackwardError
-from .node import Node
+from .node import Node, edge_of
 
 _mg = None
 
@@ -822,7 +822,7 @@ def with_kink_edge(t, edge, shape, dtype):
     """Tensor ``t`` (a gradient just computed) with a zero edge of ``shape`` and ``dtype`` to
     ``edge`` (Note [Gradients at a kink, differentiated again])."""
     from ..tensor import _alias
-    node = KinkBackward(((t.grad_fn or t) if t._rg else None, edge))
+    node = KinkBackward((edge_of(t) if t._rg else None, edge))
     node.shape, node.dtype, node.like = shape, dtype, t
     r = _alias(t, t._data)   # a new tensor: ``t`` may be one the caller holds
     r.grad_fn, r._rg = node, True

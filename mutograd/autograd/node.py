@@ -185,7 +185,8 @@ def move_retained(old, new, t=None):
 
 
 class Node:
-    """A backward node. ``next`` holds one edge per input: a Node, a leaf Tensor, or None.
+    """A backward node. ``next`` holds one edge per input: a Node (a leaf's is its
+    :class:`AccumulateGrad`), or None.
 
     ``apply(g, into)`` returns one gradient per edge; ``into`` is ``g`` when the engine owns it
     (the node may write there), else None (Note [Gradient ownership] in engine.py).
@@ -331,10 +332,10 @@ class Node:
         if edge is None and counter is not None:
             edge = late_history(counter, arr)
             if edge is not None and not isinstance(edge, Node):
-                return edge
-        if edge is not None and not isinstance(edge, Node):   # a leaf tensor
-            if edge._data is arr:
-                return edge
+                return edge   # the leaf the saved constant became
+        if type(edge) is AccumulateGrad:
+            if edge.variable._data is arr:
+                return edge.variable
             edge = _Alias((edge,))
         from ..tensor import _borrow
         t = _borrow(arr, counter)
@@ -478,30 +479,23 @@ class HookHandle:
         self.remove()
 
 
-class AccumulateGrad:
-    """The node a leaf's gradient goes to, as ``next_functions`` and ``get_gradient_edge`` show
-    it: one per leaf, kept by the leaf (``variable`` is the leaf, held weakly so that leaf and
-    node make no cycle). Its hooks run around the accumulation into ``.grad``: ``register_
-    prehook(hook(grad_outputs))`` before, ``register_hook(hook((), grad_outputs))`` after."""
+class AccumulateGrad(Node):
+    """A leaf's node, as in PyTorch: the edge through which a gradient reaches the leaf
+    (``next_functions``, ``get_gradient_edge`` and every node's ``next`` show it). The graph
+    keeps it, and it keeps its leaf (``variable``); the leaf finds it again by a weak reference,
+    so leaf and node make no cycle, and a leaf in no graph has none alive. Its hooks run around
+    the accumulation into ``.grad`` (Note [Node hooks] in engine.py): ``register_prehook(
+    hook(grad_outputs))`` before, ``register_hook(hook((), grad_outputs))`` after."""
 
-    __slots__ = ("__weakref__", "_variable", "hooks")
+    __slots__ = ("variable",)
+    # a node with no inputs, nothing saved and no site: class attributes over Node's slots, so
+    # that making one (once per leaf per graph) sets two
+    next = ()
+    saved = retained = created_at = None
 
     def __init__(self, variable):
-        self._variable = weakref.ref(variable)
+        self.variable = variable
         self.hooks = None
-
-    @property
-    def variable(self):
-        return self._variable()
-
-    next = ()
-    next_functions = ()
-    metadata = Node.metadata
-    _hook_lists = Node._hook_lists
-    register_hook = Node.register_hook
-    register_prehook = Node.register_prehook
-    split_grad = Node.split_grad
-    join_grad = Node.join_grad
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
@@ -511,20 +505,29 @@ class AccumulateGrad:
 
 
 def accumulator(leaf):
-    """The leaf's :class:`AccumulateGrad`, made on first use and kept by the leaf."""
-    acc = leaf.__dict__.get("_accumulator")
-    if acc is None:
-        acc = leaf.__dict__["_accumulator"] = AccumulateGrad(leaf)
+    """The leaf's :class:`AccumulateGrad`: the one alive (some graph or the user holds it), or a
+    new one."""
+    d = leaf.__dict__
+    ref = d.get("_accumulator")
+    if ref is not None:
+        acc = ref()
+        if acc is not None:
+            return acc
+    acc = AccumulateGrad(leaf)
+    d["_accumulator"] = weakref.ref(acc)
     return acc
 
 
+def edge_of(t):
+    """The edge of a tensor that requires grad: its history, or its AccumulateGrad for a
+    leaf."""
+    fn = t.grad_fn
+    return fn if fn is not None else accumulator(t)
+
+
 def gradient_edge(e):
-    """``(node, output_nr)`` of an edge of ``Node.next`` (a node, a leaf tensor or None)."""
-    if e is None:
-        return (None, 0)
-    if isinstance(e, Node):
-        return (e, e.output_nr)
-    return (accumulator(e), 0)
+    """``(node, output_nr)`` of an edge of ``Node.next`` (a node or None)."""
+    return (None, 0) if e is None else (e, e.output_nr)
 
 
 def freed_error(node):

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..autograd import engine
 from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.node import Node
+from ..autograd.node import AccumulateGrad, Node, edge_of
 from ..errors import BackwardError
 from ..tensor import Tensor, _alias, _wrap
 from . import layers
@@ -185,7 +185,7 @@ def _enter(x, dim, level):
     t = _alias(x, BatchedArray(np.moveaxis(x._data, dim, 0), level.ident))
     if x.requires_grad and is_grad_enabled():
         t.requires_grad_()
-        t.__dict__["_stands_for"] = (x.grad_fn or x, dim)
+        t.__dict__["_stands_for"] = (edge_of(x), dim)
     return t
 
 
@@ -302,7 +302,7 @@ def _batched_tensor(g, dim, level):
     t = _alias(g, BatchedArray(arr, level.ident))
     if g.requires_grad:
         t.requires_grad_()
-        t.__dict__["_stands_for"] = (g.grad_fn or g, dim)
+        t.__dict__["_stands_for"] = (edge_of(g), dim)
     return t
 
 
@@ -334,7 +334,7 @@ def _cut(rewire):
         if node not in restore:
             restore[node] = node.next
         nxt = list(node.next)
-        nxt[k] = stand
+        nxt[k] = edge_of(stand)
         node.next = tuple(nxt)
     return list(restore.items())
 
@@ -363,7 +363,7 @@ def _postorder(root):
         while i < len(nxt):
             e = nxt[i]
             i += 1
-            if e is not None and not isinstance(e, Tensor) and e not in seen:
+            if e is not None and type(e) is not AccumulateGrad and e not in seen:
                 seen.add(e)
                 stack.append((node, i))
                 stack.append((e, 0))
@@ -396,7 +396,7 @@ def _boundary(inner, ident):
         if stands is not None:
             edge, mode = stands
         elif leaf.requires_grad and not _batched_leaf(leaf, ident):
-            edge, mode = leaf, None
+            edge, mode = edge_of(leaf), None
         else:   # a leaf made inside the function: nothing outside sees its gradient
             return
         targets.append(leaf)
@@ -411,7 +411,8 @@ def _boundary(inner, ident):
     inside = {}
     for node in order:
         inside[node] = _saves_batched(node, ident) or any(
-            e is not None and (_batched_leaf(e, ident) if isinstance(e, Tensor) else inside[e])
+            e is not None and (_batched_leaf(e.variable, ident) if type(e) is AccumulateGrad
+                                else inside[e])
             for e in node.next)
     stands = {}
     for node in order:
@@ -420,8 +421,8 @@ def _boundary(inner, ident):
         for k, e in enumerate(node.next):
             if e is None:
                 continue
-            if isinstance(e, Tensor):
-                target(e)
+            if type(e) is AccumulateGrad:
+                target(e.variable)
                 continue
             if inside[e]:
                 continue

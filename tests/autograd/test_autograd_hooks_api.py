@@ -215,6 +215,42 @@ def gradient_edges(L):
             leaf_edge.node.variable is x, _v(gy), _v(gx), _v(gm), _v(go))
 
 
+def leaf_nodes(L):
+    """A leaf's AccumulateGrad is one node for all the ops that read the leaf; the graph keeps
+    the node and the node its leaf, so a leaf dropped by the program still gets its hooks and
+    its .grad. Once the graph is gone nothing keeps the leaf (no cycle through its node)."""
+    import gc
+    import weakref
+    x = L.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    z = x * 3
+    acc = y.grad_fn.next_functions[0][0]
+    same, is_x = acc is z.grad_fn.next_functions[0][0], acc.variable is x
+    seen = []
+    x.register_hook(lambda g: seen.append(_v(g)))
+    acc.register_prehook(lambda gs: seen.append("pre"))
+    del x, acc
+    (y + z).sum().backward(retain_graph=True)
+    leaf = y.grad_fn.next_functions[0][0].variable
+    grad = _v(leaf.grad)
+    ref = weakref.ref(leaf)
+    gc.disable()
+    try:
+        del y, z, leaf
+        alive = ref() is not None
+    finally:
+        gc.enable()
+    w = L.tensor([1.0], requires_grad=True)
+    before = (w * 2).grad_fn.next_functions[0][0]
+    hooked = []
+    before.register_prehook(lambda gs: hooked.append("kept"))
+    (w * 2).sum().backward()   # the node held above is the one this graph reaches
+    del before
+    (w * 2).grad_fn.next_functions[0][0].register_prehook(lambda gs: hooked.append("lost"))
+    (w * 2).sum().backward()   # nothing kept that node: this graph has a new one, no hook
+    return same, is_x, seen, grad, alive, hooked
+
+
 def multi_grad_hooks(L):
     a = L.tensor([1.0, 2.0], requires_grad=True)
     b = L.tensor([3.0, 4.0], requires_grad=True)
@@ -354,6 +390,7 @@ PROGRAMS = {
         "Trying to backward through the graph a second time (or")),
     "gradient_edges": (gradient_edges, (
         True, 0, "AccumulateGrad", True, [6.0, 12.0], [18.0, 36.0], [6.0, 12.0], [3.0, 3.0])),
+    "leaf_nodes": (leaf_nodes, (True, True, [[5.0, 5.0], "pre"], [5.0, 5.0], False, ["kept"])),
     "multi_grad_hooks": (multi_grad_hooks, (
         [[True, True, True, False], [True, False, True, False],
          [True, True, False, False], [True, True, False, False]], [[3.0, 4.0]])),

@@ -348,14 +348,14 @@ def test_anomaly_names_the_node_that_produced_nan_or_inf():
     y, z, _ = nonfinite_scenarios()
     with np.errstate(divide="ignore"):
         y.sum().backward()
-    assert np.isinf(y.grad_fn.next[0].grad.numpy()[0])
+    assert np.isinf(y.grad_fn.next[0].variable.grad.numpy()[0])
 
 
 def test_anomaly_check_nan_can_be_turned_off():
     with mg.detect_anomaly(check_nan=False):
         _, z, _ = nonfinite_scenarios()
         z.sum().backward()
-    assert np.isnan(z.grad_fn.next[0].grad.numpy()).all()
+    assert np.isnan(z.grad_fn.next[0].variable.grad.numpy()).all()
 
 
 def test_nodes_keep_a_stack_only_in_anomaly_mode():
