@@ -15,7 +15,9 @@ Classes (docs/fuzzing.md):
   PyTorch running the program inside ``allow_mutation_on_saved_tensors()`` (a difference there is
   ``wrong``; no reference there makes the category ``unverified``);
 - ``crashed``: mutograd raises an exception that is not its own (from inside NumPy, an
-  AttributeError, ...).
+  AttributeError, ...);
+- ``no-oracle``: PyTorch's run killed its process (a segfault inside PyTorch) or hung, so there
+  is nothing to compare with; only a run with :data:`ISOLATE` set can tell.
 """
 import contextlib
 import functools
@@ -142,7 +144,11 @@ def _deliberate(exc):
 
 
 def _raised_by_program(exc):
-    """Whether ``exc`` was raised by the program's own statement, not inside a framework."""
+    """Whether ``exc`` was raised by the program's own statement, not inside a framework (for
+    one sent by the reference server, which loses its traceback, as the server found)."""
+    sent = getattr(exc, "raised_by_program", None)
+    if sent is not None:
+        return sent
     tb, last = exc.__traceback__, None
     while tb is not None:
         last, tb = tb, tb.tb_next
@@ -248,7 +254,9 @@ def serve():
         trace = execute(program, "torch", allow_mutation)
         if trace.error is not None:   # an exception's own state may not pickle
             e = trace.error.exc
-            trace.error.exc = type(e)(str(e)) if _picklable(e) else RuntimeError(str(e))
+            sent = type(e)(str(e)) if _picklable(e) else RuntimeError(str(e))
+            sent.raised_by_program = _raised_by_program(e)   # its traceback stays here
+            trace.error.exc = sent
         pickle.dump(trace, stdout)
         stdout.flush()
 
@@ -436,10 +444,19 @@ def family(kind):
     return ".".join(parts[:n + 1])
 
 
+ISOLATE = False   # True: PyTorch's plain run goes to the reference server too (the sweep's)
+
+
 def classify(program, traces=None):
     """The :class:`Outcome` of ``program``; ``traces`` lets a caller pass runs it already has."""
-    tm, tt = traces or (execute(program, "mutograd"), execute(program, "torch"))
+    if traces is None:
+        tm = execute(program, "mutograd")
+        tt = execute_isolated(program, False) if ISOLATE else execute(program, "torch")
+    else:
+        tm, tt = traces
     em, et = tm.error, tt.error
+    if et is not None and isinstance(et.exc, ReferenceCrashed):
+        return Outcome("no-oracle", "PyTorch crashed", str(et.exc))
     # float32 anywhere (a mixed sum promotes a float32 partial result) loosens every comparison
     tol = TOL["float32" if "float32" in program.source() else "float64"]
     d = first_difference(tm, tt, tol)

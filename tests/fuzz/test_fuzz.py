@@ -204,6 +204,19 @@ def test_the_classifier_names_each_class():
     assert classify(both).key == ("ok", "program error")   # the program's own error, in both
 
 
+def test_a_pytorch_crash_costs_its_program_not_the_sweep(monkeypatch):
+    """With ``ISOLATE`` (the sweep's setting) PyTorch's plain run goes to the reference server:
+    a PyTorch that kills its process gives this program no oracle, and the next one runs."""
+    from . import run
+    monkeypatch.setattr(run, "ISOLATE", True)
+    dies = _prog(("x = torch.ones(2)", "leaf", "import os; os.kill(os.getpid(), 9)", ("x",), (),
+                  False))
+    assert classify(dies).key == ("no-oracle", "PyTorch crashed")
+    assert classify(_prog(("x = torch.ones(2)", "leaf", None, ("x",), (), False))).cls == "ok"
+    both = _prog(("x = torch.ones(2).no_such_method()", "unary", None, ("x",), (), False))
+    assert classify(both).key == ("ok", "program error")   # told apart in the server
+
+
 def test_a_value_difference_after_a_huge_value_is_not_wrong():
     def program(x, alt):   # PyTorch's rendering perturbs x before cos
         return _prog((f"x = torch.tensor({x}, dtype=torch.float64)", "leaf", None, ("x",), (),
