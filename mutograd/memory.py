@@ -324,6 +324,52 @@ def empty_like(xp, x, dtype=None):
     return empty(xp, x.shape, x.dtype if dtype is None else dtype)
 
 
+def empty_preserving(xp, a, dtype=None):
+    """An empty array of ``a``'s shape laid out as PyTorch lays out a copy of ``a``
+    (``preserve_format``; Note [Result layouts] in ops/registry.py): C order for a C-contiguous
+    ``a``, else ``a``'s dimensions by decreasing stride, where a broadcast (stride 0) dimension
+    keeps its place. NumPy's order "K" puts a broadcast dimension innermost instead."""
+    dtype = a.dtype if dtype is None else dtype
+    if a.ndim < 2 or a.flags.c_contiguous:
+        return xp.empty(a.shape, dtype)
+    r = xp.empty_like(a, dtype=dtype)   # order "K": right unless a stride is 0 or tied
+    want = _preserved_strides(a.shape, a.strides, r.itemsize)
+    if r.strides == want:
+        return r
+    proto = xp.lib.stride_tricks.as_strided(xp.empty(1, dtype), a.shape, want)
+    return xp.empty_like(proto)   # dense strides: order "K" keeps them, and owns its memory
+
+
+def _preserved_strides(shape, strides, itemsize):
+    """The strides of :func:`empty_preserving`: c10's ``infer_dense_strides``, an insertion
+    sort of the dimensions from the innermost, where a comparison with a stride of 0 is
+    undecided and keeps the order."""
+    perm = list(range(len(shape) - 1, -1, -1))   # innermost first
+
+    def after(d0, d1):   # 1: d0 goes outside d1, -1: inside, 0: undecided
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return 1 if s0 > s1 else -1
+        return 1 if shape[d0] > shape[d1] else 0
+    for i in range(1, len(perm)):
+        j = i
+        for k in range(i - 1, -1, -1):
+            c = after(perm[k], perm[j])
+            if c > 0:
+                perm[k], perm[j] = perm[j], perm[k]
+                j = k
+            elif c < 0:
+                break
+    out = [0] * len(shape)
+    step = itemsize
+    for d in perm:
+        out[d] = step
+        step *= max(shape[d], 1)
+    return tuple(out)
+
+
 def out_of_memory(shape, dtype, place="cpu"):
     """The MemoryError for a tensor that cannot be allocated: it names the tensor the user asked
     for (NumPy's own names the flat buffer behind it) and what mutograd's tensors hold already.

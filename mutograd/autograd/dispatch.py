@@ -116,6 +116,8 @@ def run(op, inputs, attrs, target=None, dead=None):
         if op.pool and xp is np and inputs[0] is x0 and x0._data.nbytes >= _cache.min_bytes:
             buf, raw = _pooled_buffer(op, inputs, args, dead, rg)
     out, kept = _forward(op, xp, args, attrs, buf, record, x0)
+    if op.meets and op.layout is None and buf is None and target is None:
+        out = first_layout(args[0], args, out)
     if target is not None:
         target._counter.bump(op.iname)
         result = target
@@ -137,6 +139,24 @@ def run(op, inputs, attrs, target=None, dead=None):
             result.grad_fn = node
             result._rg = True
     return result
+
+
+def first_layout(a, operands, out):
+    """Element-wise result ``out`` laid out as its first operand ``a`` when ``a`` has the
+    result's shape and its layout disagrees with another operand's: PyTorch's rule, where NumPy
+    falls back to C order (Note [Result layouts] in ops/registry.py). Costs a copy in that case
+    only."""
+    if (type(a) is not _ndarray or a.ndim < 2 or type(out) is not _ndarray
+            or out.shape != a.shape or a.flags.c_contiguous):
+        return out
+    for b in operands:
+        if b is not a and type(b) is _ndarray and b.ndim > 1 and b.strides != a.strides:
+            laid = memory.empty_preserving(np, a, out.dtype)   # a's order of strides
+            if laid.strides == out.strides:
+                return out
+            laid[...] = out
+            return laid
+    return out
 
 
 def _check_same_dtype(op, arrays):
@@ -665,6 +685,8 @@ def binary(op):
                     out = op.ufunc(a, b)   # Note [Ufunc fast path] in ops/registry.py
                 except (ValueError, TypeError):
                     return run(op, (self, other), d)   # raises our error
+                if a.ndim > 1 and type(b) is _ndarray and not a.flags.c_contiguous:
+                    out = first_layout(a, (b,), out)   # Note [Result layouts]
                 # tensor._fresh written out: the call would cost ~5% of a small op
                 r = _new(cls)
                 r._data = out

@@ -617,9 +617,19 @@ def _add(buf, key, g, owned):
 
 
 def _add_graph(buf, key, g, owned):
-    """:func:`_add` in graph mode: gradients are tensors, summed out of place (recorded)."""
+    """:func:`_add` in graph mode: gradients are tensors, summed out of place (recorded). A sum
+    takes its first term's layout (Note [Result layouts] in ops/registry.py), and which term
+    PyTorch's engine has first depends on the order it runs nodes in, which is not ours: a term
+    in C order goes first, so that the sum's layout does not depend on that order."""
     entry = buf.get(key)
-    buf[key] = (g if entry is None else entry[0] + g, False)
+    if entry is None:
+        buf[key] = (g, False)
+        return
+    a = entry[0]
+    fa, fg = getattr(a._data, "flags", None), getattr(g._data, "flags", None)
+    if fa is not None and fg is not None and fg.c_contiguous and not fa.c_contiguous:
+        a, g = g, a
+    buf[key] = (a + g, False)
 
 
 def _run_hooks(hooks, g, owned, graph=False):

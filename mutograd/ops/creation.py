@@ -254,7 +254,7 @@ def in_layout_of(t, x, memory_format=None):
     if a.ndim < 2 or flags is None or flags.c_contiguous or str(memory_format).endswith(
             ("contiguous_format", "contiguous")) or t._place is not x._place:
         return t
-    r = t._place.xp.empty_like(a, dtype=t._data.dtype)   # order "K": a's order of strides
+    r = memory.empty_preserving(t._place.xp, a, t._data.dtype)   # a's order of strides
     r[...] = t._data
     t._data = r
     return t

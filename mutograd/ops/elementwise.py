@@ -582,7 +582,7 @@ def _masked_fill(xp, x, mask, value, out=None):
     return out
 
 
-defop("masked_fill", _masked_fill, result="same",
+defop("masked_fill", _masked_fill, result="same", layout="C",
       grad=(lambda g, mask, xp: masked(g, ~mask, xp), None,
             lambda g, mask, xp: masked(g, mask, xp).sum()))
 

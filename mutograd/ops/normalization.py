@@ -190,7 +190,7 @@ def _renorm_rows_grad(g, x, p, axis, max_norm, xp, chosen):
     return f * g + dfdn * gx * dndx
 
 
-defop("renorm", _renorm, kind="other", grad=_renorm_grad)
+defop("renorm", _renorm, kind="other", grad=_renorm_grad, layout="C")
 
 
 def _chosen(xp, x, index):

@@ -60,6 +60,7 @@ Note [Ufunc fast path]
 """
 import inspect
 
+from .. import memory
 from ..autograd.arguments import bind
 from ..autograd.dispatch import run, run_variadic, swap_storage, write
 from ..autograd.op_functions import _make_function, _variadic_function
@@ -89,6 +90,7 @@ class OpDef:
     kink = False       # defop(kink=True): Note [Gradients at a kink, differentiated again]
     meets = False      # set in __init__: Note [Type promotion] in autograd/promotion.py
     operands = None    # defop(operands=...): the indices of the inputs whose dtypes meet
+    layout = None      # defop(layout=...): Note [Result layouts]
 
     def __init__(self, name, fwd, grad, kind, inplace, varargs, result, fill, node_name,
                  keeps=(), saves_inputs=False):
@@ -216,6 +218,44 @@ class OpDef:
         self.node_cls = self._node_class(VarNode, node_name)
 
 
+# Note [Result layouts]
+#     A new result is laid out as PyTorch lays it out, since the layout decides what a later
+#     ``view``, ``reshape`` or ``as_strided`` of it shares. Element-wise ops keep their input's
+#     order of strides in both NumPy and PyTorch. PyTorch's reductions, scans (cumsum,
+#     log_softmax), roll, tril/triu, masked_fill and renorm give a C-contiguous result whatever
+#     the input's strides, where NumPy keeps the input's order: those are declared
+#     ``layout="C"``. sort, argsort and flip lay their result out as PyTorch's preserve_format
+#     copies its input (memory.empty_preserving), where NumPy gives C order: ``layout=
+#     "input"``. A result written into ``out=`` keeps that buffer's layout. The copy this
+#     costs happens only for an input that is not C-contiguous.
+
+
+def _laid_out(fwd, layout):
+    """``fwd`` whose new result has the declared layout (Note [Result layouts])."""
+    def forward(xp, *args, **kw):
+        r = fwd(xp, *args, **kw)
+        if kw.get("out") is not None or getattr(r, "ndim", 0) < 2 or not hasattr(r, "flags"):
+            return r   # written into out=, one axis at most, or a batched array (vmap)
+        x = args[0]
+        if layout == "C":
+            if not r.flags.c_contiguous:
+                return xp.ascontiguousarray(r)
+            if 1 in r.shape and not getattr(x, "flags", r.flags).c_contiguous:
+                c = xp.empty(r.shape, r.dtype)   # a kept axis's stride, as PyTorch's
+                if c.strides != r.strides:
+                    c[...] = r
+                    return c
+            return r
+        if r.shape == x.shape and not x.flags.c_contiguous:
+            laid = memory.empty_preserving(xp, x, r.dtype)
+            if laid.strides != r.strides:
+                laid[...] = r
+                return laid
+        return r
+    forward.__signature__ = inspect.signature(fwd)
+    return forward
+
+
 def _camel(name):
     return "".join(p[:1].upper() + p[1:] for p in name.split("_"))
 
@@ -224,7 +264,7 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
           fill=False, method=True, node_name=None, aliases=(), keeps=(), copy_out=False,
           doc=None, example=None, ufunc=None, saves_inputs=False, undo=None, inplace_name=None,
           keywords=None, writes=None, promotes=None, leading=(), kink=False, same_dtype=None,
-          operands=None):
+          operands=None, layout=None):
     """Declare an op; returns the OpDef. See the module docstring.
 
     ``doc``: the one-line summary ``help()`` shows; ``example``: a runnable expression using
@@ -249,7 +289,9 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
     ``kind="matmul"``). ``promotes=False``: the runner leaves Note [Type promotion] (in
     autograd/promotion.py) to the forward (an element-wise op with several inputs has it
     applied before its forward); ``operands``: the names of the inputs whose dtypes meet there,
-    when not all of them (``where``'s condition does not).
+    when not all of them (``where``'s condition does not). ``layout``: the memory layout of a new
+    result (Note [Result layouts]): ``"C"`` (the default of ``kind="reduction"``) or
+    ``"input"``; None keeps the backend's.
 
     ``kind="variadic"`` declares an op over a list of tensors, ``fwd(xp, arrays, **attrs)`` with
     ``grad(g, xs, xp, **attrs)`` returning one gradient per input (``xs``: the inputs when
@@ -258,6 +300,9 @@ def defop(name, fwd, grad=None, kind="elementwise", inplace=True, varargs=None, 
     (``einsum(equation, *operands)``)."""
     op = OpDef(name, fwd, grad, kind, inplace, varargs, result, fill, node_name, keeps,
                saves_inputs)
+    op.layout = layout or ("C" if kind == "reduction" else None)
+    if op.layout is not None:
+        op.fwd = _laid_out(op.fwd, op.layout)
     op.doc = doc
     op.example = example
     if same_dtype is not None:

@@ -62,7 +62,7 @@ def _cumsum_grad(g, x_shape, axis, xp):
     return xp.flip(xp.cumsum(xp.flip(g, axis), axis), axis)
 
 
-defop("cumsum", _cumsum, kind="scan", grad=_cumsum_grad)
+defop("cumsum", _cumsum, kind="scan", grad=_cumsum_grad, layout="C")
 
 
 def _cumprod(xp, x, axis=None, out=None, dtype=None):
@@ -105,7 +105,7 @@ def _zero_decides(xp, zero, v):
     return xp.where(zero & ~xp.isfinite(v), 0, v)
 
 
-defop("cumprod", _cumprod, kind="scan", grad=_cumprod_grad)
+defop("cumprod", _cumprod, kind="scan", grad=_cumprod_grad, layout="C")
 
 
 def logcumsumexp(input, dim):
@@ -127,7 +127,7 @@ def _running(input, dim, better):
         take = better(a[..., i], best) | (a[..., i] == best) | np.isnan(a[..., i])
         best = np.where(take, a[..., i], best)
         idx[..., i] = np.where(take, i, idx[..., i - 1])
-    idx = creation.tensor(np.moveaxis(idx, -1, d).reshape(input.shape))
+    idx = creation.tensor(np.ascontiguousarray(np.moveaxis(idx, -1, d)).reshape(input.shape))
     if input.ndim == 0:
         return ValuesIndices(input * 1, idx)
     return ValuesIndices(gather(input, d, idx), idx)

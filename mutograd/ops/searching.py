@@ -48,7 +48,8 @@ def count_nonzero(x, dim=None, axis=None):
     """How many elements are nonzero, over ``dim`` (an int or a tuple) or everywhere."""
     d = _dim(dim, axis)
     xp = backend_of(x)
-    return _wrap(xp.asarray(xp.count_nonzero(array_of(x), axis=d)).astype(np.int64), x)
+    n = xp.count_nonzero(array_of(x), axis=d)   # a C-contiguous result, as PyTorch's
+    return _wrap(xp.ascontiguousarray(n).astype(np.int64, copy=False), x)
 
 
 def unique(x, sorted=True, return_inverse=False, return_counts=False, dim=None, axis=None):

@@ -15,6 +15,7 @@ import itertools
 
 import numpy as np
 
+from .. import memory
 from ..errors import ShapeError
 from ..tensor import Size, Tensor
 from .axes import canon_dim, real_dim
@@ -76,7 +77,7 @@ def _flip(xp, x, *, axis):
     return xp.flip(x, axis if isinstance(axis, int) else tuple(axis)).copy()
 
 
-defop("flip", _flip, kind="other", varargs="axis", inplace=False,
+defop("flip", _flip, kind="other", varargs="axis", inplace=False, layout="input",
       grad=lambda g, axis, xp: _flip(xp, g, axis=axis))
 
 
@@ -84,7 +85,7 @@ def _roll(xp, x, *, shifts, axis=None):
     return xp.roll(x, shifts, axis=axis)
 
 
-defop("roll", _roll, kind="other", inplace=False,
+defop("roll", _roll, kind="other", inplace=False, layout="C",
       grad=lambda g, shifts, axis, xp: xp.roll(
           g, -shifts if isinstance(shifts, int) else tuple(-s for s in shifts), axis=axis))
 
@@ -198,16 +199,22 @@ def _masked_select_grad(g, x_shape, mask, xp):
 
 defop("masked_select", _masked_select, kind="other", inplace=False,
       grad=(_masked_select_grad, None))
-# clone keeps the memory order, as PyTorch's (preserve_format), so that as_strided and view see
-# the same layout; contiguous() asks for C order
-defop("clone", lambda xp, x, memory_format=None: x.copy(
-          order="C" if memory_format == "contiguous" else "K"), kind="other", inplace=False,
-      grad=lambda g: g)
+def _copy_preserving(xp, x, dtype=None):
+    """A copy of ``x`` laid out as PyTorch's ``preserve_format`` lays it out, so that as_strided
+    and view see the same layout (Note [Result layouts] in ops/registry.py)."""
+    r = memory.empty_preserving(xp, x, dtype)
+    r[...] = x
+    return r
+
+
+# contiguous() asks for C order
+defop("clone", lambda xp, x, memory_format=None: x.copy() if memory_format == "contiguous"
+      else _copy_preserving(xp, x), kind="other", inplace=False, grad=lambda g: g)
 
 
 def _astype(xp, x, *, dtype):
     from ..dtypes import to_numpy
-    return x.astype(to_numpy(dtype))
+    return _copy_preserving(xp, x, to_numpy(dtype))
 
 
 defop("astype", _astype, kind="other", inplace=False,
@@ -243,8 +250,8 @@ def _into_tri(xp, r, out):
     return out
 
 
-defop("tril", _tril, kind="scan", grad=lambda g, diagonal, xp: xp.tril(g, diagonal))
-defop("triu", _triu, kind="scan", grad=lambda g, diagonal, xp: xp.triu(g, diagonal))
+defop("tril", _tril, kind="scan", layout="C", grad=lambda g, diagonal, xp: xp.tril(g, diagonal))
+defop("triu", _triu, kind="scan", layout="C", grad=lambda g, diagonal, xp: xp.triu(g, diagonal))
 
 
 # ---- joining -------------------------------------------------------------------------------

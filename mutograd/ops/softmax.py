@@ -91,7 +91,7 @@ softmax = defop("softmax", _softmax, kind="scan", result="float",
                 doc="``exp(x) / sum(exp(x))`` along ``axis`` (default the last), in ``dtype`` "
                     "when given.",
                 grad=lambda g, out, axis, xp: out * (g - _slice_sum(xp, g * out, axis))).function
-log_softmax = defop("log_softmax", _log_softmax, kind="scan", result="float",
+log_softmax = defop("log_softmax", _log_softmax, kind="scan", result="float", layout="C",
                     doc="``log(softmax(x))`` along ``axis``, computed stably, in ``dtype`` when "
                         "given.",
                     grad=lambda g, out, axis, xp: g - xp.exp(out) * _slice_sum(xp, g, axis)

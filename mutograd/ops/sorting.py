@@ -38,7 +38,7 @@ def _argtopk(xp, x, *, k, axis=-1, largest=True):
     return xp.take(idx, xp.arange(k), axis=axis) if x.ndim else idx
 
 
-defop("argsort", _argsort, kind="other", inplace=False)
+defop("argsort", _argsort, kind="other", inplace=False, layout="input")
 defop("argtopk", _argtopk, kind="other", inplace=False, method=False)
 
 

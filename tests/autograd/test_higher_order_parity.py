@@ -391,6 +391,28 @@ o = torch.tensor([[[[0.9, 0.8], [-1.1, -0.4], [0.8, 0.1]]]], dtype=torch.float64
                  requires_grad=True)
 g, = torch.autograd.grad(w, [x], grad_outputs=o, create_graph=True)
 """,
+    # Note [Result layouts]: a create_graph gradient summed from a transposed and a C-ordered
+    # term is laid out in C order, so reshape(-1) is a view and the write reaches g12
+    "summed_gradient_layout": """
+x2 = torch.tensor([[-0.2, -1.1, -0.8], [0.3, -0.4, 0.9], [-0.4, 1.2, 0.8]], dtype=torch.float64,
+                  requires_grad=True)
+v3 = x2 ** 3
+v3.copy_(x2.transpose(1, 0))
+loss8 = (v3 * torch.linspace(-0.5, 1.5, 9, dtype=torch.float64).reshape(3, 3)).sum()
+loss8.backward(create_graph=True)
+loss11 = (x2.grad.square() * 0.5).sum() + loss8
+g12, = torch.autograd.grad(loss11, [x2], create_graph=True)
+v13 = g12.reshape(-1,)
+v13[-3] = -1.335
+""",
+    # a clone of a broadcast view is C-ordered (preserve_format keeps a stride-0 axis in
+    # place), so reshape(6) is a view of it and the write through its detach() reaches it
+    "clone_of_an_expanded_tensor": """
+x1 = torch.tensor([0.9, -0.1, 0.6], dtype=torch.float64)
+v4 = x1.expand(2, 3).clone()
+v6 = v4.reshape(6,).detach()
+v6.index_add_(0, torch.tensor([1, 1, 0]), (x1 * 2))
+""",
 }
 
 
