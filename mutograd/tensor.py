@@ -480,8 +480,8 @@ class Tensor:
         if v.grad_fn is None and self.grad_fn is not None:
             # a view that was in a graph (through requires_grad_() on a view of it) stays in one
             # after its base was written without grad, as in PyTorch; nothing reaches the base
-            from .autograd.node import DeadEnd
-            self.grad_fn = DeadEnd(())
+            from .autograd.node import Regenerated
+            self.grad_fn = Regenerated((None,))
             return
         old = self.grad_fn
         self.grad_fn = v.grad_fn

@@ -425,6 +425,25 @@ class DeadEnd(Node):
         return []
 
 
+class Regenerated(Node):
+    """The history of a view that entered a graph (``requires_grad_()`` on it or on a view it
+    comes from) after its base was written without grad: PyTorch regenerates it from the base as
+    an ``AsStridedBackward0`` whose one input needs no gradient. Unlike a DeadEnd it is a real
+    node: gradients are computed for it, so ``grad()`` of the view gives one, and they go no
+    further."""
+
+    __slots__ = ()
+
+    def name(self):
+        return "AsStridedBackward0"
+
+    def apply(self, g, into=None):
+        return [None]
+
+    def apply_graph(self, g, out=None):
+        return [None]
+
+
 class _Alias(Node):
     """The history of a saved value that is a leaf's array under another name: the gradient
     passes to the leaf unchanged."""

@@ -405,6 +405,18 @@ g12, = torch.autograd.grad(loss11, [x2], create_graph=True)
 v13 = g12.reshape(-1,)
 v13[-3] = -1.335
 """,
+    # a view made a leaf's descendant by requires_grad_() on an expand view, whose base is then
+    # written without grad: its history is regenerated as a node of its own (PyTorch's
+    # AsStridedBackward0), which grad() reaches
+    "regenerated_view_is_a_gradient_target": """
+c2 = torch.tensor([[0.1, -1.0], [-0.8, 1.2]], dtype=torch.float64)
+v4 = c2.expand(2, 2, 2)
+v4.requires_grad_()
+v5 = v4.expand(2, 2, 2, 2)
+c2 += c2.clone()
+loss6 = (v5 * torch.linspace(-0.5, 1.5, 16, dtype=torch.float64).reshape(2, 2, 2, 2)).sum()
+g7 = torch.autograd.grad(loss6, [v4, v5], retain_graph=True, allow_unused=True)
+""",
     # a clone of a broadcast view is C-ordered (preserve_format keeps a stride-0 axis in
     # place), so reshape(6) is a view of it and the write through its detach() reaches it
     "clone_of_an_expanded_tensor": """
