@@ -219,6 +219,12 @@ def fit_graph(gi, shape, dtype, like):
     else:
         arr = like._place.xp.asarray(gi)
         t = constant(arr if arr.dtype.kind in "fc" else arr.astype(dtype), like)
+    if t._data.dtype != dtype:   # first, as PyTorch's gradient has the input's dtype all along:
+        # the sum below is then the last op, and a gradient that drops leading axes is a view
+        # of it, as PyTorch's sum_to gives it
+        if t._data.dtype.kind == "c" and dtype.kind != "c":   # a real input's share
+            t = t.real
+        t = mg.cast(t, dtype) if t._data.dtype != dtype else t
     if not shape and t.ndim:   # PyTorch's sum_to: a 0-d gradient is a sum, never a view
         t = mg.sum(t)
     elif tuple(t.shape) != tuple(shape):
@@ -235,8 +241,4 @@ def fit_graph(gi, shape, dtype, like):
         if tuple(t.shape) != tuple(shape):
             t = t.reshape(list(shape)) if t.numel() == math.prod(shape) else \
                 mg.broadcast_to(t, *shape)   # (a list: shape may be (), a 0-d gradient)
-    if t._data.dtype != dtype:
-        if t._data.dtype.kind == "c" and dtype.kind != "c":   # a real input's share
-            t = t.real
-        t = mg.cast(t, dtype) if t._data.dtype != dtype else t
     return t

@@ -531,7 +531,7 @@ defop("pow", _pow, grad=(_pow_grad_x, power_grad_exponent))
 def _share(g, xp, x, y, loses):
     """The share of a max/min's gradient ``g`` for the side that ``loses`` where it does: half
     at a tie, all of it at a NaN (Note [Gradients at a kink])."""
-    return masked(g * xp.where(x == y, 0.5, 1.0), ~loses, xp)
+    return masked(xp.where(x == y, g * 0.5, g), ~loses, xp)   # in g's dtype
 
 
 defop("maximum", lambda xp, x, y, out=None: ufunc(xp.maximum, x, y, out=out),

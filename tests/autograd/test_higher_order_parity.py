@@ -417,6 +417,19 @@ c2 += c2.clone()
 loss6 = (v5 * torch.linspace(-0.5, 1.5, 16, dtype=torch.float64).reshape(2, 2, 2, 2)).sum()
 g7 = torch.autograd.grad(loss6, [v4, v5], retain_graph=True, allow_unused=True)
 """,
+    # a broadcast input's gradient that drops a leading axis is a view of the sum, in the
+    # input's dtype (max's tie share was float64 and cast after the sum, a copy): a hook on it
+    # is left behind by a write through it, as in PyTorch
+    "leading_axis_gradient_is_a_view_in_its_dtype": """
+x = torch.tensor([0.6, 0.5, -1.1], dtype=torch.float32, requires_grad=True)
+c = torch.tensor([[0.3, 0.3, 0.3]], dtype=torch.float32)
+y = torch.maximum(c, x) ** 2
+g, = torch.autograd.grad(y, [x], grad_outputs=torch.ones_like(y), create_graph=True)
+g.register_hook(lambda t: t + 1)
+g.copy_(torch.tensor(1.0, dtype=torch.float32))
+(g * 1).sum().backward()
+xg = x.grad
+""",
     # a clone of a broadcast view is C-ordered (preserve_format keeps a stride-0 axis in
     # place), so reshape(6) is a view of it and the write through its detach() reaches it
     "clone_of_an_expanded_tensor": """
