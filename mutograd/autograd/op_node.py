@@ -15,12 +15,23 @@ from .node import DeadEnd, Node
 # Note [Gradients of replayed views]
 #     A view used after its base was written gets its history again by replaying its view ops on
 #     the base (Tensor._refresh_view). PyTorch regenerates it as one as_strided node instead,
-#     whose gradient is always a new tensor; the replayed node that leads to the base is marked
-#     (kept in ``REPLAYED``), and under create_graph its gradient is a copy too, so that a
-#     later write into the returned gradient changes the same tensors as in PyTorch.
+#     whose gradient is always a new tensor laid out as the base (as_strided_backward builds it
+#     in the base's geometry); the replayed node that leads to the base is marked (kept in
+#     ``REPLAYED``, with the base's strides), and under create_graph its gradient is such a copy
+#     too, so that a later write into the returned gradient, or into a view of it, changes the
+#     same tensors as in PyTorch.
 
-REPLAYED = weakref.WeakSet()
+REPLAYED = weakref.WeakKeyDictionary()   # node -> the base's strides
 
+
+
+def _in_base_layout(gi, xp, strides):
+    """A recorded copy of gradient ``gi`` laid out with the base's ``strides`` (Note [Gradients
+    of replayed views])."""
+    from .. import memory
+    a = gi._data
+    proto = xp.lib.stride_tricks.as_strided(xp.empty(1, a.dtype), a.shape, strides)
+    return constant(memory.empty_preserving(xp, proto), gi).copy_(gi)
 
 class OpNode(Node):
     """Backward node of a declared op; one subclass per op, named ``<Op>Backward``."""
@@ -78,9 +89,9 @@ class OpNode(Node):
                 kedge = edge if "out" not in params else self if out is None else out.grad_fn
                 gi = with_kink_edge(gi, kedge, self.shapes[i], self.dtypes[i])
             elif self in REPLAYED:   # Note [Gradients of replayed views]
-                gi = gi.clone() if g._data.size else constant(
-                    self.xp.zeros(self.shapes[i], self.dtypes[i]), g)   # (as_strided's for
-                # an empty view: zeros with no history)
+                gi = _in_base_layout(gi, self.xp, REPLAYED[self]) if g._data.size else \
+                    constant(self.xp.zeros(self.shapes[i], self.dtypes[i]), g)   # (as_strided's
+                # for an empty view: zeros with no history)
             grads.append(gi)
         return grads
 

@@ -430,6 +430,22 @@ g.copy_(torch.tensor(1.0, dtype=torch.float32))
 (g * 1).sum().backward()
 xg = x.grad
 """,
+    # views replayed after their base was written: the gradient into the base is laid out as
+    # the base (PyTorch's as_strided_backward), so reshape(6) of it is a view and the write
+    # through it counts on the gradient
+    "replayed_view_gradient_in_the_base_layout": """
+x2 = torch.tensor([[-0.5, 0.6, 0.8], [-0.9, -1.0, -0.4]], dtype=torch.float64,
+                  requires_grad=True)
+v6 = x2.transpose(1, 0)
+v7 = v6.unfold(1, 2, 2)
+v9 = v6.detach()
+v9[torch.tensor([2, 0, 1])] = -1.395
+loss10 = (v7 * torch.linspace(-0.5, 1.5, 6, dtype=torch.float64).reshape(3, 1, 2)).sum()
+g11, = torch.autograd.grad(loss10, [x2], create_graph=True)
+v13 = g11.reshape(6,)
+v13.masked_fill_(torch.tensor(True), -0.122)
+version = torch.tensor(float(g11._version))
+""",
     # a clone of a broadcast view is C-ordered (preserve_format keeps a stride-0 axis in
     # place), so reshape(6) is a view of it and the write through its detach() reaches it
     "clone_of_an_expanded_tensor": """
