@@ -411,7 +411,9 @@ class Packed:
 
 
 class DeadEnd(Node):
-    """A history that sends its gradient nowhere (Tensor._refresh_view)."""
+    """A history that sends its gradient nowhere (Tensor._refresh_view). Formulas skip an
+    edge to a DeadEnd itself (``type(edge) is DeadEnd``, op_node.py): no gradient is computed
+    for it, nor the saved values that would make it."""
 
     __slots__ = ()
 
@@ -419,29 +421,22 @@ class DeadEnd(Node):
         return "DeadEndBackward"
 
     def apply(self, g, into=None):
-        return []
+        return [None] * len(self.next)
 
     def apply_graph(self, g, out=None):
-        return []
+        return [None] * len(self.next)
 
 
-class Regenerated(Node):
+class Regenerated(DeadEnd):
     """The history of a view that entered a graph (``requires_grad_()`` on it or on a view it
     comes from) after its base was written without grad: PyTorch regenerates it from the base as
-    an ``AsStridedBackward0`` whose one input needs no gradient. Unlike a DeadEnd it is a real
-    node: gradients are computed for it, so ``grad()`` of the view gives one, and they go no
-    further."""
+    an ``AsStridedBackward0`` whose one input needs no gradient. Unlike a DeadEnd's, an edge to
+    it gets its gradient computed, so ``grad()`` of the view gives one; it goes no further."""
 
     __slots__ = ()
 
     def name(self):
         return "AsStridedBackward0"
-
-    def apply(self, g, into=None):
-        return [None]
-
-    def apply_graph(self, g, out=None):
-        return [None]
 
 
 class _Alias(Node):
