@@ -116,7 +116,8 @@ def run(op, inputs, attrs, target=None, dead=None):
         if op.pool and xp is np and inputs[0] is x0 and x0._data.nbytes >= _cache.min_bytes:
             buf, raw = _pooled_buffer(op, inputs, args, dead, rg)
     out, kept = _forward(op, xp, args, attrs, buf, record, x0)
-    if op.meets and op.layout is None and buf is None and target is None:
+    if (op.meets and op.layout is None and buf is None and target is None
+            and type(out) is _ndarray and out.ndim > 1):   # Note [Result layouts]
         out = first_layout(args[0], args, out)
     if target is not None:
         target._counter.bump(op.iname)
@@ -142,12 +143,11 @@ def run(op, inputs, attrs, target=None, dead=None):
 
 
 def first_layout(a, operands, out):
-    """Element-wise result ``out`` laid out as its first operand ``a`` when ``a`` has the
-    result's shape and its layout disagrees with another operand's: PyTorch's rule, where NumPy
-    falls back to C order (Note [Result layouts] in ops/registry.py). Costs a copy in that case
-    only."""
-    if (type(a) is not _ndarray or a.ndim < 2 or type(out) is not _ndarray
-            or out.shape != a.shape or a.flags.c_contiguous):
+    """Element-wise result ``out`` (a NumPy array) laid out as its first operand ``a`` when
+    ``a`` has the result's shape and its layout disagrees with another operand's: PyTorch's
+    rule, where NumPy falls back to C order (Note [Result layouts] in ops/registry.py). Costs a
+    copy in that case only."""
+    if type(a) is not _ndarray or out.shape != a.shape or a.flags.c_contiguous:
         return out
     for b in operands:
         if b is not a and type(b) is _ndarray and b.ndim > 1 and b.strides != a.strides:
