@@ -28,12 +28,13 @@ Note [Floating-point errors across threads]
     ``np.errstate`` is a context variable in NumPy 2, thread-local like grad mode: a worker
     thread does not see the caller's settings by itself. Each participating thread runs its
     blocks in a copy of the caller's context (so ``np.setbufsize`` and every other context
-    variable carry over) with the error modes the caller has replaced by ``'call'`` into a
-    recorder, except ``'ignore'``. After the last block the caller replays what was recorded in
-    NumPy's order (divide by zero, overflow, underflow, invalid value) with its own modes: the
-    same warning (attributed to the caller's line), the same ``FloatingPointError`` message, the
-    same callback, once per kind, as the single call gives. The output is complete when the
-    error is raised, as it is after the single call.
+    variable carry over), in the caller's grad and inference modes, with the error modes the
+    caller has replaced by ``'call'`` into a recorder, except ``'ignore'``. After the last
+    block the caller replays what was recorded in NumPy's order (divide by zero, overflow,
+    underflow, invalid value) with its own modes: the same warning (attributed to the caller's
+    line), the same ``FloatingPointError`` message, the same callback, once per kind, as the
+    single call gives. The output is complete when the error is raised, as it is after the
+    single call.
 """
 import contextvars
 import itertools
@@ -43,6 +44,8 @@ import threading
 import warnings
 
 import numpy as np
+
+from .autograd.grad_mode import set_thread_state, thread_state
 
 MIN_BYTES = 1 << 20     # outputs below this run as one call
 BLOCK_BYTES = 1 << 18   # the least output a block computes
@@ -119,6 +122,7 @@ class _Pool:
     def _work(self):
         while True:
             job, ctx = self.jobs.get()
+            set_thread_state(job.grad_modes)   # grad mode is thread-local, not a contextvar
             ctx.run(job.take_part)
             # an idle worker must not keep the last job's arrays alive: the buffer cache reuses
             # a buffer only once nothing else refers to it (Note [The buffer cache])
@@ -163,6 +167,7 @@ class _Job:
         self.errors = {}
         self.flags = []
         self.modes = modes   # Note [Floating-point errors across threads]
+        self.grad_modes = thread_state()
 
     def take_part(self):
         ran = 0

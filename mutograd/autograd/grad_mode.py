@@ -23,6 +23,16 @@ _inference_lock = threading.Lock()
 _inference_active = 0   # threads inside inference_mode(), process-wide
 
 
+def thread_state():
+    """This thread's grad mode and inference flag, for a worker thread to take on."""
+    return _state.enabled, _state.inference
+
+
+def set_thread_state(state):
+    """Take on a ``thread_state()`` (a pool worker runs a caller's job in the caller's modes)."""
+    _state.enabled, _state.inference = state
+
+
 def is_grad_enabled():
     """Whether ops run now record their backward node."""
     return _state.enabled

@@ -7,6 +7,7 @@ many blocks; the benchmarks (benchmarks/workloads_large.py) run the real sizes.
 import multiprocessing
 import os
 import threading
+import time
 import warnings
 
 import numpy as np
@@ -14,6 +15,7 @@ import pytest
 
 import mutograd as mg
 from mutograd import memory, parallel
+from mutograd.autograd.grad_mode import is_inference_mode_enabled
 
 
 @pytest.fixture(autouse=True)
@@ -284,11 +286,26 @@ def test_torch_names_route_to_the_same_setting():
 
 
 def test_the_caller_context_reaches_the_workers():
+    # each block waits a little, so that the workers take some of them as well as the caller
+    mg.set_num_threads(3)
     seen = []
+
+    def block(i):
+        time.sleep(0.002)
+        seen.append((threading.get_ident(), mg.is_grad_enabled(), is_inference_mode_enabled(),
+                     np.geterr()["under"]))
+
     with mg.no_grad(), np.errstate(under="raise"):
-        parallel.run_blocks(lambda i: seen.append((mg.is_grad_enabled(),
-                                                   np.geterr()["under"])), 9)
-    assert set(seen) == {(False, "raise")}
+        parallel.run_blocks(block, 9)
+    assert len({s[0] for s in seen}) > 1
+    assert {s[1:] for s in seen} == {(False, False, "raise")}
+    seen.clear()
+    with mg.inference_mode():
+        parallel.run_blocks(block, 9)
+    assert {s[1:] for s in seen} == {(False, True, "ignore")}
+    seen.clear()
+    parallel.run_blocks(block, 9)   # the workers took the modes for the job, not for good
+    assert {s[1:] for s in seen} == {(True, False, "ignore")}
 
 
 def _child(q):
