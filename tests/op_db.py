@@ -1308,7 +1308,47 @@ def _cross_entropy_make(weighted, **attrs):
     return make
 
 
+def _cross_entropy_backward_ref(g, x, target, weight=None, *, ignore_index=-100,
+                                reduction="mean"):
+    e = np.exp(x - x.max(1, keepdims=True))
+    valid = target != ignore_index
+    safe = np.where(valid, target, 0)
+    wt = (np.ones(x.shape[1]) if weight is None else weight)[safe] * valid
+    scale = wt * g / (wt.sum() if reduction == "mean" else 1)
+    return (e / e.sum(1, keepdims=True) - np.eye(x.shape[1])[safe]) * scale[:, None]
+
+
+def _cross_entropy_backward_make(weighted, reduction):
+    """The incoming gradient (one per row for 'none'), then the cross-entropy's inputs."""
+    def make(rng):
+        s = _cross_entropy_make(weighted, reduction=reduction)(rng)
+        g = rng.uniform(0.5, 2.0, (5,) if reduction == "none" else ())
+        return Sample([g] + s.args + [None] * (not weighted), s.kwargs, (0, 1))
+    return make
+
+
+def _cross_entropy_backward_torch(torch, g, x, target, weight=None, **kw):
+    """PyTorch's gradient of its cross-entropy in the logits, with its graph."""
+    loss = torch.nn.functional.cross_entropy(x, target, weight, **kw)
+    return torch.autograd.grad(loss, x, g, create_graph=True)[0]
+
+
+def _fused_gradient(name, ref, shapes, torch, **kw):
+    """A row of a gradient declared as an op (Note [Fused gradients] in ops/registry.py)."""
+    return _nn(name, ref, shapes, call=lambda fn, *a, **k: _ops()[name].function(*a, **k),
+               torch=torch, **kw)
+
+
 NN = [
+    # gradients declared as ops: their own gradients are the third order of their op
+    _fused_gradient("tanh_backward", lambda g, y: g * (1 - y * y), ((3, 4), (3, 4)),
+                    lambda torch, g, y: torch.ops.aten.tanh_backward(g, y)),
+    _fused_gradient("sigmoid_backward", lambda g, y: g * y * (1 - y), ((3, 4), (3, 4)),
+                    lambda torch, g, y: torch.ops.aten.sigmoid_backward(g, y)),
+    *[_fused_gradient("cross_entropy_indices_backward", _cross_entropy_backward_ref, (),
+                      _cross_entropy_backward_torch, variant=f"{r}{'-weighted' * w}",
+                      make=_cross_entropy_backward_make(w, r))
+      for r in ("mean", "sum", "none") for w in (False, True)],
     # x @ W.T + b as one op (ops/matmul.py)
     _nn("linear", lambda x, w, b: x @ w.T + b, ((3, 4), (5, 4), (5,)), covers=("linear",)),
     _nn("linear", lambda x, w: x @ w.T, ((3, 4), (5, 4)), variant="no-bias"),

@@ -261,11 +261,17 @@ class GraphArray:
             self.t.fill_(value)
 
 
+_REFLECTED = {"sub": "__rsub__", "div": "__rtruediv__", "floor_divide": "__rfloordiv__",
+              "pow": "__rpow__", "matmul": "__rmatmul__"}
+
+
 def _rop(b, a, name):
     """``b op a`` for a right-hand operator: ``b`` is a constant or scalar, ``a`` the tensor."""
     lib = _lib()
+    if isinstance(b, (bool, int, float, complex)):   # one op with the scalar, as ``1 - t``
+        return getattr(a, _REFLECTED[name])(b)
     if not isinstance(b, lib.Tensor):
-        b = lib.full_like(a, b) if not isinstance(b, np.ndarray) else constant(b, a)
+        b = constant(b, a)
     return getattr(lib, name)(b, a)
 
 
@@ -773,6 +779,12 @@ class GraphNamespace:
 
     def __init__(self, backend):
         self.backend = backend if backend is not None else np
+
+    def recorded(self, name, *args, **attrs):
+        """The declared op ``name`` on ``args``, recorded as one node (Note [Fused gradients]
+        in ops/registry.py)."""
+        like = _like(args)
+        return box(_lib().ops.OPS[name].function(*[tensor_of(a, like) for a in args], **attrs))
 
     def __getattr__(self, name):
         fn = _FUNCTIONS.get(name)

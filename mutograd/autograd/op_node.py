@@ -7,8 +7,10 @@ An op declared with ``defop`` (ops/registry.py) gets a subclass of :class:`OpNod
 import math
 import weakref
 
+from .. import memory
+from ..tensor import Tensor
 from .engine import RegionGrad
-from .graph_arrays import GraphArray, constant, graph_namespace, with_kink_edge
+from .graph_arrays import GraphArray, _lib, constant, graph_namespace, with_kink_edge
 from .node import DeadEnd, Node
 
 
@@ -28,7 +30,6 @@ REPLAYED = weakref.WeakKeyDictionary()   # node -> the base's strides
 def _in_base_layout(gi, xp, strides):
     """A recorded copy of gradient ``gi`` laid out with the base's ``strides`` (Note [Gradients
     of replayed views])."""
-    from .. import memory
     a = gi._data
     proto = xp.lib.stride_tricks.as_strided(xp.empty(1, a.dtype), a.shape, strides)
     return constant(memory.empty_preserving(xp, proto), gi).copy_(gi)
@@ -207,7 +208,6 @@ def fit(xp, g, shape, dtype):
 def graph_value(v):
     """A saved value as a formula's argument in graph mode: a tensor behind NumPy's interface;
     a Python scalar as it is."""
-    from ..tensor import Tensor
     if isinstance(v, Tensor):
         return GraphArray(v)
     if hasattr(v, "shape"):
@@ -218,14 +218,14 @@ def graph_value(v):
 def fit_graph(gi, shape, dtype, like):
     """:func:`fit` in graph mode: a formula's result (a GraphArray, a RegionGrad of one, or a
     constant) as a tensor of the input's shape and dtype, by recorded ops."""
-    import mutograd as mg
+    mg = _lib()
     if type(gi) is RegionGrad:   # its region written into zeros, through a recorded view
         z = GraphArray(constant(like._place.xp.zeros(shape, dtype), like))
         gi.view(z)[...] = gi.values
         return z.t
     if type(gi) is GraphArray:
         t = gi.t
-    elif isinstance(gi, mg.Tensor):
+    elif isinstance(gi, Tensor):
         t = gi
     else:
         arr = like._place.xp.asarray(gi)

@@ -15,6 +15,7 @@ from .. import dtypes, memory
 from ..backends.special import BLOCK, blockwise, erf, normal_cdf_block
 from ..errors import DTypeError, IntegerDivisionError
 from ..parallel import ufunc   # large arrays on all cores (Note [Splitting a ufunc ...])
+from ..autograd.graph_arrays import graph_mode
 from ..autograd.promotion import _promote
 from ..tensor import Tensor
 from .gradients import masked, power_grad_exponent, zero_gradient
@@ -95,11 +96,18 @@ defop("tan", lambda xp, x, out=None: ufunc(xp.tan, x, out=out),
       grad=lambda g, out: g * (1 + out * out), result="float",
       copy_out=True)   # Note [Outputs copied on write] in autograd/saved.py
 def _tanh_grad(g, out, into, xp):
+    if graph_mode(xp):   # one node (Note [Fused gradients] in registry.py)
+        return xp.recorded("tanh_backward", g, out)
     return ufunc(xp.multiply, g, 1 - out * out, out=into)
 
 
 defop("tanh", lambda xp, x, out=None: ufunc(xp.tanh, x, out=out), grad=_tanh_grad, result="float",
       ufunc=np.tanh)
+defop("tanh_backward", lambda xp, grad, y: _tanh_grad(grad, y, None, xp), kind="other",
+      inplace=False, method=False, node_name="TanhBackwardBackward",
+      grad=(lambda g, y, xp: _tanh_grad(g, y, None, xp), lambda g, grad, y: -2 * g * grad * y),
+      doc="tanh's gradient ``grad * (1 - y * y)`` of its output ``y``, as one op (Note [Fused "
+          "gradients] in ops/registry.py).")
 
 
 def _sigmoid(xp, x, out=None):
@@ -111,12 +119,20 @@ def _sigmoid(xp, x, out=None):
 
 
 def _sigmoid_grad(g, out, into, xp):
+    if graph_mode(xp):   # one node (Note [Fused gradients] in registry.py)
+        return xp.recorded("sigmoid_backward", g, out)
     return ufunc(xp.multiply, g, out * (1 - out), out=into)
 
 
 # ``into``: the incoming gradient's buffer when it may be overwritten (Note [Reusing the
 # incoming gradient] in registry.py), so these backward steps allocate at most one temporary
 defop("sigmoid", _sigmoid, grad=_sigmoid_grad, result="float")
+defop("sigmoid_backward", lambda xp, grad, y: _sigmoid_grad(grad, y, None, xp), kind="other",
+      inplace=False, method=False, node_name="SigmoidBackwardBackward",
+      grad=(lambda g, y, xp: _sigmoid_grad(g, y, None, xp),
+            lambda g, grad, y: g * grad * (1 - 2 * y)),
+      doc="sigmoid's gradient ``grad * y * (1 - y)`` of its output ``y``, as one op (Note "
+          "[Fused gradients] in ops/registry.py).")
 # Note [Gradients at a kink]
 #     At a kink the gradient takes PyTorch's one-sided value: relu'(0) = 0, abs'(0) = 0 (and 0
 #     at NaN: ``sign`` above), sign' = 0, hardtanh's 0 at both bounds, clamp's 1 at a bound, a

@@ -145,12 +145,17 @@ def _linear(xp, x, weight, bias, *, in_out=False):
 
 
 def _linear_grad_x(g, x_shape, weight, in_out, xp):
+    if graph_mode(xp) and not in_out:   # one recorded product, without the transposes that
+        # lay the result out (Note [Fused gradients] in registry.py)
+        return g @ (weight.conj() if weight.dtype.kind == "c" else weight)
     return _matmul_grad_x(g, x_shape, False, weight if in_out else mT(weight), xp)
 
 
 def _linear_grad_weight(g, x, weight_shape, in_out, xp):
     if in_out:
         return _matmul_grad_y(g, x, weight_shape, False, xp)
+    if graph_mode(xp) and x.ndim == 2:   # g.T @ x, as above
+        return mT(g) @ (x.conj() if x.dtype.kind == "c" else x)
     return mT(_matmul_grad_y(g, x, weight_shape[::-1], True, xp))
 
 

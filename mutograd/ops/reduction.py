@@ -48,9 +48,9 @@ def _np_axis(axis, ndim, what="reduction"):
 
 def expand_back(xp, g, x_shape, axis, keepdim):
     """Broadcast a reduced gradient back to the input's shape (a view: no copy)."""
-    if not keepdim:
-        for a in _axes(axis, len(x_shape)):
-            g = xp.expand_dims(g, a)
+    if not keepdim and x_shape:   # the reduced axes back as ones: one reshape
+        axes = _axes(axis, len(x_shape))
+        g = g.reshape(tuple(1 if i in axes else n for i, n in enumerate(x_shape)))
     return xp.broadcast_to(g, x_shape)
 
 

@@ -57,6 +57,18 @@ Note [Ufunc fast path]
     tensors. A test checks, for every op with a ufunc, that the ufunc and the declared forward
     give the same values and dtypes on every dtype of the op table. An op with a float result is
     run through its ufunc only for a float first input (Note [Float results of integer inputs]).
+
+Note [Fused gradients]
+    Under create_graph a gradient formula records each operation it makes (Note
+    [Differentiable gradient formulas] in autograd/graph_arrays.py): tanh's ``g * (1 - y * y)``
+    is four nodes, the fused cross-entropy's about twenty, and each costs a dispatch when it is
+    recorded and a node visit when the gradient is differentiated. Where that dominates (the
+    Hessian-vector product of a small network), the formula is itself declared as an op, named
+    ``<op>_backward`` as PyTorch's ``aten::tanh_backward``: its forward is the first-order
+    formula, the formula calls ``xp.recorded("<op>_backward", ...)`` when ``graph_mode(xp)``, and
+    the backward op's own gradients are written in the array namespace again, so the third
+    order comes from them. One implementation of the formula, one node per gradient, and the
+    backward op is a row of the op table with first- and second-order checks like any other.
 """
 import inspect
 

@@ -110,6 +110,12 @@ def _disjoint(a, b):
         a.piece[2] != b.piece[2]
 
 
+def _only_unit_axes_differ(a, b):
+    """Whether shapes ``a`` and ``b`` differ only by axes of size 1: a reshape between them is a
+    view of any layout, in both frameworks."""
+    return [n for n in a if n != 1] == [n for n in b if n != 1]
+
+
 def broadcast(a, b):
     try:
         return tuple(np.broadcast_shapes(a, b))
@@ -660,7 +666,7 @@ class Generator:
             real = tuple(x.numel if n == -1 and len(shape) == 1 else n for n in shape)
             if -1 in real:
                 real = (sh[0], x.numel // sh[0])
-            if k == "reshape" and not x.contig:
+            if k == "reshape" and not x.contig and not _only_unit_axes_differ(real, sh):
                 self.emit(f"{name} = {x.name}.reshape{shape_text(shape)}", "reshape.copy",
                           defs=(name,), uses=(x.name,))
                 r = self.result(name, real, x.dtype, x)
