@@ -476,7 +476,7 @@ class Tensor:
             if v._base is base and v.grad_fn is not None and v.grad_fn.next[0] is (
                     edge_of(base)):   # the node into the base: Note [Gradients of
                 from .autograd.op_node import REPLAYED   # replayed views] in op_node.py
-                REPLAYED[v.grad_fn] = base._data.strides
+                REPLAYED[v.grad_fn] = (base._data.strides, self._data.size == 0)
         if v.grad_fn is None and self.grad_fn is not None:
             # a view that was in a graph (through requires_grad_() on a view of it) stays in one
             # after its base was written without grad, as in PyTorch; nothing reaches the base

@@ -116,7 +116,7 @@ def run(op, inputs, attrs, target=None, dead=None):
         if op.pool and xp is np and inputs[0] is x0 and x0._data.nbytes >= _cache.min_bytes:
             buf, raw = _pooled_buffer(op, inputs, args, dead, rg)
     out, kept = _forward(op, xp, args, attrs, buf, record, x0)
-    if (op.meets and op.layout is None and buf is None and target is None
+    if (op.elementwise and op.layout is None and buf is None and target is None
             and type(out) is _ndarray and out.ndim > 1):   # Note [Result layouts]
         out = first_layout(args[0], args, out)
     if target is not None:
@@ -144,19 +144,24 @@ def run(op, inputs, attrs, target=None, dead=None):
 
 def first_layout(a, operands, out):
     """Element-wise result ``out`` (a NumPy array) laid out as its first operand ``a`` when
-    ``a`` has the result's shape and its layout disagrees with another operand's: PyTorch's
-    rule, where NumPy falls back to C order (Note [Result layouts] in ops/registry.py). Costs a
-    copy in that case only."""
+    ``a`` has the result's shape and its layout disagrees with another operand's (NumPy falls
+    back to C order), or two of its strides tie or one is 0 (NumPy orders those dimensions
+    otherwise): PyTorch's rule (Note [Result layouts] in ops/registry.py). Costs a copy in
+    those cases only."""
     if type(a) is not _ndarray or out.shape != a.shape or a.flags.c_contiguous:
         return out
+    st = a.strides
     for b in operands:
-        if b is not a and type(b) is _ndarray and b.ndim > 1 and b.strides != a.strides:
-            laid = memory.empty_preserving(np, a, out.dtype)   # a's order of strides
-            if laid.strides == out.strides:
-                return out
-            laid[...] = out
-            return laid
-    return out
+        if b is not a and type(b) is _ndarray and b.ndim > 1 and b.strides != st:
+            break
+    else:   # one layout: NumPy's order "K" is PyTorch's unless two strides tie or one is 0
+        if 0 not in st and len(set(st)) == len(st):
+            return out
+    laid = memory.empty_preserving(np, a, out.dtype)   # a's order of strides
+    if laid.strides == out.strides:
+        return out
+    laid[...] = out
+    return laid
 
 
 def _check_same_dtype(op, arrays):
@@ -685,7 +690,7 @@ def binary(op):
                     out = op.ufunc(a, b)   # Note [Ufunc fast path] in ops/registry.py
                 except (ValueError, TypeError):
                     return run(op, (self, other), d)   # raises our error
-                if a.ndim > 1 and type(b) is _ndarray and not a.flags.c_contiguous:
+                if a.ndim > 1 and not a.flags.c_contiguous:
                     out = first_layout(a, (b,), out)   # Note [Result layouts]
                 # tensor._fresh written out: the call would cost ~5% of a small op
                 r = _new(cls)

@@ -21,10 +21,10 @@ from .node import DeadEnd, Node
 #     in the base's geometry); the replayed node that leads to the base is marked (kept in
 #     ``REPLAYED``, with the base's strides), and under create_graph its gradient is such a copy
 #     too, so that a later write into the returned gradient, or into a view of it, changes the
-#     same tensors as in PyTorch.
+#     same tensors as in PyTorch. For an empty view it is zeros with no history, as
+#     as_strided_backward gives for an empty output, however large the views in between.
 
-REPLAYED = weakref.WeakKeyDictionary()   # node -> the base's strides
-
+REPLAYED = weakref.WeakKeyDictionary()   # node -> (the base's strides, whether the view is empty)
 
 
 def _in_base_layout(gi, xp, strides):
@@ -90,9 +90,9 @@ class OpNode(Node):
                 kedge = edge if "out" not in params else self if out is None else out.grad_fn
                 gi = with_kink_edge(gi, kedge, self.shapes[i], self.dtypes[i])
             elif self in REPLAYED:   # Note [Gradients of replayed views]
-                gi = _in_base_layout(gi, self.xp, REPLAYED[self]) if g._data.size else \
-                    constant(self.xp.zeros(self.shapes[i], self.dtypes[i]), g)   # (as_strided's
-                # for an empty view: zeros with no history)
+                strides, empty = REPLAYED[self]
+                gi = _in_base_layout(gi, self.xp, strides) if not empty else \
+                    constant(self.xp.zeros(self.shapes[i], self.dtypes[i]), g)
             grads.append(gi)
         return grads
 
@@ -218,6 +218,10 @@ def graph_value(v):
 def fit_graph(gi, shape, dtype, like):
     """:func:`fit` in graph mode: a formula's result (a GraphArray, a RegionGrad of one, or a
     constant) as a tensor of the input's shape and dtype, by recorded ops."""
+    if type(gi) is GraphArray:   # the common case: already the input's shape and dtype
+        a = gi.t._data
+        if a.shape == shape and a.dtype == dtype:
+            return gi.t
     mg = _lib()
     if type(gi) is RegionGrad:   # its region written into zeros, through a recorded view
         z = GraphArray(constant(like._place.xp.zeros(shape, dtype), like))

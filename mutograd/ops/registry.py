@@ -101,6 +101,7 @@ class OpDef:
     written_first = None   # defop(writes=...): the declaration with the written input first
     kink = False       # defop(kink=True): Note [Gradients at a kink, differentiated again]
     meets = False      # set in __init__: Note [Type promotion] in autograd/promotion.py
+    elementwise = False   # set in __init__: Note [Result layouts]
     operands = None    # defop(operands=...): the indices of the inputs whose dtypes meet
     layout = None      # defop(layout=...): Note [Result layouts]
 
@@ -139,7 +140,8 @@ class OpDef:
         # Note [Type promotion] in autograd/promotion.py: the ops whose operands' dtypes meet
         # (``meets``: a dialect's rule checks them, Tensor._operand_rule), and those of them whose
         # result takes the promoted dtype (``promotes``)
-        self.meets = kind == "elementwise" and self.n_in > 1
+        self.elementwise = kind == "elementwise"   # its result follows its first input's layout
+        self.meets = self.elementwise and self.n_in > 1
         self.promotes = self.meets and result not in ("bool", "same")
         self.float_result = result == "float"
         if self.float_result:   # Note [Float results of integer inputs]
@@ -233,7 +235,10 @@ class OpDef:
 # Note [Result layouts]
 #     A new result is laid out as PyTorch lays it out, since the layout decides what a later
 #     ``view``, ``reshape`` or ``as_strided`` of it shares. Element-wise ops keep their input's
-#     order of strides in both NumPy and PyTorch. PyTorch's reductions, scans (cumsum,
+#     order of strides in both NumPy and PyTorch, except where two strides tie (overlapping
+#     ``unfold`` windows) or one is 0: PyTorch puts the smaller of two tied dimensions inside
+#     and keeps a broadcast one in place, and the runner lays such a result out that way
+#     (dispatch.first_layout). PyTorch's reductions, scans (cumsum,
 #     log_softmax), roll, tril/triu, masked_fill and renorm give a C-contiguous result whatever
 #     the input's strides, where NumPy keeps the input's order: those are declared
 #     ``layout="C"``. sort, argsort and flip lay their result out as PyTorch's preserve_format

@@ -55,6 +55,9 @@ def _cat_grad(g, shapes, xp, axis=0):
         bounds.append(start)
         start += shapes[i][a]
     parts = dict(zip(kept, xp.split(g, bounds[1:], axis=a)))
+    for i in kept:
+        if shapes[i] == (0,):   # PyTorch's cat gives an empty 1-D input new zeros, no history
+            parts[i] = xp.zeros_like(parts[i])
     return [parts.get(i) for i in range(len(shapes))]   # None: a skipped input has no gradient
 
 

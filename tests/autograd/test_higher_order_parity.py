@@ -454,6 +454,35 @@ v4 = x1.expand(2, 3).clone()
 v6 = v4.reshape(6,).detach()
 v6.index_add_(0, torch.tensor([1, 1, 0]), (x1 * 2))
 """,
+    # an empty view's gradient is zeros with no history (as_strided_backward of an empty
+    # output), however large the views between it and its base are
+    "empty_regenerated_view_gradient_has_no_history": """
+c2 = torch.tensor([[0.1, 0.4, 0.0], [-0.9, 0.7, -0.9], [-1.3, -1.4, 0.9]], dtype=torch.float64)
+v6 = c2.narrow(1, 2, 1).diagonal(1)
+x7 = torch.tensor([1.1], dtype=torch.float64, requires_grad=True)
+c2.copy_(x7)
+x8 = torch.tensor([], dtype=torch.float64, requires_grad=True)
+g9, = torch.autograd.grad(v6, [x7], grad_outputs=x8, create_graph=True)
+""",
+    "empty_written_view_sends_nothing_to_its_gradient": """
+x1 = torch.tensor([[-1.5]], dtype=torch.float64, requires_grad=True)
+v4 = (x1 @ x1).select(0, 0)[1::2]
+v4.zero_()
+x5 = torch.tensor([], dtype=torch.float64, requires_grad=True)
+g6, = torch.autograd.grad(v4, [x1], grad_outputs=x5, create_graph=True)
+(g6 * 0.5).sum().backward()
+x5_grad = x5.grad
+""",
+    # PyTorch's cat gives an empty 1-D input new zeros: no history
+    "cat_gives_an_empty_input_new_zeros": """
+x1 = torch.tensor([[-1.4, -0.5, 0.5, -1.3]], dtype=torch.float64, requires_grad=True)
+w = torch.zeros(0, dtype=torch.float64, requires_grad=True)
+v3 = x1.diagonal(-1) * 1.5
+v3.retain_grad()
+v7 = torch.cat([v3, v3]) * torch.cat([w, w]).exp()
+g9, gw = torch.autograd.grad(v7.sum(), [x1, w], create_graph=True)
+v3_grad = v3.grad
+""",
 }
 
 

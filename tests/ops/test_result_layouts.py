@@ -117,6 +117,42 @@ def test_recorded_strides_are_pytorchs(name):
         PYTORCH_STRIDES[name]
 
 
+def _unfolded(lib):   # overlapping windows: strides (4, 1, 1), two of them tied
+    return lib.tensor(np.arange(12.0).reshape(3, 4), dtype=lib.float64).unfold(1, 3, 1)
+
+
+def _expanded(lib):   # a broadcast axis: stride 0
+    return lib.tensor(np.arange(15.0).reshape(3, 1, 5), dtype=lib.float64).expand(3, 4, 5)
+
+
+# element-wise results of inputs whose strides tie or are 0, where NumPy's order "K" and
+# PyTorch's differ: PyTorch puts the smaller of two tied axes inside, a broadcast axis in place
+TIED = {
+    "unfold_abs": (lambda L: _unfolded(L).abs(), (6, 1, 2)),
+    "unfold_plus_scalar": (lambda L: _unfolded(L) + 1, (6, 1, 2)),
+    "unfold_plus_itself": (lambda L: _unfolded(L) + _unfolded(L), (6, 1, 2)),
+    "unfold_sigmoid": (lambda L: _unfolded(L).sigmoid(), (6, 1, 2)),
+    "unfold_mul_fn": (lambda L: L.mul(_unfolded(L), 2.0), (6, 1, 2)),
+    "expand_sin": (lambda L: _expanded(L).sin(), (20, 5, 1)),
+    "expand_times_scalar": (lambda L: _expanded(L) * 2, (20, 5, 1)),
+    "expand_transposed_exp": (lambda L: _expanded(L).transpose(0, 2).exp(), (1, 5, 20)),
+}
+
+
+@pytest.mark.parametrize("name", list(TIED))
+def test_tied_and_broadcast_strides_are_laid_out_as_pytorch(name):
+    fn, strides = TIED[name]
+    assert tuple(fn(mt).stride()) == strides
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(TIED))
+def test_recorded_tied_strides_are_pytorchs(name):
+    torch = pytest.importorskip("torch")
+    fn, strides = TIED[name]
+    assert tuple(fn(torch).stride()) == strides
+
+
 def test_a_reduction_of_a_permuted_tensor_reshapes_to_a_view():
     # the fuzz program that found the class: PyTorch's sum is C-contiguous, so reshape(15) is a
     # view and a shape-only write through it bumps the sum's version
