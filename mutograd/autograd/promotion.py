@@ -53,9 +53,11 @@ def result_dtype(arrays, zero_weak=True):
     dtype and a Python complex the default complex one. So ``float32 tensor * float64 0-d
     tensor`` is float32, ``int64 tensor * 2.5`` is float32, ``int64 tensor + float32 tensor``
     is float32 and ``int64 tensor + complex64 tensor`` is complex64, where NumPy would widen
-    each. ``zero_weak=False`` counts 0-d tensors as tensors with dimensions (Paddle's
-    functions other than the arithmetic ones and its in-place forms). ``None`` entries (an
-    absent bound) are skipped; the result is None when no operand has a dtype."""
+    each. A comparison computes in that dtype too (its result is bool): float32 against a 0-d
+    float64 compares the float32 roundings. ``zero_weak=False`` counts 0-d tensors as tensors
+    with dimensions (Paddle's functions other than the arithmetic ones and its in-place forms).
+    ``None`` entries (an absent bound) are skipped; the result is None when no operand has a
+    dtype."""
     dim = zero = wrapped = None
     for a in arrays:
         t = type(a)

@@ -138,11 +138,12 @@ class OpDef:
         if kind == "storage":   # Note [Storage-changing writes] in autograd/dispatch.py
             self.runner = swap_storage
         # Note [Type promotion] in autograd/promotion.py: the ops whose operands' dtypes meet
-        # (``meets``: a dialect's rule checks them, Tensor._operand_rule), and those of them whose
-        # result takes the promoted dtype (``promotes``)
+        # (``meets``: a dialect's rule checks them, Tensor._operand_rule), and those of them that
+        # compute in the promoted dtype (``promotes``; a comparison too: float32 against a 0-d
+        # float64 compares in float32, as PyTorch's)
         self.elementwise = kind == "elementwise"   # its result follows its first input's layout
         self.meets = self.elementwise and self.n_in > 1
-        self.promotes = self.meets and result not in ("bool", "same")
+        self.promotes = self.meets and result != "same"
         self.float_result = result == "float"
         if self.float_result:   # Note [Float results of integer inputs]
             self.fwd = fwd = _in_default_float(fwd, self.n_in)

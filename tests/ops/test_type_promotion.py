@@ -84,3 +84,39 @@ def test_mixed_dtype_gradients_keep_each_input_dtype():
     (x * y).sum().backward()
     assert (x.grad.dtype, y.grad.dtype) == (mg.float32, mg.float64)
     np.testing.assert_array_equal(x.grad.numpy(), [2, 2, 2])
+
+
+# comparisons compute in the promoted dtype, like arithmetic: float32 against a 0-d float64
+# compares in float32, an int64 tensor against a Python float in the default float dtype
+COMPARISONS = {
+    "eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
+    "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
+}
+COMPARED = [   # (x values, x dtype, y, y dtype or None for a Python number, PyTorch's eq)
+    ([0.1, 0.5], "float32", 0.1, "float64", [True, False]),
+    ([16777217, 3], "int64", 16777216.5, None, [True, False]),
+]
+
+
+def _compared(lib, i):
+    xs, xd, y, yd, _ = COMPARED[i]
+    x = lib.tensor(xs, dtype=getattr(lib, xd))
+    return x, (y if yd is None else lib.tensor(y, dtype=getattr(lib, yd)))
+
+
+@pytest.mark.parametrize("i", range(len(COMPARED)))
+def test_comparisons_compute_in_the_promoted_dtype(i):
+    x, y = _compared(mtorch, i)
+    eq = COMPARED[i][4]
+    assert (x == y).tolist() == eq and (x != y).tolist() == [not e for e in eq]
+    assert mtorch.eq(x, y).tolist() == eq
+    # the order ops agree with equality at the same precision
+    assert [a or b for a, b in zip((x < y).tolist(), (x > y).tolist())] == [not e for e in eq]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("i", range(len(COMPARED)))
+def test_compared_values_are_pytorchs(i):
+    torch = pytest.importorskip("torch")
+    for op in COMPARISONS.values():
+        assert op(*_compared(mtorch, i)).tolist() == op(*_compared(torch, i)).tolist()
