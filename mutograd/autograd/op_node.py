@@ -17,12 +17,14 @@ from .node import DeadEnd, Node
 # Note [Gradients of replayed views]
 #     A view used after its base was written gets its history again by replaying its view ops on
 #     the base (Tensor._refresh_view). PyTorch regenerates it as one as_strided node instead,
-#     whose gradient is always a new tensor laid out as the base (as_strided_backward builds it
-#     in the base's geometry); the replayed node that leads to the base is marked (kept in
-#     ``REPLAYED``, with the base's strides), and under create_graph its gradient is such a copy
-#     too, so that a later write into the returned gradient, or into a view of it, changes the
-#     same tensors as in PyTorch. For an empty view it is zeros with no history, as
-#     as_strided_backward gives for an empty output, however large the views in between.
+#     whose gradient is always a view of a new flat storage laid out as the base
+#     (as_strided_backward builds it in the base's geometry); the replayed node that leads to the
+#     base is marked (kept in ``REPLAYED``, with the base's strides), and under create_graph its
+#     gradient is such a view too, written by a recorded copy, so that a later write into the
+#     returned gradient or into a view of it, a hook on it (dropped when a write regenerates the
+#     view's history) and ``requires_grad_()`` on it act on the same tensors as in PyTorch.
+#     For an empty view it is zeros with no history, as as_strided_backward gives for an empty
+#     output, however large the views in between.
 
 REPLAYED = weakref.WeakKeyDictionary()   # node -> (the base's strides, whether the view is empty)
 
@@ -32,7 +34,11 @@ def _in_base_layout(gi, xp, strides):
     of replayed views])."""
     a = gi._data
     proto = xp.lib.stride_tricks.as_strided(xp.empty(1, a.dtype), a.shape, strides)
-    return constant(memory.empty_preserving(xp, proto), gi).copy_(gi)
+    laid = memory.empty_preserving(xp, proto)   # dense, in the base's order of strides
+    # as PyTorch's as_strided_backward: a view of a new flat storage, written by a copy
+    flat = constant(xp.empty(a.size, a.dtype), gi)
+    view = flat.as_strided(a.shape, [s // a.itemsize for s in laid.strides])
+    return view.copy_(gi)
 
 class OpNode(Node):
     """Backward node of a declared op; one subclass per op, named ``<Op>Backward``."""

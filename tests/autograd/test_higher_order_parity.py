@@ -473,6 +473,19 @@ g6, = torch.autograd.grad(v4, [x1], grad_outputs=x5, create_graph=True)
 (g6 * 0.5).sum().backward()
 x5_grad = x5.grad
 """,
+    # the gradient into a base through a replayed view is a view of a new flat storage, as
+    # PyTorch's as_strided_backward gives it: requires_grad_() on it makes it a leaf, and a
+    # view of it made before stays a view of that storage, which requires no grad
+    "replayed_view_gradient_is_a_view_of_a_new_storage": """
+x2 = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=torch.float64, requires_grad=True)
+v3 = x2.view(6,)
+with torch.no_grad():
+    v3.mul_(2)
+g9, = torch.autograd.grad(v3.mean(), [x2], create_graph=True)
+is_view = torch.tensor(g9._is_view())
+v12 = g9.expand(2, 2, 3)
+g9.requires_grad_()
+""",
     # PyTorch's cat gives an empty 1-D input new zeros: no history
     "cat_gives_an_empty_input_new_zeros": """
 x1 = torch.tensor([[-1.4, -0.5, 0.5, -1.3]], dtype=torch.float64, requires_grad=True)

@@ -244,7 +244,6 @@ class Generator:
         self.losses = []
         self.backward_done = False
         self.saved = set()
-        self.hooked = set()   # storages of create_graph gradients with a hook (left unwritten)
         self.higher = False           # the program uses create_graph (decided in program())
         self.focus = None             # the variable the next statement works on (pick/target)
         self.loss_terms = {}          # loss name -> the variables of its terms
@@ -364,15 +363,9 @@ class Generator:
         """Whether PyTorch lets ``v`` be written here, and backward will not find a saved tensor
         modified (most of the time: those programs test errors only)."""
         if (v.guard and not self.nograd) or (elementwise and v.overlap) or (
-                v.nograd_view and not self.nograd) or v.aliased or self.hooked_grad(v):
+                v.nograd_view and not self.nograd) or v.aliased:
             return False
         return v.storage not in self.saved or self.chance(0.25)
-
-    def hooked_grad(self, v):
-        """Whether ``v`` looks into a create_graph gradient that has a hook. PyTorch's
-        as_strided_backward makes such a gradient a view, whose grad_fn a write regenerates,
-        dropping the hook; here the hook stays (docs/fuzzing.md): not compared."""
-        return v.grad and v.storage in self.hooked
 
     def may_write(self, v, elementwise=True):
         """Whether to write ``v``: writes PyTorch refuses only now and then."""
@@ -786,7 +779,7 @@ class Generator:
         if focus is not None and self.writable(focus, elementwise):
             return focus
         if self.chance(0.03):
-            return self.pick(lambda v: not v.aliased and not self.hooked_grad(v))
+            return self.pick(lambda v: not v.aliased)
         return self.pick(lambda v: self.writable(v, elementwise))
 
     def bind(self, x, call, kind, operand=None, alt=None, curv=False):
@@ -962,7 +955,7 @@ class Generator:
                              "unary", "view", "setitem"])
             if k == "leafwrite":
                 x = self.pick(lambda v: v.guard and not v.aliased) or \
-                    self.pick(lambda v: not v.aliased and not self.hooked_grad(v))
+                    self.pick(lambda v: not v.aliased)
                 op = self.choice(["mul_(0.5)", "add_(0.1)", "clamp_(-1.0, 1.0)",
                                   "copy_({x} * 0.9)", "zero_()", "sub_(0.1 * {x})"])
                 src = f"{x.name}.{op.format(x=x.name)}"
@@ -1019,8 +1012,6 @@ class Generator:
         fn = self.choice(["lambda g: g * 2", "lambda g: None", "lambda g: g + 1",
                           "lambda g: g * g"])
         self.emit(f"{x.name}.register_hook({fn})", "hook", uses=(x.name,))
-        if x.grad:
-            self.hooked.add(x.storage)
 
     def s_retain_grad(self):
         x = self.pick(lambda v: v.rg and not v.leaf)

@@ -476,7 +476,10 @@ def classify(program, traces=None):
         # the program's own text failed in both (``g = x.grad`` was None in both, and the next
         # statement used it, each rendering in its own way): nothing of either framework's
         return Outcome("ok", "program error")
-    if em is not None and not em.deliberate:
+    after_refusal = et is not None and em is not None and et.index < em.index and \
+        _raised_by_program(em.exc)   # (``g = x.grad`` used after PyTorch's refusal: checked
+    # against PyTorch's run with saved tensors kept, below)
+    if em is not None and not em.deliberate and not after_refusal:
         kind = program.stmts[em.index].kind
         where = "" if et is None or et.index != em.index else f" (PyTorch: {et.describe()})"
         return Outcome("crashed", f"{em.cls} in {family(kind)}", em.describe() + where,

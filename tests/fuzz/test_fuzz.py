@@ -263,6 +263,24 @@ def test_a_write_through_another_view_of_a_saved_gradient_is_checked_against_cop
     assert classify(p).key == ("accepted", "higher: saved tensor modified")
 
 
+def test_the_programs_own_error_after_a_refusal_is_compared_not_a_crash():
+    # PyTorch refuses backward (sigmoid's saved output was written); mutograd, whose sigmoid
+    # input is a view made under no_grad (no gradient needed), computes; the program then uses
+    # v5.grad, None in both: compared with PyTorch's run with saved tensors kept, not a crash
+    lines = [
+        ("x1 = torch.tensor([[-0.4, 0.5], [1.2, -0.8]], dtype=torch.float64, "
+         "requires_grad=True)", "leaf", ("x1",), (), False),
+        ("with torch.no_grad():\n    v2 = x1.permute(0, 1)", "nograd.view", ("v2",), ("x1",),
+         False),
+        ("v4 = v2.sigmoid()", "unary", ("v4",), ("v2",), False),
+        ("v4.mul_(2.0)", "inplace.mul_", (), ("v4",), False),
+        ("v4.sum().backward()", "backward", (), ("v4",), True),
+        ("g7 = v4.grad.pow(2)", "unary", ("g7",), ("v4",), False),
+    ]
+    p = _prog(*[(src, kind, None, d, u, b) for src, kind, d, u, b in lines])
+    assert classify(p).key == ("accepted", "backward: saved tensor modified")
+
+
 def test_drop_also_drops_what_depends_on_the_statement():
     p = _prog(("a = torch.ones(2)", "leaf", None, ("a",), (), False),
               ("b = a * 2", "unary", None, ("b",), ("a",), False),
