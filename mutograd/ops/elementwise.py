@@ -515,14 +515,30 @@ defop("fmod", _fmod,
 
 
 def _pow(xp, x, y, out=None):
-    if getattr(x, "dtype", None) is not None and x.dtype.kind in "iu":
+    dt = getattr(x, "dtype", None)
+    if dt is not None and dt.kind in "iu":
         yk = getattr(y, "dtype", None)
         neg = (y < 0) if isinstance(y, int) else (
             yk is not None and yk.kind == "i" and bool((y < 0).any()))
         if neg:
             raise DTypeError("pow(): integers to negative integer powers are not allowed; "
                              "use a floating tensor")
+    elif (type(y) is int or type(y) is float) and y in _POWERS and dt is not None and (
+            dt.char in "fd" or (dt.char in "FD" and y in (0.5, -0.5))):
+        return _POWERS[y](xp, x, out)
     return ufunc(xp.power, x, y, out=out)
+
+
+# PyTorch's CPU pow of a float32/float64 tensor by these exponents is not pow() but products, a
+# square root or a reciprocal (for a complex one, the square roots): the same roundings here,
+# and sqrt's values at -0.0 and -inf
+_POWERS = {
+    3: lambda xp, x, out: ufunc(xp.multiply, x * x, x, out=out),
+    -2: lambda xp, x, out: ufunc(xp.reciprocal, x * x, out=out),
+    0.5: lambda xp, x, out: ufunc(xp.sqrt, x, out=out),
+    -0.5: lambda xp, x, out: ufunc(xp.reciprocal, xp.sqrt(x), out=out),
+    -1: lambda xp, x, out: ufunc(xp.reciprocal, x, out=out),
+}
 
 
 # Note [The order of a gradient's products]

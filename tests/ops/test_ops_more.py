@@ -153,3 +153,30 @@ def test_a_sample_against_pytorch():
                                torch.cdist(t, t[:2]).numpy(), rtol=1e-10)
     np.testing.assert_allclose(mg.linalg.matrix_norm(mg.tensor(x), 1).numpy(),
                                torch.linalg.matrix_norm(t, 1).numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_pow_by_the_exponents_pytorch_specializes_rounds_as_pytorch(dtype):
+    # x ** 3 is x * x * x (two roundings, not pow's one), x ** -2 is 1 / (x * x), x ** 0.5 is
+    # sqrt (-0.0 stays -0.0, -inf gives NaN), x ** -0.5 is 1 / sqrt(x), x ** -1 is 1 / x
+    x = np.array([1.1, -2.7, 0.3, 1e-3, 7.5], dtype)
+    t = mg.tensor(x)
+    for e, want in ((3, (x * x) * x), (-2, 1 / (x * x)), (0.5, np.sqrt(np.abs(x))),
+                    (-0.5, 1 / np.sqrt(np.abs(x))), (-1, 1 / x)):
+        base = mg.tensor(np.abs(x)) if e in (0.5, -0.5) else t
+        assert (base ** e).numpy().tobytes() == want.tobytes(), e
+        w = base.clone()
+        w.pow_(e)
+        assert w.numpy().tobytes() == want.tobytes(), e
+    special = mg.tensor(np.array([-0.0, -np.inf], dtype)) ** 0.5
+    assert np.signbit(special.numpy()[0]) and np.isnan(special.numpy()[1])
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_pow_by_the_specialized_exponents_is_pytorchs_bit_for_bit(dtype):
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(0).uniform(-3, 3, 1000).astype(dtype)
+    for e in (2, 3, -2, -1):
+        assert (mg.tensor(x) ** e).numpy().tobytes() == \
+            (torch.from_numpy(x) ** e).numpy().tobytes(), e
