@@ -422,7 +422,7 @@ class Tensor:
 
     def detach(self):
         """A tensor sharing storage and version counter, outside the graph (design.md rule 7)."""
-        return _alias(self, self._data)
+        return _alias(self, _own_array(self))
 
     def detach_(self):
         if self._base is not None:
@@ -433,7 +433,7 @@ class Tensor:
 
     @property
     def data(self):
-        return _alias(self, self._data)
+        return _alias(self, _own_array(self))
 
     @data.setter
     def data(self, value):
@@ -675,6 +675,14 @@ def _wrap(arr, like=None):
 def _borrow(arr, counter):
     """A tensor over memory that is counted elsewhere (a saved array handed back to Python)."""
     return _fresh(arr, None, counter if counter is not None else VersionCounter())
+
+
+def _own_array(x):
+    """``x``'s array for an alias outside the graph: a view of it of its own for a view made
+    under no_grad, whose saved array alone gives it a history later (late_history in
+    autograd/node.py), which its detached alias must not share."""
+    a = x._data
+    return a.view() if "_nograd_view" in x.__dict__ and hasattr(a, "view") else a
 
 
 def _alias(x, arr):

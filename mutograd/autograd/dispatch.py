@@ -117,8 +117,8 @@ def run(op, inputs, attrs, target=None, dead=None):
             buf, raw = _pooled_buffer(op, inputs, args, dead, rg)
     out, kept = _forward(op, xp, args, attrs, buf, record, x0)
     if (op.elementwise and op.layout is None and buf is None and target is None
-            and type(out) is _ndarray and out.ndim > 1):   # Note [Result layouts]
-        out = first_layout(args[0], args, out)
+            and type(out) is _ndarray and out.ndim > 1):   # Note [Result layouts]: the
+        out = first_layout(arrays[0], arrays, out)   # operands' layouts before a promotion
     if target is not None:
         target._counter.bump(op.iname)
         result = target

@@ -358,6 +358,7 @@ def _run(roots, retain_graph, only, accumulate, graph=False, cut=None):
     task.targets, task.needed, task.callbacks = targets, needed, []
     found = {}
     waiting = []   # leaves whose .grad a node may have saved: accumulated after the pass
+    sole_root = roots[0][0] if len(roots) == 1 else None
     ready = [n for n, _ in roots if deps.get(n, 0) == 0]
     ready = list(dict.fromkeys(ready))
     prev, outer = _state.enabled, _tasks.current
@@ -392,7 +393,11 @@ def _run(roots, retain_graph, only, accumulate, graph=False, cut=None):
             capture = capturing and node in targets
             if entry is None or not (runs or capture):
                 # no gradient reached it (or none is wanted through it): its inputs must not
-                # wait for it
+                # wait for it. The one root of a backward still runs its tensor's hooks and
+                # keeps a retained gradient, as in PyTorch (whose engine starts from that node
+                # itself; from several roots it starts from a node that feeds only those needed)
+                if entry is not None and node is sole_root:
+                    _tensor_hooks(node, *entry, graph)
                 if runs and not retain_graph:
                     _release(node, freed_last)
                 _release_edges(node, deps, ready)
@@ -402,13 +407,7 @@ def _run(roots, retain_graph, only, accumulate, graph=False, cut=None):
                 found[targets[node]] = (g, owned)
                 owned = False
             hooks = node.hooks
-            if hooks is not None and hooks.tensor:
-                g, owned = _run_hooks(hooks.tensor, g, owned, graph)
-            if node.retained is not None:
-                t = node.retained()
-                if t is not None:
-                    _keep_grad(t, g, owned)
-                    owned = False
+            g, owned = _tensor_hooks(node, g, owned, graph)
             if not runs:   # an input of grad() that no other input needs: taken after them
                 found[targets[node]] = (g, owned)
                 _release_edges(node, deps, ready)
@@ -459,6 +458,20 @@ def _run(roots, retain_graph, only, accumulate, graph=False, cut=None):
         if graph:
             _graph_backwards(-1)
     return found
+
+
+def _tensor_hooks(node, g, owned, graph):
+    """Run the hooks of the tensor whose history ``node`` is on the gradient ``g`` reaching it,
+    and keep it as that tensor's retained ``.grad``; returns the gradient and its ownership."""
+    hooks = node.hooks
+    if hooks is not None and hooks.tensor:
+        g, owned = _run_hooks(hooks.tensor, g, owned, graph)
+    if node.retained is not None:
+        t = node.retained()
+        if t is not None:
+            _keep_grad(t, g, owned)
+            owned = False
+    return g, owned
 
 
 def _release(node, freed_last):

@@ -30,8 +30,8 @@ REPLAYED = weakref.WeakKeyDictionary()   # node -> (the base's strides, whether 
 
 
 def _in_base_layout(gi, xp, strides):
-    """A recorded copy of gradient ``gi`` laid out with the base's ``strides`` (Note [Gradients
-    of replayed views])."""
+    """Gradient ``gi`` copied, by a recorded op, into a view of a new flat storage laid out
+    with the base's ``strides`` (Note [Gradients of replayed views])."""
     a = gi._data
     proto = xp.lib.stride_tricks.as_strided(xp.empty(1, a.dtype), a.shape, strides)
     laid = memory.empty_preserving(xp, proto)   # dense, in the base's order of strides
@@ -39,6 +39,7 @@ def _in_base_layout(gi, xp, strides):
     flat = constant(xp.empty(a.size, a.dtype), gi)
     view = flat.as_strided(a.shape, [s // a.itemsize for s in laid.strides])
     return view.copy_(gi)
+
 
 class OpNode(Node):
     """Backward node of a declared op; one subclass per op, named ``<Op>Backward``."""

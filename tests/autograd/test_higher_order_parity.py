@@ -486,6 +486,38 @@ is_view = torch.tensor(g9._is_view())
 v12 = g9.expand(2, 2, 3)
 g9.requires_grad_()
 """,
+    # the one root of a grad() that no input needs still runs its tensor's hooks and keeps its
+    # retained grad; an interior node, or one of several roots, that no input needs runs nothing
+    "unneeded_root_runs_its_hooks": """
+x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+c = torch.tensor([1.3, 1.0], dtype=torch.float64, requires_grad=True)
+ones = torch.ones(2, dtype=torch.float64)
+y = c * 2
+y.register_hook(lambda g: g * 3)
+y.retain_grad()
+gx = torch.autograd.grad(y, [x], grad_outputs=ones, allow_unused=True)
+z = c * 3
+z.retain_grad()
+w = z * 2
+v = c * 4
+v.retain_grad()
+gx2 = torch.autograd.grad(w, [x], grad_outputs=ones, allow_unused=True)
+gx3 = torch.autograd.grad([v, c * 5], [x], grad_outputs=[ones, ones], allow_unused=True)
+y_grad, z_grad, v_grad = y.grad, z.grad, v.grad
+""",
+    # a view made under no_grad requires grad, with no history; its detach() requires none,
+    # even where it is saved and differentiated again
+    "detached_no_grad_view_is_a_constant": """
+x1 = torch.tensor([-1.1, 1.1, -0.5], dtype=torch.float64, requires_grad=True)
+with torch.no_grad():
+    v3 = x1[0::2]
+v4 = v3.detach()
+x5 = torch.tensor(-0.9, dtype=torch.float64, requires_grad=True)
+g7, = torch.autograd.grad(v4 * x5, [x5], grad_outputs=torch.ones(2, dtype=torch.float64),
+                          create_graph=True)
+g8, = torch.autograd.grad(v3 * x5, [x5], grad_outputs=torch.ones(2, dtype=torch.float64),
+                          create_graph=True)
+""",
     # PyTorch's cat gives an empty 1-D input new zeros: no history
     "cat_gives_an_empty_input_new_zeros": """
 x1 = torch.tensor([[-1.4, -0.5, 0.5, -1.3]], dtype=torch.float64, requires_grad=True)

@@ -121,8 +121,8 @@ def _unfolded(lib):   # overlapping windows: strides (4, 1, 1), two of them tied
     return lib.tensor(np.arange(12.0).reshape(3, 4), dtype=lib.float64).unfold(1, 3, 1)
 
 
-def _expanded(lib):   # a broadcast axis: stride 0
-    return lib.tensor(np.arange(15.0).reshape(3, 1, 5), dtype=lib.float64).expand(3, 4, 5)
+def _expanded(lib, dtype="float64"):   # a broadcast axis: stride 0
+    return lib.tensor(np.arange(15.0).reshape(3, 1, 5), dtype=getattr(lib, dtype)).expand(3, 4, 5)
 
 
 # element-wise results of inputs whose strides tie or are 0, where NumPy's order "K" and
@@ -136,6 +136,11 @@ TIED = {
     "expand_sin": (lambda L: _expanded(L).sin(), (20, 5, 1)),
     "expand_times_scalar": (lambda L: _expanded(L) * 2, (20, 5, 1)),
     "expand_transposed_exp": (lambda L: _expanded(L).transpose(0, 2).exp(), (1, 5, 20)),
+    # promoted first (float32 to float64): the layout is still the operands' own
+    "expand_promoted_minimum": (lambda L: L.minimum(
+        _expanded(L, "float32"), L.tensor(np.arange(5.0), dtype=L.float64)), (20, 5, 1)),
+    "expand_promoted_add": (lambda L: _expanded(L, "float32").transpose(0, 2) +
+                            L.tensor(np.arange(3.0), dtype=L.float64), (1, 5, 20)),
 }
 
 
