@@ -340,6 +340,19 @@ def empty_preserving(xp, a, dtype=None):
     return xp.empty_like(proto)   # dense strides: order "K" keeps them, and owns its memory
 
 
+def non_overlapping_and_dense(a):
+    """Whether array ``a``'s elements fill a block of memory exactly once, in some order of its
+    dimensions (PyTorch's ``is_non_overlapping_and_dense``): no stride 0, no gaps."""
+    if a.flags.c_contiguous or a.flags.f_contiguous:
+        return True
+    step = a.itemsize
+    for st, n in sorted((abs(st), n) for st, n in zip(a.strides, a.shape) if n != 1):
+        if st != step:
+            return False
+        step *= n
+    return True
+
+
 def _preserved_strides(shape, strides, itemsize):
     """The strides of :func:`empty_preserving`: c10's ``infer_dense_strides``, an insertion
     sort of the dimensions from the innermost, where a comparison with a stride of 0 is

@@ -783,7 +783,9 @@ def _accumulate(leaf, g, owned):
 #     PyTorch's gradient layout contract: a leaf's first ``.grad`` is laid out in memory as the
 #     leaf is (a row-major parameter gets a row-major gradient, a transposed one a transposed
 #     gradient), whatever layout the gradient arrived in; a view of it (``p.grad.view(-1)``)
-#     then behaves as in PyTorch. With create_graph it is always a recorded copy.
+#     then behaves as in PyTorch. A leaf whose memory is not one dense block (an expanded or
+#     strided view made a leaf) gets a row-major gradient. With create_graph it is always a
+#     recorded copy.
 
 
 def _in_leaf_layout(leaf, g, owned):
@@ -792,7 +794,7 @@ def _in_leaf_layout(leaf, g, owned):
     la, flags = leaf._data, getattr(g, "flags", None)
     if flags is None:   # (a batched array inside vmap)
         return g if owned else g.copy()
-    if la.flags.c_contiguous or g.ndim < 2:
+    if la.flags.c_contiguous or g.ndim < 2 or not memory.non_overlapping_and_dense(la):
         return g if owned and flags.c_contiguous else g.copy(order="C")
     r = leaf._place.xp.empty_like(la)   # order "K": the leaf's order of strides
     if r.strides == g.strides:
@@ -815,7 +817,10 @@ def _accumulate_graph(leaf, g):
         leaf.__dict__["_grad"] = cur + g
     else:   # a recorded copy in the leaf's layout (Note [The layout of .grad])
         from ..ops.creation import empty_like
-        leaf.__dict__["_grad"] = empty_like(leaf, dtype=g.dtype).copy_(g)
+        dense = getattr(leaf._data, "flags", None) is None or \
+            memory.non_overlapping_and_dense(leaf._data)
+        leaf.__dict__["_grad"] = empty_like(
+            leaf, dtype=g.dtype, memory_format=None if dense else "contiguous_format").copy_(g)
 
 
 def _fits(small, big):

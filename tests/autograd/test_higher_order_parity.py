@@ -518,6 +518,24 @@ g7, = torch.autograd.grad(v4 * x5, [x5], grad_outputs=torch.ones(2, dtype=torch.
 g8, = torch.autograd.grad(v3 * x5, [x5], grad_outputs=torch.ones(2, dtype=torch.float64),
                           create_graph=True)
 """,
+    # the layout contract of .grad: a leaf that is one dense block gets its own layout, an
+    # expanded or strided one a row-major gradient, at first and at higher order
+    "grad_layout_of_leaves_that_are_not_dense": """
+x = torch.tensor([[0.5, 1.0, 1.5], [2.0, 2.5, 3.0], [3.5, 4.0, 4.5], [5.0, 5.5, 6.0]],
+                 dtype=torch.float64)
+e = x.t().select(0, 1).expand(2, 4).detach().requires_grad_()
+s = x[:, ::2].detach().requires_grad_()
+t = x.t().detach().requires_grad_()
+(e * 2).sum().backward()
+(s * 2).sum().backward()
+(t * 2).sum().backward()
+first = torch.tensor([list(e.grad.stride()), list(s.grad.stride()), list(t.grad.stride())])
+e.grad = s.grad = t.grad = None
+((e * e).sum() + (s * s).sum() + (t * t).sum()).backward(create_graph=True)
+higher = torch.tensor([list(e.grad.stride()), list(s.grad.stride()), list(t.grad.stride())])
+e.grad.reshape(-1).mul_(0.5)
+e_grad = e.grad
+""",
     # PyTorch's cat gives an empty 1-D input new zeros: no history
     "cat_gives_an_empty_input_new_zeros": """
 x1 = torch.tensor([[-1.4, -0.5, 0.5, -1.3]], dtype=torch.float64, requires_grad=True)
