@@ -382,9 +382,9 @@ class Tensor:
         """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one."""
         if self._base is not None and self._view_version != self._counter.value:
             self._refresh_view()   # the hook belongs to the view's current history
-        if not self._rg:
+        if not self._rg and not (self._base is not None and self._base._rg):
             raise BackwardError("cannot register a hook on a tensor that doesn't require "
-                                "gradient")
+                                "gradient")   # (a view made under no_grad may: it never runs)
         if self.grad_fn is not None:
             return self._hook_node().register_tensor_hook(hook)
         return HookHandle(self.__dict__.setdefault("_hooks", []), hook)

@@ -184,7 +184,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """
     from ..tensor import Tensor, _wrap, of_type_of
     inputs = [inputs] if isinstance(inputs, Tensor) or is_edge(inputs) else list(inputs)
-    outputs = [outputs] if isinstance(outputs, Tensor) or is_edge(outputs) else list(outputs)
+    outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
     if retain_graph is None:
         retain_graph = create_graph
     roots = _roots(outputs, grad_outputs, False, create_graph)
@@ -255,7 +255,8 @@ def _roots(tensors, grads, scalar_only, graph=False):
             roots.append(_edge_root(t, None if grads is None else grads[i], graph))
             continue
         if not isinstance(t, Tensor):
-            raise TypeError(f"backward() expects tensors, got {type(t).__name__}")
+            raise TypeError(f"the outputs to differentiate must be tensors, got "
+                            f"{type(t).__name__}")
         if not t.requires_grad:
             raise BackwardError("element 0 of tensors does not require grad and does not have a "
                                 "grad_fn")

@@ -286,6 +286,16 @@ def test_requires_grad_errors():
         h.requires_grad = False
 
 
+@pytest.mark.parametrize("outputs", [None, [None], 3, "loss"])
+def test_outputs_that_are_not_tensors_are_a_clear_type_error(outputs):
+    import mutograd.compat.torch as torch
+    x = _x()
+    for call in (lambda: mg.grad(outputs, [x]), lambda: torch.autograd.grad(outputs, [x]),
+                 lambda: torch.autograd.backward(outputs), lambda: mg.autograd.backward(outputs)):
+        with pytest.raises(TypeError, match="outputs to differentiate must be tensors, got"):
+            call()
+
+
 def test_stop_gradient_on_a_non_leaf_cuts_the_graph():
     x = _x()
     h = x * 2

@@ -536,6 +536,18 @@ higher = torch.tensor([list(e.grad.stride()), list(s.grad.stride()), list(t.grad
 e.grad.reshape(-1).mul_(0.5)
 e_grad = e.grad
 """,
+    # a view made under no_grad of a tensor that requires grad requires grad itself: a hook may
+    # be registered on it (it never runs), and requires_grad_() makes it a leaf of later ops
+    "hook_on_a_no_grad_view": """
+x5 = torch.tensor([1.2, -0.4], dtype=torch.float64, requires_grad=True)
+with torch.no_grad():
+    v6 = x5.unsqueeze(0)
+v6.register_hook(lambda g: g * 2)
+rg = torch.tensor(v6.requires_grad)
+v6.requires_grad_()
+(torch.tanh(v6) * 0.5).sum().backward()
+v6_grad, x5_grad = v6.grad, x5.grad
+""",
     # PyTorch's cat gives an empty 1-D input new zeros: no history
     "cat_gives_an_empty_input_new_zeros": """
 x1 = torch.tensor([[-1.4, -0.5, 0.5, -1.3]], dtype=torch.float64, requires_grad=True)

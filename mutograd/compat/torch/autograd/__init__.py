@@ -38,7 +38,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if gouts is not None and not isinstance(gouts, (list, tuple)):
         gouts = [gouts]
     for i, o in enumerate(outs):
-        if (gouts is None or gouts[i] is None) and o.numel() != 1:
+        if (gouts is None or gouts[i] is None) and hasattr(o, "numel") and o.numel() != 1:
             from ....errors import BackwardError
             raise BackwardError(f"grad can be implicitly created only for scalar outputs; got "
                                 f"shape {list(o.shape)}")
