@@ -184,7 +184,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """
     from ..tensor import Tensor, _wrap, of_type_of
     inputs = [inputs] if isinstance(inputs, Tensor) or is_edge(inputs) else list(inputs)
-    outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    outputs = list(outputs) if isinstance(outputs, (list, tuple)) and not is_edge(outputs) \
+        else [outputs]
     if retain_graph is None:
         retain_graph = create_graph
     roots = _roots(outputs, grad_outputs, False, create_graph)

@@ -211,8 +211,10 @@ def gradient_edges(L):
     made = L.autograd.graph.GradientEdge(y.grad_fn, 0)
     (gm,) = L.autograd.grad(z, made, retain_graph=True)
     (go,) = L.autograd.grad([edge], [x], grad_outputs=[L.ones(2)])
+    # one GradientEdge as the output (it is a named tuple: not a sequence of outputs)
+    (ge,) = L.autograd.grad(L.autograd.graph.get_gradient_edge(x * 5), x, grad_outputs=L.ones(2))
     return (edge.node is y.grad_fn, edge.output_nr, type(leaf_edge.node).__name__,
-            leaf_edge.node.variable is x, _v(gy), _v(gx), _v(gm), _v(go))
+            leaf_edge.node.variable is x, _v(gy), _v(gx), _v(gm), _v(go), _v(ge))
 
 
 def leaf_nodes(L):
@@ -389,7 +391,8 @@ PROGRAMS = {
         "Trying to backward through the graph a second time (or",
         "Trying to backward through the graph a second time (or")),
     "gradient_edges": (gradient_edges, (
-        True, 0, "AccumulateGrad", True, [6.0, 12.0], [18.0, 36.0], [6.0, 12.0], [3.0, 3.0])),
+        True, 0, "AccumulateGrad", True, [6.0, 12.0], [18.0, 36.0], [6.0, 12.0], [3.0, 3.0],
+        [5.0, 5.0])),
     "leaf_nodes": (leaf_nodes, (True, True, [[5.0, 5.0], "pre"], [5.0, 5.0], False, ["kept"])),
     "multi_grad_hooks": (multi_grad_hooks, (
         [[True, True, True, False], [True, False, True, False],

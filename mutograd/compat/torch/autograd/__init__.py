@@ -33,7 +33,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         inputs = (inputs,)
     inputs = [graph._edge_tensor(i) for i in inputs] if isinstance(inputs, (list, tuple)) \
         else inputs
-    outs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    outs = list(outputs) if isinstance(outputs, (list, tuple)) and not isinstance(
+        outputs, graph.GradientEdge) else [outputs]   # (a GradientEdge is a named tuple)
     gouts = grad_outputs
     if gouts is not None and not isinstance(gouts, (list, tuple)):
         gouts = [gouts]
