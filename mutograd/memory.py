@@ -333,7 +333,7 @@ def empty_preserving(xp, a, dtype=None):
     if a.ndim < 2 or a.flags.c_contiguous:
         return xp.empty(a.shape, dtype)
     r = xp.empty_like(a, dtype=dtype)   # order "K": right unless a stride is 0 or tied
-    want = _preserved_strides(a.shape, a.strides, r.itemsize)
+    want = preserved_strides(a.shape, a.strides, r.itemsize)
     if r.strides == want:
         return r
     proto = xp.lib.stride_tricks.as_strided(xp.empty(1, dtype), a.shape, want)
@@ -353,7 +353,7 @@ def non_overlapping_and_dense(a):
     return True
 
 
-def _preserved_strides(shape, strides, itemsize):
+def preserved_strides(shape, strides, itemsize):
     """The strides of :func:`empty_preserving`: c10's ``infer_dense_strides``, an insertion
     sort of the dimensions from the innermost, where a comparison with a stride of 0 is
     undecided and keeps the order."""

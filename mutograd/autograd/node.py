@@ -518,10 +518,6 @@ class AccumulateGrad(Node):
         return "<AccumulateGrad>"
 
 
-_new_node = object.__new__
-_weakref = weakref.ref
-
-
 def accumulator(leaf):
     """The leaf's :class:`AccumulateGrad`: the one alive (some graph or the user holds it), or a
     new one."""
@@ -531,10 +527,8 @@ def accumulator(leaf):
         acc = ref()
         if acc is not None:
             return acc
-    acc = _new_node(AccumulateGrad)   # __init__ written out: made once per leaf per graph
-    acc.variable = leaf
-    acc.hooks = None
-    d["_accumulator"] = _weakref(acc)
+    acc = AccumulateGrad(leaf)
+    d["_accumulator"] = weakref.ref(acc)
     return acc
 
 

@@ -33,12 +33,11 @@ def _in_base_layout(gi, xp, strides):
     """Gradient ``gi`` copied, by a recorded op, into a view of a new flat storage laid out
     with the base's ``strides`` (Note [Gradients of replayed views])."""
     a = gi._data
-    proto = xp.lib.stride_tricks.as_strided(xp.empty(1, a.dtype), a.shape, strides)
-    laid = memory.empty_preserving(xp, proto)   # dense, in the base's order of strides
-    # as PyTorch's as_strided_backward: a view of a new flat storage, written by a copy
+    # as PyTorch's as_strided_backward: a view of a new flat storage, dense in the base's order
+    # of strides, written by a copy
+    dense = memory.preserved_strides(a.shape, strides, a.itemsize)
     flat = constant(xp.empty(a.size, a.dtype), gi)
-    view = flat.as_strided(a.shape, [s // a.itemsize for s in laid.strides])
-    return view.copy_(gi)
+    return flat.as_strided(a.shape, [s // a.itemsize for s in dense]).copy_(gi)
 
 
 class OpNode(Node):

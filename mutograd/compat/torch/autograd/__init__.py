@@ -33,8 +33,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         inputs = (inputs,)
     inputs = [graph._edge_tensor(i) for i in inputs] if isinstance(inputs, (list, tuple)) \
         else inputs
-    outs = list(outputs) if isinstance(outputs, (list, tuple)) and not isinstance(
-        outputs, graph.GradientEdge) else [outputs]   # (a GradientEdge is a named tuple)
+    outs = list(outputs) if isinstance(outputs, (list, tuple)) and not _engine.is_edge(
+        outputs) else [outputs]   # (a GradientEdge is a named tuple)
     gouts = grad_outputs
     if gouts is not None and not isinstance(gouts, (list, tuple)):
         gouts = [gouts]
@@ -43,7 +43,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             from ....errors import BackwardError
             raise BackwardError(f"grad can be implicitly created only for scalar outputs; got "
                                 f"shape {list(o.shape)}")
-    return _engine.grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+    return _engine.grad(outs, inputs, grad_outputs, retain_graph, create_graph,
                         allow_unused=allow_unused)
 
 
